@@ -1,0 +1,57 @@
+"""ndd: DALI's dynamic mode, light to install and fast.
+
+Operators are plain Python functions on Tensors and Batches, evaluated
+asynchronously; every public name follows ``nvidia.dali.experimental.dynamic``.
+"""
+
+from . import _types, types
+from ._batch import Batch, as_batch, batch
+from ._eval.context import EvalContext
+from ._eval.device import Device, device
+from ._eval.mode import EvalMode
+from ._eval.stream import (
+    Stream,
+    get_current_stream,
+    get_default_stream,
+    set_current_stream,
+    set_default_stream,
+    stream,
+)
+from ._eval.thread_pool import ThreadPool, get_num_threads, set_num_threads
+from ._ops import operators as _operators
+from ._prepare import call as _call, elementwise as _elementwise
+from ._tensor import Tensor, as_tensor, tensor
+from ._types import (
+    DataType,
+    DType,
+    ImageType,
+    InterpType,
+    bfloat16,
+    bool,
+    dtype,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    type_id,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+_call.bind(Tensor, Batch, as_tensor)
+_elementwise.bind(tensor, as_tensor)
+_operators.install(Tensor)
+_operators.install(Batch)
+
+from . import math, reductions  # noqa: E402 - the operator modules need the bindings above
+from ._ops.registry import install_public_operators  # noqa: E402
+
+install_public_operators(globals())
+
+DeviceLike = Device | str
+__version__ = "0.1.0"

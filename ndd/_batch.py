@@ -1,0 +1,299 @@
+"""``Batch``: a list of samples sharing dtype, dimensionality and layout."""
+
+import numpy as np
+
+from . import _types
+from ._convert import numpy_dtype, to_array
+from ._eval.device import Device, device as to_device
+from ._eval.mode import EvalMode
+from ._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
+from ._tensor import Tensor, _check_layout, _require_cpu, _stack_batch
+from ._types import DType
+
+__all__ = ["Batch", "batch", "as_batch"]
+
+
+def _sample_array(x, index):
+    if x is None:
+        raise TypeError(f"Batch: sample {index} is None")
+    if isinstance(x, TensorBase):
+        return tensor_data(x), x._dtype, x._layout
+    if isinstance(x, BatchBase):
+        raise TypeError(f"Batch: sample {index} is a Batch; samples must be tensor-like")
+    arr, _, enum_dt = to_array(x)
+    return arr, enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype), ""
+
+
+def _init_batch(b, tensors, dtype, device, layout, copy):
+    dt = _types.dtype(dtype) if dtype is not None else None
+    if device is not None:
+        _require_cpu(to_device(device), "ndd.batch")
+    if isinstance(tensors, BatchBase):
+        samples = list(batch_samples(tensors))
+        src_dt, src_layout = tensors._dtype, tensors._layout
+    elif isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)) and (
+        hasattr(tensors, "__array__") or hasattr(tensors, "__dlpack__") or isinstance(tensors, np.ndarray)
+    ):
+        if isinstance(tensors, TensorBase):
+            whole, src_dt, src_layout = tensor_data(tensors), tensors._dtype, tensors._layout[1:]
+        else:
+            whole, src_dt, src_layout = _sample_array(tensors, 0)
+        if whole.ndim == 0:
+            raise ValueError("Cannot create a batch from a scalar")
+        samples = list(whole)
+    else:
+        if isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__iter__"):
+            raise TypeError(f"Cannot create a batch from {type(tensors).__name__}")
+        samples, src_dt, src_layout = [], None, ""
+        for i, x in enumerate(tensors):
+            arr, sdt, slayout = _sample_array(x, i)
+            if src_dt is None:
+                src_dt, src_layout = sdt, slayout
+            elif samples and arr.ndim != samples[0].ndim:
+                raise ValueError(
+                    f"Batch: all samples must have the same number of dimensions; sample 0 has "
+                    f"{samples[0].ndim}, sample {i} has {arr.ndim}"
+                )
+            elif sdt != src_dt:
+                arr = arr.astype(numpy_dtype(src_dt))
+            samples.append(arr)
+        if src_dt is None:
+            if dt is None:
+                raise ValueError("Element type must be specified if the list is empty")
+            src_dt = dt
+    if dt is not None and dt != src_dt:
+        np_dt = numpy_dtype(dt)
+        samples = [s.astype(np_dt) for s in samples]
+    else:
+        dt = src_dt
+        if copy:
+            samples = [s.copy() for s in samples]
+    if layout is None:
+        layout = src_layout
+    ndim = samples[0].ndim if samples else len(layout or "")
+    b._samples = samples
+    b._shapes = [s.shape for s in samples]
+    b._dtype = dt
+    b._layout = _check_layout(layout, ndim)
+    b._device = Device.CPU
+    b._batch_size = len(samples)
+    b._external = not copy
+    return b
+
+
+class _TensorList:
+    """Indexable view of a batch's samples: ``batch.tensors[i]`` is a Tensor."""
+
+    def __init__(self, batch, indices=None):
+        self._batch = batch
+        self._indices = list(range(batch.batch_size)) if indices is None else indices
+
+    def __len__(self):
+        return len(self._indices)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _TensorList(self._batch, self._indices[index])
+        if isinstance(index, (list, tuple)):
+            return _TensorList(self._batch, [self._indices[i] for i in index])
+        return self._batch.select(self._indices[index])
+
+    def __iter__(self):
+        for i in self._indices:
+            yield self._batch.select(i)
+
+    def select(self, sample_range):
+        return self._batch.select(sample_range)
+
+    def tolist(self):
+        return [self._batch.select(i) for i in self._indices]
+
+    def as_batch(self, copy=False):
+        selected = self._batch.select(self._indices)
+        return batch(selected) if copy else selected
+
+
+class _BatchSlicer:
+    """``batch.slice[...]``: the same index applied to every sample."""
+
+    def __init__(self, batch):
+        self._batch = batch
+
+    def __getitem__(self, index):
+        from ._ops.indexing import subscript
+
+        return subscript(self._batch, index)
+
+
+class Batch(BatchBase):
+    """A batch of samples (Tensors) with one dtype, dimensionality and layout;
+    shapes may differ. Operators given a Batch return a Batch.
+
+    Not subscriptable: use ``select(i)``, ``tensors[i]``, ``slice[...]`` or iterate.
+    """
+
+    __slots__ = ()
+    __hash__ = None
+
+    def __init__(self, tensors=None, dtype=None, device=None, layout=None, invocation_result=None, copy=False):
+        if tensors is None:
+            tensors = []
+        _init_batch(self, tensors, dtype, device, layout, copy)
+
+    @staticmethod
+    def broadcast(sample, batch_size: int, device=None, dtype=None) -> "Batch":
+        """A batch of ``batch_size`` copies of ``sample``."""
+        t = sample if isinstance(sample, TensorBase) else Tensor(sample, dtype=dtype, device=device)
+        arr = tensor_data(t)
+        if dtype is not None:
+            arr = arr.astype(numpy_dtype(_types.dtype(dtype)))
+        return as_batch([arr] * batch_size, layout=t._layout or None)
+
+    # -- metadata ---------------------------------------------------------
+    @property
+    def batch_size(self) -> int:
+        return self._batch_size
+
+    @property
+    def shape(self) -> list:
+        """Per-sample shapes, a list of tuples."""
+        if self._shapes is None:
+            batch_samples(self)
+        return list(self._shapes)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def layout(self) -> str | None:
+        return self._layout or None
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        shapes = self.shape
+        return len(shapes[0]) if shapes else len(self._layout)
+
+    @property
+    def tensors(self) -> _TensorList:
+        return _TensorList(self)
+
+    @property
+    def slice(self) -> _BatchSlicer:
+        return _BatchSlicer(self)
+
+    # -- evaluation and transfer ------------------------------------------
+    def evaluate(self) -> "Batch":
+        batch_samples(self)
+        return self
+
+    def cpu(self) -> "Batch":
+        return self.to_device(Device.CPU)
+
+    def gpu(self, index: int | None = None) -> "Batch":
+        return self.to_device(Device("gpu", index))
+
+    def to_device(self, device, force_copy: bool = False) -> "Batch":
+        dev = to_device(device)
+        if dev == self._device and not force_copy:
+            return self
+        _require_cpu(dev, "Batch.to_device")
+        return batch(self)
+
+    def select(self, sample_range):
+        """Sample ``i`` as a Tensor, or a Batch of the samples picked by a slice or a list."""
+        if sample_range is Ellipsis:
+            return self
+        if isinstance(sample_range, slice):
+            return self.select(list(range(self._batch_size))[sample_range])
+        if isinstance(sample_range, (list, tuple)):
+            samples = batch_samples(self)
+            picked = [samples[self._check_index(i)] for i in sample_range]
+            return _from_samples(picked, self._dtype, self._layout)
+        i = self._check_index(sample_range)
+        t = Tensor.__new__(Tensor)
+        t._dtype, t._layout, t._device = self._dtype, self._layout, self._device
+        if self._samples is not None:
+            t._data = self._samples[i]
+            t._shape = t._data.shape
+        else:
+            t._inv, t._out, t._sample = self._inv, self._out, i
+            t._shape = self._shapes[i] if self._shapes is not None else None
+        return t
+
+    def _check_index(self, i):
+        if isinstance(i, TensorBase):
+            i = int(i.item())
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"Batch.select: sample index must be an int, got {type(i).__name__}")
+        i = int(i)
+        if not -self._batch_size <= i < self._batch_size:
+            raise IndexError(f"Batch.select: index {i} out of range for a batch of {self._batch_size}")
+        return i % self._batch_size
+
+    def torch(self, copy: bool | None = None, pad: bool = False):
+        """The batch as one ``torch.Tensor`` with a leading sample dimension."""
+        try:
+            import torch
+        except ImportError:
+            raise RuntimeError("Batch.torch() needs PyTorch (pip install 'ndd[torch]')") from None
+        if copy is False:
+            raise ValueError("Batch.torch(copy=False): the samples are not stored in one contiguous buffer")
+        return torch.from_numpy(_stack_batch(self, pad))
+
+    # -- Python protocols -------------------------------------------------
+    def __iter__(self):
+        for i in range(self._batch_size):
+            yield self.select(i)
+
+    def __getitem__(self, index):
+        raise TypeError(
+            "'Batch' object is not subscriptable: use batch.select(i) for sample i, "
+            "or batch.slice[...] to index every sample"
+        )
+
+    def __repr__(self):
+        samples = batch_samples(self)
+        bodies = [np.array2string(s, prefix="    ") for s in samples]
+        lines = ["Batch(", "    [" + ",\n    ".join(bodies) + "],", f"    dtype={self._dtype},"]
+        if self._layout:
+            lines.append(f'    layout="{self._layout}",')
+        lines.append(f'    device="{self._device}",')
+        lines.append(f"    num_samples={self._batch_size},")
+        lines.append(f"    shape={[tuple(s.shape) for s in samples]})")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+def _from_samples(samples, dt, layout):
+    b = Batch.__new__(Batch)
+    b._samples = samples
+    b._shapes = [s.shape for s in samples]
+    b._dtype, b._layout, b._device = dt, layout, Device.CPU
+    b._batch_size = len(samples)
+    return b
+
+
+def as_batch(tensors, dtype=None, device=None, layout=None) -> Batch:
+    """A Batch over ``tensors`` without copying when possible.
+
+    ``tensors`` may be a Batch, a list of tensor-likes (one per sample), or one
+    tensor-like whose first dimension indexes the samples.
+    """
+    b = Batch.__new__(Batch)
+    _init_batch(b, tensors, dtype, device, layout, copy=False)
+    return b
+
+
+def batch(tensors, dtype=None, device=None, layout=None) -> Batch:
+    """A Batch holding copies of ``tensors`` (see ``as_batch``)."""
+    b = Batch.__new__(Batch)
+    _init_batch(b, tensors, dtype, device, layout, copy=True)
+    if EvalMode.current().value > 2:
+        batch_samples(b)
+    return b

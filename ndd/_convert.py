@@ -1,0 +1,109 @@
+"""Conversion of user data (numpy, DLPack, array-interface objects, torch tensors,
+Python scalars and nested lists) to numpy arrays with ndd's dtype rules."""
+
+import numpy as np
+
+from . import _types
+from ._types import DType
+
+__all__ = ["to_array", "numpy_dtype"]
+
+_INT32_MIN = -(2**31)
+_INT32_MAX = 2**31 - 1
+_UINT32_MAX = 2**32 - 1
+
+_ENUM_DTYPES = {
+    "DALIDataType": _types.DataType,
+    "DALIImageType": _types.ImageType,
+    "DALIInterpType": _types.InterpType,
+}
+
+
+def numpy_dtype(dt: DType) -> np.dtype:
+    """The numpy dtype storing elements of ``dt``."""
+    if dt.numpy is None:
+        raise TypeError(f"{dt} data needs the 'ml_dtypes' package (pip install ml_dtypes)")
+    return dt.numpy
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
+def _from_python(data):
+    """A numpy array from Python scalars / nested lists, with the reference's
+    inference: ints -> int32 (uint32 when needed), floats -> float32, bools -> bool."""
+    leaf = _first_leaf(data)
+    enum_dtype = _ENUM_DTYPES.get(type(leaf).__name__)
+    if enum_dtype is not None:
+        return np.asarray(_map_leaves(data, int), dtype=np.int32), enum_dtype
+    arr = np.asarray(data)
+    kind = arr.dtype.kind
+    if kind == "i" or kind == "u":
+        if arr.size == 0:
+            return arr.astype(np.int32), None
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo >= _INT32_MIN and hi <= _INT32_MAX:
+            return arr.astype(np.int32), None
+        if lo >= 0 and hi <= _UINT32_MAX:
+            return arr.astype(np.uint32), None
+        raise OverflowError(f"integer value out of the int32/uint32 range: {lo if lo < _INT32_MIN else hi}")
+    if kind == "f":
+        return arr.astype(np.float32), None
+    if kind == "b":
+        return arr, None
+    if arr.dtype == object:
+        raise TypeError("nested sequences must be rectangular and hold numbers")
+    raise TypeError(f"unsupported element type {arr.dtype}")
+
+
+def _map_leaves(data, fn):
+    if isinstance(data, (list, tuple)):
+        return [_map_leaves(x, fn) for x in data]
+    return fn(data)
+
+
+def to_array(data):
+    """Return ``(array, shares_memory, enum_dtype)`` for tensor-like ``data``.
+
+    ``shares_memory`` is true when the array views the caller's buffer (so the
+    caller may mutate it later); ``enum_dtype`` is set for lists of DALI enum values.
+    """
+    if isinstance(data, np.ndarray):
+        if not data.flags.writeable:
+            return data.copy(), False, None
+        return data, True, None
+    if isinstance(data, (bool, int, float, list, tuple)) or isinstance(data, np.generic):
+        if isinstance(data, np.generic):
+            return np.asarray(data), False, None
+        arr, enum_dtype = _from_python(data)
+        return arr, False, enum_dtype
+    type_name = type(data).__name__
+    if type_name in _ENUM_DTYPES:
+        return np.asarray(int(data), dtype=np.int32), False, _ENUM_DTYPES[type_name]
+    if hasattr(data, "__dlpack_device__") and hasattr(data, "__dlpack__"):
+        dev_type, _ = data.__dlpack_device__()
+        if int(dev_type) not in (1, 3):
+            from ._cuda import driver
+
+            driver.require_gpu("Wrapping GPU memory")
+        if type(data).__module__.startswith("torch") and getattr(data, "requires_grad", False):
+            data = data.detach()
+        try:
+            return np.from_dlpack(data), True, None
+        except BufferError:
+            return np.array(data), False, None
+        except TypeError:
+            if type_name == "Tensor" and str(getattr(data, "dtype", "")) == "torch.bfloat16":
+                raise TypeError("bfloat16 torch tensors are not supported on the CPU") from None
+            raise
+    if hasattr(data, "__array_interface__") or hasattr(data, "__array__"):
+        arr = np.asarray(data)
+        return arr, arr.base is not None, None
+    if hasattr(data, "__cuda_array_interface__"):
+        from ._cuda import driver
+
+        driver.require_gpu("Wrapping GPU memory")
+    raise TypeError(f"cannot convert {type_name} to a tensor")

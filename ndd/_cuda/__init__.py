@@ -1,0 +1,1 @@
+"""CUDA access through cuda-python. Importing this package never needs a GPU."""

@@ -1,0 +1,1 @@
+"""Evaluation: modes, contexts, devices, streams, thread pools and the async executor."""

@@ -1,0 +1,152 @@
+"""``EvalContext``: the per-thread owner of the device, stream, thread pool and
+async executor that operator calls use."""
+
+import threading
+import weakref
+
+from .device import Device
+from .executor import AsyncExecutor
+from .thread_pool import ThreadPool, default_thread_pool
+
+__all__ = ["EvalContext"]
+
+_tls = threading.local()
+
+
+def _context_stack():
+    stack = getattr(_tls, "stack", None)
+    if stack is None:
+        stack = _tls.stack = []
+    return stack
+
+
+class EvalContext:
+    """Where and with what resources operators run.
+
+    Parameters
+    ----------
+    num_threads : int, optional
+        Size of a thread pool owned by this context (exclusive with ``thread_pool``).
+    device_id : int, optional
+        GPU the context uses; defaults to the current device (None without a GPU).
+    cuda_stream : optional
+        Anything ``ndd.stream()`` accepts; defaults to the current stream.
+    thread_pool : ThreadPool, optional
+        A pool to use instead of the default one.
+
+    ``with ctx:`` makes the context current on the calling thread; leaving the
+    outermost ``with`` evaluates every pending result recorded in it.
+    """
+
+    def __init__(self, *, num_threads=None, device_id=None, cuda_stream=None, thread_pool=None):
+        if num_threads is not None and thread_pool is not None:
+            raise ValueError("EvalContext: num_threads and thread_pool cannot both be given")
+        if device_id is None:
+            device_id = Device.current().device_id
+        if thread_pool is not None and thread_pool.device_id != device_id:
+            raise ValueError(
+                f"EvalContext: thread_pool is bound to device {thread_pool.device_id}, "
+                f"the context to device {device_id}"
+            )
+        self._device_id = device_id
+        self._own_pool = ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool
+        self._stream = None
+        if cuda_stream is not None:
+            from .stream import stream
+
+            self._stream = stream(stream=cuda_stream, device_id=device_id)
+        self._executor = None
+        self._executor_lock = threading.Lock()
+        self._pending = weakref.WeakSet()
+        self._owner_thread = None
+        self._depth = 0
+
+    @property
+    def device_id(self):
+        return self._device_id
+
+    @property
+    def thread_pool(self) -> ThreadPool:
+        return self._own_pool if self._own_pool is not None else default_thread_pool(self._device_id)
+
+    @property
+    def num_threads(self) -> int:
+        return self.thread_pool.num_threads
+
+    @property
+    def cuda_stream(self):
+        if self._stream is not None:
+            return self._stream
+        from .stream import get_default_stream
+
+        return get_default_stream(self._device_id) if self._device_id is not None else None
+
+    def _set_stream(self, cuda_stream):
+        self._stream = cuda_stream
+
+    @property
+    def executor(self) -> AsyncExecutor:
+        """The worker thread of this context, started on first use."""
+        if self._executor is None:
+            with self._executor_lock:
+                if self._executor is None:
+                    self._executor = AsyncExecutor(f"ndd-eval-{id(self):x}")
+        return self._executor
+
+    def record_pending(self, invocation) -> None:
+        """Remember a deferred invocation so that ``evaluate_all`` can run it."""
+        self._pending.add(invocation)
+
+    def evaluate_all(self) -> None:
+        """Run every deferred invocation recorded here whose results are still referenced."""
+        pending = sorted(self._pending, key=lambda inv: inv.seq)
+        self._pending = weakref.WeakSet()
+        for inv in pending:
+            inv.ensure_run()
+
+    def cached_results(self, invocation):
+        """Reserved for result caching; ndd does not cache results."""
+        return None
+
+    def cache_results(self, invocation, results) -> None:
+        """Reserved for result caching; ndd does not cache results."""
+
+    def __enter__(self):
+        me = threading.get_ident()
+        if self._owner_thread is not None and self._owner_thread != me:
+            raise RuntimeError("An EvalContext cannot be active in two threads simultaneously.")
+        self._owner_thread = me
+        self._depth += 1
+        _context_stack().append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        _context_stack().pop()
+        self._depth -= 1
+        if self._depth == 0:
+            self._owner_thread = None
+            if exc_info[0] is None:
+                self.evaluate_all()
+
+    @staticmethod
+    def current() -> "EvalContext":
+        """The innermost context entered on this thread, else ``default()``."""
+        stack = getattr(_tls, "stack", None)
+        if stack:
+            return stack[-1]
+        return EvalContext.default()
+
+    @staticmethod
+    def default() -> "EvalContext":
+        """This thread's default context for the current device, created on first use."""
+        defaults = getattr(_tls, "defaults", None)
+        if defaults is None:
+            defaults = _tls.defaults = {}
+        device_id = Device.current().device_id
+        ctx = defaults.get(device_id)
+        if ctx is None:
+            ctx = defaults[device_id] = EvalContext(device_id=device_id)
+        return ctx
+
+    def __repr__(self):
+        return f"EvalContext(device_id={self._device_id}, num_threads={self.num_threads})"

@@ -1,0 +1,110 @@
+"""``ThreadPool`` for per-sample CPU work, and the process-wide thread count."""
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["ThreadPool", "get_num_threads", "set_num_threads"]
+
+_explicit_num_threads = None
+_default_num_threads = None
+_default_pools = {}
+_pools_lock = threading.Lock()
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def get_num_threads() -> int:
+    """Threads used by default thread pools: the value of ``set_num_threads``,
+    else ``DALI_NUM_THREADS``, else the number of CPUs this process may run on."""
+    global _default_num_threads
+    if _explicit_num_threads is not None:
+        return _explicit_num_threads
+    if _default_num_threads is None:
+        env = os.environ.get("DALI_NUM_THREADS")
+        if env:
+            try:
+                _default_num_threads = int(env)
+            except ValueError:
+                raise ValueError(f"DALI_NUM_THREADS must be a positive integer, got {env!r}") from None
+            if _default_num_threads < 1:
+                raise ValueError(f"DALI_NUM_THREADS must be a positive integer, got {env!r}")
+        else:
+            _default_num_threads = _cpu_count()
+    return _default_num_threads
+
+
+def set_num_threads(num_threads: int | None) -> None:
+    """Set the size of default thread pools; ``None`` restores the default.
+
+    Contexts created with an explicit ``num_threads`` or ``thread_pool`` keep theirs;
+    default pools are recreated with the new size when next used.
+    """
+    global _explicit_num_threads
+    if num_threads is not None:
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int):
+            raise TypeError(f"set_num_threads: expected an int, got {type(num_threads).__name__}")
+        limit = 100 * _cpu_count()
+        if not 0 < num_threads <= limit:
+            raise ValueError(f"set_num_threads: num_threads must be in range [1, {limit}], got {num_threads}")
+    with _pools_lock:
+        _explicit_num_threads = num_threads
+        _default_pools.clear()
+
+
+def default_thread_pool(device_id):
+    """The shared pool for ``device_id``, sized by ``get_num_threads()``."""
+    num_threads = get_num_threads()
+    with _pools_lock:
+        pool = _default_pools.get(device_id)
+        if pool is None or pool.num_threads != num_threads:
+            pool = _default_pools[device_id] = ThreadPool(num_threads, device_id=device_id)
+        return pool
+
+
+class ThreadPool:
+    """A pool of worker threads over which CPU operators spread their samples.
+
+    Parameters
+    ----------
+    num_threads : int, optional
+        Number of threads; defaults to ``get_num_threads()``.
+    device_id : int, optional
+        The GPU the threads are bound to (None: no GPU affinity).
+    """
+
+    def __init__(self, num_threads: int | None = None, *, device_id: int | None = None):
+        if num_threads is None:
+            num_threads = get_num_threads()
+        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+            raise ValueError(f"ThreadPool: num_threads must be a positive int, got {num_threads!r}")
+        self._num_threads = num_threads
+        self._device_id = device_id
+        self._executor = None
+        self._lock = threading.Lock()
+
+    @property
+    def num_threads(self) -> int:
+        return self._num_threads
+
+    @property
+    def device_id(self) -> int | None:
+        return self._device_id
+
+    def map(self, fn, items):
+        """``[fn(x) for x in items]``, computed on the pool's threads."""
+        if self._num_threads == 1 or len(items) < 2:
+            return [fn(x) for x in items]
+        if self._executor is None:
+            with self._lock:
+                if self._executor is None:
+                    self._executor = ThreadPoolExecutor(self._num_threads, thread_name_prefix="ndd-pool")
+        return list(self._executor.map(fn, items))
+
+    def __repr__(self):
+        return f"ThreadPool(num_threads={self._num_threads}, device_id={self._device_id})"

@@ -1,0 +1,230 @@
+"""Elementwise operators: Python operators on Tensor/Batch and ``ndd.math``.
+
+Each operator is an ``ElementwiseOp``: a result-type rule and a numpy kernel.
+The prepare phase (type promotion, broadcasting, layout) is the compiled
+``_prepare.elementwise.apply``.
+
+Deliberate divergences from the reference (documented in the user guide):
+``//`` and ``%`` use Python's floor semantics for integers and floats; float16
+is supported on the CPU; ``rsqrt(0)`` is inf; an integer raised to a negative
+power is the truncated exact result (``1 ** -1 == 1``) rather than 0.
+"""
+
+import numpy as np
+
+from .._prepare.elementwise import apply
+from .._types import bool as bool_dtype
+from .promotion import float_result, promote_all
+
+__all__ = ["ElementwiseOp", "OPERATORS", "MATH_FUNCTIONS", "apply"]
+
+
+class ElementwiseOp:
+    """One elementwise operator.
+
+    Parameters
+    ----------
+    name : str
+        Expression name (``"add"``); ``qualname`` names it in messages.
+    arity : int
+    fn : callable
+        numpy function of the operand arrays, already converted to the compute type.
+    result : str
+        ``"promote"`` (the common type), ``"float"`` (float32 unless a float is
+        involved), ``"bool"`` (comparisons) or ``"same"`` (unary, keeps the type).
+    integer_only : bool
+        Bitwise operators: float operands are an error.
+    bool_ok : bool
+        Whether all-bool operands are accepted.
+    """
+
+    num_outputs = 1
+    batch_kernel = None
+    execute = None
+    gpu_kernel = None
+
+    def __init__(self, name, qualname, arity, fn, result="promote", integer_only=False, bool_ok=False,
+                 params=None):
+        self.name = name
+        self.qualname = qualname
+        self.arity = arity
+        self.fn = fn
+        self.result = result
+        self.integer_only = integer_only
+        self.bool_ok = bool_ok
+        self.params = params
+        self.type_cache = {}
+
+    def resolve_types(self, dtypes):
+        """``(output DType, numpy compute dtype, numpy output dtype)`` for operand
+        types, or TypeError naming the operator."""
+        names = ", ".join(str(d) for d in dtypes)
+        for dt in dtypes:
+            if dt.numpy is None or dt.kind.name == "enum":
+                raise TypeError(f"{self.qualname}: operands of type {dt} are not supported")
+            if self.integer_only and dt.is_float:
+                raise TypeError(f"{self.qualname}: operands must be integers or bool, got {names}")
+        if not self.bool_ok and all(dt == bool_dtype for dt in dtypes):
+            raise TypeError(
+                f"{self.qualname}: operands cannot all be bool ({names}); use & | ^ for logic"
+            )
+        common = promote_all(list(dtypes))
+        if self.result == "bool":
+            # Comparisons stay exact across signed/unsigned types: numpy compares
+            # the original operands instead of casting both to the common type.
+            return (bool_dtype, None, bool_dtype.numpy)
+        if self.result == "float":
+            common = float_result(common)
+        return (common, common.numpy, common.numpy)
+
+    def kernel(self, arrays, args):
+        _, compute, out = args["types"]
+        if compute is not None:
+            arrays = [a if a.dtype == compute else a.astype(compute) for a in arrays]
+        result = self.fn(*arrays)
+        if result.dtype != out:
+            result = result.astype(out)
+        return result
+
+    def __call__(self, *operands):
+        return apply(self, operands)
+
+    def __repr__(self):
+        return f"<ElementwiseOp {self.qualname}>"
+
+
+def _is_int(a):
+    return a.dtype.kind in "iu"
+
+
+def _floor_divide(a, b):
+    if _is_int(b) and not b.all():
+        raise ZeroDivisionError("Integer division by zero")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.floor_divide(a, b)
+
+
+def _mod(a, b):
+    if _is_int(b) and not b.all():
+        raise ZeroDivisionError("Integer modulo by zero")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.mod(a, b)
+
+
+def _true_divide(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.true_divide(a, b)
+
+
+def _power(a, b):
+    if _is_int(a):
+        if b.dtype.kind == "i" and (b < 0).any():
+            # The exact result truncated toward zero: 1 stays 1, -1 alternates,
+            # any other base gives 0.
+            positive = np.power(a, np.maximum(b, 0))
+            odd = (b % 2) != 0
+            special = np.where(a == 1, 1, np.where(odd, -1, 1))
+            return np.where(b >= 0, positive, np.where(np.abs(a) == 1, special, 0)).astype(a.dtype)
+        return np.power(a, b)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.power(a, b)
+
+
+def _float_fn(fn):
+    def apply_fn(*arrays):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return fn(*arrays)
+
+    return apply_fn
+
+
+def _rsqrt(a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.reciprocal(np.sqrt(a))
+
+
+def _shift(fn):
+    def shift(a, b):
+        # numpy gives 0 (or -1) for counts >= the bit width, which is the exact
+        # result of shifting; negative counts are an error.
+        if b.dtype.kind == "i" and (b < 0).any():
+            raise ValueError("negative shift count")
+        return fn(a, b)
+
+    return shift
+
+
+def _op(name, symbol, arity, fn, **kw):
+    return ElementwiseOp(name, f"operator {symbol}", arity, fn, **kw)
+
+
+OPERATORS = {
+    "add": _op("add", "+", 2, np.add),
+    "sub": _op("sub", "-", 2, np.subtract),
+    "mul": _op("mul", "*", 2, np.multiply, bool_ok=True),
+    "fdiv": _op("fdiv", "/", 2, _true_divide, result="float"),
+    "div": _op("div", "//", 2, _floor_divide),
+    "mod": _op("mod", "%", 2, _mod),
+    "pow": _op("pow", "**", 2, _power),
+    "bitand": _op("bitand", "&", 2, np.bitwise_and, integer_only=True, bool_ok=True),
+    "bitor": _op("bitor", "|", 2, np.bitwise_or, integer_only=True, bool_ok=True),
+    "bitxor": _op("bitxor", "^", 2, np.bitwise_xor, integer_only=True, bool_ok=True),
+    "lshift": _op("lshift", "<<", 2, _shift(np.left_shift), integer_only=True, bool_ok=True),
+    "rshift": _op("rshift", ">>", 2, _shift(np.right_shift), integer_only=True, bool_ok=True),
+    "eq": _op("eq", "==", 2, np.equal, result="bool", bool_ok=True),
+    "neq": _op("neq", "!=", 2, np.not_equal, result="bool", bool_ok=True),
+    "lt": _op("lt", "<", 2, np.less, result="bool", bool_ok=True),
+    "leq": _op("leq", "<=", 2, np.less_equal, result="bool", bool_ok=True),
+    "gt": _op("gt", ">", 2, np.greater, result="bool", bool_ok=True),
+    "geq": _op("geq", ">=", 2, np.greater_equal, result="bool", bool_ok=True),
+    "minus": _op("minus", "-", 1, np.negative),
+    "bitnot": _op("bitnot", "~", 1, np.invert, integer_only=True, bool_ok=True),
+}
+
+
+def _math(name, arity, fn, result="promote", params=None, **kw):
+    return ElementwiseOp(name, f"ndd.math.{name}", arity, fn, result=result, params=params, **kw)
+
+
+_FLOAT_UNARY = {
+    "sqrt": np.sqrt,
+    "rsqrt": None,
+    "cbrt": np.cbrt,
+    "exp": np.exp,
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "fabs": np.fabs,
+}
+
+MATH_FUNCTIONS = {
+    name: _math(name, 1, _rsqrt if fn is None else _float_fn(fn), result="float", params=("input",))
+    for name, fn in _FLOAT_UNARY.items()
+}
+MATH_FUNCTIONS.update(
+    {
+        "abs": _math("abs", 1, np.abs, params=("input",)),
+        "min": _math("min", 2, np.minimum, params=("left", "right")),
+        "max": _math("max", 2, np.maximum, params=("left", "right")),
+        "pow": _math("pow", 2, _power, params=("base", "exponent")),
+        "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent")),
+        # The first argument is the numerator, as np.arctan2(x, y) (reference parameter names).
+        "atan2": _math("atan2", 2, _float_fn(np.arctan2), result="float", params=("x", "y")),
+        "clamp": _math("clamp", 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+                       params=("value", "lo", "hi")),
+    }
+)

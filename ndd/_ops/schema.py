@@ -1,0 +1,154 @@
+"""The declarative operator schema and the generation of public functions."""
+
+from .._prepare.args import REQUIRED, Arg
+from .._prepare.call import invoke
+
+__all__ = ["Arg", "Input", "Operator", "REQUIRED", "same_as_input"]
+
+
+class Input:
+    """A positional input of an operator."""
+
+    def __init__(self, name, *, optional=False, variadic=False, doc=""):
+        self.name = name
+        self.optional = optional
+        self.variadic = variadic
+        self.doc = doc
+
+
+def same_as_input(ins, args):
+    """Type rule: one output with the dtype and layout of the first input."""
+    x = ins[0]
+    return [(x._dtype, x._layout)]
+
+
+class Operator:
+    """One operator: its schema, metadata rules and kernels.
+
+    Parameters
+    ----------
+    name : str
+        Public name (``"cast"``); ``module`` gives the namespace (``"ndd.math"``).
+    inputs : sequence of Input
+    args : sequence of Arg
+        Keyword arguments, in signature order.
+    infer_types : callable(inputs, args) -> list of (DType, layout)
+        Output dtypes and layouts from input metadata; never touches data.
+    infer_shape : callable(shapes, args) -> list of shapes, optional
+        Output shapes of one sample from the input shapes of that sample and
+        its arguments; ``None`` (or returning None) when only the run can tell.
+    kernel : callable(arrays, args) -> array or tuple of arrays
+        The CPU work for one sample.
+    batch_kernel : callable(inputs, sample_args, batch_size, ctx), optional
+        CPU work for a whole batch, for operators that mix samples.
+    num_outputs : int
+    needs_batch : bool
+        The operator only makes sense in batch mode (``permute_batch``).
+    doc : str
+        Summary and description for the generated docstring.
+    """
+
+    def __init__(
+        self,
+        name,
+        *,
+        inputs=(),
+        args=(),
+        infer_types=same_as_input,
+        infer_shape=None,
+        kernel=None,
+        batch_kernel=None,
+        num_outputs=1,
+        needs_batch=False,
+        gpu_kernel=None,
+        module="ndd",
+        doc="",
+    ):
+        self.name = name
+        self.module = module
+        self.qualname = f"{module}.{name}"
+        self.inputs = tuple(inputs)
+        self.input_names = tuple(i.name for i in self.inputs)
+        self.arg_specs = tuple(args)
+        self.infer_types = infer_types
+        self.infer_shape = infer_shape
+        self.kernel = kernel
+        self.batch_kernel = batch_kernel
+        self.num_outputs = num_outputs
+        self.needs_batch = needs_batch
+        self.gpu_kernel = gpu_kernel
+        self.doc = doc
+
+    def __repr__(self):
+        return f"<Operator {self.qualname}>"
+
+    def make_function(self):
+        """Build the public function: a real Python signature (so unknown or
+        missing keywords fail as in any function) that forwards to ``invoke``."""
+        params = []
+        input_names = []
+        variadic = None
+        for inp in self.inputs:
+            if inp.variadic:
+                variadic = inp.name
+            elif inp.optional:
+                params.append(f"{inp.name}=None")
+                input_names.append(inp.name)
+            else:
+                params.append(inp.name)
+                input_names.append(inp.name)
+        if variadic:
+            params.append(f"*{variadic}")
+        elif input_names:
+            params.append("/")
+        if not variadic:
+            params.append("*")
+        params += ["batch_size=None", "device=None"]
+        defaults = {}
+        for arg in self.arg_specs:
+            if arg.default is REQUIRED:
+                params.append(arg.name)
+            else:
+                defaults[arg.name] = arg.default
+                params.append(f"{arg.name}=_defaults[{arg.name!r}]")
+        if params and params[-1] == "*":
+            params.pop()
+        input_tuple = "(" + "".join(f"{n}, " for n in input_names) + ")"
+        if variadic:
+            input_tuple = f"{input_tuple} + {variadic}"
+        kwargs = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in self.arg_specs) + "}"
+        source = (
+            f"def {self.name}({', '.join(params)}):\n"
+            f"    return _invoke(_op, {input_tuple}, batch_size, device, {kwargs})\n"
+        )
+        namespace = {"_invoke": invoke, "_op": self, "_defaults": defaults}
+        exec(source, namespace)  # noqa: S102 - the source is built from the schema above
+        fn = namespace[self.name]
+        fn.__module__ = self.module
+        fn.__qualname__ = self.name
+        fn.__doc__ = self.docstring()
+        fn.__ndd_operator__ = self
+        return fn
+
+    def docstring(self):
+        """A numpy-style docstring from the schema."""
+        lines = [self.doc.strip(), "", "Parameters", "----------"]
+        for inp in self.inputs:
+            kind = "Tensor or Batch" + (", optional" if inp.optional else "")
+            name = f"*{inp.name}" if inp.variadic else inp.name
+            lines += [f"{name} : {kind}", f"    {inp.doc or 'Input to the operator.'}"]
+        lines += [
+            "batch_size : int, optional",
+            "    Run in batch mode with this many samples; inferred from Batch inputs.",
+            "device : str or Device, optional",
+            '    ``"cpu"`` or ``"gpu"``; inferred from the inputs when omitted.',
+        ]
+        for arg in self.arg_specs:
+            type_doc = arg.type_doc or arg.kind
+            if arg.per_sample:
+                type_doc += " or Tensor/Batch (per sample)"
+            if arg.default is not REQUIRED:
+                type_doc += f", default {arg.default!r}"
+            lines += [f"{arg.name} : {type_doc}", f"    {arg.doc}"]
+        lines += ["", "Returns", "-------", "Tensor or Batch", "    A Batch when any input is a Batch or ``batch_size`` is given."]
+        return "\n".join(lines)

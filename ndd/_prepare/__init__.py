@@ -1,0 +1,1 @@
+"""The compiled prepare phase: metadata of results, invocations and the operator call path."""

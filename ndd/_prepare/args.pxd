@@ -1,0 +1,12 @@
+cdef class Arg:
+    cdef readonly str name
+    cdef readonly str kind
+    cdef readonly object default
+    cdef readonly bint per_sample
+    cdef readonly object choices
+    cdef readonly str doc
+    cdef readonly str type_doc
+
+    cpdef object convert(self, op, object value)
+    cdef tuple _convert_list(self, op, object value, bint integer)
+    cdef _fail(self, op, str expected, value)

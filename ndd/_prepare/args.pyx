@@ -1,0 +1,158 @@
+# cython: language_level=3
+"""Operator argument specs and their conversion to canonical Python values.
+
+Each schema argument has a kind; ``Arg.convert`` turns what the user gave
+(Python values, numpy arrays, the data of a Tensor argument) into the value the
+kernels see, or raises naming the operator and the argument.
+"""
+
+import numpy as np
+
+from .._types import DType, dtype as to_dtype
+
+REQUIRED = object()
+
+
+class InvalidArgumentError(ValueError, TypeError):
+    """An operator argument of the wrong type or value. It is both a ValueError
+    (what the reference raises) and a TypeError (what Python code expects)."""
+
+cdef frozenset KINDS = frozenset(
+    ["int", "float", "bool", "str", "dtype", "layout", "int_list", "float_list", "array", "any"]
+)
+
+
+cdef str _describe(value):
+    if isinstance(value, np.ndarray):
+        return f"array of {value.dtype} with shape {value.shape}"
+    return f"{type(value).__name__} {value!r}"
+
+
+cdef object _scalar(object value):
+    """Unwrap 0-D / 1-element arrays and numpy scalars into Python scalars."""
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            return value
+        return value.reshape(()).item()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+cdef class Arg:
+    """One keyword argument of an operator.
+
+    Parameters
+    ----------
+    name : str
+        The keyword.
+    kind : str
+        How values are converted: int, float, bool, str, dtype, layout,
+        int_list, float_list, array or any.
+    default : object
+        Default value; ``REQUIRED`` for a mandatory keyword.
+    per_sample : bool
+        Whether a Tensor/Batch may be given (one value per sample).
+    choices : tuple of str, optional
+        Allowed values of a ``str`` argument.
+    doc : str
+        Description for the generated docstring.
+    """
+
+    def __init__(self, name, kind, default=REQUIRED, *, per_sample=False, choices=None, doc="",
+                 type_doc=""):
+        if kind not in KINDS:
+            raise ValueError(f"unknown argument kind {kind!r}")
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.per_sample = per_sample
+        self.choices = tuple(choices) if choices is not None else None
+        self.doc = doc
+        self.type_doc = type_doc
+
+    @property
+    def required(self):
+        return self.default is REQUIRED
+
+    def __repr__(self):
+        return f"Arg({self.name!r}, {self.kind!r})"
+
+    cpdef object convert(self, op, object value):
+        """Return the canonical value of ``value`` or raise naming ``op`` and the argument."""
+        if value is None:
+            return None
+        kind = self.kind
+        if kind == "any":
+            return value
+        if kind == "array":
+            return np.asarray(value)
+        if kind == "int":
+            value = _scalar(value)
+            if isinstance(value, bool) or not isinstance(value, int):
+                if isinstance(value, float) and value.is_integer():
+                    return int(value)
+                self._fail(op, "an integer", value)
+            return value
+        if kind == "float":
+            value = _scalar(value)
+            if isinstance(value, (int, float)):
+                return float(value)
+            self._fail(op, "a number", value)
+        if kind == "bool":
+            value = _scalar(value)
+            if isinstance(value, (bool, int)):
+                return bool(value)
+            self._fail(op, "a bool", value)
+        if kind == "str" or kind == "layout":
+            if isinstance(value, np.ndarray) and value.dtype == np.uint8:
+                value = value.tobytes().decode()
+            if not isinstance(value, str):
+                self._fail(op, "a string", value)
+            if self.choices is not None and value not in self.choices:
+                raise InvalidArgumentError(
+                    f"{op.qualname}: '{self.name}' must be one of {list(self.choices)}, got {value!r}"
+                )
+            return value
+        if kind == "dtype":
+            try:
+                return to_dtype(value)
+            except (TypeError, ValueError, KeyError) as exc:
+                raise InvalidArgumentError(
+                    f"{op.qualname}: '{self.name}' must be a DType, got {value!r}"
+                ) from exc
+        if kind == "int_list" or kind == "float_list":
+            return self._convert_list(op, value, kind == "int_list")
+        raise AssertionError(kind)
+
+    cdef tuple _convert_list(self, op, object value, bint integer):
+        if isinstance(value, np.ndarray):
+            if value.ndim > 1:
+                self._fail(op, "a scalar or a 1-D list", value)
+            if integer and value.dtype.kind == "f":
+                if not np.all(np.mod(value, 1) == 0):
+                    self._fail(op, "integers", value)
+            value = value.reshape(-1).tolist()
+        elif isinstance(value, np.generic):
+            value = [value.item()]
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = [value]
+        elif not isinstance(value, (list, tuple)):
+            self._fail(op, "a list of numbers", value)
+        out = []
+        for v in value:
+            v = _scalar(v)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                self._fail(op, "a list of numbers", value)
+            if integer:
+                if isinstance(v, float):
+                    if not v.is_integer():
+                        self._fail(op, "a list of integers", value)
+                    v = int(v)
+            else:
+                v = float(v)
+            out.append(v)
+        return tuple(out)
+
+    cdef _fail(self, op, str expected, value):
+        raise InvalidArgumentError(f"{op.qualname}: '{self.name}' must be {expected}, got {_describe(value)}")

@@ -1,0 +1,222 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The operator call path (steps 1-5 of DESIGN.md): inputs, batch size, device,
+arguments, output metadata, then an Invocation handed to the scheduler."""
+
+from .storage cimport TensorBase, BatchBase
+from .invocation cimport Invocation, PerSample, PendingArg, schedule
+from .args cimport Arg
+from .args import InvalidArgumentError
+
+from .._eval.device import Device, device as to_device
+from .._cuda import driver
+
+cdef object _CPU = Device.CPU
+cdef object _Tensor = None
+cdef object _Batch = None
+cdef object _as_tensor = None
+
+
+def bind(tensor_cls, batch_cls, as_tensor):
+    """Tell the call path which classes to build results from (set at import)."""
+    global _Tensor, _Batch, _as_tensor
+    _Tensor = tensor_cls
+    _Batch = batch_cls
+    _as_tensor = as_tensor
+
+
+cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new) except -2:
+    if current >= 0 and new != current:
+        raise ValueError(f"{op.qualname}: Inconsistent batch size: {new} != {current}")
+    return new
+
+
+cdef object _resolve_device(op, object requested, bint any_gpu):
+    if requested is not None:
+        if isinstance(requested, str) and requested == "mixed":
+            raise ValueError(f"{op.qualname}: Invalid device type: mixed (use device='gpu')")
+        dev = to_device(requested)
+    elif any_gpu:
+        return _gpu_device(op)
+    else:
+        return _CPU
+    if dev.device_type == "gpu":
+        return _gpu_device(op)
+    return dev
+
+
+cdef object _gpu_device(op):
+    driver.require_gpu(f"{op.qualname} with device='gpu'")
+    if op.gpu_kernel is None:
+        raise RuntimeError(f"{op.qualname} has no GPU implementation in this build of ndd")
+    return Device("gpu")
+
+
+cdef object _convert_input(op, Py_ssize_t index, object value):
+    try:
+        return _as_tensor(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{op.qualname}: input '{op.input_names[index]}' must be tensor-like, got "
+            f"{type(value).__name__} ({exc})"
+        ) from None
+
+
+cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
+    """Convert one argument; Batch values become PerSample (or PendingArg)."""
+    cdef TensorBase t
+    cdef BatchBase b
+    if isinstance(value, TensorBase):
+        t = <TensorBase>value
+        if t._data is None:
+            return PendingArg(spec, t)
+        return spec.convert(op, t._data)
+    if isinstance(value, BatchBase):
+        b = <BatchBase>value
+        if not spec.per_sample:
+            raise InvalidArgumentError(
+                f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
+            )
+        batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size)
+        if b._samples is None:
+            return PendingArg(spec, b)
+        return PerSample([spec.convert(op, s) for s in b._samples])
+    return spec.convert(op, value)
+
+
+cdef dict _sample_args(dict args, Py_ssize_t i):
+    cdef dict result = None
+    for name, v in args.items():
+        if type(v) is PerSample:
+            if result is None:
+                result = dict(args)
+            result[name] = (<PerSample>v).values[i]
+    return args if result is None else result
+
+
+cpdef object make_results(Invocation inv, list types, object shapes, object dev):
+    """Tensor or Batch objects (a tuple when several) for the outputs of ``inv``."""
+    cdef TensorBase t
+    cdef BatchBase b
+    cdef list results = []
+    cdef int k
+    for k in range(len(types)):
+        dtype, layout = types[k]
+        if inv.batch_size < 0:
+            t = _Tensor.__new__(_Tensor)
+            t._inv = inv
+            t._out = k
+            t._dtype = dtype
+            t._layout = layout
+            t._device = dev
+            if shapes is not None:
+                t._shape = shapes[k]
+            results.append(t)
+        else:
+            b = _Batch.__new__(_Batch)
+            b._inv = inv
+            b._out = k
+            b._dtype = dtype
+            b._layout = layout
+            b._device = dev
+            b._batch_size = inv.batch_size
+            if shapes is not None:
+                b._shapes = [s[k] for s in shapes]
+            results.append(b)
+    if len(results) == 1:
+        return results[0]
+    return tuple(results)
+
+
+cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwargs):
+    """Prepare one call of ``op`` and schedule its run; return its result(s).
+
+    ``inputs`` are the positional inputs in schema order (None for an absent
+    optional one); ``kwargs`` maps every schema argument name to its value.
+    """
+    cdef list ins = []
+    cdef Py_ssize_t bs = -1
+    cdef bint external = False
+    cdef bint any_gpu = False
+    cdef bint shapes_known = True
+    cdef Py_ssize_t k = 0
+    cdef TensorBase t
+    cdef BatchBase b
+    for x in inputs:
+        if x is None:
+            ins.append(None)
+            k += 1
+            continue
+        if isinstance(x, TensorBase):
+            t = <TensorBase>x
+        elif isinstance(x, BatchBase):
+            b = <BatchBase>x
+            bs = _merge_batch_size(op, bs, b._batch_size)
+            external |= b._external
+            any_gpu |= b._device is not _CPU and b._device.device_type == "gpu"
+            shapes_known &= b._shapes is not None
+            ins.append(b)
+            k += 1
+            continue
+        else:
+            t = _convert_input(op, k, x)
+        external |= t._external
+        any_gpu |= t._device is not _CPU and t._device.device_type == "gpu"
+        shapes_known &= t._shape is not None
+        ins.append(t)
+        k += 1
+
+    cdef dict args = {}
+    cdef Arg spec
+    for spec in op.arg_specs:
+        value = kwargs[spec.name]
+        if value is None:
+            args[spec.name] = None
+            continue
+        converted = _convert_arg(op, spec, value, &bs)
+        if type(converted) is PendingArg:
+            shapes_known = False
+        args[spec.name] = converted
+
+    if batch_size is not None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 0:
+            raise InvalidArgumentError(f"{op.qualname}: 'batch_size' must be a non-negative int, got {batch_size!r}")
+        bs = _merge_batch_size(op, bs, batch_size)
+    if bs < 0 and op.needs_batch:
+        raise ValueError(f"{op.qualname} needs a batch: pass batch_size or a Batch input")
+
+    dev = _resolve_device(op, device, any_gpu)
+    types = op.infer_types(ins, args)
+
+    shapes = None
+    infer_shape = op.infer_shape
+    if shapes_known and infer_shape is not None:
+        if bs < 0:
+            shapes = infer_shape(tuple([None if x is None else (<TensorBase>x)._shape for x in ins]), args)
+        else:
+            shapes = [
+                infer_shape(_sample_shapes(ins, i), _sample_args(args, i)) for i in range(bs)
+            ]
+            if None in shapes:
+                shapes = None
+
+    cdef Invocation inv = Invocation()
+    inv.op = op
+    inv.inputs = tuple(ins)
+    inv.args = args
+    inv.batch_size = bs
+    inv.device = dev
+    results = make_results(inv, types, shapes, dev)
+    schedule(inv, external)
+    return results
+
+
+cdef tuple _sample_shapes(list ins, Py_ssize_t i):
+    cdef list shapes = []
+    for x in ins:
+        if x is None:
+            shapes.append(None)
+        elif isinstance(x, TensorBase):
+            shapes.append((<TensorBase>x)._shape)
+        else:
+            shapes.append((<BatchBase>x)._shapes[i])
+    return tuple(shapes)

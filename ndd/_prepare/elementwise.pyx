@@ -1,0 +1,140 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Prepare phase of elementwise operators (arithmetic, comparisons, ``ndd.math``):
+operand conversion, type promotion, broadcasting and layout of the result."""
+
+from .storage cimport TensorBase, BatchBase
+from .invocation cimport Invocation, schedule
+from .call import make_results
+
+from .._eval.device import Device
+from .._types import bool as bool_dtype, float32, int32, uint32
+
+cdef object _CPU = Device.CPU
+cdef object _tensor = None
+cdef object _as_tensor = None
+cdef dict _constants = {}
+cdef Py_ssize_t _MAX_CONSTANTS = 1024
+
+
+def bind(tensor, as_tensor):
+    global _tensor, _as_tensor
+    _tensor = tensor
+    _as_tensor = as_tensor
+
+
+cdef object _constant(object value):
+    """A 0-D tensor for a Python scalar operand: int -> int32 (uint32 above the
+    int32 range), float -> float32, bool -> bool. Cached, as ``x + 1`` is common."""
+    key = (type(value), value)
+    t = _constants.get(key)
+    if t is None:
+        t = _tensor(value)
+        if len(_constants) >= _MAX_CONSTANTS:
+            _constants.clear()
+        if value == value and (value != 0 or type(value) is not float):  # not NaN or -0.0/0.0
+            _constants[key] = t
+    return t
+
+
+cpdef tuple broadcast_shapes(tuple a, tuple b):
+    """NumPy broadcasting of two shapes; ValueError when they do not match."""
+    cdef Py_ssize_t na = len(a), nb = len(b), n = max(na, nb), i
+    cdef list out = [0] * n
+    for i in range(n):
+        da = a[na - n + i] if na - n + i >= 0 else 1
+        db = b[nb - n + i] if nb - n + i >= 0 else 1
+        if da == db or db == 1:
+            out[i] = da
+        elif da == 1:
+            out[i] = db
+        else:
+            raise ValueError(f"Can't broadcast shapes {a} and {b}")
+    return tuple(out)
+
+
+cdef tuple _broadcast_all(list shapes):
+    cdef tuple result = shapes[0]
+    cdef Py_ssize_t i
+    for i in range(1, len(shapes)):
+        result = broadcast_shapes(result, shapes[i])
+    return result
+
+
+cpdef object apply(op, tuple operands):
+    """Prepare and schedule an elementwise operator on Tensors, Batches,
+    tensor-likes and Python scalars; return a Tensor or a Batch."""
+    cdef list ins = []
+    cdef Py_ssize_t bs = -1
+    cdef bint external = False, any_gpu = False, shapes_known = True
+    cdef TensorBase t
+    cdef BatchBase b
+    for x in operands:
+        if isinstance(x, TensorBase):
+            t = <TensorBase>x
+        elif isinstance(x, BatchBase):
+            b = <BatchBase>x
+            if bs >= 0 and b._batch_size != bs:
+                raise ValueError(f"{op.qualname}: Inconsistent batch size: {b._batch_size} != {bs}")
+            bs = b._batch_size
+            external |= b._external
+            any_gpu |= b._device is not _CPU
+            shapes_known &= b._shapes is not None
+            ins.append(b)
+            continue
+        elif type(x) is int or type(x) is float or type(x) is bool:
+            t = _constant(x)
+        else:
+            try:
+                t = _as_tensor(x)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{op.qualname}: unsupported operand {type(x).__name__} ({exc})") from None
+        external |= t._external
+        any_gpu |= t._device is not _CPU
+        shapes_known &= t._shape is not None
+        ins.append(t)
+    if any_gpu:
+        from .._cuda import driver
+
+        driver.require_gpu(op.qualname)
+        raise RuntimeError(f"{op.qualname} has no GPU implementation in this build of ndd")
+
+    key = tuple([id((<TensorBase>x)._dtype) if isinstance(x, TensorBase) else id((<BatchBase>x)._dtype)
+                 for x in ins])
+    types = op.type_cache.get(key)
+    if types is None:
+        types = op.resolve_types(
+            [(<TensorBase>x)._dtype if isinstance(x, TensorBase) else (<BatchBase>x)._dtype for x in ins]
+        )
+        op.type_cache[key] = types
+    out_dtype = types[0]
+
+    shapes = None
+    cdef str layout = ""
+    cdef Py_ssize_t best_ndim = -1, nd, i
+    for x in ins:
+        lay = (<TensorBase>x)._layout if isinstance(x, TensorBase) else (<BatchBase>x)._layout
+        nd = len(lay)
+        if nd > best_ndim and nd > 0:
+            best_ndim = nd
+            layout = lay
+    if shapes_known:
+        if bs < 0:
+            shapes = [(_broadcast_all([(<TensorBase>x)._shape for x in ins]),)]
+        else:
+            shapes = [
+                (_broadcast_all([(<TensorBase>x)._shape if isinstance(x, TensorBase)
+                                 else (<BatchBase>x)._shapes[i] for x in ins]),)
+                for i in range(bs)
+            ]
+        nd = len(shapes[0][0])
+        if nd != len(layout):
+            layout = ""
+    cdef Invocation inv = Invocation()
+    inv.op = op
+    inv.inputs = tuple(ins)
+    inv.args = {"types": types}
+    inv.batch_size = bs
+    inv.device = _CPU
+    results = make_results(inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, _CPU)
+    schedule(inv, external)
+    return results

@@ -1,0 +1,30 @@
+cdef class PerSample:
+    cdef public list values
+
+
+cdef class PendingArg:
+    cdef public object spec
+    cdef public object source
+
+
+cdef class Invocation:
+    cdef public object op
+    cdef public tuple inputs
+    cdef public dict args
+    cdef public Py_ssize_t batch_size
+    cdef public object device
+    cdef public object ctx
+    cdef public list outputs
+    cdef public object error
+    cdef public object call_site
+    cdef public bint done
+    cdef public bint queued
+    cdef public bint deferred
+    cdef public long long seq
+    cdef object __weakref__
+
+    cpdef run(self)
+    cpdef wait(self)
+
+
+cpdef schedule(Invocation inv, bint external)

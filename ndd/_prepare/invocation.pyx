@@ -1,0 +1,210 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Invocations: one operator call with converted inputs and arguments, its run
+phase, and the policy (from EvalMode) that decides when the run happens."""
+
+import os
+import sys
+import threading
+
+from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples
+
+from .._eval.mode import EvalMode
+from .._eval.context import EvalContext
+
+cdef object _DEFERRED = EvalMode.deferred
+cdef object _EAGER = EvalMode.eager
+cdef object _SYNC_FULL = EvalMode.sync_full
+cdef object _deferred_lock = threading.RLock()
+cdef long long _next_seq = 0
+cdef str _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+# Below this many bytes of input per batch, spreading samples over threads costs
+# more than it saves.
+cdef Py_ssize_t PARALLEL_MIN_BYTES = 1 << 18
+
+
+cdef class PerSample:
+    """An argument value that differs per sample (given as a Batch)."""
+
+    def __init__(self, list values):
+        self.values = values
+
+
+cdef class PendingArg:
+    """An argument given as a Tensor/Batch whose data is not computed yet; it is
+    converted by its ``spec`` in the run phase."""
+
+    def __init__(self, spec, source):
+        self.spec = spec
+        self.source = source
+
+
+cdef object _resolve_arg(object op, object value):
+    cdef PendingArg pending
+    if type(value) is not PendingArg:
+        return value
+    pending = <PendingArg>value
+    src = pending.source
+    if isinstance(src, TensorBase):
+        return pending.spec.convert(op, tensor_data(<TensorBase>src))
+    return PerSample([pending.spec.convert(op, s) for s in batch_samples(<BatchBase>src)])
+
+
+cdef list _sample_args(dict args, Py_ssize_t batch_size):
+    """One argument dict per sample (the same dict when nothing varies)."""
+    cdef list varying = [name for name, v in args.items() if type(v) is PerSample]
+    if not varying:
+        return [args] * batch_size
+    cdef list result = []
+    cdef Py_ssize_t i
+    for i in range(batch_size):
+        a = dict(args)
+        for name in varying:
+            a[name] = (<PerSample>args[name]).values[i]
+        result.append(a)
+    return result
+
+
+cdef list _execute(Invocation inv):
+    """The generic run phase: a per-sample kernel mapped over the batch, or a
+    whole-batch kernel when the operator has one."""
+    op = inv.op
+    cdef dict args = {name: _resolve_arg(op, v) for name, v in inv.args.items()}
+    cdef list data = []
+    cdef Py_ssize_t nbytes = 0
+    for x in inv.inputs:
+        if x is None:
+            data.append(None)
+        elif isinstance(x, TensorBase):
+            data.append(tensor_data(<TensorBase>x))
+        else:
+            samples = batch_samples(<BatchBase>x)
+            data.append(samples)
+    cdef Py_ssize_t bs = inv.batch_size
+    cdef int nout = op.num_outputs
+    if bs < 0:
+        result = op.kernel(tuple(data), args)
+        return [result] if nout == 1 else list(result)
+    batch_kernel = op.batch_kernel
+    if batch_kernel is not None:
+        return batch_kernel(data, _sample_args(args, bs), bs, inv.ctx)
+    cdef list is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
+    cdef list per_sample_args = _sample_args(args, bs)
+    cdef list sample_inputs = []
+    cdef Py_ssize_t i, k
+    cdef Py_ssize_t nin = len(data)
+    for i in range(bs):
+        ins = []
+        for k in range(nin):
+            d = data[k]
+            if is_batch[k]:
+                d = d[i]
+                nbytes += d.nbytes
+            ins.append(d)
+        sample_inputs.append(tuple(ins))
+    kernel = op.kernel
+    if nbytes >= PARALLEL_MIN_BYTES and bs > 1:
+        results = inv.ctx.thread_pool.map(lambda i: kernel(sample_inputs[i], per_sample_args[i]), range(bs))
+    else:
+        results = [kernel(sample_inputs[i], per_sample_args[i]) for i in range(bs)]
+    if nout == 1:
+        return [results]
+    return [[r[k] for r in results] for k in range(nout)]
+
+
+cdef class Invocation:
+    """One operator call. ``outputs`` holds, per output, an array (sample mode) or
+    a list of arrays (batch mode) once ``done``; ``error`` a run-phase exception."""
+
+    def __cinit__(self):
+        global _next_seq
+        self.batch_size = -1
+        self.seq = _next_seq
+        _next_seq += 1
+
+    cpdef run(self):
+        """Run the kernel(s) now on this thread, recording outputs or the error."""
+        try:
+            execute = getattr(self.op, "execute", None)
+            self.outputs = execute(self) if execute is not None else _execute(self)
+        except BaseException as exc:
+            self.error = exc
+        # Inputs and arguments are no longer needed; let their memory go.
+        self.inputs = None
+        self.args = None
+        self.done = True
+
+    def ensure_run(self):
+        """Run a deferred invocation (once) or wait for a queued one; no raising."""
+        if self.done:
+            return
+        if self.queued:
+            self.ctx.executor.wait(self)
+            return
+        with _deferred_lock:
+            if not self.done:
+                self.run()
+
+    cpdef wait(self):
+        """Make sure the invocation has run; re-raise its error, if any."""
+        if not self.done:
+            self.ensure_run()
+        if self.error is not None:
+            raise_run_error(self)
+
+
+def raise_run_error(Invocation inv):
+    """Raise the run-phase error of ``inv`` as an exception of the same type that
+    names the operator and the user's call site, chained to the original."""
+    err = inv.error
+    when = "deferred evaluation" if inv.deferred else "asynchronous execution"
+    where = ""
+    if inv.call_site is not None:
+        where = f" (called at {inv.call_site[0]}:{inv.call_site[1]})"
+    message = f"An error happened during {when} of {inv.op.qualname}{where}: {err}"
+    try:
+        wrapped = type(err)(message)
+    except Exception:
+        wrapped = RuntimeError(message)
+    raise wrapped from err
+
+
+cdef object _call_site():
+    """(file, line) of the innermost frame outside the ndd package."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return (frame.f_code.co_filename, frame.f_lineno)
+
+
+cpdef schedule(Invocation inv, bint external):
+    """Apply the current EvalMode: record, queue on the worker, or run now.
+
+    Calls reading memory the user owns (``as_tensor`` of a numpy array, ...)
+    run at once whatever the mode, so that the caller may reuse the buffer.
+    """
+    mode = EvalMode.current()
+    ctx = EvalContext.current()
+    inv.ctx = ctx
+    if external or mode.value > 2:
+        inv.run()
+        if inv.error is not None:
+            err = inv.error
+            qualname = inv.op.qualname
+            if str(err).startswith(qualname):
+                raise err
+            try:
+                wrapped = type(err)(f"{qualname}: {err}")
+            except Exception:
+                raise err
+            raise wrapped from err
+        return
+    inv.call_site = _call_site()
+    if mode is _DEFERRED:
+        inv.deferred = True
+        ctx.record_pending(inv)
+    else:
+        inv.queued = True
+        ctx.executor.submit(inv)

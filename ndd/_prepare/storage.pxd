@@ -1,0 +1,26 @@
+cdef class TensorBase:
+    cdef public object _data
+    cdef public object _inv
+    cdef public int _out
+    cdef public Py_ssize_t _sample
+    cdef public object _shape
+    cdef public object _dtype
+    cdef public str _layout
+    cdef public object _device
+    cdef public bint _external
+
+
+cdef class BatchBase:
+    cdef public list _samples
+    cdef public object _inv
+    cdef public int _out
+    cdef public object _shapes
+    cdef public object _dtype
+    cdef public str _layout
+    cdef public object _device
+    cdef public Py_ssize_t _batch_size
+    cdef public bint _external
+
+
+cpdef object tensor_data(TensorBase t)
+cpdef list batch_samples(BatchBase b)

@@ -1,0 +1,55 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Storage-and-metadata bases of Tensor and Batch.
+
+A result's metadata (shape, dtype, layout, device) is set by the prepare phase;
+its data arrives when the producing invocation has run. ``tensor_data`` and
+``batch_samples`` are the one place that waits for it.
+"""
+
+from .invocation cimport Invocation
+
+
+cdef class TensorBase:
+    """Fields of a Tensor. ``_data`` is a numpy array (CPU) once materialised;
+    until then ``_inv`` is the producing invocation and ``_out``/``_sample`` say
+    which output (and which sample of a batch output) this tensor is."""
+
+    def __cinit__(self):
+        self._out = 0
+        self._sample = -1
+        self._layout = ""
+
+
+cdef class BatchBase:
+    """Fields of a Batch: ``_samples`` is a list of numpy arrays once materialised."""
+
+    def __cinit__(self):
+        self._out = 0
+        self._layout = ""
+
+
+cpdef object tensor_data(TensorBase t):
+    """The array of ``t``, waiting for (or running) its invocation if needed."""
+    cdef Invocation inv
+    if t._data is None:
+        inv = <Invocation>t._inv
+        inv.wait()
+        out = inv.outputs[t._out]
+        t._data = out if t._sample < 0 else out[t._sample]
+        if t._shape is None:
+            t._shape = t._data.shape
+        t._inv = None
+    return t._data
+
+
+cpdef list batch_samples(BatchBase b):
+    """The list of sample arrays of ``b``, waiting for its invocation if needed."""
+    cdef Invocation inv
+    if b._samples is None:
+        inv = <Invocation>b._inv
+        inv.wait()
+        b._samples = inv.outputs[b._out]
+        if b._shapes is None:
+            b._shapes = [s.shape for s in b._samples]
+        b._inv = None
+    return b._samples

@@ -1,0 +1,305 @@
+"""``Tensor``: one sample (an n-dimensional array), possibly still being computed."""
+
+import numpy as np
+
+from . import _types
+from ._convert import numpy_dtype, to_array
+from ._eval.device import Device, device as to_device
+from ._eval.mode import EvalMode
+from ._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
+from ._types import DType
+
+__all__ = ["Tensor", "tensor", "as_tensor"]
+
+
+def _check_layout(layout, ndim, what="A non-empty layout"):
+    if layout is None or layout == "":
+        return ""
+    if not isinstance(layout, str):
+        raise TypeError(f"layout must be a string, got {type(layout).__name__}")
+    if len(layout) != ndim:
+        raise ValueError(
+            f"{what} must have the same number of dimensions as the data: "
+            f"layout {layout!r} has {len(layout)}, the data has {ndim}"
+        )
+    return layout
+
+
+def _require_cpu(dev, what):
+    if dev.device_type != "cpu":
+        from ._cuda import driver
+
+        driver.require_gpu(what)
+        raise RuntimeError(f"{what}: GPU tensors are not supported by this build of ndd yet")
+
+
+def _fill(t, arr, dt, layout, dev, external):
+    t._data = arr
+    t._shape = arr.shape
+    t._dtype = dt
+    t._layout = _check_layout(layout, arr.ndim)
+    t._device = dev
+    t._external = external
+
+
+def _stack_batch(b, pad):
+    samples = batch_samples(b)
+    if not samples:
+        raise ValueError("Cannot stack an empty batch into a tensor")
+    shapes = {s.shape for s in samples}
+    if len(shapes) == 1:
+        return np.stack(samples)
+    if not pad:
+        raise ValueError(
+            f"Cannot stack samples of different shapes {sorted(shapes)} into one tensor; pass pad=True"
+        )
+    ndim = samples[0].ndim
+    full = tuple(max(s.shape[d] for s in samples) for d in range(ndim))
+    out = np.zeros((len(samples),) + full, dtype=samples[0].dtype)
+    for i, s in enumerate(samples):
+        out[(i,) + tuple(slice(0, n) for n in s.shape)] = s
+    return out
+
+
+class Tensor(TensorBase):
+    """A single sample: an n-dimensional array with a dtype, a layout and a device.
+
+    Results of operators are Tensors whose metadata is known at once and whose data
+    is computed asynchronously; reading the data (``np.asarray``, ``.torch()``,
+    ``.item()``, printing) waits for it. Create tensors with ``ndd.tensor`` (copy)
+    or ``ndd.as_tensor`` (no copy when possible).
+    """
+
+    __slots__ = ()
+    __hash__ = None  # == is elementwise
+
+    def __init__(
+        self,
+        data=None,
+        dtype=None,
+        device=None,
+        layout=None,
+        batch=None,
+        index_in_batch=None,
+        invocation_result=None,
+        copy=False,
+    ):
+        if batch is not None:
+            src = batch.select(index_in_batch)
+            data = src
+        if data is None:
+            raise ValueError("Tensor: data must be given")
+        as_tensor_into(self, data, dtype, device, layout, copy=copy)
+
+    # -- metadata ---------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        """The shape (a tuple of ints)."""
+        if self._shape is None:
+            tensor_data(self)
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def layout(self) -> str | None:
+        """Names of the dimensions (e.g. ``"HWC"``), or None."""
+        return self._layout or None
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.bytes
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.bytes
+
+    # -- evaluation and transfer ------------------------------------------
+    def evaluate(self) -> "Tensor":
+        """Wait until the data is computed (raising a run-phase error); return self."""
+        tensor_data(self)
+        return self
+
+    def cpu(self) -> "Tensor":
+        return self.to_device(Device.CPU)
+
+    def gpu(self, index: int | None = None) -> "Tensor":
+        return self.to_device(Device("gpu", index))
+
+    def to_device(self, device, force_copy: bool = False) -> "Tensor":
+        """This tensor on ``device``: self if already there (unless ``force_copy``)."""
+        dev = to_device(device)
+        if dev == self._device and not force_copy:
+            return self
+        _require_cpu(dev, "Tensor.to_device")
+        return tensor(self)
+
+    def item(self):
+        """The only element as a Python scalar."""
+        arr = np.asarray(self)
+        if arr.size != 1:
+            raise ValueError(f"Tensor has {arr.size} elements, expected 1")
+        return arr.reshape(()).item()
+
+    def torch(self, copy: bool = False):
+        """A ``torch.Tensor`` sharing this tensor's memory (a copy if ``copy``)."""
+        try:
+            import torch
+        except ImportError:
+            raise RuntimeError("Tensor.torch() needs PyTorch (pip install 'ndd[torch]')") from None
+        t = torch.from_dlpack(self)
+        return t.clone() if copy else t
+
+    # -- array protocols --------------------------------------------------
+    def __array__(self, dtype=None, copy=None):
+        if self._device.device_type != "cpu":
+            raise TypeError("Cannot convert a GPU tensor to numpy. Use .cpu() first.")
+        arr = tensor_data(self)
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            return arr.astype(dtype)
+        if copy:
+            return arr.copy()
+        return arr
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        arr = np.asarray(self)
+        if not arr.flags.writeable:
+            arr = arr.copy()
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if copy is not None:
+            kwargs["copy"] = copy
+        return arr.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        if self._device.device_type == "cpu":
+            return (1, 0)
+        return (2, self._device.device_id)
+
+    @property
+    def __cuda_array_interface__(self):
+        raise AttributeError("__cuda_array_interface__ is only available for GPU tensors")
+
+    # -- Python protocols -------------------------------------------------
+    def __len__(self):
+        # The reference has no __len__, so iterating a Tensor never ends there;
+        # ndd iterates over the first dimension like numpy.
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self):
+        # The reference always returns True; ndd follows numpy.
+        arr = np.asarray(self)
+        if arr.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor with {arr.size} elements is ambiguous; use ndd.reductions"
+            )
+        return bool(arr.reshape(()))
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __getitem__(self, index):
+        from ._ops.indexing import subscript
+
+        return subscript(self, index)
+
+    def __repr__(self):
+        arr = np.asarray(self)
+        body = np.array2string(arr, prefix="    ") if arr.dtype.kind != "V" else str(arr.tolist())
+        lines = ["Tensor(", f"    {body},", f"    dtype={self._dtype},"]
+        if self._layout:
+            lines.append(f'    layout="{self._layout}",')
+        lines.append(f'    device="{self._device}",')
+        lines.append(f"    shape={tuple(arr.shape)})")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+
+def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, copy=False):
+    """Initialise Tensor ``t`` from tensor-like ``data`` (shared by the constructor
+    and the factories)."""
+    dt = _types.dtype(dtype) if dtype is not None else None
+    dev = to_device(device) if device is not None else None
+    if isinstance(data, TensorBase):
+        src_dev = data._device
+        if dev is not None:
+            _require_cpu(dev, "ndd.as_tensor")
+        if dt is None and not copy and data._data is None:
+            # Share the pending result: the new tensor waits on the same invocation.
+            t._inv, t._out, t._sample = data._inv, data._out, data._sample
+            t._shape, t._dtype, t._device = data._shape, data._dtype, src_dev
+            t._layout = data._layout if layout is None else _check_layout(layout, len(data.shape))
+            t._external = data._external
+            return t
+        arr = tensor_data(data)
+        base_dt = data._dtype
+        external = data._external
+        if layout is None:
+            layout = data._layout
+    elif isinstance(data, BatchBase):
+        arr = _stack_batch(data, pad)
+        base_dt = data._dtype
+        external = False
+    else:
+        arr, external, enum_dt = to_array(data)
+        base_dt = enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype)
+        if dev is not None:
+            _require_cpu(dev, "ndd.as_tensor")
+    if dt is not None and dt != base_dt:
+        arr = arr.astype(numpy_dtype(dt))
+        external = False
+    else:
+        dt = base_dt
+        if copy:
+            arr = arr.copy()
+            external = False
+    _fill(t, arr, dt, layout, Device.CPU, external)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None, layout=None, pad=False) -> Tensor:
+    """Wrap ``data`` as a Tensor without copying when possible.
+
+    ``data`` may be a numpy array, an object with ``__dlpack__`` or
+    ``__array_interface__``, a torch tensor, a Python scalar or nested list, a
+    Tensor (a new Tensor sharing its storage is returned) or a Batch (stacked into
+    one tensor; samples of different shapes need ``pad=True``).
+    """
+    t = Tensor.__new__(Tensor)
+    as_tensor_into(t, data, dtype, device, layout, pad=pad)
+    if EvalMode.current().value > 2:
+        tensor_data(t)
+    return t
+
+
+def tensor(data, dtype=None, device=None, layout=None, pad=False) -> Tensor:
+    """A Tensor holding a copy of ``data`` (see ``as_tensor`` for what ``data`` may be)."""
+    t = Tensor.__new__(Tensor)
+    as_tensor_into(t, data, dtype, device, layout, pad=pad, copy=True)
+    return t

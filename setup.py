@@ -1,0 +1,45 @@
+"""Build of ndd: the Cython prepare phase, and the CUDA kernels compiled to PTX."""
+
+import os
+import sys
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CYTHON_MODULES = ["storage", "invocation", "args", "call", "elementwise"]
+
+
+class BuildPyWithKernels(build_py):
+    """Also compile ``kernels/*.cu`` to PTX into ``ndd/_kernels`` (skipped without NVRTC)."""
+
+    def run(self):
+        sys.path.insert(0, os.path.join(HERE, "kernels"))
+        try:
+            import build as kernel_build
+        finally:
+            sys.path.pop(0)
+        kernel_build.build_all(os.path.join(HERE, "ndd", "_kernels"), quiet=False)
+        super().run()
+
+
+extensions = [
+    Extension(
+        f"ndd._prepare.{name}",
+        [f"ndd/_prepare/{name}.pyx"],
+        include_dirs=[numpy.get_include()],
+    )
+    for name in CYTHON_MODULES
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={"language_level": "3", "embedsignature": True},
+        quiet=True,
+    ),
+    cmdclass={"build_py": BuildPyWithKernels},
+)
