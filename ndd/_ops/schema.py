@@ -70,6 +70,9 @@ class Operator:
         self.inputs = tuple(inputs)
         self.input_names = tuple(i.name for i in self.inputs)
         self.arg_specs = tuple(args)
+        for arg in self.arg_specs:
+            if arg.default is not REQUIRED:
+                arg.converted_default = arg.convert(self, arg.default)
         self.infer_types = infer_types
         self.infer_shape = infer_shape
         self.kernel = kernel

@@ -6,6 +6,7 @@ cdef class Arg:
     cdef readonly object choices
     cdef readonly str doc
     cdef readonly str type_doc
+    cdef public object converted_default
 
     cpdef object convert(self, op, object value)
     cdef tuple _convert_list(self, op, object value, bint integer)

@@ -70,6 +70,7 @@ cdef class Arg:
         self.choices = tuple(choices) if choices is not None else None
         self.doc = doc
         self.type_doc = type_doc
+        self.converted_default = None
 
     @property
     def required(self):

@@ -169,8 +169,9 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     cdef Arg spec
     for spec in op.arg_specs:
         value = kwargs[spec.name]
-        if value is None:
-            args[spec.name] = None
+        if value is None or value is spec.default:
+            # None means "the default", as in the reference's signatures.
+            args[spec.name] = spec.converted_default
             continue
         converted = _convert_arg(op, spec, value, &bs)
         if type(converted) is PendingArg:
