@@ -1,6 +1,8 @@
 """Basic indexing: ``tensor[...]`` and ``batch.slice[...]`` (integers, slices with
 steps, Ellipsis; no fancy indexing). Results are views of the input."""
 
+import numpy as np
+
 from .._prepare.call import invoke
 from .._prepare.invocation import PerSample
 from .._prepare.storage import BatchBase, TensorBase, batch_samples
@@ -74,7 +76,8 @@ def _infer_shape(shapes, args):
 
 
 def _kernel(arrays, args):
-    return arrays[0][args["index"]]
+    # Indexing every dimension with an int gives a numpy scalar; keep a 0-D array.
+    return np.asarray(arrays[0][args["index"]])
 
 
 SUBSCRIPT = Operator(

@@ -1,0 +1,40 @@
+# One-command set-up: every target creates or reuses .venv and installs what it needs.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.ndd-installed
+SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd kernels/*.cu kernels/build.py)
+REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
+
+.PHONY: demo test bench kernels lint clean
+
+$(STAMP): $(SOURCES)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m ndd.demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+# Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
+kernels: $(STAMP)
+	$(PY) -m pip install -q cuda-python nvidia-cuda-nvrtc-cu12
+	$(PY) kernels/build.py ndd/_kernels
+
+# Benchmarks against the reference, installed in its own virtualenv (never in .venv):
+#   python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow
+bench: $(STAMP)
+	$(PY) bench/dispatch.py --reference-python $(REFERENCE_PY)
+
+lint: $(STAMP)
+	$(PY) -m pip install -q ruff cython-lint
+	$(PY) -m ruff check ndd tests bench kernels
+	$(PY) -m ruff format --check ndd tests bench kernels
+	$(VENV)/bin/cython-lint ndd/_prepare
+
+clean:
+	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_kernels

@@ -1,0 +1,14 @@
+"""Shared test configuration: GPU tests are skipped cleanly without a GPU."""
+
+import pytest
+
+from ndd._cuda import driver
+
+
+def pytest_collection_modifyitems(config, items):
+    if driver.device_count() > 0:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

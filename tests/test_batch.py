@@ -1,0 +1,170 @@
+"""Batch creation, metadata, sample selection, slicing and conversions."""
+
+import numpy as np
+import pytest
+
+import ndd
+
+
+def ragged():
+    return [np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(4, dtype=np.int32).reshape(2, 2)]
+
+
+def test_batch_of_ragged_samples():
+    b = ndd.batch(ragged(), layout="HW")
+    assert b.batch_size == 2
+    assert b.shape == [(2, 3), (2, 2)]
+    assert b.dtype == ndd.int32
+    assert b.layout == "HW"
+    assert b.ndim == 2
+    assert b.device == ndd.Device("cpu")
+
+
+def test_batch_copies_and_as_batch_shares():
+    samples = ragged()
+    copied, shared = ndd.batch(samples), ndd.as_batch(samples)
+    samples[0][0, 0] = 99
+    assert np.asarray(copied.select(0))[0, 0] == 0
+    assert np.asarray(shared.select(0))[0, 0] == 99
+
+
+def test_batch_from_one_array_splits_the_outer_dimension():
+    b = ndd.batch(np.arange(12).reshape(3, 4))
+    assert b.batch_size == 3 and b.shape == [(4,)] * 3
+    np.testing.assert_array_equal(np.asarray(b.select(2)), [8, 9, 10, 11])
+
+
+def test_batch_from_scalar_or_empty_list():
+    with pytest.raises(ValueError, match="scalar"):
+        ndd.batch(np.float32(1.0) * np.ones(()))
+    with pytest.raises(ValueError, match="Element type must be specified"):
+        ndd.batch([])
+    empty = ndd.batch([], dtype=ndd.float32)
+    assert empty.batch_size == 0 and empty.dtype == ndd.float32
+
+
+def test_samples_must_share_ndim_and_are_converted_to_the_first_dtype():
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        ndd.batch([np.zeros(2), np.zeros((2, 2))])
+    b = ndd.batch([np.float32([1.5]), np.int32([2])])
+    assert b.dtype == ndd.float32
+    with pytest.raises(TypeError, match="None"):
+        ndd.batch([np.zeros(2), None])
+
+
+def test_batch_of_python_values():
+    b = ndd.batch([[1, 2], [3]])
+    assert b.dtype == ndd.int32 and b.shape == [(2,), (1,)]
+
+
+def test_select_int_slice_list_and_ellipsis():
+    b = ndd.batch([np.full(2, i) for i in range(5)])
+    assert isinstance(b.select(1), ndd.Tensor)
+    assert np.asarray(b.select(-1))[0] == 4
+    sub = b.select(slice(1, 4, 2))
+    assert isinstance(sub, ndd.Batch) and [np.asarray(t)[0] for t in sub] == [1, 3]
+    assert [np.asarray(t)[0] for t in b.select([4, 0, 0])] == [4, 0, 0]
+    assert b.select(...) is b
+    with pytest.raises(IndexError):
+        b.select(5)
+
+
+def test_subscript_raises_pointing_at_select_and_slice():
+    b = ndd.batch(ragged())
+    with pytest.raises(TypeError, match=r"select.*slice"):
+        b[0]
+
+
+def test_tensors_proxy():
+    b = ndd.batch([np.full(2, i) for i in range(4)])
+    assert len(b.tensors) == 4
+    assert np.asarray(b.tensors[2])[0] == 2
+    assert [np.asarray(t)[0] for t in b.tensors[1:3]] == [1, 2]
+    picked = b.tensors[[3, 1]].as_batch()
+    assert [np.asarray(t)[0] for t in picked] == [3, 1]
+    assert len(b.tensors.tolist()) == 4
+
+
+def test_iteration_yields_tensors():
+    b = ndd.batch(ragged())
+    items = list(b)
+    assert all(isinstance(t, ndd.Tensor) for t in items)
+    for t, s in zip(items, ragged(), strict=True):
+        np.testing.assert_array_equal(np.asarray(t), s)
+
+
+def test_sample_wise_slice():
+    b = ndd.batch([np.arange(12).reshape(3, 4), np.arange(8).reshape(2, 4)], layout="HW")
+    first_col = b.slice[:, 0]
+    assert first_col.layout == "H"
+    np.testing.assert_array_equal(np.asarray(first_col.select(0)), [0, 4, 8])
+    np.testing.assert_array_equal(np.asarray(first_col.select(1)), [0, 4])
+    tail = b.slice[1:]
+    assert tail.shape == [(2, 4), (1, 4)]
+
+
+def test_sample_wise_slice_with_per_sample_bounds():
+    b = ndd.batch([np.arange(5), np.arange(5)])
+    out = b.slice[ndd.batch([0, 1]) : ndd.batch([2, 4])]
+    np.testing.assert_array_equal(np.asarray(out.select(0)), [0, 1])
+    np.testing.assert_array_equal(np.asarray(out.select(1)), [1, 2, 3])
+
+
+def test_as_tensor_of_batch_stacks_and_pads():
+    uniform = ndd.batch([np.ones((2, 2)), np.zeros((2, 2))])
+    assert ndd.as_tensor(uniform).shape == (2, 2, 2)
+    b = ndd.batch(ragged())
+    with pytest.raises(ValueError, match="pad=True"):
+        ndd.as_tensor(b)
+    padded = np.asarray(ndd.as_tensor(b, pad=True))
+    assert padded.shape == (2, 2, 3)
+    np.testing.assert_array_equal(padded[1], [[0, 1, 0], [2, 3, 0]])
+
+
+def test_torch_with_pad():
+    torch = pytest.importorskip("torch")
+    b = ndd.batch(ragged())
+    with pytest.raises(ValueError):
+        b.torch()
+    t = b.torch(pad=True)
+    assert tuple(t.shape) == (2, 2, 3) and t.dtype == torch.int32
+    with pytest.raises(ValueError):
+        b.torch(copy=False)
+
+
+def test_broadcast():
+    b = ndd.Batch.broadcast(ndd.tensor([1, 2]), 3)
+    assert b.batch_size == 3 and b.shape == [(2,)] * 3
+
+
+def test_repr_format():
+    b = ndd.batch([np.array([1, 2, 3]), np.array([4, 5])], layout="W")
+    assert repr(b) == (
+        "Batch(\n"
+        "    [[1 2 3],\n"
+        "    [4 5]],\n"
+        "    dtype=i64,\n"
+        '    layout="W",\n'
+        '    device="cpu",\n'
+        "    num_samples=2,\n"
+        "    shape=[(3,), (2,)])"
+    )
+
+
+def test_batch_is_unhashable_and_has_no_len():
+    b = ndd.batch(ragged())
+    with pytest.raises(TypeError):
+        hash(b)
+    with pytest.raises(TypeError):
+        len(b)
+
+
+def test_operators_between_batches_tensors_and_scalars():
+    b = ndd.batch(ragged())
+    out = b * 2 + ndd.tensor(1)
+    for got, s in zip(out, ragged(), strict=True):
+        np.testing.assert_array_equal(np.asarray(got), s * 2 + 1)
+    pairwise = b - b
+    assert all(not np.asarray(x).any() for x in pairwise)
+    with pytest.raises(ValueError, match="Inconsistent batch size"):
+        b + ndd.batch([np.zeros(1)])

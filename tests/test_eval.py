@@ -1,0 +1,260 @@
+"""Evaluation engine: modes, contexts, devices, thread pools, streams and errors."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import ndd
+from ndd._cuda import driver
+
+def has_run(result):
+    """Whether the invocation producing ``result`` has run (without waiting for it)."""
+    return result._data is not None or result._inv.done
+
+
+MODES = [ndd.EvalMode.deferred, ndd.EvalMode.eager, ndd.EvalMode.sync_cpu, ndd.EvalMode.sync_full]
+
+
+def test_eval_mode_members_and_alias():
+    assert ndd.EvalMode.default is ndd.EvalMode.eager
+    assert list(ndd.EvalMode) == MODES
+    assert "default" in ndd.EvalMode.__members__
+    assert ndd.EvalMode.deferred < ndd.EvalMode.eager < ndd.EvalMode.sync_cpu < ndd.EvalMode.sync_full
+
+
+def test_eval_mode_nesting():
+    assert ndd.EvalMode.current() is ndd.EvalMode.eager
+    with ndd.EvalMode.deferred as entered:
+        assert entered is None
+        assert ndd.EvalMode.current() is ndd.EvalMode.deferred
+        with ndd.EvalMode.sync_cpu:
+            assert ndd.EvalMode.current() is ndd.EvalMode.sync_cpu
+        assert ndd.EvalMode.current() is ndd.EvalMode.deferred
+    assert ndd.EvalMode.current() is ndd.EvalMode.eager
+
+
+def test_eval_mode_is_thread_local():
+    seen = []
+    with ndd.EvalMode.sync_cpu:
+        worker = threading.Thread(target=lambda: seen.append(ndd.EvalMode.current()))
+        worker.start()
+        worker.join()
+    assert seen == [ndd.EvalMode.eager]
+
+
+def _pipeline():
+    x = ndd.tensor(np.arange(12, dtype=np.uint8).reshape(3, 4), layout="HW")
+    y = ndd.cast(x, dtype=ndd.float32) * 0.5 + 1
+    b = ndd.batch([np.arange(3), np.arange(5)])
+    return y[1:], (b * b) - 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_results_are_identical_in_every_mode(mode):
+    with ndd.EvalMode.sync_cpu:
+        ref_t, ref_b = _pipeline()
+    with mode:
+        t, b = _pipeline()
+        np.testing.assert_array_equal(np.asarray(t), np.asarray(ref_t))
+        for got, want in zip(b, ref_b, strict=True):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        assert t.layout == "HW" and t.dtype == ndd.float32
+
+
+def test_metadata_is_known_before_the_run():
+    with ndd.EvalMode.deferred:
+        x = ndd.tensor(np.zeros((4, 5), np.uint8))
+        y = ndd.cast(x, dtype=ndd.float32) + 1
+        assert not has_run(y)
+        assert (y.dtype, y.shape, y.ndim) == (ndd.float32, (4, 5), 2)
+        assert not has_run(y)
+        y.evaluate()
+        assert has_run(y)
+
+
+def test_deferred_runs_nothing_until_needed():
+    with ndd.EvalMode.deferred:
+        x = ndd.tensor([1, 2, 3])
+        bad = x // 0  # would fail if it ran
+        del bad  # a dropped failing result never raises
+        good = x + 1
+    np.testing.assert_array_equal(np.asarray(good), [2, 3, 4])
+
+
+def test_leaving_an_eval_context_evaluates_pending_results():
+    ctx = ndd.EvalContext()
+    with ctx, ndd.EvalMode.deferred:
+        y = ndd.tensor([1, 2]) * 3
+        assert not has_run(y)
+    assert has_run(y)
+
+
+def test_eager_runs_on_the_context_worker_thread_in_order():
+    x = ndd.tensor(np.arange(4))
+    results = [x + i for i in range(50)]
+    for i, r in enumerate(results):
+        np.testing.assert_array_equal(np.asarray(r), np.arange(4) + i)
+    worker = ndd.EvalContext.current().executor.thread
+    assert worker is not threading.current_thread() and worker.daemon
+
+
+def test_eager_error_surfaces_at_use_naming_operator_and_call_site():
+    x = ndd.tensor([1, 2])
+    y = x // 0  # the failing line
+    line = sys._getframe().f_lineno - 1
+    with pytest.raises(ZeroDivisionError) as info:
+        y.evaluate()
+    message = str(info.value)
+    assert "An error happened during asynchronous execution" in message
+    assert "operator //" in message
+    assert f"{os.path.basename(__file__)}:{line}" in message
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    # Every later access raises again, and the context stays usable.
+    with pytest.raises(ZeroDivisionError):
+        np.asarray(y)
+    np.testing.assert_array_equal(np.asarray(x + 1), [2, 3])
+
+
+def test_deferred_error_message():
+    with ndd.EvalMode.deferred:
+        y = ndd.tensor([1]) % 0
+    with pytest.raises(ZeroDivisionError, match="deferred evaluation of operator %"):
+        y.evaluate()
+
+
+def test_sync_error_raises_at_the_call():
+    with ndd.EvalMode.sync_cpu, pytest.raises(ZeroDivisionError, match="operator //"):
+        ndd.tensor([1]) // 0
+
+
+def test_external_memory_runs_synchronously():
+    a = np.arange(3)
+    y = ndd.as_tensor(a) + 1
+    assert has_run(y)  # ran at once: the caller may now reuse `a`
+    a[:] = 100
+    np.testing.assert_array_equal(np.asarray(y), [1, 2, 3])
+
+
+def test_prepare_errors_raise_at_the_call_and_name_the_operator():
+    with pytest.raises(TypeError, match="ndd.cast"):
+        ndd.cast(ndd.tensor([1]), dtype="not-a-type")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        ndd.cast(ndd.tensor([1]), dtype=ndd.float32, foo=1)
+    with pytest.raises(TypeError, match="dtype"):
+        ndd.cast(ndd.tensor([1]))
+    with pytest.raises(ValueError, match="Inconsistent batch size"):
+        ndd.cast(ndd.batch([[1], [2]]), dtype=ndd.float32, batch_size=3)
+    with pytest.raises(ValueError, match="Invalid device type: mixed"):
+        ndd.cast(ndd.tensor([1]), dtype=ndd.float32, device="mixed")
+
+
+def test_eval_context_properties_and_nesting():
+    default = ndd.EvalContext.default()
+    assert ndd.EvalContext.current() is default
+    assert default is ndd.EvalContext.default()
+    ctx = ndd.EvalContext(num_threads=3)
+    assert ctx.num_threads == 3 and ctx.thread_pool.num_threads == 3
+    with ctx as entered:
+        assert entered is ctx
+        assert ndd.EvalContext.current() is ctx
+        inner = ndd.EvalContext()
+        with inner:
+            assert ndd.EvalContext.current() is inner
+        with ctx:  # re-entrant
+            assert ndd.EvalContext.current() is ctx
+    assert ndd.EvalContext.current() is default
+
+
+def test_eval_context_argument_checks():
+    with pytest.raises(ValueError, match="num_threads and thread_pool"):
+        ndd.EvalContext(num_threads=2, thread_pool=ndd.ThreadPool(2))
+    pool = ndd.ThreadPool(2)
+    assert ndd.EvalContext(thread_pool=pool).thread_pool is pool
+
+
+def test_eval_context_cannot_be_active_in_two_threads():
+    ctx = ndd.EvalContext()
+    errors = []
+
+    def enter_elsewhere():
+        try:
+            with ctx:
+                pass
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    with ctx:
+        t = threading.Thread(target=enter_elsewhere)
+        t.start()
+        t.join()
+    assert errors == ["An EvalContext cannot be active in two threads simultaneously."]
+
+
+def test_default_context_is_per_thread():
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(ndd.EvalContext.default()))
+    t.start()
+    t.join()
+    assert seen[0] is not ndd.EvalContext.default()
+
+
+def test_large_batches_use_the_thread_pool():
+    samples = [np.full((256, 256), i, np.float32) for i in range(8)]
+    out = ndd.batch(samples) * 2
+    for i, s in enumerate(out):
+        assert np.asarray(s)[0, 0] == 2 * i
+
+
+def test_num_threads_defaults_to_affinity_and_can_be_set():
+    default = ndd.get_num_threads()
+    assert default == len(os.sched_getaffinity(0))
+    ndd.set_num_threads(3)
+    try:
+        assert ndd.get_num_threads() == 3
+        assert ndd.EvalContext().num_threads == 3
+    finally:
+        ndd.set_num_threads(None)
+    assert ndd.get_num_threads() == default
+    with pytest.raises(TypeError):
+        ndd.set_num_threads(2.0)
+    with pytest.raises(ValueError):
+        ndd.set_num_threads(0)
+
+
+def test_num_threads_honours_the_environment():
+    code = "import ndd; print(ndd.get_num_threads())"
+    env = dict(os.environ, DALI_NUM_THREADS="5")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "5"
+
+
+def test_device_objects():
+    cpu = ndd.Device("cpu")
+    assert cpu == ndd.Device.CPU and cpu.device_id is None and cpu.device_type == "cpu"
+    assert repr(cpu) == "Device(device_type='cpu')"
+    assert ndd.device("cpu") == cpu and ndd.device(cpu) is cpu and ndd.device(None) is None
+    with pytest.raises(ValueError, match="Invalid device type: mixed"):
+        ndd.Device("mixed")
+    with pytest.raises(TypeError):
+        ndd.device(3)
+    assert ndd.Device.type_from_dlpack(1) == "cpu"
+    assert ndd.Device.from_dlpack(ndd.tensor([1])) == cpu
+
+
+def test_streams_without_a_gpu():
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    assert ndd.get_current_stream() is None
+    assert ndd.get_default_stream() is None
+    assert ndd.stream(stream=None) is None
+    ndd.set_current_stream(None)
+    ndd.set_default_stream(None)
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        ndd.stream()
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        ndd.Device("gpu")
+    assert ndd.EvalContext.current().cuda_stream is None

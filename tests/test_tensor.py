@@ -1,0 +1,210 @@
+"""Tensor creation, metadata, conversion protocols and indexing."""
+
+import numpy as np
+import pytest
+
+import ndd
+
+
+def test_tensor_copies_and_as_tensor_shares():
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    copied = ndd.tensor(a)
+    shared = ndd.as_tensor(a)
+    a[0, 0] = 100
+    assert np.asarray(copied)[0, 0] == 0
+    assert np.asarray(shared)[0, 0] == 100
+    assert copied.dtype == ndd.int16 and shared.shape == (2, 3)
+
+
+def test_as_tensor_of_a_tensor_is_a_new_object_sharing_storage():
+    t = ndd.tensor([1, 2, 3])
+    u = ndd.as_tensor(t)
+    assert u is not t
+    assert np.shares_memory(np.asarray(u), np.asarray(t))
+
+
+def test_read_only_arrays_are_copied():
+    a = np.arange(4)
+    a.setflags(write=False)
+    t = ndd.as_tensor(a)
+    assert np.asarray(t).flags.writeable
+
+
+@pytest.mark.parametrize(
+    "data, dtype, np_dtype",
+    [
+        (1, ndd.int32, np.int32),
+        ([1, 2, 3], ndd.int32, np.int32),
+        ([3_000_000_000], ndd.uint32, np.uint32),
+        (2.5, ndd.float32, np.float32),
+        ([[1.0, 2.0]], ndd.float32, np.float32),
+        ([True, False], ndd.bool, np.bool_),
+        (np.arange(3, dtype=np.int64), ndd.int64, np.int64),
+        (np.ones(2, np.float64), ndd.float64, np.float64),
+    ],
+)
+def test_dtype_inference(data, dtype, np_dtype):
+    t = ndd.tensor(data)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(data).astype(np_dtype))
+
+
+def test_integers_beyond_uint32_overflow():
+    with pytest.raises(OverflowError):
+        ndd.tensor([-1, 2**32])
+
+
+def test_explicit_dtype_converts():
+    t = ndd.tensor([1.7, 2.2], dtype=ndd.int32)
+    assert t.dtype == ndd.int32
+    assert ndd.tensor([1, 2], dtype="float64").dtype == ndd.float64
+    assert ndd.tensor([1, 2], dtype=np.uint8).dtype == ndd.uint8
+
+
+def test_layout_must_match_ndim():
+    t = ndd.tensor(np.zeros((2, 3, 4)), layout="HWC")
+    assert t.layout == "HWC"
+    assert ndd.tensor(np.zeros(3)).layout is None
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        ndd.tensor(np.zeros((2, 3)), layout="HWC")
+
+
+def test_metadata_properties():
+    t = ndd.tensor(np.zeros((2, 3), np.float64))
+    assert (t.ndim, t.size, t.itemsize, t.nbytes) == (2, 6, 8, 48)
+    assert t.device == ndd.Device("cpu")
+    assert str(t.device) == "cpu"
+
+
+def test_item_and_scalar_conversions():
+    assert ndd.tensor(5).item() == 5
+    assert ndd.tensor([[2.5]]).item() == 2.5
+    with pytest.raises(ValueError, match="Tensor has 3 elements, expected 1"):
+        ndd.tensor([1, 2, 3]).item()
+    assert int(ndd.tensor(7)) == 7
+    assert float(ndd.tensor(1.5)) == 1.5
+
+
+def test_bool_follows_numpy_rather_than_always_true():
+    assert not ndd.tensor(0)
+    assert ndd.tensor([3])
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(ndd.tensor([1, 2]))
+
+
+def test_len_and_iteration_over_the_first_dimension():
+    t = ndd.tensor(np.arange(6).reshape(3, 2))
+    assert len(t) == 3
+    rows = [np.asarray(r) for r in t]
+    np.testing.assert_array_equal(np.stack(rows), np.arange(6).reshape(3, 2))
+    with pytest.raises(TypeError, match="0-d"):
+        len(ndd.tensor(1))
+
+
+def test_tensor_is_unhashable():
+    with pytest.raises(TypeError):
+        hash(ndd.tensor(1))
+
+
+def test_array_protocol_and_dlpack():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = ndd.as_tensor(a)
+    np.testing.assert_array_equal(np.asarray(t, dtype=np.int64), a.astype(np.int64))
+    assert t.__dlpack_device__() == (1, 0)
+    np.testing.assert_array_equal(np.from_dlpack(t), a)
+
+
+def test_cuda_array_interface_is_absent_on_cpu():
+    assert not hasattr(ndd.tensor([1]), "__cuda_array_interface__")
+
+
+def test_repr_format():
+    t = ndd.tensor(np.array([[1, 2, 3], [4, 5, 6]], np.int32), layout="HW")
+    assert repr(t) == (
+        "Tensor(\n"
+        "    [[1 2 3]\n"
+        "     [4 5 6]],\n"
+        "    dtype=i32,\n"
+        '    layout="HW",\n'
+        '    device="cpu",\n'
+        "    shape=(2, 3))"
+    )
+
+
+def test_cpu_is_identity_and_gpu_fails_clearly_without_gpu():
+    t = ndd.tensor([1])
+    assert t.cpu() is t
+    assert t.to_device("cpu") is t
+    copy = t.to_device("cpu", force_copy=True)
+    assert copy is not t and not np.shares_memory(np.asarray(copy), np.asarray(t))
+
+
+def test_gpu_without_gpu_raises_a_clear_error():
+    from ndd._cuda import driver
+
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
+        ndd.tensor([1]).gpu()
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        1,
+        -1,
+        (0, 2),
+        slice(1, None),
+        slice(None, None, -1),
+        (slice(None), 1),
+        (Ellipsis, 0),
+        (0, Ellipsis),
+        (slice(0, 3, 2), slice(None, None, -2)),
+    ],
+)
+def test_basic_indexing_matches_numpy(index):
+    a = np.arange(24, dtype=np.int32).reshape(4, 6)
+    t = ndd.tensor(a)
+    np.testing.assert_array_equal(np.asarray(t[index]), a[index])
+    assert t[index].shape == a[index].shape
+
+
+def test_indexing_drops_layout_letters_of_indexed_dims():
+    t = ndd.tensor(np.zeros((4, 5, 3)), layout="HWC")
+    assert t[0].layout == "WC"
+    assert t[:, :, 0].layout == "HW"
+    assert t[1:3].layout == "HWC"
+
+
+def test_full_slice_returns_the_same_tensor():
+    t = ndd.tensor(np.zeros((2, 2)))
+    assert t[:] is t
+    assert t[...] is t
+
+
+def test_index_with_a_scalar_tensor():
+    t = ndd.tensor(np.arange(5))
+    assert t[ndd.tensor(3)].item() == 3
+
+
+def test_out_of_range_index_raises_at_the_call():
+    t = ndd.tensor(np.arange(5))
+    with pytest.raises(IndexError, match="out of range for axis 0 of length 5"):
+        t[5]
+    with pytest.raises(IndexError, match="too many indices"):
+        t[0, 0]
+
+
+@pytest.mark.parametrize("bad", [None, [0, 1], np.array([True])])
+def test_unsupported_indices(bad):
+    with pytest.raises((TypeError, IndexError)):
+        ndd.tensor(np.arange(5))[bad]
+
+
+def test_torch_interop():
+    torch = pytest.importorskip("torch")
+    t = ndd.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    view = t.torch()
+    assert view.shape == (2, 3) and view.dtype == torch.float32
+    back = ndd.as_tensor(torch.arange(4))
+    assert back.dtype == ndd.int64
