@@ -11,7 +11,9 @@ REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	# The gpu extra (cuda-python, NVRTC) installs without a GPU; the tests use it to
+	# compile every kernel to PTX. torch 2.13.0 is the CPU build this machine image ships.
+	$(PY) -m pip install -q -e '.[test,gpu]' 'torch==2.13.0'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -22,7 +24,6 @@ test: $(STAMP)
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
-	$(PY) -m pip install -q cuda-python nvidia-cuda-nvrtc-cu12
 	$(PY) kernels/build.py ndd/_kernels
 
 # Benchmarks against the reference, installed in its own virtualenv (never in .venv):

@@ -239,12 +239,12 @@ def dtype(*args):
     return DType.from_fw_type(obj)
 
 
-def type_id(dtype_like):
+def type_id(dtype):  # noqa: F811 - the parameter is named as in the reference
     """The ``DALIDataType`` of a DType (or of a DALIDataType, returned as ours)."""
-    if isinstance(dtype_like, DType):
-        if dtype_like.type_id is None:
-            raise ValueError(f"{dtype_like} has no type id")
-        return dtype_like.type_id
-    if type(dtype_like).__name__ == "DALIDataType":
-        return DALIDataType(int(dtype_like))
-    raise ValueError(f"expected a DType or DALIDataType, got {dtype_like!r}")
+    if isinstance(dtype, DType):
+        if dtype.type_id is None:
+            raise ValueError(f"{dtype} has no type id")
+        return dtype.type_id
+    if type(dtype).__name__ == "DALIDataType":
+        return DALIDataType(int(dtype))
+    raise ValueError(f"expected a DType or DALIDataType, got {dtype!r}")

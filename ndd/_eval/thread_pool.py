@@ -39,21 +39,21 @@ def get_num_threads() -> int:
     return _default_num_threads
 
 
-def set_num_threads(num_threads: int | None) -> None:
+def set_num_threads(n: int | None) -> None:
     """Set the size of default thread pools; ``None`` restores the default.
 
     Contexts created with an explicit ``num_threads`` or ``thread_pool`` keep theirs;
     default pools are recreated with the new size when next used.
     """
     global _explicit_num_threads
-    if num_threads is not None:
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int):
-            raise TypeError(f"set_num_threads: expected an int, got {type(num_threads).__name__}")
+    if n is not None:
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"set_num_threads: expected an int, got {type(n).__name__}")
         limit = 100 * _cpu_count()
-        if not 0 < num_threads <= limit:
-            raise ValueError(f"set_num_threads: num_threads must be in range [1, {limit}], got {num_threads}")
+        if not 0 < n <= limit:
+            raise ValueError(f"set_num_threads: the thread count must be in range [1, {limit}], got {n}")
     with _pools_lock:
-        _explicit_num_threads = num_threads
+        _explicit_num_threads = n
         _default_pools.clear()
 
 

@@ -56,8 +56,9 @@ class ElementwiseOp:
         self.type_cache = {}
 
     def resolve_types(self, dtypes):
-        """``(output DType, numpy compute dtype, numpy output dtype)`` for operand
-        types, or TypeError naming the operator."""
+        """``(output DType, numpy compute dtype, numpy output dtype, floating)`` for
+        operand types, or TypeError naming the operator; ``floating`` is true when
+        the computation is done in a float type."""
         names = ", ".join(str(d) for d in dtypes)
         for dt in dtypes:
             if dt.numpy is None or dt.kind.name == "enum":
@@ -72,19 +73,24 @@ class ElementwiseOp:
         if self.result == "bool":
             # Comparisons stay exact across signed/unsigned types: numpy compares
             # the original operands instead of casting both to the common type.
-            return (bool_dtype, None, bool_dtype.numpy)
+            return (bool_dtype, None, bool_dtype.numpy, False)
         if self.result == "float":
             common = float_result(common)
-        return (common, common.numpy, common.numpy)
+        return (common, common.numpy, common.numpy, common.is_float)
 
     def kernel(self, arrays, args):
-        _, compute, out = args["types"]
+        _, compute, out, floating = args["types"]
+        if floating:
+            # inf and nan are results like any other (as in C); numpy would warn.
+            with np.errstate(all="ignore"):
+                return self._compute(arrays, compute, out)
+        return self._compute(arrays, compute, out)
+
+    def _compute(self, arrays, compute, out):
         if compute is not None:
             arrays = [a if a.dtype == compute else a.astype(compute) for a in arrays]
-        result = self.fn(*arrays)
-        if result.dtype != out:
-            result = result.astype(out)
-        return result
+        # asarray: ufuncs return numpy scalars, not arrays, for 0-D operands.
+        return np.asarray(self.fn(*arrays), dtype=out)
 
     def __call__(self, *operands):
         return apply(self, operands)
@@ -100,47 +106,30 @@ def _is_int(a):
 def _floor_divide(a, b):
     if _is_int(b) and not b.all():
         raise ZeroDivisionError("Integer division by zero")
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    # MIN // -1 wraps to MIN, as the other integer overflows do.
+    with np.errstate(over="ignore"):
         return np.floor_divide(a, b)
 
 
 def _mod(a, b):
     if _is_int(b) and not b.all():
         raise ZeroDivisionError("Integer modulo by zero")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.mod(a, b)
-
-
-def _true_divide(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.true_divide(a, b)
+    return np.mod(a, b)
 
 
 def _power(a, b):
-    if _is_int(a):
-        if b.dtype.kind == "i" and (b < 0).any():
-            # The exact result truncated toward zero: 1 stays 1, -1 alternates,
-            # any other base gives 0.
-            positive = np.power(a, np.maximum(b, 0))
-            odd = (b % 2) != 0
-            special = np.where(a == 1, 1, np.where(odd, -1, 1))
-            return np.where(b >= 0, positive, np.where(np.abs(a) == 1, special, 0)).astype(a.dtype)
-        return np.power(a, b)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.power(a, b)
-
-
-def _float_fn(fn):
-    def apply_fn(*arrays):
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            return fn(*arrays)
-
-    return apply_fn
+    if _is_int(a) and b.dtype.kind == "i" and (b < 0).any():
+        # The exact result truncated toward zero: 1 stays 1, -1 alternates,
+        # any other base gives 0.
+        positive = np.power(a, np.maximum(b, 0))
+        odd = (b % 2) != 0
+        special = np.where(a == 1, 1, np.where(odd, -1, 1))
+        return np.where(b >= 0, positive, np.where(np.abs(a) == 1, special, 0)).astype(a.dtype)
+    return np.power(a, b)
 
 
 def _rsqrt(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.reciprocal(np.sqrt(a))
+    return np.reciprocal(np.sqrt(a))
 
 
 def _shift(fn):
@@ -162,7 +151,7 @@ OPERATORS = {
     "add": _op("add", "+", 2, np.add),
     "sub": _op("sub", "-", 2, np.subtract),
     "mul": _op("mul", "*", 2, np.multiply, bool_ok=True),
-    "fdiv": _op("fdiv", "/", 2, _true_divide, result="float"),
+    "fdiv": _op("fdiv", "/", 2, np.true_divide, result="float"),
     "div": _op("div", "//", 2, _floor_divide),
     "mod": _op("mod", "%", 2, _mod),
     "pow": _op("pow", "**", 2, _power),
@@ -212,7 +201,7 @@ _FLOAT_UNARY = {
 }
 
 MATH_FUNCTIONS = {
-    name: _math(name, 1, _rsqrt if fn is None else _float_fn(fn), result="float", params=("input",))
+    name: _math(name, 1, _rsqrt if fn is None else fn, result="float", params=("input",))
     for name, fn in _FLOAT_UNARY.items()
 }
 MATH_FUNCTIONS.update(
@@ -223,7 +212,7 @@ MATH_FUNCTIONS.update(
         "pow": _math("pow", 2, _power, params=("base", "exponent")),
         "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent")),
         # The first argument is the numerator, as np.arctan2(x, y) (reference parameter names).
-        "atan2": _math("atan2", 2, _float_fn(np.arctan2), result="float", params=("x", "y")),
+        "atan2": _math("atan2", 2, np.arctan2, result="float", params=("x", "y")),
         "clamp": _math("clamp", 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
                        params=("value", "lo", "hi")),
     }

@@ -1,0 +1,29 @@
+from typing import Any
+
+REQUIRED: object
+
+class InvalidArgumentError(ValueError, TypeError): ...
+
+class Arg:
+    name: str
+    kind: str
+    default: Any
+    per_sample: bool
+    choices: tuple[str, ...] | None
+    doc: str
+    type_doc: str
+    converted_default: Any
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        default: Any = ...,
+        *,
+        per_sample: bool = False,
+        choices: Any = None,
+        doc: str = "",
+        type_doc: str = "",
+    ) -> None: ...
+    @property
+    def required(self) -> bool: ...
+    def convert(self, op: Any, value: Any) -> Any: ...
