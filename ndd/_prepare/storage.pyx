@@ -32,6 +32,8 @@ cpdef object tensor_data(TensorBase t):
     """The array of ``t``, waiting for (or running) its invocation if needed."""
     cdef Invocation inv
     if t._data is None:
+        if t._inv is None:
+            raise RuntimeError("this Tensor was not initialised (its construction failed)")
         inv = <Invocation>t._inv
         inv.wait()
         out = inv.outputs[t._out]
@@ -46,6 +48,8 @@ cpdef list batch_samples(BatchBase b):
     """The list of sample arrays of ``b``, waiting for its invocation if needed."""
     cdef Invocation inv
     if b._samples is None:
+        if b._inv is None:
+            raise RuntimeError("this Batch was not initialised (its construction failed)")
         inv = <Invocation>b._inv
         inv.wait()
         b._samples = inv.outputs[b._out]
