@@ -1,2 +1,206 @@
-"""Placeholder replaced by the family implementation."""
-OPERATORS = []
+"""Operators that mix the samples of a batch: permute_batch, batch_permutation."""
+
+import threading
+
+import numpy as np
+
+from .._prepare.invocation import PendingArg, PerSample
+from .._prepare.storage import BatchBase
+from .._types import int32
+from .schema import Arg, Input, Operator, same_as_input
+
+# ---------------------------------------------------------------------------
+# permute_batch
+
+
+def _sample_index(value, i, batch_size):
+    """The input sample that output sample ``i`` takes; ``value`` is the indices
+    argument for that sample: one index, or the whole list of ``batch_size``."""
+    _check_index_values(value)
+    if value.ndim == 0:
+        index = value
+    elif value.ndim == 1 and value.shape[0] == batch_size:
+        index = value[i]
+    else:
+        raise ValueError(
+            f"ndd.permute_batch: 'indices' must be one index per sample or a list of {batch_size} "
+            f"indices (the batch size), got {value.tolist()}"
+        )
+    index = int(index)
+    if not 0 <= index < batch_size:
+        raise IndexError(
+            f"ndd.permute_batch: 'indices' value {index} is out of range for a batch of {batch_size} samples"
+        )
+    return index
+
+
+def _check_index_values(value):
+    if value.dtype.kind in "iu":
+        return
+    if value.dtype.kind == "f" and np.all(np.mod(value, 1) == 0):
+        return
+    raise TypeError(
+        f"ndd.permute_batch: 'indices' must hold integers, got {value.dtype} values {value.tolist()}"
+    )
+
+
+def _permutation(values, batch_size):
+    """The input sample index of every output sample; ``values`` holds the indices
+    argument of each sample."""
+    return [_sample_index(v, i, batch_size) for i, v in enumerate(values)]
+
+
+def _permute_types(ins, args):
+    indices, x = args["indices"], ins[0]
+    if type(indices) is PendingArg:
+        return same_as_input(ins, args)
+    per_sample = type(indices) is PerSample
+    if isinstance(x, BatchBase):
+        # The batch size is known: check the indices at the call rather than when running.
+        batch_size = x._batch_size
+        _permutation(indices.values if per_sample else [indices] * batch_size, batch_size)
+    else:
+        for value in indices.values if per_sample else [indices]:
+            _check_index_values(value)
+    return same_as_input(ins, args)
+
+
+def _permute_kernel(arrays, args):
+    # Sample mode: a batch of one sample, which index 0 selects.
+    _sample_index(args["indices"], 0, 1)
+    return arrays[0]
+
+
+def _permute_batch_kernel(inputs, sample_args, batch_size, ctx):
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+    order = _permutation([a["indices"] for a in sample_args], batch_size)
+    return [[samples[j] for j in order]]
+
+
+PERMUTE_BATCH = Operator(
+    "permute_batch",
+    inputs=[Input("input", doc="The batch to reorder.")],
+    args=[
+        Arg(
+            "indices",
+            "array",
+            per_sample=True,
+            doc="For each output sample, the index of the input sample it takes: a list of "
+            "``batch_size`` indices, or a Batch of scalar indices. Indices may repeat.",
+            type_doc="list of int",
+        )
+    ],
+    infer_types=_permute_types,
+    kernel=_permute_kernel,
+    batch_kernel=_permute_batch_kernel,
+    doc="Reorder the samples of a batch.\n\n"
+    "Output sample ``i`` is input sample ``indices[i]``. Samples may be repeated or left out; "
+    "the output has as many samples as the batch.",
+)
+
+
+# ---------------------------------------------------------------------------
+# batch_permutation
+
+_thread_state = threading.local()
+
+
+def _default_generator():
+    """A numpy Generator per thread, seeded from the operating system."""
+    generator = getattr(_thread_state, "generator", None)
+    if generator is None:
+        generator = _thread_state.generator = np.random.default_rng()
+    return generator
+
+
+def _check_rng(rng):
+    if rng is not None and not callable(rng):
+        raise TypeError(
+            "ndd.batch_permutation: 'rng' must be None or a random generator (such as ndd.random.RNG), "
+            f"got {type(rng).__name__}"
+        )
+
+
+def _generator(rng):
+    if rng is None:
+        return _default_generator()
+    seed = rng()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise TypeError(
+            f"ndd.batch_permutation: 'rng' must return an unsigned 32-bit integer when called, got {seed!r}"
+        )
+    return np.random.default_rng(int(seed))
+
+
+def _derangement(generator, n):
+    """A uniformly drawn permutation of 0..n-1 without fixed points (n >= 2).
+    About e draws are needed on average."""
+    identity = np.arange(n)
+    while True:
+        candidate = generator.permutation(n)
+        if not np.any(candidate == identity):
+            return candidate
+
+
+def _random_order(generator, n, allow_repetitions, no_fixed_points):
+    if n < 2:
+        # With one sample, index 0 is the only choice, fixed point or not.
+        return np.zeros(n, np.int64)
+    if allow_repetitions and no_fixed_points:
+        draws = generator.integers(0, n - 1, size=n)
+        return draws + (draws >= np.arange(n))
+    if allow_repetitions:
+        return generator.integers(0, n, size=n)
+    if no_fixed_points:
+        return _derangement(generator, n)
+    return generator.permutation(n)
+
+
+def _batch_permutation_types(ins, args):
+    _check_rng(args["rng"])
+    return [(int32, "")]
+
+
+def _scalar_shape(shapes, args):
+    return [()]
+
+
+def _batch_permutation_kernel(inputs, sample_args, batch_size, ctx):
+    if batch_size == 0:
+        return [[]]
+    args = sample_args[0]
+    generator = _generator(args["rng"])
+    order = _random_order(generator, batch_size, args["allow_repetitions"], args["no_fixed_points"])
+    return [[np.array(v, np.int32) for v in order]]
+
+
+BATCH_PERMUTATION = Operator(
+    "batch_permutation",
+    args=[
+        Arg(
+            "allow_repetitions",
+            "bool",
+            False,
+            doc="Draw each index independently, so that indices may repeat and some may be missing.",
+        ),
+        Arg("no_fixed_points", "bool", False, doc="Never give sample ``i`` the index ``i``."),
+        Arg(
+            "rng",
+            "any",
+            None,
+            doc="Source of randomness: called to draw a 32-bit seed; by default a generator "
+            "of the calling thread, seeded from the operating system.",
+            type_doc="RNG",
+        ),
+    ],
+    infer_types=_batch_permutation_types,
+    infer_shape=_scalar_shape,
+    batch_kernel=_batch_permutation_kernel,
+    needs_batch=True,
+    doc="Draw a random permutation of the sample indices 0 ... batch_size - 1.\n\n"
+    "Each sample of the result is an int32 scalar; feed the batch to ``permute_batch`` as "
+    "``indices``. ``batch_size`` is required.",
+)
+
+OPERATORS = [PERMUTE_BATCH, BATCH_PERMUTATION]

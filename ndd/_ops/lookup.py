@@ -1,2 +1,269 @@
-"""Placeholder replaced by the family implementation."""
-OPERATORS = []
+"""Label and table lookups: one_hot, lookup_table."""
+
+import functools
+import warnings
+
+import numpy as np
+
+from .._prepare.storage import TensorBase, batch_samples, tensor_data
+from .._types import NUMERIC_TYPES, float32
+from .._types import bool as bool_
+from .schema import Arg, Input, Operator
+from .tensor_ops import _cast_array
+
+# Keys of lookup_table index a dense table; the reference caps them at this value.
+MAX_LOOKUP_KEY = 65535
+
+
+# ---------------------------------------------------------------------------
+# one_hot
+
+
+def _check_axis(axis, ndim):
+    if not -1 <= axis <= ndim:
+        raise ValueError(
+            f"ndd.one_hot: 'axis' must be in the range [-1, {ndim}] for a {ndim}-D input, got {axis}"
+        )
+
+
+def _known_sample_shapes(x):
+    """The shapes of the samples of ``x`` (one shape for a Tensor), waiting for the
+    data only when the producer could not tell them in advance."""
+    if isinstance(x, TensorBase):
+        return [x._shape if x._shape is not None else tensor_data(x).shape]
+    if x._shapes is None:
+        return [s.shape for s in batch_samples(x)]
+    return list(x._shapes)
+
+
+def _one_hot_layout(x, args):
+    axis_name = args["axis_name"]
+    if axis_name is None:
+        return ""
+    if len(axis_name) != 1:
+        raise ValueError(f"ndd.one_hot: 'axis_name' must be a single character, got {axis_name!r}")
+    axis = args["axis"]
+    shapes = _known_sample_shapes(x)
+    if axis == -1 and all(np.prod(s) == 1 for s in shapes):
+        return axis_name
+    ndim = len(shapes[0]) if shapes else len(x._layout)
+    _check_axis(axis, ndim)
+    if len(x._layout) != ndim:
+        raise ValueError(
+            f"ndd.one_hot: 'axis_name' needs an input with a layout of {ndim} dimension(s), got {x._layout!r}"
+        )
+    position = ndim if axis == -1 else axis
+    return x._layout[:position] + axis_name + x._layout[position:]
+
+
+def _one_hot_types(ins, args):
+    x = ins[0]
+    if x._dtype not in NUMERIC_TYPES:
+        raise TypeError(f"ndd.one_hot: the input must hold integer or floating-point labels, got {x._dtype}")
+    dtype = args["dtype"]
+    if dtype not in NUMERIC_TYPES:
+        raise TypeError(f"ndd.one_hot: 'dtype' must be a numeric type other than bool, got {dtype}")
+    if args["num_classes"] < 0:
+        raise ValueError(f"ndd.one_hot: 'num_classes' must not be negative, got {args['num_classes']}")
+    if args["axis"] < -1:
+        raise ValueError(f"ndd.one_hot: 'axis' must be -1 or a dimension index, got {args['axis']}")
+    return [(dtype, _one_hot_layout(x, args))]
+
+
+def _one_hot_shape(shapes, args):
+    shape, axis, num_classes = shapes[0], args["axis"], args["num_classes"]
+    if axis == -1 and len(shape) > 0 and np.prod(shape) == 1:
+        # A single-element sample is a scalar label only when the whole batch is;
+        # one sample's shape cannot tell.
+        return None
+    if len(shape) == 0:
+        _check_axis(axis, 0)
+        return [(num_classes,)]
+    _check_axis(axis, len(shape))
+    position = len(shape) if axis == -1 else axis
+    return [shape[:position] + (num_classes,) + shape[position:]]
+
+
+def _c_cast(value, dtype):
+    """Convert an on/off value as the reference does: to float32 first, then, for an
+    integer type, truncate toward zero and wrap modulo 2**bits (a C cast)."""
+    value = np.asarray(value, np.float32)
+    if dtype.is_float:
+        return value.astype(dtype.numpy)
+    with np.errstate(invalid="ignore"):
+        return np.trunc(value).astype(np.int64).astype(dtype.numpy)
+
+
+def _one_hot_sample(x, args, scalar_label):
+    num_classes, axis = args["num_classes"], args["axis"]
+    if x.dtype.kind == "f":
+        x = np.trunc(x)
+    valid = (x >= 0) & (x < num_classes)
+    labels = np.full(x.shape, -1, np.int64)
+    labels[valid] = x[valid]
+    hot = labels[..., None] == np.arange(num_classes)
+    out = np.where(hot, _c_cast(args["on_value"], args["dtype"]), _c_cast(args["off_value"], args["dtype"]))
+    if scalar_label:
+        return out.reshape(num_classes)
+    _check_axis(axis, x.ndim)
+    if axis == -1:
+        return out
+    return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+
+
+def _one_hot_kernel(arrays, args):
+    x = arrays[0]
+    return _one_hot_sample(x, args, args["axis"] == -1 and x.size == 1)
+
+
+def _one_hot_batch_kernel(inputs, sample_args, batch_size, ctx):
+    samples = inputs[0] if isinstance(inputs[0], list) else [inputs[0]] * batch_size
+    # As in the reference, single-element samples are scalar labels only if all are.
+    scalar_labels = all(s.size == 1 for s in samples)
+    return [
+        [
+            _one_hot_sample(s, a, a["axis"] == -1 and scalar_labels)
+            for s, a in zip(samples, sample_args, strict=True)
+        ]
+    ]
+
+
+ONE_HOT = Operator(
+    "one_hot",
+    inputs=[Input("input", doc="Class labels, of an integer or floating-point type.")],
+    args=[
+        Arg(
+            "axis",
+            "int",
+            -1,
+            doc="Where the new class dimension goes; -1 appends it as the last dimension.",
+        ),
+        Arg(
+            "axis_name",
+            "str",
+            None,
+            doc="One-character layout name of the new dimension; without it the output has no layout.",
+            type_doc="str",
+        ),
+        Arg("dtype", "dtype", float32, doc="Output data type.", type_doc="DType"),
+        Arg("num_classes", "int", 0, doc="Number of classes, the extent of the new dimension."),
+        Arg("off_value", "float", 0.0, doc="Value of the classes a label does not select."),
+        Arg("on_value", "float", 1.0, doc="Value of the class a label selects."),
+    ],
+    infer_types=_one_hot_types,
+    infer_shape=_one_hot_shape,
+    kernel=_one_hot_kernel,
+    batch_kernel=_one_hot_batch_kernel,
+    doc="Encode class labels as one-hot vectors.\n\n"
+    "Each label selects one of ``num_classes`` positions along a new dimension, set to "
+    "``on_value``; the other positions get ``off_value``. Floating-point labels are "
+    "truncated toward zero; labels outside ``[0, num_classes)`` select nothing. When every "
+    "sample holds a single label (shape ``()``, ``(1,)``, ``(1, 1)``...) and ``axis`` is -1, "
+    "each output sample has the shape ``(num_classes,)``. On and off values are converted "
+    "like a C cast: to float32, then truncated and wrapped for an integer ``dtype``.",
+)
+
+
+# ---------------------------------------------------------------------------
+# lookup_table
+
+
+def _lookup_dtype(args):
+    dtype, deprecated = args["dtype"], args["output_dtype"]
+    if deprecated is None:
+        return dtype
+    if dtype != float32 and dtype != deprecated:
+        raise ValueError(
+            "ndd.lookup_table: give 'dtype' or its deprecated alias 'output_dtype', not both "
+            f"(got {dtype} and {deprecated})"
+        )
+    return deprecated
+
+
+def _lookup_types(ins, args):
+    x = ins[0]
+    if not x._dtype.is_integer:
+        raise TypeError(f"ndd.lookup_table: the input must be of an integer type, got {x._dtype}")
+    dtype = _lookup_dtype(args)
+    if args["output_dtype"] is not None:
+        # Frames: this function, the generated public function, the caller.
+        warnings.warn(
+            "ndd.lookup_table: 'output_dtype' is a deprecated alias of 'dtype'; use 'dtype'",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    if dtype not in NUMERIC_TYPES and dtype != bool_:
+        raise TypeError(f"ndd.lookup_table: 'dtype' must be a numeric type or bool, got {dtype}")
+    keys, values = args["keys"], args["values"]
+    if len(keys) != len(values):
+        raise ValueError(
+            f"ndd.lookup_table: 'keys' and 'values' must have the same length, got {len(keys)} and {len(values)}"
+        )
+    bad = [k for k in keys if not 0 <= k <= MAX_LOOKUP_KEY]
+    if bad:
+        raise ValueError(f"ndd.lookup_table: 'keys' must be in the range [0, {MAX_LOOKUP_KEY}], got {bad[0]}")
+    return [(dtype, x._layout)]
+
+
+def _same_shape(shapes, args):
+    return [shapes[0]]
+
+
+@functools.lru_cache(maxsize=16)
+def _lookup_table(keys, values, default_value, dtype):
+    """The dense table: entry k is the value of key k; one more entry at the end,
+    the default, serves every label outside the keys. Later duplicates win."""
+    mapping = dict(zip(keys, values, strict=True))
+    size = max(mapping, default=-1) + 1
+    table = np.full(size + 1, default_value, np.float32)
+    table[list(mapping)] = list(mapping.values())
+    # Values pass through float32 and convert with rounding and saturation, as in the reference.
+    table = _cast_array(table, dtype.numpy)
+    table.flags.writeable = False
+    return table
+
+
+def _lookup_kernel(arrays, args):
+    x = arrays[0]
+    table = _lookup_table(args["keys"], args["values"], args["default_value"], _lookup_dtype(args))
+    default_index = table.shape[0] - 1
+    valid = (x >= 0) & (x < default_index)
+    index = np.full(x.shape, default_index, np.intp)
+    index[valid] = x[valid]
+    # Indexing with a 0-D array gives a numpy scalar; keep it an array.
+    return np.asarray(table[index])
+
+
+LOOKUP_TABLE = Operator(
+    "lookup_table",
+    inputs=[Input("input", doc="Integer keys to look up.")],
+    args=[
+        Arg("default_value", "float", 0.0, doc="Value of the keys that are not in ``keys``."),
+        Arg("dtype", "dtype", float32, doc="Output data type.", type_doc="DType"),
+        Arg("keys", "int_list", (), doc="Keys of the table, integers in [0, 65535].", type_doc="list of int"),
+        Arg(
+            "output_dtype",
+            "dtype",
+            None,
+            doc="Deprecated alias of ``dtype``.",
+            type_doc="DType",
+        ),
+        Arg(
+            "values",
+            "float_list",
+            (),
+            doc="Values of the keys, in the order of ``keys``.",
+            type_doc="list of float",
+        ),
+    ],
+    infer_types=_lookup_types,
+    infer_shape=_same_shape,
+    kernel=_lookup_kernel,
+    doc="Replace each key by its value in a table.\n\n"
+    "Element ``k`` of the output is ``values[i]`` where ``keys[i] == k``, or "
+    "``default_value`` when ``k`` is not a key. Values are converted to float32 and then to "
+    "``dtype`` with rounding (halves away from zero) and saturation. When a key repeats, "
+    "its last value wins.",
+)
+
+OPERATORS = [ONE_HOT, LOOKUP_TABLE]
