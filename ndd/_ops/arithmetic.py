@@ -5,9 +5,13 @@ The prepare phase (type promotion, broadcasting, layout) is the compiled
 ``_prepare.elementwise.apply``.
 
 Deliberate divergences from the reference (documented in the user guide):
-``//`` and ``%`` use Python's floor semantics for integers and floats; float16
-is supported on the CPU; ``rsqrt(0)`` is inf; an integer raised to a negative
-power is the truncated exact result (``1 ** -1 == 1``) rather than 0.
+``//`` and ``%`` use Python's floor semantics for integers and floats, and an
+integer divisor of 0 raises ZeroDivisionError; float16 is supported on the CPU;
+``rsqrt(0)`` is inf; an integer raised to a negative power is the truncated
+exact result (``1 ** -1 == 1``) rather than 0; shifts by the bit width or more
+give the exact result and negative shift counts raise ValueError; ``ndd.math.min``
+and ``max`` propagate NaN; comparisons are exact across signed and unsigned types
+and compare integers with floats as numpy does (in float64 where needed).
 """
 
 import numpy as np
@@ -38,13 +42,13 @@ class ElementwiseOp:
         Whether all-bool operands are accepted.
     """
 
-    num_outputs = 1
     batch_kernel = None
     execute = None
     gpu_kernel = None
 
-    def __init__(self, name, qualname, arity, fn, result="promote", integer_only=False, bool_ok=False,
-                 params=None):
+    def __init__(
+        self, name, qualname, arity, fn, result="promote", integer_only=False, bool_ok=False, params=None
+    ):
         self.name = name
         self.qualname = qualname
         self.arity = arity
@@ -66,9 +70,7 @@ class ElementwiseOp:
             if self.integer_only and dt.is_float:
                 raise TypeError(f"{self.qualname}: operands must be integers or bool, got {names}")
         if not self.bool_ok and all(dt == bool_dtype for dt in dtypes):
-            raise TypeError(
-                f"{self.qualname}: operands cannot all be bool ({names}); use & | ^ for logic"
-            )
+            raise TypeError(f"{self.qualname}: operands cannot all be bool ({names}); use & | ^ for logic")
         common = promote_all(list(dtypes))
         if self.result == "bool":
             # Comparisons stay exact across signed/unsigned types: numpy compares
@@ -213,7 +215,8 @@ MATH_FUNCTIONS.update(
         "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent")),
         # The first argument is the numerator, as np.arctan2(x, y) (reference parameter names).
         "atan2": _math("atan2", 2, np.arctan2, result="float", params=("x", "y")),
-        "clamp": _math("clamp", 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
-                       params=("value", "lo", "hi")),
+        "clamp": _math(
+            "clamp", 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), params=("value", "lo", "hi")
+        ),
     }
 )

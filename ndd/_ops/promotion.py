@@ -5,7 +5,8 @@ the signed type when it is wider, else the signed type of twice the unsigned
 width (capped at 64 bits). Python scalars are not "weak": an int is an int32
 operand, a float a float32 one."""
 
-from .._types import DType, bool as bool_dtype, float32, int16, int32, int64
+from .._types import DType, float32, int16, int32, int64
+from .._types import bool as bool_dtype
 
 _SIGNED_BY_BITS = {16: int16, 32: int32, 64: int64}
 

@@ -110,22 +110,31 @@ cpdef object apply(op, tuple operands):
 
     shapes = None
     cdef str layout = ""
-    cdef Py_ssize_t best_ndim = -1, nd, i
+    cdef Py_ssize_t nd, i
     for x in ins:
         lay = (<TensorBase>x)._layout if isinstance(x, TensorBase) else (<BatchBase>x)._layout
-        nd = len(lay)
-        if nd > best_ndim and nd > 0:
-            best_ndim = nd
+        if not lay:
+            continue
+        if not layout:
             layout = lay
+            continue
+        # Broadcasting aligns trailing dimensions, so named layouts must agree there.
+        longer, shorter = (lay, layout) if len(lay) > len(layout) else (layout, lay)
+        if not longer.endswith(shorter):
+            raise ValueError(f"{op.qualname}: operand layouts {layout!r} and {lay!r} do not match")
+        layout = longer
     if shapes_known:
-        if bs < 0:
-            shapes = [(_broadcast_all([(<TensorBase>x)._shape for x in ins]),)]
-        else:
-            shapes = [
-                (_broadcast_all([(<TensorBase>x)._shape if isinstance(x, TensorBase)
-                                 else (<BatchBase>x)._shapes[i] for x in ins]),)
-                for i in range(bs)
-            ]
+        try:
+            if bs < 0:
+                shapes = [(_broadcast_all([(<TensorBase>x)._shape for x in ins]),)]
+            else:
+                shapes = []
+                for i in range(bs):
+                    shapes.append((_broadcast_all([(<TensorBase>x)._shape if isinstance(x, TensorBase)
+                                                   else (<BatchBase>x)._shapes[i] for x in ins]),))
+        except ValueError as exc:
+            where = f" (sample {i})" if bs >= 0 else ""
+            raise ValueError(f"{op.qualname}: {exc}{where}") from None
         nd = len(shapes[0][0])
         if nd != len(layout):
             layout = ""
