@@ -32,8 +32,14 @@ class Operator:
     inputs : sequence of Input
     args : sequence of Arg
         Keyword arguments, in signature order.
+    prepare_args : callable(inputs, args), optional
+        Runs first in the prepare phase: derives arguments from input metadata
+        (e.g. axis indices from ``axis_names`` and the input layout), storing them
+        in ``args`` under names starting with ``_``, and rejects bad input.
+        The type and shape rules and the kernel then read them from ``args``.
     infer_types : callable(inputs, args) -> list of (DType, layout)
-        Output dtypes and layouts from input metadata; never touches data.
+        Output dtypes and layouts from input metadata; never touches data. Its
+        length is the number of outputs (it may depend on the arguments).
     infer_shape : callable(shapes, args) -> list of shapes, optional
         Output shapes of one sample from the input shapes of that sample and
         its arguments; ``None`` (or returning None) when only the run can tell.
@@ -41,7 +47,6 @@ class Operator:
         The CPU work for one sample.
     batch_kernel : callable(inputs, sample_args, batch_size, ctx), optional
         CPU work for a whole batch, for operators that mix samples.
-    num_outputs : int
     needs_batch : bool
         The operator only makes sense in batch mode (``permute_batch``).
     doc : str
@@ -54,11 +59,11 @@ class Operator:
         *,
         inputs=(),
         args=(),
+        prepare_args=None,
         infer_types=same_as_input,
         infer_shape=None,
         kernel=None,
         batch_kernel=None,
-        num_outputs=1,
         needs_batch=False,
         gpu_kernel=None,
         module="ndd",
@@ -73,11 +78,11 @@ class Operator:
         for arg in self.arg_specs:
             if arg.default is not REQUIRED:
                 arg.converted_default = arg.convert(self, arg.default)
+        self.prepare_args = prepare_args
         self.infer_types = infer_types
         self.infer_shape = infer_shape
         self.kernel = kernel
         self.batch_kernel = batch_kernel
-        self.num_outputs = num_outputs
         self.needs_batch = needs_batch
         self.gpu_kernel = gpu_kernel
         self.doc = doc

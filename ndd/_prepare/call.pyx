@@ -186,6 +186,9 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
         raise ValueError(f"{op.qualname} needs a batch: pass batch_size or a Batch input")
 
     dev = _resolve_device(op, device, any_gpu)
+    prepare_args = op.prepare_args
+    if prepare_args is not None:
+        prepare_args(ins, args)
     types = op.infer_types(ins, args)
 
     shapes = None
@@ -205,6 +208,7 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     inv.inputs = tuple(ins)
     inv.args = args
     inv.batch_size = bs
+    inv.num_outputs = len(types)
     inv.device = dev
     results = make_results(inv, types, shapes, dev)
     schedule(inv, external)

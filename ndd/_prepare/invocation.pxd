@@ -12,6 +12,7 @@ cdef class Invocation:
     cdef public tuple inputs
     cdef public dict args
     cdef public Py_ssize_t batch_size
+    cdef public int num_outputs
     cdef public object device
     cdef public object ctx
     cdef public list outputs

@@ -14,6 +14,7 @@ class Invocation:
     inputs: tuple[Any, ...] | None
     args: dict[str, Any] | None
     batch_size: int
+    num_outputs: int
     device: Any
     ctx: Any
     outputs: list[Any] | None

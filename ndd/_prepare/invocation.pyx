@@ -81,7 +81,7 @@ cdef list _execute(Invocation inv):
             samples = batch_samples(<BatchBase>x)
             data.append(samples)
     cdef Py_ssize_t bs = inv.batch_size
-    cdef int nout = op.num_outputs
+    cdef int nout = inv.num_outputs
     if bs < 0:
         result = op.kernel(tuple(data), args)
         return [result] if nout == 1 else list(result)
@@ -119,6 +119,7 @@ cdef class Invocation:
     def __cinit__(self):
         global _next_seq
         self.batch_size = -1
+        self.num_outputs = 1
         self.seq = _next_seq
         _next_seq += 1
 
