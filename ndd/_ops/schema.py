@@ -105,12 +105,9 @@ class Operator:
             else:
                 params.append(inp.name)
                 input_names.append(inp.name)
-        if variadic:
-            params.append(f"*{variadic}")
-        elif input_names:
+        if input_names:
             params.append("/")
-        if not variadic:
-            params.append("*")
+        params.append(f"*{variadic}" if variadic else "*")
         params += ["batch_size=None", "device=None"]
         defaults = {}
         for arg in self.arg_specs:
