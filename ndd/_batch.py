@@ -6,7 +6,7 @@ from . import _types
 from ._convert import numpy_dtype, to_array
 from ._eval.device import Device, device as to_device
 from ._eval.mode import EvalMode
-from ._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
+from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
 from ._tensor import Tensor, _check_layout, _require_cpu, _stack_batch
 from ._types import DType
 
@@ -28,7 +28,9 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     dt = _types.dtype(dtype) if dtype is not None else None
     if device is not None:
         _require_cpu(to_device(device), "ndd.batch")
+    whole = None  # the samples as one array with a leading sample dimension, when given so
     if isinstance(tensors, BatchBase):
+        whole = batch_dense(tensors)
         samples = list(batch_samples(tensors))
         src_dt, src_layout = tensors._dtype, tensors._layout
     elif isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)) and (
@@ -61,23 +63,32 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
             if dt is None:
                 raise ValueError("Element type must be specified if the list is empty")
             src_dt = dt
-    if dt is not None and dt != src_dt:
-        np_dt = numpy_dtype(dt)
-        samples = [s.astype(np_dt) for s in samples]
-    else:
+    shapes = [s.shape for s in samples]
+    uniform = len(set(shapes)) <= 1
+    converted = dt is not None and dt != src_dt
+    if not converted:
         dt = src_dt
-        if copy:
-            samples = [s.copy() for s in samples]
+    if uniform and samples and (copy or converted):
+        # One copy into dense storage: later operators can process the batch in one call.
+        dense = whole if whole is not None else np.stack(samples)
+        b._dense = dense.astype(numpy_dtype(dt)) if converted else (dense.copy() if whole is not None else dense)
+        b._samples = None
+    elif converted:
+        np_dt = numpy_dtype(dt)
+        b._samples = [s.astype(np_dt) for s in samples]
+    else:
+        b._samples = [s.copy() for s in samples] if copy else samples
+        b._dense = whole
     if layout is None:
         layout = src_layout
-    ndim = samples[0].ndim if samples else len(layout or "")
-    b._samples = samples
-    b._shapes = [s.shape for s in samples]
+    ndim = len(shapes[0]) if samples else len(layout or "")
+    b._shapes = shapes
+    b._uniform = uniform
     b._dtype = dt
     b._layout = _check_layout(layout, ndim)
     b._device = Device.CPU
     b._batch_size = len(samples)
-    b._external = not copy
+    b._external = not copy and not converted
     return b
 
 
@@ -217,8 +228,8 @@ class Batch(BatchBase):
         i = self._check_index(sample_range)
         t = Tensor.__new__(Tensor)
         t._dtype, t._layout, t._device = self._dtype, self._layout, self._device
-        if self._samples is not None:
-            t._data = self._samples[i]
+        if self._samples is not None or self._dense is not None:
+            t._data = batch_samples(self)[i]
             t._shape = t._data.shape
         else:
             t._inv, t._out, t._sample = self._inv, self._out, i
@@ -241,6 +252,9 @@ class Batch(BatchBase):
             import torch
         except ImportError:
             raise RuntimeError("Batch.torch() needs PyTorch (pip install 'ndd[torch]')") from None
+        dense = batch_dense(self)
+        if dense is not None:
+            return torch.from_numpy(dense.copy() if copy else dense)
         if copy is False:
             raise ValueError("Batch.torch(copy=False): the samples are not stored in one contiguous buffer")
         return torch.from_numpy(_stack_batch(self, pad))
@@ -274,6 +288,7 @@ def _from_samples(samples, dt, layout):
     b = Batch.__new__(Batch)
     b._samples = samples
     b._shapes = [s.shape for s in samples]
+    b._uniform = len(set(b._shapes)) <= 1
     b._dtype, b._layout, b._device = dt, layout, Device.CPU
     b._batch_size = len(samples)
     return b

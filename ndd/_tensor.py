@@ -6,7 +6,7 @@ from . import _types
 from ._convert import numpy_dtype, to_array
 from ._eval.device import Device, device as to_device
 from ._eval.mode import EvalMode
-from ._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
+from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
 from ._types import DType
 
 __all__ = ["Tensor", "tensor", "as_tensor"]
@@ -43,6 +43,9 @@ def _fill(t, arr, dt, layout, dev, external):
 
 
 def _stack_batch(b, pad):
+    dense = batch_dense(b)
+    if dense is not None:
+        return dense
     samples = batch_samples(b)
     if not samples:
         raise ValueError("Cannot stack an empty batch into a tensor")

@@ -43,6 +43,9 @@ class ElementwiseOp:
     """
 
     batch_kernel = None
+    # The prepare phase checks that broadcasting Tensor operands against dense
+    # batches gives the per-sample result (args["dense"]).
+    dense_broadcasts_tensors = True
     execute = None
     gpu_kernel = None
 
@@ -93,6 +96,11 @@ class ElementwiseOp:
             arrays = [a if a.dtype == compute else a.astype(compute) for a in arrays]
         # asarray: ufuncs return numpy scalars, not arrays, for 0-D operands.
         return np.asarray(self.fn(*arrays), dtype=out)
+
+    def dense_kernel(self, arrays, args):
+        """The whole batch at once when the prepare phase found that broadcasting
+        the dense batch arrays is the same as broadcasting each sample."""
+        return self.kernel(arrays, args) if args["dense"] else None
 
     def __call__(self, *operands):
         return apply(self, operands)

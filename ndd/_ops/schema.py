@@ -45,6 +45,11 @@ class Operator:
         its arguments; ``None`` (or returning None) when only the run can tell.
     kernel : callable(arrays, args) -> array or tuple of arrays
         The CPU work for one sample.
+    dense_kernel : callable(arrays, args) -> array or tuple, optional
+        CPU work for a whole batch stored densely (Batch inputs are arrays with
+        a leading sample dimension, Tensor inputs plain arrays); used when no
+        argument varies per sample. It may return None to decline, and the
+        per-sample kernel runs instead. Only used when all inputs are Batches.
     batch_kernel : callable(inputs, sample_args, batch_size, ctx), optional
         CPU work for a whole batch, for operators that mix samples.
     needs_batch : bool
@@ -63,6 +68,7 @@ class Operator:
         infer_types=same_as_input,
         infer_shape=None,
         kernel=None,
+        dense_kernel=None,
         batch_kernel=None,
         needs_batch=False,
         gpu_kernel=None,
@@ -82,6 +88,8 @@ class Operator:
         self.infer_types = infer_types
         self.infer_shape = infer_shape
         self.kernel = kernel
+        self.dense_kernel = dense_kernel
+        self.dense_broadcasts_tensors = False
         self.batch_kernel = batch_kernel
         self.needs_batch = needs_batch
         self.gpu_kernel = gpu_kernel

@@ -150,6 +150,7 @@ CAST = Operator(
     infer_types=_cast_types,
     infer_shape=_same_shape,
     kernel=_cast_kernel,
+    dense_kernel=_cast_kernel,
     doc="Convert the elements to another type.\n\nFloat values are rounded to the nearest integer "
     "(halves away from zero) and saturated to the range of an integer output type; NaN becomes 0. "
     "Integers saturate when the output type is narrower. A float becomes True when it rounds to a "
@@ -171,6 +172,7 @@ CAST_LIKE = Operator(
     infer_types=_cast_like_types,
     infer_shape=_same_shape,
     kernel=_cast_like_kernel,
+    dense_kernel=_cast_like_kernel,
     doc="Convert the elements of the first input to the type of the second.\n\n"
     "The conversion follows the rules of ``cast``; only the type of ``input_1`` matters.",
 )
@@ -185,6 +187,7 @@ COPY = Operator(
     inputs=[Input("input")],
     infer_shape=_same_shape,
     kernel=_copy_kernel,
+    dense_kernel=_copy_kernel,
     doc="Copy the data into new memory, keeping the shape, type and layout.",
 )
 
@@ -355,6 +358,14 @@ def _reinterpret_shape(shapes, args):
     return _shape_of(REINTERPRET, shapes, args)
 
 
+def _reshape_dense(arrays, args):
+    arr, shape_input = arrays
+    if shape_input is not None:
+        return None  # the new shape may differ per sample
+    sample_shape = _reshaped(RESHAPE, arr.shape[1:], args["_itemsizes"], None, args)
+    return arr.reshape((arr.shape[0],) + sample_shape)
+
+
 def _reinterpret_kernel(arrays, args):
     arr = arrays[0]
     out_type = arr.dtype if args["dtype"] is None else args["dtype"].numpy
@@ -413,6 +424,7 @@ RESHAPE = Operator(
     infer_types=_reshape_types,
     infer_shape=_reshape_shape,
     kernel=_reshape_kernel,
+    dense_kernel=_reshape_dense,
     doc="Give the data another shape and/or layout without moving it.\n\n"
     "The new shape comes from ``shape_input``, ``shape`` or ``rel_shape`` (at most one of them), "
     "else from ``src_dims``; the number of elements must not change.",
@@ -483,6 +495,11 @@ def _transpose_kernel(arrays, args):
     return arr.transpose(_permutation(args["perm"], arr.ndim))
 
 
+def _transpose_dense(arrays, args):
+    arr = arrays[0]
+    return arr.transpose((0,) + tuple(p + 1 for p in _permutation(args["perm"], arr.ndim - 1)))
+
+
 TRANSPOSE = Operator(
     "transpose",
     inputs=[Input("input")],
@@ -511,6 +528,7 @@ TRANSPOSE = Operator(
     infer_types=_transpose_types,
     infer_shape=_transpose_shape,
     kernel=_transpose_kernel,
+    dense_kernel=_transpose_dense,
     doc="Permute the dimensions of the data.\n\nThe output is a view of the input where possible.",
 )
 
@@ -584,6 +602,11 @@ def _squeeze_kernel(arrays, args):
     return arr.reshape(_squeezed(arr.shape, args))
 
 
+def _squeeze_dense(arrays, args):
+    arr = arrays[0]
+    return arr.reshape(arr.shape[:1] + tuple(_squeezed(arr.shape[1:], args)))
+
+
 SQUEEZE = Operator(
     "squeeze",
     inputs=[Input("data")],
@@ -601,6 +624,7 @@ SQUEEZE = Operator(
     infer_types=_squeeze_types,
     infer_shape=_squeeze_shape,
     kernel=_squeeze_kernel,
+    dense_kernel=_squeeze_dense,
     doc="Remove dimensions of extent 1.\n\nGive the dimensions by index (``axes``) or by layout name "
     "(``axis_names``), not both. The output is a view of the input.",
 )
@@ -653,6 +677,11 @@ def _expand_kernel(arrays, args):
     return arr.reshape(_expanded(arr.shape, args["axes"]))
 
 
+def _expand_dense(arrays, args):
+    arr = arrays[0]
+    return arr.reshape(arr.shape[:1] + tuple(_expanded(arr.shape[1:], args["axes"])))
+
+
 EXPAND_DIMS = Operator(
     "expand_dims",
     inputs=[Input("data")],
@@ -676,6 +705,7 @@ EXPAND_DIMS = Operator(
     infer_types=_expand_types,
     infer_shape=_expand_shape,
     kernel=_expand_kernel,
+    dense_kernel=_expand_dense,
     doc="Insert dimensions of extent 1.\n\nThe output is a view of the input.",
 )
 

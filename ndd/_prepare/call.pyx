@@ -2,7 +2,7 @@
 """The operator call path (steps 1-5 of DESIGN.md): inputs, batch size, device,
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
-from .storage cimport TensorBase, BatchBase
+from .storage cimport TensorBase, BatchBase, batch_samples
 from .invocation cimport Invocation, PerSample, PendingArg, schedule
 from .args cimport Arg
 from .args import InvalidArgumentError
@@ -77,9 +77,9 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
                 f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
             )
         batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size)
-        if b._samples is None:
+        if b._samples is None and b._dense is None:
             return PendingArg(spec, b)
-        return PerSample([spec.convert(op, s) for s in b._samples])
+        return PerSample([spec.convert(op, s) for s in batch_samples(b)])
     return spec.convert(op, value)
 
 
@@ -93,8 +93,9 @@ cdef dict _sample_args(dict args, Py_ssize_t i):
     return args if result is None else result
 
 
-cpdef object make_results(Invocation inv, list types, object shapes, object dev):
-    """Tensor or Batch objects (a tuple when several) for the outputs of ``inv``."""
+cpdef object make_results(Invocation inv, list types, object shapes, object dev, bint uniform=False):
+    """Tensor or Batch objects (a tuple when several) for the outputs of ``inv``;
+    ``uniform``: every sample of a batch output has the same shape."""
     cdef TensorBase t
     cdef BatchBase b
     cdef list results = []
@@ -121,6 +122,7 @@ cpdef object make_results(Invocation inv, list types, object shapes, object dev)
             b._batch_size = inv.batch_size
             if shapes is not None:
                 b._shapes = [s[k] for s in shapes]
+                b._uniform = uniform
             results.append(b)
     if len(results) == 1:
         return results[0]
@@ -192,10 +194,17 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     types = op.infer_types(ins, args)
 
     shapes = None
+    cdef bint uniform = False
     infer_shape = op.infer_shape
     if shapes_known and infer_shape is not None:
         if bs < 0:
             shapes = infer_shape(tuple([None if x is None else (<TensorBase>x)._shape for x in ins]), args)
+        elif bs > 0 and _all_uniform(ins, args):
+            # Same input shapes and arguments for every sample: infer once.
+            sample_shapes = infer_shape(_sample_shapes(ins, 0), args)
+            if sample_shapes is not None:
+                shapes = [sample_shapes] * bs
+                uniform = True
         else:
             shapes = [
                 infer_shape(_sample_shapes(ins, i), _sample_args(args, i)) for i in range(bs)
@@ -210,9 +219,21 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     inv.batch_size = bs
     inv.num_outputs = len(types)
     inv.device = dev
-    results = make_results(inv, types, shapes, dev)
+    results = make_results(inv, types, shapes, dev, uniform)
     schedule(inv, external)
     return results
+
+
+cdef bint _all_uniform(list ins, dict args):
+    """Whether every Batch input has one shape for all samples and no argument
+    varies per sample."""
+    for x in ins:
+        if isinstance(x, BatchBase) and not (<BatchBase>x)._uniform:
+            return False
+    for v in args.values():
+        if type(v) is PerSample or type(v) is PendingArg:
+            return False
+    return True
 
 
 cdef tuple _sample_shapes(list ins, Py_ssize_t i):

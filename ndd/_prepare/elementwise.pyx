@@ -60,12 +60,29 @@ cdef tuple _broadcast_all(list shapes):
     return result
 
 
+cdef bint _dense_broadcast_ok(list ins):
+    """Whether broadcasting the densely stored batches (leading sample dimension)
+    with the tensors gives the per-sample result: all batches have one sample
+    dimensionality and no tensor has more dimensions."""
+    cdef Py_ssize_t batch_ndim = -1, nd
+    for x in ins:
+        if isinstance(x, BatchBase):
+            nd = len((<BatchBase>x)._shapes[0])
+            if batch_ndim >= 0 and nd != batch_ndim:
+                return False
+            batch_ndim = nd
+    for x in ins:
+        if isinstance(x, TensorBase) and len((<TensorBase>x)._shape) > batch_ndim:
+            return False
+    return True
+
+
 cpdef object apply(op, tuple operands):
     """Prepare and schedule an elementwise operator on Tensors, Batches,
     tensor-likes and Python scalars; return a Tensor or a Batch."""
     cdef list ins = []
     cdef Py_ssize_t bs = -1
-    cdef bint external = False, any_gpu = False, shapes_known = True
+    cdef bint external = False, any_gpu = False, shapes_known = True, uniform = True
     cdef TensorBase t
     cdef BatchBase b
     for x in operands:
@@ -79,6 +96,7 @@ cpdef object apply(op, tuple operands):
             external |= b._external
             any_gpu |= b._device is not _CPU
             shapes_known &= b._shapes is not None
+            uniform &= b._uniform
             ins.append(b)
             continue
         elif type(x) is int or type(x) is float or type(x) is bool:
@@ -127,6 +145,9 @@ cpdef object apply(op, tuple operands):
         try:
             if bs < 0:
                 shapes = [(_broadcast_all([(<TensorBase>x)._shape for x in ins]),)]
+            elif uniform and bs > 0:
+                shapes = [(_broadcast_all([(<TensorBase>x)._shape if isinstance(x, TensorBase)
+                                           else (<BatchBase>x)._shapes[0] for x in ins]),)] * bs
             else:
                 shapes = []
                 for i in range(bs):
@@ -141,9 +162,12 @@ cpdef object apply(op, tuple operands):
     cdef Invocation inv = Invocation()
     inv.op = op
     inv.inputs = tuple(ins)
-    inv.args = {"types": types}
+    inv.args = {"types": types, "dense": bs > 0 and shapes_known and _dense_broadcast_ok(ins)}
     inv.batch_size = bs
     inv.device = _CPU
-    results = make_results(inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, _CPU)
+    results = make_results(
+        inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, _CPU,
+        uniform and shapes is not None
+    )
     schedule(inv, external)
     return results

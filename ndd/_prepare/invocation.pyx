@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples
+from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_dense
 
 from .._eval.mode import EvalMode
 from .._eval.context import EvalContext
@@ -65,9 +65,36 @@ cdef list _sample_args(dict args, Py_ssize_t batch_size):
     return result
 
 
+cdef object _run_dense(dense_kernel, tuple inputs, dict args, bint mixed_ok):
+    """Run a whole-batch kernel when every input is a Batch stored densely (or,
+    for kernels that broadcast Tensors themselves, ``mixed_ok``, any mix) and no
+    argument varies per sample; None when that is not possible or the kernel
+    declines, so that the caller falls back to the per-sample kernel."""
+    if not isinstance(inputs[0], BatchBase) and not mixed_ok:
+        return None
+    for v in args.values():
+        if type(v) is PerSample:
+            return None
+    cdef list arrays = []
+    for x in inputs:
+        if x is None:
+            arrays.append(None)
+        elif isinstance(x, TensorBase):
+            if not mixed_ok:
+                return None  # a Tensor broadcast to every sample: run per sample
+            arrays.append(tensor_data(<TensorBase>x))
+        else:
+            dense = batch_dense(<BatchBase>x)
+            if dense is None:
+                return None
+            arrays.append(dense)
+    return dense_kernel(tuple(arrays), args)
+
+
 cdef list _execute(Invocation inv):
-    """The generic run phase: a per-sample kernel mapped over the batch, or a
-    whole-batch kernel when the operator has one."""
+    """The generic run phase: the kernel of one sample, or in batch mode the
+    operator's whole-batch kernel, its dense kernel (one call over densely
+    stored samples) or its per-sample kernel mapped over the batch."""
     op = inv.op
     cdef dict args = {name: _resolve_arg(op, v) for name, v in inv.args.items()}
     cdef list data = []
@@ -88,6 +115,11 @@ cdef list _execute(Invocation inv):
     batch_kernel = op.batch_kernel
     if batch_kernel is not None:
         return batch_kernel(data, _sample_args(args, bs), bs, inv.ctx)
+    dense_kernel = op.dense_kernel
+    if dense_kernel is not None:
+        result = _run_dense(dense_kernel, inv.inputs, args, op.dense_broadcasts_tensors)
+        if result is not None:
+            return [result] if nout == 1 else list(result)
     cdef list is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
     cdef list per_sample_args = _sample_args(args, bs)
     cdef list sample_inputs = []

@@ -12,6 +12,8 @@ cdef class TensorBase:
 
 cdef class BatchBase:
     cdef public list _samples
+    cdef public object _dense
+    cdef public bint _uniform
     cdef public object _inv
     cdef public int _out
     cdef public object _shapes
@@ -24,3 +26,4 @@ cdef class BatchBase:
 
 cpdef object tensor_data(TensorBase t)
 cpdef list batch_samples(BatchBase b)
+cpdef object batch_dense(BatchBase b)

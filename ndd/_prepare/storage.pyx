@@ -21,7 +21,13 @@ cdef class TensorBase:
 
 
 cdef class BatchBase:
-    """Fields of a Batch: ``_samples`` is a list of numpy arrays once materialised."""
+    """Fields of a Batch: ``_samples`` is a list of numpy arrays once materialised.
+
+    A batch whose samples share one shape may also be stored densely: ``_dense``
+    is then one array with a leading sample dimension and the samples are views
+    of it, so operators can process the whole batch in one numpy call.
+    ``_uniform`` says all samples have one shape (known at prepare time).
+    """
 
     def __cinit__(self):
         self._out = 0
@@ -44,16 +50,35 @@ cpdef object tensor_data(TensorBase t):
     return t._data
 
 
+cdef _materialize_batch(BatchBase b):
+    cdef Invocation inv
+    if b._inv is None:
+        raise RuntimeError("this Batch was not initialised (its construction failed)")
+    inv = <Invocation>b._inv
+    inv.wait()
+    out = inv.outputs[b._out]
+    if type(out) is list:
+        b._samples = out
+    else:
+        b._dense = out
+    if b._shapes is None:
+        b._shapes = [s.shape for s in out]
+    b._inv = None
+
+
 cpdef list batch_samples(BatchBase b):
     """The list of sample arrays of ``b``, waiting for its invocation if needed."""
-    cdef Invocation inv
     if b._samples is None:
-        if b._inv is None:
-            raise RuntimeError("this Batch was not initialised (its construction failed)")
-        inv = <Invocation>b._inv
-        inv.wait()
-        b._samples = inv.outputs[b._out]
-        if b._shapes is None:
-            b._shapes = [s.shape for s in b._samples]
-        b._inv = None
+        if b._dense is None:
+            _materialize_batch(b)
+        if b._samples is None:
+            b._samples = list(b._dense)
     return b._samples
+
+
+cpdef object batch_dense(BatchBase b):
+    """The samples of ``b`` as one array with a leading sample dimension, or None
+    when they are not stored that way (waiting for the invocation if needed)."""
+    if b._dense is None and b._samples is None:
+        _materialize_batch(b)
+    return b._dense

@@ -41,8 +41,16 @@ def _one_hot_reference(labels, num_classes, on=1.0, off=0.0, dtype=np.float32):
 # --------------------------------------------------------------------------- one_hot
 
 
+# The reference rejects float16 labels and outputs; ndd supports them
+# (test_one_hot_truncates_float_labels_toward_zero and test_one_hot_output_dtype_and_values
+# cover float16).
+_ONE_HOT_FLOAT16 = {"one_hot_035", "one_hot_048"}
+
+
 @_golden("one_hot")
 def test_one_hot_matches_reference_golden(case):
+    if case["id"] in _ONE_HOT_FLOAT16:
+        pytest.skip("the reference rejects float16; ndd supports it")
     if case["result"]["ok"]:
         assert_matches(_replay(case), case["result"]["value"])
     else:
