@@ -4,7 +4,7 @@ async executor that operator calls use."""
 import threading
 import weakref
 
-from .device import Device
+from .device import Device, device_stack_active
 from .executor import AsyncExecutor
 from .thread_pool import ThreadPool, default_thread_pool
 
@@ -131,9 +131,17 @@ class EvalContext:
     @staticmethod
     def current() -> "EvalContext":
         """The innermost context entered on this thread, else ``default()``."""
-        stack = getattr(_tls, "stack", None)
+        state = _tls.__dict__
+        stack = state.get("stack")
         if stack:
             return stack[-1]
+        # Every operator call asks for the context: keep the default one of the
+        # default device at hand while no ``with Device`` is active.
+        if not device_stack_active():
+            ctx = state.get("implicit")
+            if ctx is None:
+                ctx = state["implicit"] = EvalContext.default()
+            return ctx
         return EvalContext.default()
 
     @staticmethod

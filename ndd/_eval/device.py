@@ -108,6 +108,11 @@ class Device:
         return Device.CPU
 
 
+def device_stack_active() -> bool:
+    """Whether a ``with Device`` is active on the calling thread."""
+    return bool(_tls.__dict__.get("stack"))
+
+
 def _device_stack():
     stack = getattr(_tls, "stack", None)
     if stack is None:

@@ -9,7 +9,7 @@ _tls = threading.local()
 
 
 def _mode_stack():
-    stack = getattr(_tls, "stack", None)
+    stack = _tls.__dict__.get("stack")
     if stack is None:
         # Every thread starts in the default mode; a new thread does not inherit
         # its parent's mode (as in the reference).

@@ -242,9 +242,28 @@ def _requested_extents(op, source, shape_values, args):
     return [-1 if r < 0 else int(e) for r, e in zip(rel_shape, extents, strict=True)]
 
 
+_reshape_cache = {}
+_RESHAPE_CACHE_SIZE = 256
+
+
 def _reshaped(op, in_shape, itemsizes, shape_values, args):
     """The output shape of one sample, validated. ``itemsizes`` are the input and
-    output element sizes in bytes; ``shape_values`` the sample's shape input."""
+    output element sizes in bytes; ``shape_values`` the sample's shape input.
+
+    Memoised: the prepare phase and the kernel ask the same question, and a
+    training loop asks it for every batch."""
+    key = (op, tuple(in_shape), itemsizes, None if shape_values is None else tuple(shape_values),
+           args["shape"], args["rel_shape"], args["src_dims"])
+    shape = _reshape_cache.get(key)
+    if shape is None:
+        shape = _compute_reshaped(op, in_shape, itemsizes, shape_values, args)
+        if len(_reshape_cache) >= _RESHAPE_CACHE_SIZE:
+            _reshape_cache.clear()
+        _reshape_cache[key] = shape
+    return shape
+
+
+def _compute_reshaped(op, in_shape, itemsizes, shape_values, args):
     in_itemsize, out_itemsize = itemsizes
     source = _source_extents(op, in_shape, args["src_dims"])
     requested = _requested_extents(op, source, shape_values, args)

@@ -12,7 +12,7 @@ from .._eval.mode import EvalMode
 from .._eval.context import EvalContext
 
 cdef object _DEFERRED = EvalMode.deferred
-cdef object _EAGER = EvalMode.eager
+cdef object _SYNC_CPU = EvalMode.sync_cpu
 cdef object _SYNC_FULL = EvalMode.sync_full
 cdef object _deferred_lock = threading.RLock()
 cdef long long _next_seq = 0
@@ -221,7 +221,7 @@ cpdef schedule(Invocation inv, bint external):
     mode = EvalMode.current()
     ctx = EvalContext.current()
     inv.ctx = ctx
-    if external or mode.value > 2:
+    if external or mode is _SYNC_CPU or mode is _SYNC_FULL:
         inv.run()
         if inv.error is not None:
             err = inv.error
