@@ -32,10 +32,10 @@ bench: $(STAMP)
 	$(PY) bench/dispatch.py --reference-python $(REFERENCE_PY)
 
 lint: $(STAMP)
-	$(PY) -m pip install -q ruff cython-lint
+	$(PY) -m pip install -q ruff cython-lint pycodestyle
 	$(PY) -m ruff check ndd tests bench kernels
 	$(PY) -m ruff format --check ndd tests bench kernels
-	$(VENV)/bin/cython-lint ndd/_prepare
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare
 
 clean:
 	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_kernels

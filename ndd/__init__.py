@@ -4,7 +4,7 @@ Operators are plain Python functions on Tensors and Batches, evaluated
 asynchronously; every public name follows ``nvidia.dali.experimental.dynamic``.
 """
 
-from . import _types, types
+from . import types
 from ._batch import Batch, as_batch, batch
 from ._eval.context import EvalContext
 from ._eval.device import Device, device
@@ -19,7 +19,8 @@ from ._eval.stream import (
 )
 from ._eval.thread_pool import ThreadPool, get_num_threads, set_num_threads
 from ._ops import operators as _operators
-from ._prepare import call as _call, elementwise as _elementwise
+from ._prepare import call as _call
+from ._prepare import elementwise as _elementwise
 from ._tensor import Tensor, as_tensor, tensor
 from ._types import (
     DataType,
@@ -49,9 +50,55 @@ _operators.install(Tensor)
 _operators.install(Batch)
 
 from . import math, reductions  # noqa: E402 - the operator modules need the bindings above
+from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
 
 install_public_operators(globals())
 
 DeviceLike = Device | str
 __version__ = "0.1.0"
+
+__all__ = [
+    "Batch",
+    "DType",
+    "DataType",
+    "Device",
+    "DeviceLike",
+    "EvalContext",
+    "EvalMode",
+    "ImageType",
+    "InterpType",
+    "Stream",
+    "Tensor",
+    "ThreadPool",
+    "as_batch",
+    "as_tensor",
+    "batch",
+    "bfloat16",
+    "bool",
+    "device",
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "get_current_stream",
+    "get_default_stream",
+    "get_num_threads",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "math",
+    "reductions",
+    "set_current_stream",
+    "set_default_stream",
+    "set_num_threads",
+    "stream",
+    "tensor",
+    "type_id",
+    "types",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+] + [op.name for op in all_public_operators() if op.module == "ndd"]

@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _types
 from ._convert import numpy_dtype, to_array
-from ._eval.device import Device, device as to_device
+from ._eval.device import Device
+from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
 from ._tensor import Tensor, _check_layout, _require_cpu, _stack_batch
@@ -33,8 +34,12 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         whole = batch_dense(tensors)
         samples = list(batch_samples(tensors))
         src_dt, src_layout = tensors._dtype, tensors._layout
-    elif isinstance(tensors, TensorBase) or not isinstance(tensors, (list, tuple)) and (
-        hasattr(tensors, "__array__") or hasattr(tensors, "__dlpack__") or isinstance(tensors, np.ndarray)
+    elif (
+        isinstance(tensors, TensorBase)
+        or not isinstance(tensors, (list, tuple))
+        and (
+            hasattr(tensors, "__array__") or hasattr(tensors, "__dlpack__") or isinstance(tensors, np.ndarray)
+        )
     ):
         if isinstance(tensors, TensorBase):
             whole, src_dt, src_layout = tensor_data(tensors), tensors._dtype, tensors._layout[1:]
@@ -71,7 +76,9 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     if uniform and samples and (copy or converted):
         # One copy into dense storage: later operators can process the batch in one call.
         dense = whole if whole is not None else np.stack(samples)
-        b._dense = dense.astype(numpy_dtype(dt)) if converted else (dense.copy() if whole is not None else dense)
+        b._dense = (
+            dense.astype(numpy_dtype(dt)) if converted else (dense.copy() if whole is not None else dense)
+        )
         b._samples = None
     elif converted:
         np_dt = numpy_dtype(dt)
@@ -146,7 +153,9 @@ class Batch(BatchBase):
     __slots__ = ()
     __hash__ = None
 
-    def __init__(self, tensors=None, dtype=None, device=None, layout=None, invocation_result=None, copy=False):
+    def __init__(
+        self, tensors=None, dtype=None, device=None, layout=None, invocation_result=None, copy=False
+    ):
         if tensors is None:
             tensors = []
         _init_batch(self, tensors, dtype, device, layout, copy)

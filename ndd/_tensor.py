@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _types
 from ._convert import numpy_dtype, to_array
-from ._eval.device import Device, device as to_device
+from ._eval.device import Device
+from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
 from ._types import DType

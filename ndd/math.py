@@ -46,8 +46,10 @@ def _make(name):
     exec(f"def {name}({params}):\n    return _apply(_op, ({params},))\n", namespace)  # noqa: S102
     fn = namespace[name]
     fn.__module__ = __name__
-    result = "float32 for integer inputs, else the input type" if op.result == "float" else (
-        "the common type of the operands"
+    result = (
+        "float32 for integer inputs, else the input type"
+        if op.result == "float"
+        else ("the common type of the operands")
     )
     params_doc = "\n".join(f"{p} : Tensor, Batch, tensor-like or scalar" for p in op.params)
     fn.__doc__ = (

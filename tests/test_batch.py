@@ -168,3 +168,51 @@ def test_operators_between_batches_tensors_and_scalars():
     assert all(not np.asarray(x).any() for x in pairwise)
     with pytest.raises(ValueError, match="Inconsistent batch size"):
         b + ndd.batch([np.zeros(1)])
+
+
+def test_uniform_batches_are_stored_densely_and_samples_are_views():
+    b = ndd.batch([np.full((2, 2), i, np.int16) for i in range(3)])
+    dense = b._dense
+    assert dense is not None and dense.shape == (3, 2, 2)
+    assert np.shares_memory(np.asarray(b.select(1)), dense)
+    out = ndd.cast(b, dtype=ndd.float32) * 2
+    assert out.evaluate()._dense is not None  # whole-batch kernels keep the storage dense
+    np.testing.assert_array_equal(np.asarray(out.select(2)), np.full((2, 2), 4.0))
+
+
+def test_dense_batch_converts_to_torch_without_copy():
+    pytest.importorskip("torch")
+    b = ndd.batch([np.arange(3), np.arange(3) + 10])
+    view = b.torch(copy=False)
+    assert view.shape == (2, 3)
+    assert np.shares_memory(view.numpy(), b._dense)
+
+
+@pytest.mark.parametrize(
+    "tensor_shape",
+    [(3,), (2, 3), (1,), (), (4, 2, 3)],
+)
+def test_dense_and_per_sample_paths_agree_for_broadcast_operands(tensor_shape):
+    samples = [np.arange(6, dtype=np.int32).reshape(2, 3) * (i + 1) for i in range(4)]
+    t = np.arange(int(np.prod(tensor_shape)), dtype=np.int32).reshape(tensor_shape)
+    out = ndd.batch(samples) + ndd.tensor(t)
+    reflected = ndd.tensor(t) - ndd.batch(samples)
+    for i, s in enumerate(samples):
+        np.testing.assert_array_equal(np.asarray(out.select(i)), s + t)
+        np.testing.assert_array_equal(np.asarray(reflected.select(i)), t - s)
+
+
+def test_batches_of_different_sample_ndim_broadcast_per_sample():
+    a = ndd.batch([np.arange(3), np.arange(3)])
+    b = ndd.batch([np.ones((2, 3), np.int64), np.zeros((2, 3), np.int64)])
+    out = a + b
+    np.testing.assert_array_equal(np.asarray(out.select(0)), np.arange(3) + np.ones((2, 3)))
+    np.testing.assert_array_equal(np.asarray(out.select(1)), np.broadcast_to(np.arange(3), (2, 3)))
+
+
+def test_tensor_input_with_batch_size_is_repeated_per_sample():
+    t = ndd.tensor(np.arange(6).reshape(2, 3))
+    out = ndd.transpose(t, perm=[1, 0], batch_size=3)
+    assert isinstance(out, ndd.Batch) and out.shape == [(3, 2)] * 3
+    for s in out:
+        np.testing.assert_array_equal(np.asarray(s), np.arange(6).reshape(2, 3).T)

@@ -11,6 +11,7 @@ import pytest
 import ndd
 from ndd._cuda import driver
 
+
 def has_run(result):
     """Whether the invocation producing ``result`` has run (without waiting for it)."""
     return result._data is not None or result._inv.done

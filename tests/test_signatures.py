@@ -20,8 +20,11 @@ def _deprecated(entry):
 
 
 def _params(fn):
-    return [(p.name, p.kind.name, p.default is inspect.Parameter.empty) for p in inspect.signature(fn).parameters.values()
-            if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    return [
+        (p.name, p.kind.name, p.default is inspect.Parameter.empty)
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
 
 
 def _expected(entry):

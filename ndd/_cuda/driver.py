@@ -9,7 +9,7 @@ class GpuUnavailableError(RuntimeError):
     """Raised on the first GPU use when no usable CUDA device is present."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe():
     """Return ``(count, reason)``: the CUDA device count and why it is 0."""
     try:

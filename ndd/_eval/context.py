@@ -49,7 +49,9 @@ class EvalContext:
                 f"the context to device {device_id}"
             )
         self._device_id = device_id
-        self._own_pool = ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool
+        self._own_pool = (
+            ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool
+        )
         self._stream = None
         if cuda_stream is not None:
             from .stream import stream

@@ -7,7 +7,16 @@ import sys
 __all__ = ["FAMILIES", "all_operators", "install_public_operators"]
 
 # Family modules under ndd._ops; each defines OPERATORS, a list of Operator.
-FAMILIES = ["tensor_ops", "slicing", "creation", "lookup", "sequence", "properties", "batch_ops", "reductions"]
+FAMILIES = [
+    "tensor_ops",
+    "slicing",
+    "creation",
+    "lookup",
+    "sequence",
+    "properties",
+    "batch_ops",
+    "reductions",
+]
 
 
 def all_operators():

@@ -163,5 +163,11 @@ class Operator:
             if arg.default is not REQUIRED:
                 type_doc += f", default {arg.default!r}"
             lines += [f"{arg.name} : {type_doc}", f"    {arg.doc}"]
-        lines += ["", "Returns", "-------", "Tensor or Batch", "    A Batch when any input is a Batch or ``batch_size`` is given."]
+        lines += [
+            "",
+            "Returns",
+            "-------",
+            "Tensor or Batch",
+            "    A Batch when any input is a Batch or ``batch_size`` is given.",
+        ]
         return "\n".join(lines)

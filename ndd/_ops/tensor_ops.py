@@ -252,8 +252,15 @@ def _reshaped(op, in_shape, itemsizes, shape_values, args):
 
     Memoised: the prepare phase and the kernel ask the same question, and a
     training loop asks it for every batch."""
-    key = (op, tuple(in_shape), itemsizes, None if shape_values is None else tuple(shape_values),
-           args["shape"], args["rel_shape"], args["src_dims"])
+    key = (
+        op,
+        tuple(in_shape),
+        itemsizes,
+        None if shape_values is None else tuple(shape_values),
+        args["shape"],
+        args["rel_shape"],
+        args["src_dims"],
+    )
     shape = _reshape_cache.get(key)
     if shape is None:
         shape = _compute_reshaped(op, in_shape, itemsizes, shape_values, args)

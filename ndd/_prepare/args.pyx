@@ -8,7 +8,7 @@ kernels see, or raises naming the operator and the argument.
 
 import numpy as np
 
-from .._types import DType, dtype as to_dtype
+from .._types import dtype as to_dtype
 
 REQUIRED = object()
 
@@ -16,6 +16,7 @@ REQUIRED = object()
 class InvalidArgumentError(ValueError, TypeError):
     """An operator argument of the wrong type or value. It is both a ValueError
     (what the reference raises) and a TypeError (what Python code expects)."""
+
 
 cdef frozenset KINDS = frozenset(
     ["int", "float", "bool", "str", "dtype", "layout", "int_list", "float_list", "array", "any"]

@@ -182,7 +182,9 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
 
     if batch_size is not None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 0:
-            raise InvalidArgumentError(f"{op.qualname}: 'batch_size' must be a non-negative int, got {batch_size!r}")
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'batch_size' must be a non-negative int, got {batch_size!r}"
+            )
         bs = _merge_batch_size(op, bs, batch_size)
     if bs < 0 and op.needs_batch:
         raise ValueError(f"{op.qualname} needs a batch: pass batch_size or a Batch input")

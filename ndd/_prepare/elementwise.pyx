@@ -7,7 +7,6 @@ from .invocation cimport Invocation, schedule
 from .call import make_results
 
 from .._eval.device import Device
-from .._types import bool as bool_dtype, float32, int32, uint32
 
 cdef object _CPU = Device.CPU
 cdef object _tensor = None
