@@ -8,7 +8,7 @@ from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
-from ._tensor import Tensor, _check_layout, _require_cpu, _stack_batch
+from ._tensor import ResultMetadata, Tensor, _check_layout, _require_cpu, _stack_batch
 from ._types import DType
 
 __all__ = ["Batch", "batch", "as_batch"]
@@ -143,7 +143,7 @@ class _BatchSlicer:
         return subscript(self._batch, index)
 
 
-class Batch(BatchBase):
+class Batch(BatchBase, ResultMetadata):
     """A batch of samples (Tensors) with one dtype, dimensionality and layout;
     shapes may differ. Operators given a Batch return a Batch.
 
@@ -182,18 +182,6 @@ class Batch(BatchBase):
         return list(self._shapes)
 
     @property
-    def dtype(self) -> DType:
-        return self._dtype
-
-    @property
-    def layout(self) -> str | None:
-        return self._layout or None
-
-    @property
-    def device(self) -> Device:
-        return self._device
-
-    @property
     def ndim(self) -> int:
         shapes = self.shape
         return len(shapes[0]) if shapes else len(self._layout)
@@ -210,12 +198,6 @@ class Batch(BatchBase):
     def evaluate(self) -> "Batch":
         batch_samples(self)
         return self
-
-    def cpu(self) -> "Batch":
-        return self.to_device(Device.CPU)
-
-    def gpu(self, index: int | None = None) -> "Batch":
-        return self.to_device(Device("gpu", index))
 
     def to_device(self, device, force_copy: bool = False) -> "Batch":
         dev = to_device(device)

@@ -65,7 +65,34 @@ def _stack_batch(b, pad):
     return out
 
 
-class Tensor(TensorBase):
+class ResultMetadata:
+    """Metadata properties and device moves shared by Tensor and Batch."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self) -> DType:
+        return self._dtype
+
+    @property
+    def layout(self) -> str | None:
+        """Names of the dimensions (e.g. ``"HWC"``), or None."""
+        return self._layout or None
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    def cpu(self):
+        """This data in host memory (self when already there)."""
+        return self.to_device(Device.CPU)
+
+    def gpu(self, index: int | None = None):
+        """This data on GPU ``index`` (the current one by default)."""
+        return self.to_device(Device("gpu", index))
+
+
+class Tensor(TensorBase, ResultMetadata):
     """A single sample: an n-dimensional array with a dtype, a layout and a device.
 
     Results of operators are Tensors whose metadata is known at once and whose data
@@ -108,19 +135,6 @@ class Tensor(TensorBase):
         return len(self.shape)
 
     @property
-    def dtype(self) -> DType:
-        return self._dtype
-
-    @property
-    def layout(self) -> str | None:
-        """Names of the dimensions (e.g. ``"HWC"``), or None."""
-        return self._layout or None
-
-    @property
-    def device(self) -> Device:
-        return self._device
-
-    @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
@@ -137,12 +151,6 @@ class Tensor(TensorBase):
         """Wait until the data is computed (raising a run-phase error); return self."""
         tensor_data(self)
         return self
-
-    def cpu(self) -> "Tensor":
-        return self.to_device(Device.CPU)
-
-    def gpu(self, index: int | None = None) -> "Tensor":
-        return self.to_device(Device("gpu", index))
 
     def to_device(self, device, force_copy: bool = False) -> "Tensor":
         """This tensor on ``device``: self if already there (unless ``force_copy``)."""

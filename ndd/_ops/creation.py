@@ -80,20 +80,22 @@ def _full_kernel(arrays, args):
     return _broadcast_fill("ndd.full", arrays[0], _output_shape("ndd.full", args))
 
 
+# Shared by the operators that create a tensor of a given shape.
+LAYOUT_ARG = Arg("layout", "layout", None, doc="Layout of the result.", type_doc="str")
+SHAPE_ARG = Arg(
+    "shape",
+    "int_list",
+    None,
+    per_sample=True,
+    doc="Shape of the result; a scalar when omitted.",
+    type_doc="list of int",
+)
+
+
 FULL = Operator(
     "full",
     inputs=[Input("fill_value", doc="The value to repeat; its dtype is the dtype of the result.")],
-    args=[
-        Arg("layout", "layout", None, doc="Layout of the result.", type_doc="str"),
-        Arg(
-            "shape",
-            "int_list",
-            None,
-            per_sample=True,
-            doc="Shape of the result; a scalar when omitted.",
-            type_doc="list of int",
-        ),
-    ],
+    args=[LAYOUT_ARG, SHAPE_ARG],
     infer_types=_full_types,
     infer_shape=_full_shape,
     kernel=_full_kernel,
@@ -147,15 +149,8 @@ def _constant(name, value):
         name,
         args=[
             Arg("dtype", "dtype", int32, doc="Element type of the result.", type_doc="DType"),
-            Arg("layout", "layout", None, doc="Layout of the result.", type_doc="str"),
-            Arg(
-                "shape",
-                "int_list",
-                None,
-                per_sample=True,
-                doc="Shape of the result; a scalar when omitted.",
-                type_doc="list of int",
-            ),
+            LAYOUT_ARG,
+            SHAPE_ARG,
         ],
         infer_types=type_rule,
         infer_shape=shape_rule,
