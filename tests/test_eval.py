@@ -183,8 +183,7 @@ def test_eval_context_cannot_be_active_in_two_threads():
 
     def enter_elsewhere():
         try:
-            with ctx:
-                pass
+            ctx.__enter__()
         except RuntimeError as exc:
             errors.append(str(exc))
 
@@ -259,3 +258,45 @@ def test_streams_without_a_gpu():
     with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
         ndd.Device("gpu")
     assert ndd.EvalContext.current().cuda_stream is None
+
+
+def test_threads_evaluate_independently():
+    results = {}
+
+    def work(k):
+        with ndd.EvalMode.eager:
+            x = ndd.batch([np.full((3, 3), k, np.int32)] * 4)
+            total = ndd.reductions.sum(x * 2 + 1)
+            results[k] = [np.asarray(s).item() for s in total]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {k: [9 * (2 * k + 1)] * 4 for k in range(6)}
+
+
+def test_results_of_one_context_feed_operators_of_another():
+    a = ndd.EvalContext()
+    b = ndd.EvalContext()
+    with a:
+        x = ndd.tensor([1, 2, 3]) * 10
+    with b:
+        y = x + 1
+    np.testing.assert_array_equal(np.asarray(y), [11, 21, 31])
+
+
+def test_an_error_does_not_poison_later_calls_in_eager_mode():
+    bad = ndd.tensor([1]) // 0
+    good = [ndd.tensor([i]) + 1 for i in range(20)]
+    with pytest.raises(ZeroDivisionError):
+        bad.evaluate()
+    assert [np.asarray(g).item() for g in good] == list(range(1, 21))
+
+
+def test_deferred_results_consumed_by_an_eager_operator():
+    with ndd.EvalMode.deferred:
+        x = ndd.tensor(np.arange(4)) * 3
+    y = x + 1  # eager: the worker runs the deferred producer first
+    np.testing.assert_array_equal(np.asarray(y), np.arange(4) * 3 + 1)

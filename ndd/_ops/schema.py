@@ -6,6 +6,20 @@ from .._prepare.call import invoke
 __all__ = ["Arg", "Input", "Operator", "REQUIRED", "same_as_input"]
 
 
+_KIND_HINTS = {
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "str": "str",
+    "layout": "str",
+    "dtype": "DTypeLike",
+    "int_list": "Sequence[int] | int",
+    "float_list": "Sequence[float] | float",
+    "array": "ArrayLike",
+    "any": "Any",
+}
+
+
 class Input:
     """A positional input of an operator."""
 
@@ -140,8 +154,24 @@ class Operator:
         fn.__module__ = self.module
         fn.__qualname__ = self.name
         fn.__doc__ = self.docstring()
+        fn.__annotations__ = self.annotations()
         fn.__ndd_operator__ = self
         return fn
+
+    def annotations(self):
+        """Type hints of the public function (strings, for readers and Sphinx)."""
+        hints = {inp.name: "TensorLike | Batch" + (" | None" if inp.optional else "") for inp in self.inputs}
+        hints["batch_size"] = "int | None"
+        hints["device"] = "DeviceLike | None"
+        for arg in self.arg_specs:
+            hint = _KIND_HINTS[arg.kind]
+            if arg.per_sample:
+                hint += " | TensorLike | Batch"
+            if arg.default is None:
+                hint += " | None"
+            hints[arg.name] = hint
+        hints["return"] = "Tensor | Batch"
+        return hints
 
     def docstring(self):
         """A numpy-style docstring from the schema."""
