@@ -102,6 +102,11 @@ def main():
         _worker(args.worker)
         return
 
+    if not os.path.exists(args.reference_python):
+        sys.exit(
+            f"reference interpreter {args.reference_python} not found; install the reference in its own "
+            "virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow"
+        )
     ours = Worker(sys.executable, "ndd")
     ref = Worker(args.reference_python, "ref")
     times = {}
