@@ -208,3 +208,53 @@ def test_torch_interop():
     assert view.shape == (2, 3) and view.dtype == torch.float32
     back = ndd.as_tensor(torch.arange(4))
     assert back.dtype == ndd.int64
+
+
+class _DLPackOnly:
+    """An object exposing only the DLPack protocol."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+class _ArrayInterfaceOnly:
+    """An object exposing only ``__array_interface__``."""
+
+    def __init__(self, array):
+        self._array = array
+        self.__array_interface__ = array.__array_interface__
+
+
+def test_as_tensor_of_a_dlpack_producer_shares_memory():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = ndd.as_tensor(_DLPackOnly(a))
+    assert t.dtype == ndd.float32 and t.shape == (2, 3)
+    assert np.shares_memory(np.asarray(t), a)
+
+
+def test_as_tensor_of_an_array_interface_object_shares_memory():
+    a = np.arange(4, dtype=np.uint16)
+    t = ndd.as_tensor(_ArrayInterfaceOnly(a))
+    assert t.dtype == ndd.uint16
+    assert np.shares_memory(np.asarray(t), a)
+
+
+def test_as_tensor_of_a_pillow_image():
+    from PIL import Image
+
+    pixels = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    t = ndd.as_tensor(Image.fromarray(pixels), layout="HWC")
+    np.testing.assert_array_equal(np.asarray(t), pixels)
+    assert t.layout == "HWC"
+
+
+@pytest.mark.parametrize("bad", [np.array([1 + 2j]), np.array(["a"]), object(), "text"])
+def test_unsupported_data_is_rejected_clearly(bad):
+    with pytest.raises(TypeError):
+        ndd.tensor(bad)
