@@ -7,6 +7,7 @@ they do not suffer from the overflow and float32 rounding of the reference's
 accumulators; every such difference is listed in the tests.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -95,15 +96,18 @@ def _output_shape(shape, axes, keep_dims):
     return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
-def _resolve_axis_names(qualname, args, layout):
-    """Turn ``axis_names`` into axis indices stored in ``args["axes"]``. The names
-    need the input layout, which only the prepare phase sees; the shape rule and
-    the kernel then work with indices alone."""
+def _resolve_axes(qualname, ins, args):
+    """prepare_args of the reductions: store the axes to reduce in ``args["_axes"]``,
+    ``axes`` itself or the indices of ``axis_names`` in the input layout (which
+    only the prepare phase sees). The layout and shape rules and the kernel then
+    work with indices alone."""
     names = args["axis_names"]
     if names is None:
+        args["_axes"] = args["axes"]
         return
     if args["axes"] is not None:
         raise ValueError(f"{qualname}: 'axes' and 'axis_names' are mutually exclusive")
+    layout = ins[0]._layout
     axes = []
     for name in names:
         if name not in layout:
@@ -112,13 +116,13 @@ def _resolve_axis_names(qualname, args, layout):
         if names.count(name) > 1:
             raise ValueError(f"{qualname}: 'axis_names' has {name!r} more than once")
         axes.append(layout.index(name))
-    args["axes"] = tuple(axes)
+    args["_axes"] = tuple(axes)
 
 
 def _output_layout(qualname, layout, args):
     if not layout or args["keep_dims"]:
         return layout
-    axes = _reduced_axes(qualname, args["axes"], len(layout))
+    axes = _reduced_axes(qualname, args["_axes"], len(layout))
     return "".join(c for d, c in enumerate(layout) if d not in axes)
 
 
@@ -256,16 +260,15 @@ def _reduction(name, compute, outputs, *, dtype_doc=None, doc):
         x = ins[0]
         _check_input_type(qualname, x._dtype)
         out = _output_type(qualname, x._dtype, args.get("dtype"), outputs)
-        _resolve_axis_names(qualname, args, x._layout)
         return [(out, _output_layout(qualname, x._layout, args))]
 
     def infer_shape(shapes, args):
         shape = shapes[0]
-        return [_output_shape(shape, _reduced_axes(qualname, args["axes"], len(shape)), args["keep_dims"])]
+        return [_output_shape(shape, _reduced_axes(qualname, args["_axes"], len(shape)), args["keep_dims"])]
 
     def kernel(arrays, args):
         x = arrays[0]
-        axes = _reduced_axes(qualname, args["axes"], x.ndim)
+        axes = _reduced_axes(qualname, args["_axes"], x.ndim)
         out = _output_type(qualname, DType.from_fw_type(x.dtype), args.get("dtype"), outputs).numpy
         n = math.prod(x.shape[d] for d in axes)
         # numpy gives a scalar, not an array, when a 0-D input is "reduced" over no axes.
@@ -276,6 +279,7 @@ def _reduction(name, compute, outputs, *, dtype_doc=None, doc):
         name,
         inputs=[Input("input", doc="Data to reduce.")],
         args=_common_args(extra),
+        prepare_args=functools.partial(_resolve_axes, qualname),
         infer_types=infer_types,
         infer_shape=infer_shape,
         kernel=kernel,
@@ -363,18 +367,17 @@ def _spread(name, finish, doc):
         _check_input_type(qualname, data._dtype, "input 'data'")
         if mean._dtype != float32:
             raise TypeError(f"{qualname}: input 'mean' must be f32, got {mean._dtype}")
-        _resolve_axis_names(qualname, args, data._layout)
         return [(float32, _output_layout(qualname, data._layout, args))]
 
     def infer_shape(shapes, args):
         shape, mean_shape = shapes
-        axes = _reduced_axes(qualname, args["axes"], len(shape))
+        axes = _reduced_axes(qualname, args["_axes"], len(shape))
         _check_mean_shape(qualname, mean_shape, shape, axes)
         return [_output_shape(shape, axes, args["keep_dims"])]
 
     def kernel(arrays, args):
         x, mean = arrays
-        axes = _reduced_axes(qualname, args["axes"], x.ndim)
+        axes = _reduced_axes(qualname, args["_axes"], x.ndim)
         _check_mean_shape(qualname, mean.shape, x.shape, axes)
         n = math.prod(x.shape[d] for d in axes)
         result = _to_float32(finish(_variance(x, mean, axes, n, args["ddof"])))
@@ -389,6 +392,7 @@ def _spread(name, finish, doc):
         args=_common_args(
             [Arg("ddof", "int", 0, doc="Delta degrees of freedom: the divisor is N - ddof.", type_doc="int")]
         ),
+        prepare_args=functools.partial(_resolve_axes, qualname),
         infer_types=infer_types,
         infer_shape=infer_shape,
         kernel=kernel,

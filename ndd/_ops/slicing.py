@@ -25,12 +25,26 @@ from .._types import float16, float32, uint8
 from .schema import Arg, Input, Operator
 
 # Kernels need the input layout (to resolve axis names) but only receive arrays and
-# arguments: the type rule, which sees the inputs, records it under this key.
+# arguments: _record_layout, the prepare_args of slice, pad and cat, records it under this key.
 _LAYOUT = "_input_layout"
 
 
 def _record_layout(ins, args):
     args[_LAYOUT] = ins[0]._layout
+
+
+def _slice_prepare(ins, args):
+    """Record the input layout and map the deprecated arguments of ``slice``."""
+    _record_layout(ins, args)
+    if args["image_type"] is not None:
+        warnings.warn("ndd.slice: 'image_type' is deprecated and ignored", DeprecationWarning, stacklevel=3)
+    if args["output_dtype"] is not None:
+        if args["dtype"] is not None:
+            raise ValueError("ndd.slice: 'output_dtype' is a deprecated alias of 'dtype'; pass only 'dtype'")
+        warnings.warn(
+            "ndd.slice: 'output_dtype' is deprecated; use 'dtype'", DeprecationWarning, stacklevel=3
+        )
+        args["dtype"] = args["output_dtype"]
 
 
 def _given(args, arg):
@@ -133,20 +147,10 @@ def _slice_types(ins, args):
         )
     if _given(args, _SLICE_AXES) and _given(args, _SLICE_AXIS_NAMES):
         raise ValueError("ndd.slice: 'axes' and 'axis_names' are mutually exclusive")
-    if args["image_type"] is not None:
-        warnings.warn("ndd.slice: 'image_type' is deprecated and ignored", DeprecationWarning, stacklevel=3)
     dtype = args["dtype"]
-    if args["output_dtype"] is not None:
-        if dtype is not None:
-            raise ValueError("ndd.slice: 'output_dtype' is a deprecated alias of 'dtype'; pass only 'dtype'")
-        warnings.warn(
-            "ndd.slice: 'output_dtype' is deprecated; use 'dtype'", DeprecationWarning, stacklevel=3
-        )
-        dtype = args["dtype"] = args["output_dtype"]
     if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES:
         names = ", ".join(str(t) for t in _SLICE_OUTPUT_TYPES)
         raise ValueError(f"ndd.slice: 'dtype' must be one of {names}, got {dtype}")
-    _record_layout(ins, args)
     return [(dtype or data._dtype, data._layout)]
 
 
@@ -421,6 +425,7 @@ SLICE = Operator(
             type_doc="list of int",
         ),
     ],
+    prepare_args=_slice_prepare,
     infer_types=_slice_types,
     infer_shape=_slice_shape,
     kernel=_slice_kernel,
@@ -442,7 +447,6 @@ SLICE = Operator(
 def _pad_types(ins, args):
     if args["axes"] is not None and args["axis_names"] is not None:
         raise ValueError("ndd.pad: 'axes' and 'axis_names' are mutually exclusive")
-    _record_layout(ins, args)
     x = ins[0]
     return [(x._dtype, x._layout)]
 
@@ -561,6 +565,7 @@ PAD = Operator(
             type_doc="int or list of int",
         ),
     ],
+    prepare_args=_record_layout,
     infer_types=_pad_types,
     infer_shape=_pad_shape,
     kernel=_pad_kernel,
@@ -600,7 +605,6 @@ def _cat_types(ins, args):
             raise ValueError(
                 f"ndd.cat: 'axis_name' {name!r} is not in the layout {ins[0]._layout!r} of input 0"
             )
-    _record_layout(ins, args)
     return [(_common_dtype("ndd.cat", ins), ins[0]._layout)]
 
 
@@ -667,6 +671,7 @@ CAT = Operator(
             type_doc="str",
         ),
     ],
+    prepare_args=_record_layout,
     infer_types=_cat_types,
     infer_shape=_cat_shape,
     kernel=_cat_kernel,

@@ -321,6 +321,14 @@ def _shape_input_length(op, x):
     return lengths.pop() if lengths else 0
 
 
+def _shape_prepare(ins, args):
+    """prepare_args of reshape and reinterpret: the input and output element sizes,
+    which the shape rule and the kernel compare bytes with."""
+    x, new_dtype = ins[0], args.get("dtype")
+    dtype = x._dtype if new_dtype is None else new_dtype
+    args["_itemsizes"] = (x._dtype.bytes, dtype.bytes)
+
+
 def _shape_types(op, ins, args):
     x, shape_input = ins
     given = [name for name in ("shape", "rel_shape") if args[name] is not None]
@@ -333,7 +341,6 @@ def _shape_types(op, ins, args):
         what = "shape, rel_shape, src_dims or layout" + (" or dtype" if op is REINTERPRET else "")
         raise ValueError(f"{op.qualname} would do nothing: give {what}")
     dtype = x._dtype if new_dtype is None else new_dtype
-    args["_itemsizes"] = (x._dtype.bytes, dtype.bytes)
 
     if shape_input is not None:
         out_ndim = _shape_input_length(op, shape_input)
@@ -447,6 +454,7 @@ RESHAPE = Operator(
     "reshape",
     inputs=_SHAPE_INPUTS,
     args=_SHAPE_ARGS,
+    prepare_args=_shape_prepare,
     infer_types=_reshape_types,
     infer_shape=_reshape_shape,
     kernel=_reshape_kernel,
@@ -470,6 +478,7 @@ REINTERPRET = Operator(
         ),
         *_SHAPE_ARGS,
     ],
+    prepare_args=_shape_prepare,
     infer_types=_reinterpret_types,
     infer_shape=_reinterpret_shape,
     kernel=_reinterpret_kernel,
@@ -583,17 +592,22 @@ def _squeeze_names(names, layout):
     return [layout.index(n) for n in names]
 
 
-def _squeeze_types(ins, args):
-    x = ins[0]
-    axes, names = args["axes"], args["axis_names"]
-    if (axes is None) == (names is None):
+def _squeeze_prepare(ins, args):
+    """prepare_args of squeeze: the indices of ``axis_names`` in the input layout."""
+    names = args["axis_names"]
+    if (args["axes"] is None) == (names is None):
         raise ValueError("ndd.squeeze: give exactly one of 'axes' and 'axis_names'")
     if names is not None:
-        removed = [_squeeze_names(names, x._layout)]
-        args["_named_axes"] = removed[0]
+        args["_named_axes"] = _squeeze_names(names, ins[0]._layout)
+
+
+def _squeeze_types(ins, args):
+    x = ins[0]
+    if args["axis_names"] is not None:
+        removed = [args["_named_axes"]]
     else:
         ndim = _ndim(x)
-        removed = [_squeeze_axes(a, ndim) for a in _sample_values(SQUEEZE, axes)]
+        removed = [_squeeze_axes(a, ndim) for a in _sample_values(SQUEEZE, args["axes"])]
         if len({len(r) for r in removed}) > 1:
             raise ValueError("ndd.squeeze: 'axes' must remove as many dimensions from every sample")
     layouts = {"".join(c for d, c in enumerate(x._layout) if d not in r) for r in removed}
@@ -647,6 +661,7 @@ SQUEEZE = Operator(
         ),
         Arg("axis_names", "layout", None, doc="Layout names of the dimensions to remove.", type_doc="str"),
     ],
+    prepare_args=_squeeze_prepare,
     infer_types=_squeeze_types,
     infer_shape=_squeeze_shape,
     kernel=_squeeze_kernel,
