@@ -300,3 +300,29 @@ def test_deferred_results_consumed_by_an_eager_operator():
         x = ndd.tensor(np.arange(4)) * 3
     y = x + 1  # eager: the worker runs the deferred producer first
     np.testing.assert_array_equal(np.asarray(y), np.arange(4) * 3 + 1)
+
+
+def test_a_deferred_result_needed_by_several_threads_runs_once():
+    import time
+
+    from ndd._ops.schema import Input, Operator
+    from ndd._prepare.call import invoke
+
+    runs = []
+
+    def slow_increment(arrays, args):
+        runs.append(1)
+        time.sleep(0.02)  # widen the window in which the threads race
+        return arrays[0] + 1
+
+    op = Operator("_slow_increment", inputs=[Input("input")], kernel=slow_increment)
+    with ndd.EvalMode.deferred:
+        y = invoke(op, (ndd.tensor(np.arange(5)),), None, None, {})
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(np.asarray(y).tolist())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [[1, 2, 3, 4, 5]] * 4
+    assert len(runs) == 1

@@ -22,6 +22,7 @@ cdef class Invocation:
     cdef public bint queued
     cdef public bint deferred
     cdef public long long seq
+    cdef object run_lock
     cdef object __weakref__
 
     cpdef run(self)

@@ -14,7 +14,6 @@ from .._eval.context import EvalContext
 cdef object _DEFERRED = EvalMode.deferred
 cdef object _SYNC_CPU = EvalMode.sync_cpu
 cdef object _SYNC_FULL = EvalMode.sync_full
-cdef object _deferred_lock = threading.RLock()
 cdef long long _next_seq = 0
 cdef str _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -174,7 +173,12 @@ cdef class Invocation:
         if self.queued:
             self.ctx.executor.wait(self)
             return
-        with _deferred_lock:
+        # One lock per deferred invocation: two threads needing the same result
+        # run it once, and evaluating different results never waits on a shared lock.
+        if self.run_lock is None:  # never scheduled
+            self.run()
+            return
+        with self.run_lock:
             if not self.done:
                 self.run()
 
@@ -237,6 +241,7 @@ cpdef schedule(Invocation inv, bint external):
     inv.call_site = _call_site()
     if mode is _DEFERRED:
         inv.deferred = True
+        inv.run_lock = threading.Lock()
         ctx.record_pending(inv)
     else:
         inv.queued = True
