@@ -12,8 +12,8 @@ import numpy as np
 
 from .._prepare.invocation import PerSample
 from .._types import int32
+from .conversions import cast_array
 from .schema import Arg, Input, Operator, same_as_input
-from .tensor_ops import _cast_array
 
 
 def _output_shape(op, args):
@@ -112,7 +112,7 @@ def _full_like_shape(shapes, args):
 
 def _full_like_kernel(arrays, args):
     like, fill = arrays
-    return _broadcast_fill("ndd.full_like", _cast_array(fill, like.dtype), like.shape)
+    return _broadcast_fill("ndd.full_like", cast_array(fill, like.dtype), like.shape)
 
 
 FULL_LIKE = Operator(

@@ -8,8 +8,8 @@ import numpy as np
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import NUMERIC_TYPES, float32
 from .._types import bool as bool_
+from .conversions import c_cast, cast_array
 from .schema import Arg, Input, Operator
-from .tensor_ops import _cast_array
 
 # Keys of lookup_table index a dense table; the reference caps them at this value.
 MAX_LOOKUP_KEY = 65535
@@ -84,16 +84,6 @@ def _one_hot_shape(shapes, args):
     return [shape[:position] + (num_classes,) + shape[position:]]
 
 
-def _c_cast(value, dtype):
-    """Convert an on/off value as the reference does: to float32 first, then, for an
-    integer type, truncate toward zero and wrap modulo 2**bits (a C cast)."""
-    value = np.asarray(value, np.float32)
-    if dtype.is_float:
-        return value.astype(dtype.numpy)
-    with np.errstate(invalid="ignore"):
-        return np.trunc(value).astype(np.int64).astype(dtype.numpy)
-
-
 def _one_hot_sample(x, args, scalar_label):
     num_classes, axis = args["num_classes"], args["axis"]
     if x.dtype.kind == "f":
@@ -102,7 +92,10 @@ def _one_hot_sample(x, args, scalar_label):
     labels = np.full(x.shape, -1, np.int64)
     labels[valid] = x[valid]
     hot = labels[..., None] == np.arange(num_classes)
-    out = np.where(hot, _c_cast(args["on_value"], args["dtype"]), _c_cast(args["off_value"], args["dtype"]))
+    # The reference holds the on and off values in float32 and converts them with a C cast.
+    on = c_cast(np.float32(args["on_value"]), args["dtype"].numpy)
+    off = c_cast(np.float32(args["off_value"]), args["dtype"].numpy)
+    out = np.where(hot, on, off)
     if scalar_label:
         return out.reshape(num_classes)
     _check_axis(axis, x.ndim)
@@ -218,7 +211,7 @@ def _lookup_table(keys, values, default_value, dtype):
     table = np.full(size + 1, default_value, np.float32)
     table[list(mapping)] = list(mapping.values())
     # Values pass through float32 and convert with rounding and saturation, as in the reference.
-    table = _cast_array(table, dtype.numpy)
+    table = cast_array(table, dtype.numpy)
     table.flags.writeable = False
     return table
 

@@ -10,6 +10,8 @@ __all__ = ["FAMILIES", "all_operators", "install_public_operators"]
 FAMILIES = [
     "tensor_ops",
     "slicing",
+    "padding",
+    "joining",
     "creation",
     "lookup",
     "sequence",

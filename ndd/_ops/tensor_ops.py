@@ -13,13 +13,13 @@ Deliberate divergences from the reference:
   ones (the reference silently ignores both).
 """
 
-import functools
 import math
 
 import numpy as np
 
 from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
+from .conversions import cast_array, round_half_away
 from .schema import Arg, Input, Operator
 
 # Some type rules add derived entries, named with a leading underscore, to the argument
@@ -59,76 +59,7 @@ def _one_length(op, name, value):
     return lengths.pop() if lengths else None
 
 
-def _round_half_away(x):
-    """Round a float array (at least 1-D) to integer values, halves away from zero, in place.
-    Exact: the fraction ``x - trunc(x)`` and its double are representable."""
-    whole = np.trunc(x)
-    x -= whole
-    x *= 2
-    whole += np.trunc(x, out=x)
-    return whole
-
-
 # -- cast, cast_like, copy ----------------------------------------------------
-
-
-@functools.cache
-def _float_bounds(float_type, int_type):
-    """The smallest and largest values of ``float_type`` within the range of ``int_type``."""
-    info = np.iinfo(int_type)
-    zero = float_type.type(0)
-    with np.errstate(over="ignore"):
-        lo, hi = np.array([info.min, info.max]).astype(float_type)
-    if float(hi) > info.max:
-        hi = np.nextafter(hi, zero)
-    if float(lo) < info.min:
-        lo = np.nextafter(lo, zero)
-    return lo, hi
-
-
-def _float_to_int(arr, target):
-    """Round half away from zero and saturate into integer type ``target``; NaN gives 0."""
-    info = np.iinfo(target)
-    lo, hi = _float_bounds(arr.dtype, target)
-    # The bounds are whole numbers, so rounding after clipping stays within them.
-    rounded = _round_half_away(np.clip(arr, lo, hi))
-    nan = np.isnan(rounded)
-    if nan.any():
-        rounded[nan] = 0
-    out = rounded.astype(target)
-    # Where the integer bound is not a float of the source type (2**31 - 1 in float32),
-    # values beyond the clipping bound are beyond the integer bound.
-    if float(hi) != info.max:
-        np.putmask(out, arr > hi, info.max)
-    if float(lo) != info.min:
-        np.putmask(out, arr < lo, info.min)
-    return out
-
-
-def _cast_array(arr, target):
-    """Convert to numpy dtype ``target`` with the reference's rules: floats to
-    integers (and to bool) round half away from zero and saturate, NaN gives 0;
-    integers saturate into narrower integer types."""
-    if arr.ndim == 0:
-        # numpy returns scalars, not arrays, from operations on 0-D arrays.
-        return _cast_array(arr.reshape(1), target).reshape(())
-    if arr.dtype == target:
-        return arr.copy()
-    src_float = arr.dtype.kind == "f"
-    if target.kind == "b":
-        if src_float:
-            # Rounds like the integer conversion: 0.3 -> False, -0.5 -> True, NaN -> True.
-            return ~(np.abs(arr) < 0.5)
-        return arr != 0
-    if target.kind in "iu":
-        if src_float:
-            return _float_to_int(arr, target)
-        if arr.dtype.kind in "iu":
-            info, src = np.iinfo(target), np.iinfo(arr.dtype)
-            if src.min < info.min or src.max > info.max:
-                return np.clip(arr, max(info.min, src.min), min(info.max, src.max)).astype(target)
-    with np.errstate(over="ignore"):
-        return arr.astype(target)
 
 
 def _cast_types(ins, args):
@@ -140,7 +71,7 @@ def _same_shape(shapes, args):
 
 
 def _cast_kernel(arrays, args):
-    return _cast_array(arrays[0], args["dtype"].numpy)
+    return cast_array(arrays[0], args["dtype"].numpy)
 
 
 CAST = Operator(
@@ -163,7 +94,7 @@ def _cast_like_types(ins, args):
 
 
 def _cast_like_kernel(arrays, args):
-    return _cast_array(arrays[0], arrays[1].dtype)
+    return cast_array(arrays[0], arrays[1].dtype)
 
 
 CAST_LIKE = Operator(
@@ -236,7 +167,7 @@ def _requested_extents(op, source, shape_values, args):
             f"{op.qualname}: 'rel_shape' has {len(rel_shape)} entries but the input has {len(source)} dimensions"
         )
     # Relative extents are single precision in the reference; products round half away from zero.
-    extents = _round_half_away(
+    extents = round_half_away(
         np.array(rel_shape, np.float32) * np.array(source[: len(rel_shape)], np.float32)
     )
     return [-1 if r < 0 else int(e) for r, e in zip(rel_shape, extents, strict=True)]

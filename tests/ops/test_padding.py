@@ -1,0 +1,205 @@
+"""pad (ndd/_ops/padding.py)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+
+import ndd
+
+ALL_TYPES = [
+    np.uint8,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.bool_,
+]
+
+# Golden cases where ndd deliberately differs (see the docstring of ndd/_ops/padding.py);
+# each behaviour is tested on its own below.
+DEVIATIONS = {
+    "pad_037": "the reference wants 0-D per-sample fill values; ndd also takes one-element arrays "
+    "(test_pad_per_sample_fill_value_of_one_element_arrays)",
+    "pad_045": "the reference rejects 0-D input; ndd returns it unchanged "
+    "(test_pad_zero_dimensional_input_is_unchanged)",
+}
+GOLDEN_CASES = cases_for("pad")
+
+
+def _replay(case):
+    inputs = [build_input(spec) for spec in case["inputs"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"])).evaluate()
+
+
+def _samples(batch):
+    return [np.asarray(s) for s in batch]
+
+
+def _data(shape, dtype=np.int32):
+    """Distinct values (0, 1, 2, ...; alternating for bool) of the given shape."""
+    values = np.arange(int(np.prod(shape)))
+    return (values % 2 if dtype == np.bool_ else values).astype(dtype).reshape(shape)
+
+
+def test_every_deviating_golden_case_exists():
+    assert set(DEVIATIONS) <= {case["id"] for case in GOLDEN_CASES}
+
+
+@pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: f"{c['id']}: {c['call']}")
+def test_matches_reference_golden(case):
+    if case["id"] in DEVIATIONS:
+        pytest.skip(DEVIATIONS[case["id"]])
+    if case["result"]["ok"]:
+        assert_matches(_replay(case), case["result"]["value"])
+    else:
+        with pytest.raises((ValueError, TypeError), match=f"ndd.{case['op']}"):
+            _replay(case)
+
+
+def _np_pad(x, shape, fill):
+    return np.pad(x, [(0, n - e) for n, e in zip(shape, x.shape, strict=True)], constant_values=fill)
+
+
+@pytest.mark.parametrize("dtype", ALL_TYPES)
+def test_pad_to_shape(dtype):
+    x = _data((2, 3), dtype)
+    out = ndd.pad(ndd.tensor(x, layout="HW"), shape=[4, 5], fill_value=1)
+    assert out.dtype == ndd.dtype(dtype) and out.layout == "HW" and out.shape == (4, 5)
+    np.testing.assert_array_equal(np.asarray(out), _np_pad(x, (4, 5), 1))
+
+
+@pytest.mark.parametrize(
+    "kwargs, shape",
+    [
+        ({}, (2, 3)),
+        ({"shape": [4, -1]}, (4, 3)),
+        ({"shape": [0, 5]}, (2, 5)),
+        ({"shape": [1, 2]}, (2, 3)),  # never smaller than the input
+        ({"shape": [4]}, (4, 4)),  # one value for all padded axes
+        ({"shape": 4}, (4, 4)),
+        ({"axes": [1], "shape": [5]}, (2, 5)),
+        ({"axes": [-2], "shape": [5]}, (5, 3)),
+        ({"axis_names": "W", "shape": [5]}, (2, 5)),
+        ({"axis_names": "WH", "shape": [5, 4]}, (4, 5)),
+        ({"align": 4}, (4, 4)),
+        ({"align": [4], "axes": [1]}, (2, 4)),
+        ({"align": [3, 2]}, (3, 4)),
+        ({"shape": [5, 5], "align": [4, 4]}, (8, 8)),
+    ],
+)
+def test_pad_sample_shapes(kwargs, shape):
+    x = _data((2, 3))
+    out = ndd.pad(ndd.tensor(x, layout="HW"), **kwargs)
+    assert out.shape == shape
+    np.testing.assert_array_equal(np.asarray(out), _np_pad(x, shape, 0))
+
+
+@pytest.mark.parametrize(
+    "dtype, fill, expected",
+    [
+        (np.int32, -1.5, -1),
+        (np.uint8, -1, 255),
+        (np.uint8, 300, 44),
+        (np.int8, -200.7, 56),
+        (np.uint16, -1.2, 65535),
+        (np.bool_, 0.5, True),
+        (np.float16, 0.3, np.float16(0.3)),
+        (np.float64, 0.1, 0.1),
+    ],
+)
+def test_pad_fill_value_converts_like_a_c_cast(dtype, fill, expected):
+    out = ndd.pad(np.zeros(1, dtype), shape=[2], fill_value=fill)
+    np.testing.assert_array_equal(np.asarray(out), np.array([0, expected], dtype))
+
+
+@pytest.mark.parametrize(
+    "kwargs, shapes",
+    [
+        ({}, [(4, 3)] * 3),
+        ({"axes": [0]}, [(4, 3)] * 3),
+        ({"axes": [1]}, [(2, 3), (4, 3), (1, 3)]),
+        ({"shape": [-1, 5]}, [(4, 5)] * 3),
+        ({"shape": [6, -1]}, [(6, 3)] * 3),
+        ({"shape": [3, 3]}, [(3, 3), (4, 3), (3, 3)]),
+        ({"align": [3], "axes": [0]}, [(6, 3)] * 3),
+        ({"align": [4, 4]}, [(4, 4)] * 3),
+    ],
+)
+def test_pad_ragged_batch_to_the_largest_sample(kwargs, shapes):
+    samples = [_data((2, 3)), _data((4, 3)) + 100, _data((1, 3)) + 200]
+    out = ndd.pad(ndd.batch(samples, layout="HW"), fill_value=-7, **kwargs)
+    assert out.layout == "HW" and out.shape == shapes
+    for got, x, shape in zip(_samples(out), samples, shapes, strict=True):
+        np.testing.assert_array_equal(got, _np_pad(x, shape, -7))
+
+
+def test_pad_per_sample_arguments():
+    samples = [_data((2, 3)), _data((4, 1))]
+    b = ndd.batch(samples)
+    out = ndd.pad(b, shape=ndd.batch([np.int32([-1, 5]), np.int32([3, -1])]))
+    assert out.shape == [(4, 5), (4, 3)]
+    out = ndd.pad(b, align=ndd.batch([np.int32([3, 3]), np.int32([5, 5])]))
+    assert out.shape == [(6, 3), (5, 5)]
+    # The batch maximum covers all samples, whatever axes each one pads.
+    out = ndd.pad(b, axes=ndd.batch([np.int32([0]), np.int32([1])]))
+    assert out.shape == [(4, 3), (4, 3)]
+    out = ndd.pad(b, fill_value=ndd.batch([np.float32(1), np.float32(2)]))
+    for got, x, fill in zip(_samples(out), samples, [1, 2], strict=True):
+        np.testing.assert_array_equal(got, _np_pad(x, (4, 3), fill))
+
+
+def test_pad_per_sample_fill_value_of_one_element_arrays():
+    # The reference wants 0-D samples here (golden pad_037); ndd takes one-element arrays too.
+    out = ndd.pad(
+        ndd.batch([_data((2, 3)), _data((4, 3))]), fill_value=ndd.batch([np.float32([5]), np.float32([6])])
+    )
+    np.testing.assert_array_equal(_samples(out)[0], _np_pad(_data((2, 3)), (4, 3), 5))
+
+
+def test_pad_tensor_broadcast_over_batch_size_keeps_its_shape():
+    out = ndd.pad(_data((2, 3)), batch_size=2)
+    assert out.shape == [(2, 3), (2, 3)]
+
+
+def test_pad_shapes_in_deferred_mode():
+    with ndd.EvalMode.deferred:
+        explicit = ndd.pad(ndd.batch([_data((2, 3)), _data((4, 3))]), shape=[5, 5])
+        assert explicit.shape == [(5, 5), (5, 5)]
+        to_max = ndd.pad(ndd.batch([_data((2, 3)), _data((4, 3))]))
+        assert to_max.shape == [(4, 3), (4, 3)]
+
+
+def test_pad_zero_dimensional_input_is_unchanged():
+    out = ndd.pad(np.float32(3))
+    assert out.shape == () and out.item() == 3
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"axes": [1], "axis_names": "W"}, "'axes' and 'axis_names' are mutually exclusive"),
+        ({"axes": [2]}, "'axes' has axis 2, out of range for 2-D input"),
+        ({"axes": [0, -2]}, "'axes' refers to axis 0 more than once"),
+        ({"axis_names": "C"}, "'axis_names' has 'C', which is not in the input layout 'HW'"),
+        ({"shape": [1, 2, 3]}, r"'shape' must have 1 or 2 values"),
+        ({"align": [0, 4]}, "'align' must be positive"),
+    ],
+)
+def test_pad_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=f"ndd.pad: {match}"):
+        ndd.pad(ndd.tensor(_data((2, 3)), layout="HW"), **kwargs).evaluate()
+
+
+def test_pad_axis_names_need_a_layout():
+    with pytest.raises(
+        ValueError, match="ndd.pad: 'axis_names' has 'H', which is not in the input layout ''"
+    ):
+        ndd.pad(_data((2, 3)), axis_names="H", shape=[3]).evaluate()
