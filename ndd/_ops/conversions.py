@@ -85,8 +85,11 @@ def c_cast(values, target):
         return values != 0
     if target.kind in "iu":
         whole = np.nan_to_num(np.trunc(values), nan=0.0)
-        # Wrap through int64, clipping first where even int64 cannot hold the value.
-        return np.clip(whole, -(2.0**63), 2.0**63 - 1024).astype(np.int64).astype(target)
+        # Wrap through int64, saturating first where even int64 cannot hold the
+        # value (2**63 - 1 is not a float64: clip below it, then set the limit).
+        as_int64 = np.clip(whole, -(2.0**63), 2.0**63 - 1024).astype(np.int64)
+        as_int64 = np.where(whole >= 2.0**63, np.iinfo(np.int64).max, as_int64)
+        return as_int64.astype(target)
     with np.errstate(over="ignore"):
         return values.astype(target)
 

@@ -162,6 +162,8 @@ def _requested_extents(op, source, shape_values, args):
             f"{op.qualname}: 'rel_shape' and 'src_dims' must have the same length, got "
             f"{len(rel_shape)} and {len(source)}"
         )
+    if not all(math.isfinite(r) for r in rel_shape):
+        raise ValueError(f"{op.qualname}: 'rel_shape' must hold finite numbers, got {tuple(rel_shape)}")
     if len(rel_shape) > len(source):
         raise ValueError(
             f"{op.qualname}: 'rel_shape' has {len(rel_shape)} entries but the input has {len(source)} dimensions"

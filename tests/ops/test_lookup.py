@@ -352,3 +352,12 @@ def test_lookup_table_rejects_non_integer_input(input_type):
 def test_lookup_table_bad_arguments(kwargs, match):
     with pytest.raises((ValueError, TypeError), match=f"ndd.lookup_table: {match}"):
         ndd.lookup_table(np.int32([0, 1]), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "on_value, expected",
+    [(float("nan"), 0), (float("inf"), np.iinfo(np.int64).max), (-float("inf"), np.iinfo(np.int64).min)],
+)
+def test_one_hot_non_finite_on_value_converts_like_slice_fill_values(on_value, expected):
+    out = ndd.one_hot(np.array([1], np.int32), num_classes=2, on_value=on_value, dtype=ndd.int64)
+    np.testing.assert_array_equal(np.asarray(out), [0, expected])

@@ -401,3 +401,18 @@ def test_slice_fill_values_must_match_the_channels():
     x = ndd.tensor(_data((4, 6, 3)), layout="HWC")
     with pytest.raises(ValueError, match="ndd.slice: 'fill_values' has 2 values for 3 output channels"):
         ndd.slice(x, start=[0, 0], out_of_bounds_policy="pad", fill_values=[1, 2])
+
+
+def test_anchor_just_above_minus_half_rounds_to_zero():
+    # Exact rounding, halves away from zero: -0.49999999999999994 is not a half.
+    data = ndd.tensor(np.arange(3, dtype=np.int32))
+    out = ndd.slice(
+        data,
+        np.array([-0.49999999999999994]),
+        np.array([2.0]),
+        axes=[0],
+        normalized_anchor=False,
+        normalized_shape=False,
+        out_of_bounds_policy="trim_to_shape",
+    )
+    np.testing.assert_array_equal(np.asarray(out), [0, 1])

@@ -726,3 +726,10 @@ def test_expand_dims_errors_at_the_call_site(kwargs, layout, error, match):
 def test_expand_dims_requires_axes():
     with pytest.raises(TypeError, match="axes"):
         ndd.expand_dims(ndd.tensor(arange((2, 3))))
+
+
+@pytest.mark.parametrize("rel_shape", [[float("inf"), 1.0], [float("nan"), 1.0]])
+def test_reshape_rejects_non_finite_relative_shape(rel_shape):
+    x = ndd.tensor(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="ndd.reshape: 'rel_shape' must hold finite numbers"):
+        ndd.reshape(x, rel_shape=rel_shape)
