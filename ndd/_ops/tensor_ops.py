@@ -278,9 +278,14 @@ def _shape_types(op, ins, args):
     if shape_input is not None:
         out_ndim = _shape_input_length(op, shape_input)
     else:
-        lengths = (_one_length(op, name, args[name]) for name in ("shape", "rel_shape", "src_dims"))
-        out_ndim = next((n for n in lengths if n is not None), None)
-        if out_ndim is None:
+        out_ndim = None
+        for name in ("shape", "rel_shape", "src_dims"):
+            value = args[name]
+            # A constant list (a tuple here) is the common case: its length is the answer.
+            out_ndim = len(value) if type(value) is tuple else _one_length(op, name, value)
+            if out_ndim is not None:
+                break
+        else:
             out_ndim = _ndim(x)
     layout = args["layout"]
     if layout is None:
