@@ -4,12 +4,24 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from .fork import on_fork_in_child
+
 __all__ = ["ThreadPool", "get_num_threads", "set_num_threads"]
 
 _explicit_num_threads = None
 _default_num_threads = None
 _default_pools = {}
 _pools_lock = threading.Lock()
+
+
+def _new_pools_lock_in_child():
+    # The lock may have been held by another thread when the process forked.
+    global _pools_lock
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_pools_lock_in_child)
 
 
 def _cpu_count() -> int:
@@ -87,6 +99,7 @@ class ThreadPool:
         self._device_id = device_id
         self._executor = None
         self._lock = threading.Lock()
+        on_fork_in_child(self)
 
     @property
     def num_threads(self) -> int:
@@ -105,6 +118,11 @@ class ThreadPool:
                 if self._executor is None:
                     self._executor = ThreadPoolExecutor(self._num_threads, thread_name_prefix="ndd-pool")
         return list(self._executor.map(fn, items))
+
+    def _after_fork_in_child(self):
+        # The pool's threads did not survive the fork; start new ones on next use.
+        self._executor = None
+        self._lock = threading.Lock()
 
     def __repr__(self):
         return f"ThreadPool(num_threads={self._num_threads}, device_id={self._device_id})"
