@@ -9,22 +9,16 @@ Where ndd deliberately follows Python/numpy instead of the reference, the test
 asserts ndd's behaviour and says what the reference does.
 """
 
-import json
 import operator
-import pathlib
 import re
 import sys
 
 import numpy as np
 import pytest
+from arrays import assert_result, dtype_name, sample_arrays
+from golden_cases import PROMOTION, VALUE_CASES, value_case_tests
 
 import ndd
-
-GOLDEN = pathlib.Path(__file__).parent / "golden"
-PROMOTION = json.loads((GOLDEN / "arith_promotion.json").read_text())
-VALUE_CASES = json.loads((GOLDEN / "arith_values.json").read_text())
-with np.load(GOLDEN / "arith_values.npz") as _npz:
-    VALUE_ARRAYS = {key: _npz[key] for key in _npz.files}
 
 DTYPES = PROMOTION["dtypes"]
 INT_DTYPES = [d for d in DTYPES if d.startswith(("int", "uint"))]
@@ -71,11 +65,6 @@ def _sync_cpu():
 
 def tensor(values, dtype, layout=None):
     return ndd.tensor(np.array(values, dtype=dtype), layout=layout)
-
-
-def dtype_name(dt):
-    """numpy-style name ("uint8") of an ndd DType, as used by the golden files."""
-    return np.dtype(dt.numpy).name
 
 
 def bits(name):
@@ -414,17 +403,6 @@ def test_unsupported_operand_is_a_type_error(operand):
 # ---------------------------------------------------------------------------
 # values
 # ---------------------------------------------------------------------------
-
-
-def assert_result(result, values, dtype, shape=None):
-    """``result`` is an ndd Tensor of type ``dtype`` holding ``values``."""
-    assert isinstance(result, ndd.Tensor)
-    assert dtype_name(result.dtype) == dtype
-    data = np.asarray(result)
-    assert data.dtype == dtype
-    expected = np.array(values, dtype=dtype)
-    assert result.shape == expected.shape if shape is None else shape
-    np.testing.assert_array_equal(data, expected)
 
 
 def _left_values(d):
@@ -832,63 +810,12 @@ DIVERGENT = {
     "cmp_gt_uint64_float32": ([False, True], "bool"),
 }
 
-# Reference error -> the exception ndd raises for it.
-ERROR_TYPES = {
-    "cannot be booleans": TypeError,  # reference: RuntimeError
-    "cannot be a boolean": TypeError,  # reference: RuntimeError
-    "Can't broadcast shapes": ValueError,  # reference: RuntimeError
-}
-
-
-def run_golden(name):
-    """Evaluate a recorded expression on the recorded inputs (named a, b or a, lo, hi)."""
-    entry = VALUE_CASES[name]
-    if "code" in entry:  # run in a child process by the recorder, as it may kill the reference
-        return eval(entry["code"], {"ndd": ndd, "np": np})
-    expr = entry["expr"].split(" (")[0].strip()
-    expr = expr.replace(" lt ", " < ").replace(" eq ", " == ").replace(" gt ", " > ")
-    names = ["a", "lo", "hi"] if " lo" in expr else ["a", "b"]
-    inputs = {names[i]: ndd.tensor(VALUE_ARRAYS[f"{name}.in{i}"]) for i in range(len(entry["inputs"]))}
-    return eval(expr, {"ndd": ndd, "np": np}, inputs)
-
-
-def check_golden(name, divergent):
-    """Replay a recorded case: ndd gives the reference's result, or the one in
-    ``divergent`` (values and dtype, or an exception type)."""
-    entry = VALUE_CASES[name]
-    want = divergent.get(name)
-    if want is None and "error" in entry:
-        want = next(exc for text, exc in ERROR_TYPES.items() if text in entry["error"])
-    if want is None and "stdout" in entry:  # "<values> <reference dtype name>"
-        values, ref_dtype = entry["stdout"].rsplit(" ", 1)
-        want = (json.loads(values), dtype_name(ndd.DType.parse(ref_dtype)))
-    if isinstance(want, type):
-        with pytest.raises(want):
-            np.asarray(run_golden(name))
-    elif want is not None:
-        assert_result(run_golden(name), *want)
-    else:
-        result = run_golden(name)
-        expected = VALUE_ARRAYS[f"{name}.out"]
-        data = np.asarray(result)
-        assert dtype_name(result.dtype) == entry["out_dtype"] == data.dtype
-        assert data.shape == expected.shape == result.shape
-        if data.dtype.kind == "f":
-            # The reference's transcendental functions may differ from numpy's by an ulp or two.
-            np.testing.assert_allclose(data, expected, rtol=4 * np.finfo(data.dtype).eps, atol=0)
-        else:
-            np.testing.assert_array_equal(data, expected)
-
-
-@pytest.mark.parametrize(
-    "name", [n for n in VALUE_CASES if "expr" in VALUE_CASES[n] and not n.startswith(("cast_", "math_"))]
+ARITHMETIC_CASES = [
+    n for n in VALUE_CASES if "expr" in VALUE_CASES[n] and not n.startswith(("cast_", "math_"))
+]
+test_reference_value_case, test_divergences_refer_to_recorded_cases = value_case_tests(
+    ARITHMETIC_CASES, DIVERGENT
 )
-def test_reference_value_case(name):
-    check_golden(name, DIVERGENT)
-
-
-def test_divergences_refer_to_recorded_cases():
-    assert set(DIVERGENT) <= set(VALUE_CASES)
 
 
 # ---------------------------------------------------------------------------
@@ -985,15 +912,13 @@ def assert_batch(result, expected_samples, dtype, layout=None):
         assert_result(sample, expected, dtype)
 
 
-def samples(batch):
-    return [np.asarray(s) for s in batch]
-
-
 def test_batch_op_batch():
     a, b = ragged_batch(), ragged_batch("int16")
-    expected = [x * 2 - y for x, y in zip(samples(a), samples(b), strict=True)]
+    expected = [x * 2 - y for x, y in zip(sample_arrays(a), sample_arrays(b), strict=True)]
     assert_batch(a * 2 - b, expected, "int32", "HW")
-    assert_batch(a < b, [x < y for x, y in zip(samples(a), samples(b), strict=True)], "bool", "HW")
+    assert_batch(
+        a < b, [x < y for x, y in zip(sample_arrays(a), sample_arrays(b), strict=True)], "bool", "HW"
+    )
 
 
 def test_batch_op_batch_broadcasts_per_sample():
@@ -1017,19 +942,19 @@ def test_batch_size_mismatch():
 def test_batch_op_tensor_broadcasts_the_tensor_to_every_sample():
     a = ragged_batch()
     t = tensor([10, 20, 30], "int64")
-    assert_batch(a + t, [s + [10, 20, 30] for s in samples(a)], "int64", "HW")
-    assert_batch(t - a, [[10, 20, 30] - s for s in samples(a)], "int64", "HW")
+    assert_batch(a + t, [s + [10, 20, 30] for s in sample_arrays(a)], "int64", "HW")
+    assert_batch(t - a, [[10, 20, 30] - s for s in sample_arrays(a)], "int64", "HW")
     with pytest.raises(ValueError, match="broadcast"):
         a + tensor([1, 2], "int32")
 
 
 def test_batch_op_scalar_and_list():
     a = ragged_batch("uint8")
-    assert_batch(a + 1, [s.astype(np.int32) + 1 for s in samples(a)], "int32", "HW")
-    assert_batch(2.5 * a, [2.5 * s.astype(np.float32) for s in samples(a)], "float32", "HW")
-    assert_batch(a & True, [s & 1 for s in samples(a)], "uint8", "HW")
-    assert_batch(a * [1, 0, 2], [s.astype(np.int32) * [1, 0, 2] for s in samples(a)], "int32", "HW")
-    assert_batch(-ragged_batch("int8"), [-s for s in samples(ragged_batch("int8"))], "int8", "HW")
+    assert_batch(a + 1, [s.astype(np.int32) + 1 for s in sample_arrays(a)], "int32", "HW")
+    assert_batch(2.5 * a, [2.5 * s.astype(np.float32) for s in sample_arrays(a)], "float32", "HW")
+    assert_batch(a & True, [s & 1 for s in sample_arrays(a)], "uint8", "HW")
+    assert_batch(a * [1, 0, 2], [s.astype(np.int32) * [1, 0, 2] for s in sample_arrays(a)], "int32", "HW")
+    assert_batch(-ragged_batch("int8"), [-s for s in sample_arrays(ragged_batch("int8"))], "int8", "HW")
 
 
 def test_batch_errors_of_one_sample():

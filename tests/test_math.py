@@ -3,32 +3,28 @@
 Result types against the reference's table (``tests/golden/arith_promotion.json``),
 values against numpy computed in float64 and the recorded reference values
 (``arith_values.json``/``.npz``, described in ``tests/golden/ARITH_NOTES.md``).
-The helpers and golden files are shared with ``test_arithmetic.py``.
+The helpers are shared with ``test_arithmetic.py``; ``golden_cases.py`` reads the goldens.
 """
 
 import numpy as np
 import pytest
+from arrays import assert_result, dtype_name, sample_arrays
+from golden_cases import PROMOTION, VALUE_CASES, value_case_tests
 from test_arithmetic import (
     DTYPES,
     FLOAT_DTYPES,
     MODES,
-    PROMOTION,
     SAMPLES,
     SCALAR_DTYPE,
     SCALARS,
-    VALUE_CASES,
     assert_batch,
-    assert_result,
     bits,
-    check_golden,
-    dtype_name,
     expected_dtype,
     int_power,
     materialise,
     outcome,
     prepared_outcome,
     ragged_batch,
-    samples,
     tensor,
     wrap,
 )
@@ -401,15 +397,7 @@ DIVERGENT = {
 
 
 MATH_CASES = [name for name in VALUE_CASES if name.startswith("math_")]
-
-
-@pytest.mark.parametrize("name", MATH_CASES)
-def test_reference_value_case(name):
-    check_golden(name, DIVERGENT)
-
-
-def test_divergences_refer_to_recorded_cases():
-    assert set(DIVERGENT) <= set(MATH_CASES)
+test_reference_value_case, test_divergences_refer_to_recorded_cases = value_case_tests(MATH_CASES, DIVERGENT)
 
 
 # ---------------------------------------------------------------------------
@@ -428,16 +416,21 @@ def test_layout_is_kept():
 
 def test_batches():
     a = ragged_batch("int16")
-    assert_batch(ndd.math.fabs(a), [np.fabs(s.astype(np.float32)) for s in samples(a)], "float32", "HW")
-    assert_batch(ndd.math.abs(a), [np.abs(s) for s in samples(a)], "int16", "HW")
+    assert_batch(ndd.math.fabs(a), [np.fabs(s.astype(np.float32)) for s in sample_arrays(a)], "float32", "HW")
+    assert_batch(ndd.math.abs(a), [np.abs(s) for s in sample_arrays(a)], "int16", "HW")
     assert_batch(
-        ndd.math.max(a, a * 2), [np.maximum(s, 2 * s).astype(np.int32) for s in samples(a)], "int32", "HW"
+        ndd.math.max(a, a * 2),
+        [np.maximum(s, 2 * s).astype(np.int32) for s in sample_arrays(a)],
+        "int32",
+        "HW",
     )
-    assert_batch(ndd.math.min(1, a), [np.minimum(1, s).astype(np.int32) for s in samples(a)], "int32", "HW")
+    assert_batch(
+        ndd.math.min(1, a), [np.minimum(1, s).astype(np.int32) for s in sample_arrays(a)], "int32", "HW"
+    )
     bounds = tensor([0, 1, 2], "int16")
     assert_batch(
         ndd.math.clamp(a, bounds, 3),
-        [np.clip(s, [0, 1, 2], 3).astype(np.int32) for s in samples(a)],
+        [np.clip(s, [0, 1, 2], 3).astype(np.int32) for s in sample_arrays(a)],
         "int32",
         "HW",
     )

@@ -2,22 +2,11 @@
 
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from arrays import ALL_TYPES, sample_arrays
+from golden_cases import golden_tests
 
 import ndd
 
-ALL_TYPES = [
-    np.uint8,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-    np.bool_,
-]
 OPS = ["full", "full_like", "zeros", "ones", "zeros_like", "ones_like"]
 
 # Golden cases where ndd deliberately differs (see the docstring of ndd/_ops/creation.py);
@@ -30,31 +19,9 @@ DEVIATIONS = {
 }
 
 
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    return getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"])).evaluate()
-
-
-def _samples(batch):
-    return [np.asarray(s) for s in batch]
-
-
-GOLDEN_CASES = [case for op in OPS for case in cases_for(op)]
-
-
-def test_every_deviating_golden_case_exists():
-    assert set(DEVIATIONS) <= {case["id"] for case in GOLDEN_CASES}
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: f"{c['id']}: {c['call']}")
-def test_matches_reference_golden(case):
-    if case["id"] in DEVIATIONS:
-        pytest.skip(DEVIATIONS[case["id"]])
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError), match=f"ndd.{case['op']}"):
-            _replay(case)
+test_matches_reference_golden, test_every_deviating_golden_case_exists = golden_tests(
+    *OPS, deviations=DEVIATIONS, error_names_op=True
+)
 
 
 # --------------------------------------------------------------------------- zeros, ones
@@ -102,7 +69,7 @@ def test_constant_batch_size(op):
 def test_constant_per_sample_shape():
     out = ndd.ones(shape=ndd.batch([np.int32([1, 2]), np.int32([3, 0])]), layout="HW")
     assert out.shape == [(1, 2), (3, 0)] and out.layout == "HW"
-    np.testing.assert_array_equal(_samples(out)[0], np.ones((1, 2), np.int32))
+    np.testing.assert_array_equal(sample_arrays(out)[0], np.ones((1, 2), np.int32))
 
 
 def test_constant_accepts_dtype_names():
@@ -155,7 +122,7 @@ def test_like_ragged_batch():
     b = ndd.batch([np.zeros((2, 3), np.int16), np.zeros((4, 3), np.int16)], layout="HW")
     out = ndd.ones_like(b)
     assert isinstance(out, ndd.Batch) and out.shape == [(2, 3), (4, 3)] and out.layout == "HW"
-    for got, shape in zip(_samples(out), [(2, 3), (4, 3)], strict=True):
+    for got, shape in zip(sample_arrays(out), [(2, 3), (4, 3)], strict=True):
         np.testing.assert_array_equal(got, np.ones(shape, np.int16), strict=True)
 
 
@@ -208,7 +175,7 @@ def test_full_batch_of_fill_values_and_per_sample_shapes():
     fill = ndd.batch([np.int32(1), np.int32(2)])
     out = ndd.full(fill, shape=ndd.batch([np.int32([2]), np.int32([3])]))
     assert out.shape == [(2,), (3,)]
-    np.testing.assert_array_equal(_samples(out)[1], [2, 2, 2])
+    np.testing.assert_array_equal(sample_arrays(out)[1], [2, 2, 2])
     out = ndd.full(np.float32(4), shape=[2], batch_size=3)
     assert out.shape == [(2,)] * 3 and out.dtype == ndd.float32
 
@@ -274,5 +241,5 @@ def test_full_like_ragged_batch_with_one_fill_per_sample():
     b = ndd.batch([np.zeros((2, 3), np.int32), np.zeros((4, 3), np.int32)], layout="HW")
     out = ndd.full_like(b, ndd.batch([np.float32(1), np.float32(2)]))
     assert out.shape == [(2, 3), (4, 3)] and out.layout == "HW" and out.dtype == ndd.int32
-    for got, shape, fill in zip(_samples(out), [(2, 3), (4, 3)], [1, 2], strict=True):
+    for got, shape, fill in zip(sample_arrays(out), [(2, 3), (4, 3)], [1, 2], strict=True):
         np.testing.assert_array_equal(got, np.full(shape, fill, np.int32), strict=True)

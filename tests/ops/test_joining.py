@@ -1,53 +1,13 @@
 """cat and stack (ndd/_ops/joining.py)."""
 
-import warnings
-
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from arrays import ALL_TYPES, numbered, sample_arrays
+from golden_cases import golden_tests
 
 import ndd
 
-ALL_TYPES = [
-    np.uint8,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-    np.bool_,
-]
-
-GOLDEN_CASES = [case for op in ("cat", "stack") for case in cases_for(op)]
-
-
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"])).evaluate()
-
-
-def _samples(batch):
-    return [np.asarray(s) for s in batch]
-
-
-def _data(shape, dtype=np.int32):
-    """Distinct values (0, 1, 2, ...; alternating for bool) of the given shape."""
-    values = np.arange(int(np.prod(shape)))
-    return (values % 2 if dtype == np.bool_ else values).astype(dtype).reshape(shape)
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: f"{c['id']}: {c['call']}")
-def test_matches_reference_golden(case):
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError), match=f"ndd.{case['op']}"):
-            _replay(case)
+test_matches_reference_golden, _ = golden_tests("cat", "stack", error_names_op=True)
 
 
 # --------------------------------------------------------------------------- cat
@@ -56,38 +16,38 @@ def test_matches_reference_golden(case):
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 @pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
 def test_cat_values(dtype, axis):
-    a, b = _data((2, 3, 4), dtype), _data((2, 3, 4), dtype)[::-1].copy()
+    a, b = numbered((2, 3, 4), dtype), numbered((2, 3, 4), dtype)[::-1].copy()
     out = ndd.cat(ndd.tensor(a, layout="HWC"), b, axis=axis)
     assert out.dtype == ndd.dtype(dtype) and out.layout == "HWC"
     np.testing.assert_array_equal(np.asarray(out), np.concatenate([a, b], axis=axis))
 
 
 def test_cat_inputs_may_differ_along_the_axis():
-    parts = [_data((2, 3, 4)), _data((2, 1, 4)), _data((2, 0, 4))]
+    parts = [numbered((2, 3, 4)), numbered((2, 1, 4)), numbered((2, 0, 4))]
     out = ndd.cat(*parts, axis=1)
     assert out.shape == (2, 4, 4)
     np.testing.assert_array_equal(np.asarray(out), np.concatenate(parts, axis=1))
 
 
 def test_cat_axis_name_and_the_layout_of_the_first_input():
-    a, b = ndd.tensor(_data((2, 3, 4)), layout="HWC"), ndd.tensor(_data((2, 1, 4)), layout="XYZ")
+    a, b = ndd.tensor(numbered((2, 3, 4)), layout="HWC"), ndd.tensor(numbered((2, 1, 4)), layout="XYZ")
     out = ndd.cat(a, b, axis_name="W")
     assert out.layout == "HWC" and out.shape == (2, 4, 4)
-    assert ndd.cat(_data((2, 1, 4)), a.evaluate()[:, :1], axis=1).layout is None
+    assert ndd.cat(numbered((2, 1, 4)), a.evaluate()[:, :1], axis=1).layout is None
 
 
 def test_cat_single_input_and_python_lists():
-    np.testing.assert_array_equal(np.asarray(ndd.cat(_data((2, 3)))), _data((2, 3)))
+    np.testing.assert_array_equal(np.asarray(ndd.cat(numbered((2, 3)))), numbered((2, 3)))
     out = ndd.cat(np.int32([1, 2]), [3, 4])
     np.testing.assert_array_equal(np.asarray(out), [1, 2, 3, 4])
 
 
 def test_cat_ragged_batch_with_a_tensor():
-    samples = [_data((2, 3)), _data((4, 3))]
-    extra = _data((1, 3)) + 50
+    samples = [numbered((2, 3)), numbered((4, 3))]
+    extra = numbered((1, 3)) + 50
     out = ndd.cat(ndd.batch(samples, layout="HW"), extra, axis=0)
     assert isinstance(out, ndd.Batch) and out.shape == [(3, 3), (5, 3)] and out.layout == "HW"
-    for got, x in zip(_samples(out), samples, strict=True):
+    for got, x in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, np.concatenate([x, extra]))
 
 
@@ -114,7 +74,7 @@ def test_cat_ragged_batch_with_a_tensor():
     ],
 )
 def test_cat_bad_inputs(inputs, kwargs, error, match):
-    tensors = [ndd.tensor(_data(s), layout="HWC"[: len(s)] if len(s) == 3 else None) for s in inputs]
+    tensors = [ndd.tensor(numbered(s), layout="HWC"[: len(s)] if len(s) == 3 else None) for s in inputs]
     with pytest.raises(error, match=f"ndd.cat: {match}"):
         ndd.cat(*tensors, **kwargs).evaluate()
 
@@ -123,7 +83,7 @@ def test_cat_rejects_mixed_dtypes_at_the_call():
     with pytest.raises(
         TypeError, match="ndd.cat: all inputs must have the same dtype; input 0 is i32, input 1 is f32"
     ):
-        ndd.cat(_data((2, 3)), _data((2, 3), np.float32))
+        ndd.cat(numbered((2, 3)), numbered((2, 3), np.float32))
 
 
 # --------------------------------------------------------------------------- stack
@@ -132,7 +92,7 @@ def test_cat_rejects_mixed_dtypes_at_the_call():
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 @pytest.mark.parametrize("axis, position", [(0, 0), (1, 1), (3, 3), (-1, 3), (-3, 1)])
 def test_stack_values(dtype, axis, position):
-    a, b = _data((2, 3, 4), dtype), _data((2, 3, 4), dtype)[::-1].copy()
+    a, b = numbered((2, 3, 4), dtype), numbered((2, 3, 4), dtype)[::-1].copy()
     out = ndd.stack(ndd.tensor(a, layout="HWC"), b, axis=axis)
     assert out.dtype == ndd.dtype(dtype) and out.layout is None
     np.testing.assert_array_equal(np.asarray(out), np.stack([a, b], axis=position))
@@ -140,23 +100,23 @@ def test_stack_values(dtype, axis, position):
 
 @pytest.mark.parametrize("axis, layout", [(0, "NHWC"), (1, "HNWC"), (3, "HWCN"), (-1, "HWCN"), (-2, "HWNC")])
 def test_stack_axis_name_inserts_into_the_layout(axis, layout):
-    a = ndd.tensor(_data((2, 3, 4)), layout="HWC")
-    assert ndd.stack(a, _data((2, 3, 4)), axis=axis, axis_name="N").layout == layout
+    a = ndd.tensor(numbered((2, 3, 4)), layout="HWC")
+    assert ndd.stack(a, numbered((2, 3, 4)), axis=axis, axis_name="N").layout == layout
 
 
 def test_stack_scalars_and_single_input():
     out = ndd.stack(np.float32(1), np.float32(2), axis_name="N")
     assert out.shape == (2,) and out.layout == "N"
     np.testing.assert_array_equal(np.asarray(out), [1, 2])
-    assert ndd.stack(_data((2, 3))).shape == (1, 2, 3)
+    assert ndd.stack(numbered((2, 3))).shape == (1, 2, 3)
 
 
 def test_stack_ragged_batch():
-    samples = [_data((2, 3)), _data((4, 3))]
+    samples = [numbered((2, 3)), numbered((4, 3))]
     b = ndd.batch(samples, layout="HW")
     out = ndd.stack(b, b, axis=2, axis_name="C")
     assert out.shape == [(2, 3, 2), (4, 3, 2)] and out.layout == "HWC"
-    for got, x in zip(_samples(out), samples, strict=True):
+    for got, x in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, np.stack([x, x], axis=2))
 
 
@@ -171,14 +131,14 @@ def test_stack_ragged_batch():
 )
 def test_stack_bad_inputs(kwargs, second, match):
     with pytest.raises(ValueError, match=f"ndd.stack: {match}"):
-        ndd.stack(ndd.tensor(_data((2, 3, 4)), layout="HWC"), _data(second), **kwargs).evaluate()
+        ndd.stack(ndd.tensor(numbered((2, 3, 4)), layout="HWC"), numbered(second), **kwargs).evaluate()
 
 
 def test_stack_axis_name_needs_a_layout():
     with pytest.raises(ValueError, match="ndd.stack: 'axis_name' needs input 0 to have a layout"):
-        ndd.stack(_data((2, 3)), ndd.tensor(_data((2, 3)), layout="HW"), axis_name="N")
+        ndd.stack(numbered((2, 3)), ndd.tensor(numbered((2, 3)), layout="HW"), axis_name="N")
 
 
 def test_stack_rejects_mixed_dtypes_at_the_call():
     with pytest.raises(TypeError, match="ndd.stack: all inputs must have the same dtype"):
-        ndd.stack(_data((2, 3)), _data((2, 3), np.uint8))
+        ndd.stack(numbered((2, 3)), numbered((2, 3), np.uint8))

@@ -1,32 +1,13 @@
 """one_hot and lookup_table (ndd/_ops/lookup.py)."""
 
-import contextlib
-
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from arrays import FLOAT_TYPES, INT_TYPES, sample_arrays
+from golden_cases import golden_tests
 
 import ndd
 
-INT_TYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-FLOAT_TYPES = [np.float16, np.float32, np.float64]
 OUT_TYPES = [ndd.float32, ndd.float64, ndd.float16, ndd.int8, ndd.int32, ndd.int64, ndd.uint8, ndd.uint64]
-
-
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    result = getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"]))
-    for item in result if isinstance(result, tuple) else (result,):
-        item.evaluate()
-    return result
-
-
-def _golden(op):
-    return pytest.mark.parametrize("case", cases_for(op), ids=lambda c: f"{c['id']}: {c['call']}")
-
-
-def _samples(batch):
-    return [np.asarray(s) for s in batch]
 
 
 def _one_hot_reference(labels, num_classes, on=1.0, off=0.0, dtype=np.float32):
@@ -44,18 +25,12 @@ def _one_hot_reference(labels, num_classes, on=1.0, off=0.0, dtype=np.float32):
 # The reference rejects float16 labels and outputs; ndd supports them
 # (test_one_hot_truncates_float_labels_toward_zero and test_one_hot_output_dtype_and_values
 # cover float16).
-_ONE_HOT_FLOAT16 = {"one_hot_035", "one_hot_048"}
-
-
-@_golden("one_hot")
-def test_one_hot_matches_reference_golden(case):
-    if case["id"] in _ONE_HOT_FLOAT16:
-        pytest.skip("the reference rejects float16; ndd supports it")
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError, IndexError)):
-            _replay(case)
+_ONE_HOT_FLOAT16 = dict.fromkeys(
+    ["one_hot_035", "one_hot_048"], "the reference rejects float16; ndd supports it"
+)
+test_one_hot_matches_reference_golden, _ = golden_tests(
+    "one_hot", deviations=_ONE_HOT_FLOAT16, errors=(ValueError, TypeError, IndexError)
+)
 
 
 @pytest.mark.parametrize("label_type", INT_TYPES)
@@ -133,14 +108,14 @@ def test_one_hot_batch_of_single_labels_gives_vectors():
     labels = ndd.batch([np.int32([2]), np.int32([0]), np.int32([1])])
     out = ndd.one_hot(labels, num_classes=3)
     assert isinstance(out, ndd.Batch) and out.shape == [(3,)] * 3
-    np.testing.assert_array_equal(np.stack(_samples(out)), np.eye(3, dtype=np.float32)[[2, 0, 1]])
+    np.testing.assert_array_equal(np.stack(sample_arrays(out)), np.eye(3, dtype=np.float32)[[2, 0, 1]])
 
 
 def test_one_hot_batch_mixing_single_and_several_labels_keeps_dimensions():
     out = ndd.one_hot(ndd.batch([np.int32([1]), np.int32([0, 2])]), num_classes=3)
     assert out.shape == [(1, 3), (2, 3)]
     expected = [_one_hot_reference([1], 3), _one_hot_reference([0, 2], 3)]
-    for got, want in zip(_samples(out), expected, strict=True):
+    for got, want in zip(sample_arrays(out), expected, strict=True):
         np.testing.assert_array_equal(got, want, strict=True)
 
 
@@ -148,14 +123,14 @@ def test_one_hot_ragged_batch():
     samples = [np.array([[1, 2], [0, 0], [2, 1]], np.uint8), np.array([[2, 1]], np.uint8)]
     out = ndd.one_hot(ndd.batch(samples, layout="HW"), num_classes=3, axis=1, axis_name="C")
     assert out.layout == "HCW" and out.shape == [(3, 3, 2), (1, 3, 2)]
-    for got, sample in zip(_samples(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, np.moveaxis(_one_hot_reference(sample, 3), -1, 1), strict=True)
 
 
 def test_one_hot_tensor_broadcast_over_batch_size():
     out = ndd.one_hot(np.int32([1, 0]), num_classes=2, batch_size=3)
     assert isinstance(out, ndd.Batch) and out.batch_size == 3
-    for got in _samples(out):
+    for got in sample_arrays(out):
         np.testing.assert_array_equal(got, [[0, 1], [1, 0]])
 
 
@@ -190,7 +165,7 @@ def test_one_hot_axis_name_for_labels_whose_shapes_are_not_known_in_advance():
         shuffled = ndd.permute_batch(labels, indices=[1, 0])
         out = ndd.one_hot(shuffled, num_classes=3, axis_name="C")
     assert out.layout == "C"
-    np.testing.assert_array_equal(np.stack(_samples(out)), np.eye(3, dtype=np.float32)[[2, 1]])
+    np.testing.assert_array_equal(np.stack(sample_arrays(out)), np.eye(3, dtype=np.float32)[[2, 1]])
 
 
 def test_one_hot_rejects_bool_labels():
@@ -241,15 +216,9 @@ def _lookup_reference(keys, values, default, x, dtype=np.float32):
     return np.array([table.get(int(k), np.float32(default)) for k in np.ravel(x)], dtype).reshape(np.shape(x))
 
 
-@_golden("lookup_table")
-def test_lookup_table_matches_reference_golden(case):
-    if case["result"]["ok"]:
-        deprecated = "output_dtype" in case["kwargs"]
-        with pytest.warns(DeprecationWarning) if deprecated else contextlib.nullcontext():
-            assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError)):
-            _replay(case)
+test_lookup_table_matches_reference_golden, _ = golden_tests(
+    "lookup_table", deprecated_kwargs=["output_dtype"]
+)
 
 
 @pytest.mark.parametrize("key_type", INT_TYPES)
@@ -310,7 +279,7 @@ def test_lookup_table_ragged_batch():
     keys, values = [0, 100, 101], [10.0, 20.0, 30.0]
     out = ndd.lookup_table(ndd.batch(samples, layout="HW"), keys=keys, values=values, default_value=0.5)
     assert isinstance(out, ndd.Batch) and out.layout == "HW" and out.shape == [(2, 2), (1, 3)]
-    for got, sample in zip(_samples(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, _lookup_reference(keys, values, 0.5, sample), strict=True)
 
 

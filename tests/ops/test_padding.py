@@ -1,25 +1,11 @@
 """pad (ndd/_ops/padding.py)."""
 
-import warnings
-
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from arrays import ALL_TYPES, numbered, sample_arrays
+from golden_cases import golden_tests
 
 import ndd
-
-ALL_TYPES = [
-    np.uint8,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-    np.bool_,
-]
 
 # Golden cases where ndd deliberately differs (see the docstring of ndd/_ops/padding.py);
 # each behaviour is tested on its own below.
@@ -29,39 +15,9 @@ DEVIATIONS = {
     "pad_045": "the reference rejects 0-D input; ndd returns it unchanged "
     "(test_pad_zero_dimensional_input_is_unchanged)",
 }
-GOLDEN_CASES = cases_for("pad")
-
-
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"])).evaluate()
-
-
-def _samples(batch):
-    return [np.asarray(s) for s in batch]
-
-
-def _data(shape, dtype=np.int32):
-    """Distinct values (0, 1, 2, ...; alternating for bool) of the given shape."""
-    values = np.arange(int(np.prod(shape)))
-    return (values % 2 if dtype == np.bool_ else values).astype(dtype).reshape(shape)
-
-
-def test_every_deviating_golden_case_exists():
-    assert set(DEVIATIONS) <= {case["id"] for case in GOLDEN_CASES}
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: f"{c['id']}: {c['call']}")
-def test_matches_reference_golden(case):
-    if case["id"] in DEVIATIONS:
-        pytest.skip(DEVIATIONS[case["id"]])
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError), match=f"ndd.{case['op']}"):
-            _replay(case)
+test_matches_reference_golden, test_every_deviating_golden_case_exists = golden_tests(
+    "pad", deviations=DEVIATIONS, error_names_op=True
+)
 
 
 def _np_pad(x, shape, fill):
@@ -70,7 +26,7 @@ def _np_pad(x, shape, fill):
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_pad_to_shape(dtype):
-    x = _data((2, 3), dtype)
+    x = numbered((2, 3), dtype)
     out = ndd.pad(ndd.tensor(x, layout="HW"), shape=[4, 5], fill_value=1)
     assert out.dtype == ndd.dtype(dtype) and out.layout == "HW" and out.shape == (4, 5)
     np.testing.assert_array_equal(np.asarray(out), _np_pad(x, (4, 5), 1))
@@ -96,7 +52,7 @@ def test_pad_to_shape(dtype):
     ],
 )
 def test_pad_sample_shapes(kwargs, shape):
-    x = _data((2, 3))
+    x = numbered((2, 3))
     out = ndd.pad(ndd.tensor(x, layout="HW"), **kwargs)
     assert out.shape == shape
     np.testing.assert_array_equal(np.asarray(out), _np_pad(x, shape, 0))
@@ -134,15 +90,15 @@ def test_pad_fill_value_converts_like_a_c_cast(dtype, fill, expected):
     ],
 )
 def test_pad_ragged_batch_to_the_largest_sample(kwargs, shapes):
-    samples = [_data((2, 3)), _data((4, 3)) + 100, _data((1, 3)) + 200]
+    samples = [numbered((2, 3)), numbered((4, 3)) + 100, numbered((1, 3)) + 200]
     out = ndd.pad(ndd.batch(samples, layout="HW"), fill_value=-7, **kwargs)
     assert out.layout == "HW" and out.shape == shapes
-    for got, x, shape in zip(_samples(out), samples, shapes, strict=True):
+    for got, x, shape in zip(sample_arrays(out), samples, shapes, strict=True):
         np.testing.assert_array_equal(got, _np_pad(x, shape, -7))
 
 
 def test_pad_per_sample_arguments():
-    samples = [_data((2, 3)), _data((4, 1))]
+    samples = [numbered((2, 3)), numbered((4, 1))]
     b = ndd.batch(samples)
     out = ndd.pad(b, shape=ndd.batch([np.int32([-1, 5]), np.int32([3, -1])]))
     assert out.shape == [(4, 5), (4, 3)]
@@ -152,28 +108,29 @@ def test_pad_per_sample_arguments():
     out = ndd.pad(b, axes=ndd.batch([np.int32([0]), np.int32([1])]))
     assert out.shape == [(4, 3), (4, 3)]
     out = ndd.pad(b, fill_value=ndd.batch([np.float32(1), np.float32(2)]))
-    for got, x, fill in zip(_samples(out), samples, [1, 2], strict=True):
+    for got, x, fill in zip(sample_arrays(out), samples, [1, 2], strict=True):
         np.testing.assert_array_equal(got, _np_pad(x, (4, 3), fill))
 
 
 def test_pad_per_sample_fill_value_of_one_element_arrays():
     # The reference wants 0-D samples here (golden pad_037); ndd takes one-element arrays too.
     out = ndd.pad(
-        ndd.batch([_data((2, 3)), _data((4, 3))]), fill_value=ndd.batch([np.float32([5]), np.float32([6])])
+        ndd.batch([numbered((2, 3)), numbered((4, 3))]),
+        fill_value=ndd.batch([np.float32([5]), np.float32([6])]),
     )
-    np.testing.assert_array_equal(_samples(out)[0], _np_pad(_data((2, 3)), (4, 3), 5))
+    np.testing.assert_array_equal(sample_arrays(out)[0], _np_pad(numbered((2, 3)), (4, 3), 5))
 
 
 def test_pad_tensor_broadcast_over_batch_size_keeps_its_shape():
-    out = ndd.pad(_data((2, 3)), batch_size=2)
+    out = ndd.pad(numbered((2, 3)), batch_size=2)
     assert out.shape == [(2, 3), (2, 3)]
 
 
 def test_pad_shapes_in_deferred_mode():
     with ndd.EvalMode.deferred:
-        explicit = ndd.pad(ndd.batch([_data((2, 3)), _data((4, 3))]), shape=[5, 5])
+        explicit = ndd.pad(ndd.batch([numbered((2, 3)), numbered((4, 3))]), shape=[5, 5])
         assert explicit.shape == [(5, 5), (5, 5)]
-        to_max = ndd.pad(ndd.batch([_data((2, 3)), _data((4, 3))]))
+        to_max = ndd.pad(ndd.batch([numbered((2, 3)), numbered((4, 3))]))
         assert to_max.shape == [(4, 3), (4, 3)]
 
 
@@ -195,11 +152,11 @@ def test_pad_zero_dimensional_input_is_unchanged():
 )
 def test_pad_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=f"ndd.pad: {match}"):
-        ndd.pad(ndd.tensor(_data((2, 3)), layout="HW"), **kwargs).evaluate()
+        ndd.pad(ndd.tensor(numbered((2, 3)), layout="HW"), **kwargs).evaluate()
 
 
 def test_pad_axis_names_need_a_layout():
     with pytest.raises(
         ValueError, match="ndd.pad: 'axis_names' has 'H', which is not in the input layout ''"
     ):
-        ndd.pad(_data((2, 3)), axis_names="H", shape=[3]).evaluate()
+        ndd.pad(numbered((2, 3)), axis_names="H", shape=[3]).evaluate()

@@ -2,27 +2,15 @@
 
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from golden_cases import golden_tests
 
 import ndd
 
-
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    return ndd.get_property(*inputs, **build_kwargs(case["kwargs"])).evaluate()
+test_get_property_matches_reference_golden, _ = golden_tests("get_property")
 
 
 def _text(tensor):
     return np.asarray(tensor).tobytes().decode()
-
-
-@pytest.mark.parametrize("case", cases_for("get_property"), ids=lambda c: f"{c['id']}: {c['call']}")
-def test_get_property_matches_reference_golden(case):
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError)):
-            _replay(case)
 
 
 @pytest.mark.parametrize("layout", ["HWC", "FHWC", "W", "CHW"])

@@ -12,7 +12,7 @@ import inspect
 
 import numpy as np
 import pytest
-from golden_cases import build_input, build_kwargs, cases_for
+from golden_cases import call, cases_for, golden_tests
 
 import ndd
 
@@ -704,8 +704,6 @@ ERROR_TYPES = {
     "ValueError": (ValueError,),
 }
 
-GOLDEN = [case for op in OPS + SPREAD_OPS for case in cases_for(f"reductions.{op}")]
-
 
 def _assert_golden_value(result, spec):
     assert result.dtype == ndd.dtype(spec["dtype"])
@@ -722,21 +720,20 @@ def _assert_golden_value(result, spec):
         _assert_values(sample, np.asarray(expected))
 
 
-@pytest.mark.parametrize("case", GOLDEN, ids=[c["id"] for c in GOLDEN])
-def test_golden(case):
-    fn = getattr(R, case["op"].split(".")[1])
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    kwargs = build_kwargs(case["kwargs"])
-    expected = case["result"]
-    if case["id"] in WRONG_MEAN_SHAPE:
-        with pytest.raises(ValueError, match="input 'mean' must have shape"):
-            fn(*inputs, **kwargs)
-    elif expected["ok"]:
-        _assert_golden_value(fn(*inputs, **kwargs), expected["value"])
-    else:
-        with pytest.raises(ERROR_TYPES[expected["error_type"]]):
-            fn(*inputs, **kwargs)
+def _check_wrong_mean_shape(case):
+    with pytest.raises(ValueError, match="input 'mean' must have shape"):
+        call(case)
+
+
+GOLDEN_OPS = [f"reductions.{op}" for op in OPS + SPREAD_OPS]
+test_golden, _ = golden_tests(
+    *GOLDEN_OPS,
+    checks=dict.fromkeys(WRONG_MEAN_SHAPE, _check_wrong_mean_shape),
+    errors=ERROR_TYPES,
+    errors_at_call=True,
+    compare=_assert_golden_value,
+)
 
 
 def test_golden_cases_cover_every_operator():
-    assert {c["op"] for c in GOLDEN} == {f"reductions.{op}" for op in OPS + SPREAD_OPS}
+    assert all(cases_for(op) for op in GOLDEN_OPS)

@@ -2,32 +2,20 @@
 
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from golden_cases import golden_tests
 
 import ndd
 
 DTYPES = [np.uint8, np.int16, np.int64, np.float16, np.float32, np.float64, np.bool_]
 
 
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    result = ndd.element_extract(*inputs, **build_kwargs(case["kwargs"]))
-    for item in result if isinstance(result, tuple) else (result,):
-        item.evaluate()
-    return result
-
-
 def _sequence(frames, dtype=np.uint8, frame_shape=(2, 3)):
     return (np.arange(frames * np.prod(frame_shape)) % 7).astype(dtype).reshape((frames, *frame_shape))
 
 
-@pytest.mark.parametrize("case", cases_for("element_extract"), ids=lambda c: f"{c['id']}: {c['call']}")
-def test_element_extract_matches_reference_golden(case):
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError, IndexError)):
-            _replay(case)
+test_element_extract_matches_reference_golden, _ = golden_tests(
+    "element_extract", errors=(ValueError, TypeError, IndexError)
+)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -1,25 +1,11 @@
 """slice (ndd/_ops/slicing.py)."""
 
-import warnings
-
 import numpy as np
 import pytest
-from golden_cases import assert_matches, build_input, build_kwargs, cases_for
+from arrays import ALL_TYPES, numbered, sample_arrays
+from golden_cases import golden_tests
 
 import ndd
-
-ALL_TYPES = [
-    np.uint8,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-    np.bool_,
-]
 
 # Golden cases where ndd deliberately differs (see the docstring of ndd/_ops/slicing.py);
 # each behaviour is tested on its own below.
@@ -27,39 +13,9 @@ DEVIATIONS = {
     "slice_072": "the reference rejects bool data; ndd slices it "
     "(test_slice_start_and_shape_follow_the_default_axes_w_then_h)",
 }
-GOLDEN_CASES = cases_for("slice")
-
-
-def _replay(case):
-    inputs = [build_input(spec) for spec in case["inputs"]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return getattr(ndd, case["op"])(*inputs, **build_kwargs(case["kwargs"])).evaluate()
-
-
-def _samples(batch):
-    return [np.asarray(s) for s in batch]
-
-
-def _data(shape, dtype=np.int32):
-    """Distinct values (0, 1, 2, ...; alternating for bool) of the given shape."""
-    values = np.arange(int(np.prod(shape)))
-    return (values % 2 if dtype == np.bool_ else values).astype(dtype).reshape(shape)
-
-
-def test_every_deviating_golden_case_exists():
-    assert set(DEVIATIONS) <= {case["id"] for case in GOLDEN_CASES}
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=lambda c: f"{c['id']}: {c['call']}")
-def test_matches_reference_golden(case):
-    if case["id"] in DEVIATIONS:
-        pytest.skip(DEVIATIONS[case["id"]])
-    if case["result"]["ok"]:
-        assert_matches(_replay(case), case["result"]["value"])
-    else:
-        with pytest.raises((ValueError, TypeError), match=f"ndd.{case['op']}"):
-            _replay(case)
+test_matches_reference_golden, test_every_deviating_golden_case_exists = golden_tests(
+    "slice", deviations=DEVIATIONS, error_names_op=True
+)
 
 
 # --------------------------------------------------------------------------- slice: windows
@@ -67,7 +23,7 @@ def test_matches_reference_golden(case):
 
 @pytest.mark.parametrize("dtype", ALL_TYPES)
 def test_slice_start_and_shape_follow_the_default_axes_w_then_h(dtype):
-    x = _data((4, 6, 3), dtype)
+    x = numbered((4, 6, 3), dtype)
     out = ndd.slice(ndd.tensor(x, layout="HWC"), start=[2, 1], shape=[3, 2])
     assert out.dtype == ndd.dtype(dtype) and out.layout == "HWC" and out.shape == (2, 3, 3)
     np.testing.assert_array_equal(np.asarray(out), x[1:3, 2:5])
@@ -89,7 +45,7 @@ def test_slice_start_and_shape_follow_the_default_axes_w_then_h(dtype):
     ],
 )
 def test_slice_named_arguments(kwargs, window):
-    x = _data((4, 6))
+    x = numbered((4, 6))
     out = ndd.slice(ndd.tensor(x, layout="HW"), **kwargs)
     np.testing.assert_array_equal(np.asarray(out), x[window])
     assert out.shape == x[window].shape
@@ -106,7 +62,7 @@ def test_slice_relative_arguments_scale_in_single_precision():
 
 @pytest.mark.parametrize("anchor_type", [np.float16, np.float32, np.float64])
 def test_slice_float_inputs_are_fractions_of_the_extent(anchor_type):
-    x = _data((4, 6, 3), np.uint8)
+    x = numbered((4, 6, 3), np.uint8)
     anchor, shape = np.array([0.5, 0.25], anchor_type), np.array([0.5, 0.5], anchor_type)
     out = ndd.slice(ndd.tensor(x, layout="HWC"), anchor, shape)
     np.testing.assert_array_equal(np.asarray(out), x[1:3, 3:6])
@@ -114,13 +70,13 @@ def test_slice_float_inputs_are_fractions_of_the_extent(anchor_type):
 
 @pytest.mark.parametrize("anchor_type", [np.int8, np.int32, np.int64, np.uint16])
 def test_slice_integer_inputs_are_positions_even_when_normalized(anchor_type):
-    x = _data((4, 6, 3), np.uint8)
+    x = numbered((4, 6, 3), np.uint8)
     out = ndd.slice(ndd.tensor(x, layout="HWC"), np.array([1, 2], anchor_type), np.array([3, 2], anchor_type))
     np.testing.assert_array_equal(np.asarray(out), x[2:4, 1:4])
 
 
 def test_slice_unnormalized_float_inputs_are_positions():
-    x = _data((4, 6))
+    x = numbered((4, 6))
     out = ndd.slice(x, [1.0, 2.0], [3.0, 2.0], normalized_anchor=False, normalized_shape=False)
     np.testing.assert_array_equal(np.asarray(out), x[2:4, 1:4])
     # W: 0.25 * 6 = 1.5 -> 2, end 1.5 + 3 = 4.5 -> 5; H: 0.5 * 4 = 2, end 2.5 -> 3.
@@ -147,7 +103,7 @@ def test_slice_fractional_positions_round_both_ends_half_away_from_zero(anchor, 
 
 
 def test_slice_axes_and_axis_names_order_the_values():
-    x = _data((4, 6, 3))
+    x = numbered((4, 6, 3))
     t = ndd.tensor(x, layout="HWC")
     expected = x[1:4, 2:4]
     np.testing.assert_array_equal(np.asarray(ndd.slice(t, start=[1, 2], shape=[3, 2], axes=[0, 1])), expected)
@@ -161,7 +117,7 @@ def test_slice_axes_and_axis_names_order_the_values():
 
 
 def test_slice_default_axis_names_follow_the_layout():
-    x = _data((3, 4, 6))
+    x = numbered((3, 4, 6))
     t = ndd.tensor(x, layout="CHW")
     # By default W and H are looked up in the layout; explicit axes are indices.
     np.testing.assert_array_equal(np.asarray(ndd.slice(t, start=[1, 1], shape=[1, 2])), x[:, 1:3, 1:2])
@@ -180,14 +136,14 @@ def test_slice_default_axis_names_follow_the_layout():
     ],
 )
 def test_slice_input_without_layout_is_named_by_its_dimensionality(shape, names, window):
-    x = _data(shape)
+    x = numbered(shape)
     out = ndd.slice(x, start=[1] * len(names), shape=[1] * len(names), axis_names=names)
     np.testing.assert_array_equal(np.asarray(out), x[window])
     assert out.layout is None
 
 
 def test_slice_any_dimensionality_with_explicit_axes():
-    x = _data((2, 3, 2, 3, 2))
+    x = numbered((2, 3, 2, 3, 2))
     np.testing.assert_array_equal(np.asarray(ndd.slice(x, start=[1], shape=[2], axes=[3])), x[:, :, :, 1:3])
     scalar = ndd.slice(np.float32(5), start=[], shape=[], axes=[])
     assert scalar.shape == () and scalar.item() == 5
@@ -198,12 +154,12 @@ def test_slice_any_dimensionality_with_explicit_axes():
 
 def test_slice_out_of_bounds_raises_by_default():
     with pytest.raises(ValueError, match=r"ndd.slice: the slice \[4, 8\) of axis 1 is out of bounds"):
-        ndd.slice(_data((4, 6)), start=[4, 2], shape=[4, 3])
+        ndd.slice(numbered((4, 6)), start=[4, 2], shape=[4, 3])
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64])
 def test_slice_pad_policy_fills_outside(dtype):
-    x = _data((4, 6, 3), dtype)
+    x = numbered((4, 6, 3), dtype)
     out = ndd.slice(
         ndd.tensor(x, layout="HWC"), start=[4, -1], shape=[4, 3], out_of_bounds_policy="pad", fill_values=[7]
     )
@@ -215,7 +171,7 @@ def test_slice_pad_policy_fills_outside(dtype):
 
 @pytest.mark.parametrize("layout, channel_axis", [("HWC", 2), ("CHW", 0), (None, 2)])
 def test_slice_pad_with_one_fill_value_per_channel(layout, channel_axis):
-    x = np.moveaxis(_data((4, 6, 3), np.uint8), 2, channel_axis)
+    x = np.moveaxis(numbered((4, 6, 3), np.uint8), 2, channel_axis)
     out = ndd.slice(
         ndd.tensor(x, layout=layout),
         start=[5, 3],
@@ -256,7 +212,7 @@ def test_slice_fill_values_convert_like_a_c_cast(dtype, fill, expected):
     ],
 )
 def test_slice_trim_to_shape_policy_shrinks_the_window(start, shape, window):
-    x = _data((4, 6))
+    x = numbered((4, 6))
     out = ndd.slice(x, start=start, shape=shape, out_of_bounds_policy="trim_to_shape")
     np.testing.assert_array_equal(np.asarray(out), x[window])
     assert out.shape == x[window].shape
@@ -281,7 +237,7 @@ def test_slice_dtype_saturates_at_the_float16_range():
 
 
 def test_slice_dtype_to_float32():
-    x = _data((4, 6, 3), np.uint8)
+    x = numbered((4, 6, 3), np.uint8)
     out = ndd.slice(ndd.tensor(x, layout="HWC"), start=[1, 2], shape=[3, 2], dtype=ndd.float32)
     assert out.dtype == ndd.float32
     np.testing.assert_array_equal(np.asarray(out), x[2:4, 1:4].astype(np.float32))
@@ -290,7 +246,7 @@ def test_slice_dtype_to_float32():
 @pytest.mark.parametrize("dtype", [ndd.uint8, ndd.float16, ndd.float32])
 @pytest.mark.parametrize("source", ALL_TYPES)
 def test_slice_dtype_from_every_input_type(source, dtype):
-    x = _data((3, 4), source)
+    x = numbered((3, 4), source)
     out = ndd.slice(x, start=[1, 1], dtype=dtype)
     assert out.dtype == dtype
     np.testing.assert_array_equal(np.asarray(out), x[1:, 1:].astype(dtype.numpy), strict=True)
@@ -299,58 +255,58 @@ def test_slice_dtype_from_every_input_type(source, dtype):
 @pytest.mark.parametrize("dtype", [ndd.int16, ndd.int32, ndd.float64, ndd.bool])
 def test_slice_rejects_other_output_types(dtype):
     with pytest.raises(ValueError, match="ndd.slice: 'dtype' must be one of u8, f16, f32"):
-        ndd.slice(_data((4, 6)), start=[0, 0], dtype=dtype)
+        ndd.slice(numbered((4, 6)), start=[0, 0], dtype=dtype)
 
 
 def test_slice_output_dtype_is_a_deprecated_alias():
     with pytest.warns(DeprecationWarning, match="'output_dtype' is deprecated"):
-        out = ndd.slice(_data((4, 6)), start=[0, 0], output_dtype=ndd.float32)
+        out = ndd.slice(numbered((4, 6)), start=[0, 0], output_dtype=ndd.float32)
     assert out.dtype == ndd.float32
-    np.testing.assert_array_equal(np.asarray(out), _data((4, 6)).astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(out), numbered((4, 6)).astype(np.float32))
     with pytest.raises(ValueError, match="ndd.slice: 'output_dtype' is a deprecated alias of 'dtype'"):
-        ndd.slice(_data((4, 6)), start=[0, 0], output_dtype=ndd.float32, dtype=ndd.uint8)
+        ndd.slice(numbered((4, 6)), start=[0, 0], output_dtype=ndd.float32, dtype=ndd.uint8)
 
 
 def test_slice_image_type_is_deprecated_and_ignored():
     with pytest.warns(DeprecationWarning, match="'image_type' is deprecated"):
-        out = ndd.slice(_data((4, 6)), start=[1, 1], image_type=ndd.types.RGB)
-    np.testing.assert_array_equal(np.asarray(out), _data((4, 6))[1:, 1:])
+        out = ndd.slice(numbered((4, 6)), start=[1, 1], image_type=ndd.types.RGB)
+    np.testing.assert_array_equal(np.asarray(out), numbered((4, 6))[1:, 1:])
 
 
 # --------------------------------------------------------------------------- slice: batches
 
 
 def test_slice_ragged_batch_with_per_sample_start():
-    samples = [_data((2, 3)), _data((4, 3)) + 100]
+    samples = [numbered((2, 3)), numbered((4, 3)) + 100]
     start = ndd.batch([np.int32([0, 0]), np.int32([1, 2])])
     out = ndd.slice(ndd.batch(samples, layout="HW"), start=start, shape=[2, 1])
     assert out.layout == "HW" and out.shape == [(1, 2), (1, 2)]
-    for got, x, window in zip(_samples(out), samples, [np.s_[0:1, 0:2], np.s_[2:3, 1:3]], strict=True):
+    for got, x, window in zip(sample_arrays(out), samples, [np.s_[0:1, 0:2], np.s_[2:3, 1:3]], strict=True):
         np.testing.assert_array_equal(got, x[window])
 
 
 def test_slice_ragged_batch_with_per_sample_anchor_and_shape_inputs():
-    samples = [_data((2, 3)), _data((4, 3)) + 100]
+    samples = [numbered((2, 3)), numbered((4, 3)) + 100]
     anchor = ndd.batch([np.float32([0, 0]), np.float32([0.5, 0.5])])
     shape = ndd.batch([np.float32([1, 0.5]), np.float32([0.5, 0.5])])
     out = ndd.slice(ndd.batch(samples, layout="HW"), anchor, shape)
     assert out.shape == [(1, 3), (2, 1)]
-    for got, x, window in zip(_samples(out), samples, [np.s_[0:1, 0:3], np.s_[2:4, 2:3]], strict=True):
+    for got, x, window in zip(sample_arrays(out), samples, [np.s_[0:1, 0:3], np.s_[2:4, 2:3]], strict=True):
         np.testing.assert_array_equal(got, x[window])
 
 
 def test_slice_per_sample_axes():
-    x = _data((3, 4, 6))
+    x = numbered((3, 4, 6))
     out = ndd.slice(ndd.batch([x, x]), start=[1], shape=[2], axes=ndd.batch([np.int32([0]), np.int32([2])]))
     assert out.shape == [(2, 4, 6), (3, 4, 2)]
-    np.testing.assert_array_equal(_samples(out)[1], x[:, :, 1:3])
+    np.testing.assert_array_equal(sample_arrays(out)[1], x[:, :, 1:3])
 
 
 def test_slice_tensor_broadcast_over_batch_size():
-    x = _data((4, 6))
+    x = numbered((4, 6))
     out = ndd.slice(x, start=[1, 1], shape=[2, 2], batch_size=3)
     assert isinstance(out, ndd.Batch) and out.batch_size == 3
-    for got in _samples(out):
+    for got in sample_arrays(out):
         np.testing.assert_array_equal(got, x[1:3, 1:3])
 
 
@@ -392,13 +348,13 @@ def test_slice_tensor_broadcast_over_batch_size():
     ],
 )
 def test_slice_bad_arguments(inputs, kwargs, match):
-    x = ndd.tensor(_data((4, 6)), layout="HW")
+    x = ndd.tensor(numbered((4, 6)), layout="HW")
     with pytest.raises((ValueError, TypeError), match=f"ndd.slice: {match}"):
         ndd.slice(x, *inputs, **kwargs).evaluate()
 
 
 def test_slice_fill_values_must_match_the_channels():
-    x = ndd.tensor(_data((4, 6, 3)), layout="HWC")
+    x = ndd.tensor(numbered((4, 6, 3)), layout="HWC")
     with pytest.raises(ValueError, match="ndd.slice: 'fill_values' has 2 values for 3 output channels"):
         ndd.slice(x, start=[0, 0], out_of_bounds_policy="pad", fill_values=[1, 2])
 

@@ -2,16 +2,13 @@
 values against numpy, layouts, batches and per-sample arguments, errors, and the
 reference goldens of tests/golden."""
 
-import json
-
 import numpy as np
 import pytest
-from golden_cases import GOLDEN_DIR, assert_matches, build_input, build_kwargs, cases_for
+from arrays import FLOAT_TYPES, INT_TYPES, sample_arrays
+from golden_cases import VALUE_ARRAYS, VALUE_CASES, golden_tests
 
 import ndd
 
-INT_TYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
-FLOAT_TYPES = [np.float16, np.float32, np.float64]
 SOME_TYPES = [np.uint8, np.int16, np.int64, np.float32, np.float64, np.bool_]
 
 
@@ -21,10 +18,6 @@ def ndd_type(np_type):
 
 def arange(shape, np_type=np.int32):
     return (np.arange(int(np.prod(shape))) % 7).astype(np_type).reshape(shape)
-
-
-def values(batch):
-    return [np.asarray(t) for t in batch]
 
 
 # -- reference goldens ----------------------------------------------------------
@@ -61,54 +54,19 @@ REFERENCE_BUGS = {
     "squeeze_017": _LIST_FROM_VARIABLE,
     "squeeze_018": _LIST_FROM_VARIABLE,
 }
-GOLDEN_CASES = [case for op in OPS for case in cases_for(op)]
+# The reference raises RuntimeError for most bad calls (or crashed, for
+# reinterpret_015); ndd raises ValueError, TypeError or IndexError.
+test_matches_reference_golden, test_every_skipped_golden_case_exists = golden_tests(
+    *OPS, deviations=REFERENCE_BUGS, errors=(ValueError, TypeError, IndexError, RuntimeError)
+)
 
 
-def test_every_skipped_golden_case_exists():
-    ids = {case["id"] for case in GOLDEN_CASES}
-    assert set(REFERENCE_BUGS) <= ids
-
-
-@pytest.mark.parametrize("case", GOLDEN_CASES, ids=[case["id"] for case in GOLDEN_CASES])
-def test_matches_reference_golden(case):
-    if case["id"] in REFERENCE_BUGS:
-        pytest.skip(REFERENCE_BUGS[case["id"]])
-    if case["call"] == "custom":
-        # e.g. reshape_045: the reference reports a bad shape when the result is used;
-        # ndd raises at the call site (test_reshape_errors_at_the_call_site).
-        pytest.skip(f"a scripted probe, not a call to replay: {case['note']}")
-    op = getattr(ndd, case["op"])
-
-    def call():
-        args = [build_input(spec) for spec in case["inputs"]]
-        return op(*args, **build_kwargs(case["kwargs"])).evaluate()
-
-    expected = case["result"]
-    if expected["ok"]:
-        assert_matches(call(), expected["value"])
-    else:
-        # The reference raises RuntimeError for most bad calls (or crashed, for
-        # reinterpret_015); ndd raises ValueError, TypeError or IndexError.
-        with pytest.raises((ValueError, TypeError, IndexError, RuntimeError)):
-            call()
-
-
-def _arith_cast_cases():
-    with open(GOLDEN_DIR / "arith_values.json") as f:
-        index = json.load(f)
-    return [name for name, rec in index.items() if name.startswith("cast_") and "out" in rec]
-
-
-@pytest.fixture(scope="module")
-def arith_values():
-    with np.load(GOLDEN_DIR / "arith_values.npz") as npz:
-        return {key: npz[key] for key in npz.files}
-
-
-@pytest.mark.parametrize("name", _arith_cast_cases())
-def test_cast_matches_reference_values(name, arith_values):
-    source = arith_values[f"{name}.in0"]
-    expected = arith_values[f"{name}.out"].copy()
+@pytest.mark.parametrize(
+    "name", [name for name, rec in VALUE_CASES.items() if name.startswith("cast_") and "out" in rec]
+)
+def test_cast_matches_reference_values(name):
+    source = VALUE_ARRAYS[f"{name}.in0"]
+    expected = VALUE_ARRAYS[f"{name}.out"].copy()
     if expected.dtype.kind in "iu" and source.dtype.kind == "f":
         # By design NaN gives 0 for every integer type (the reference: INT_MIN, 2**63 ...).
         expected[np.isnan(source)] = 0
@@ -216,7 +174,7 @@ def test_cast_batch_keeps_ragged_shapes_and_layout(dst):
     out = ndd.cast(ndd.batch(samples, layout="HW"), dtype=ndd_type(dst))
     assert out.dtype == ndd_type(dst) and out.layout == "HW"
     assert out.shape == [(2, 3), (4, 3)]
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample.astype(dst), strict=True)
 
 
@@ -255,7 +213,7 @@ def test_cast_like_batch_with_batch():
     likes = ndd.batch([np.zeros(5, np.int8), np.zeros(1, np.int8)])
     out = ndd.cast_like(xs, likes)
     assert out.dtype == ndd.int8
-    assert [v.tolist() for v in values(out)] == [[2, -3], [7]]
+    assert [v.tolist() for v in sample_arrays(out)] == [[2, -3], [7]]
 
 
 def test_cast_like_batch_sizes_must_agree():
@@ -276,7 +234,7 @@ def test_copy_batch():
     samples = [arange((2, 3)), arange((1, 3))]
     out = ndd.copy(ndd.batch(samples, layout="HW"))
     assert out.layout == "HW"
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample, strict=True)
 
 
@@ -381,7 +339,7 @@ def test_reshape_per_sample_shape_input_and_argument():
     by_arg = ndd.reshape(data, shape=ndd.batch([np.array([-1, 3]), np.array([3, 4])]))
     assert by_input.shape == [(3, 2), (6, 2)] and by_input.layout == "HW"
     assert by_arg.shape == [(2, 3), (3, 4)]
-    for got, sample in zip(values(by_arg), samples, strict=True):
+    for got, sample in zip(sample_arrays(by_arg), samples, strict=True):
         np.testing.assert_array_equal(got, sample.reshape(got.shape), strict=True)
 
 
@@ -401,7 +359,7 @@ def test_reshape_batch_ragged():
     samples = [arange((2, 3)), arange((4, 3))]
     out = ndd.reshape(ndd.batch(samples, layout="HW"), rel_shape=[0.5, 2])
     assert out.shape == [(1, 6), (2, 6)] and out.layout == "HW"
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample.reshape(got.shape), strict=True)
 
 
@@ -502,7 +460,7 @@ def test_reinterpret_batch():
     samples = [arange((2, 3)), arange((4, 3))]
     out = ndd.reinterpret(ndd.batch(samples, layout="HW"), dtype=ndd.uint8)
     assert out.shape == [(2, 12), (4, 12)] and out.layout == "HW"
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample.view(np.uint8), strict=True)
 
 
@@ -568,7 +526,7 @@ def test_transpose_batch():
     samples = [arange((2, 3)), arange((4, 3))]
     out = ndd.transpose(ndd.batch(samples, layout="HW"), perm=[1, 0])
     assert out.shape == [(3, 2), (3, 4)] and out.layout == "WH"
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample.T, strict=True)
 
 
@@ -633,7 +591,7 @@ def test_squeeze_batch_with_per_sample_axes():
     data = ndd.batch(samples)
     out = ndd.squeeze(data, axes=ndd.batch([np.array([0]), np.array([2])]))
     assert out.shape == [(2, 1), (1, 5)]
-    for got, sample in zip(values(out), samples, strict=True):
+    for got, sample in zip(sample_arrays(out), samples, strict=True):
         np.testing.assert_array_equal(got, sample.reshape(got.shape), strict=True)
 
 
