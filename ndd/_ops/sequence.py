@@ -1,7 +1,7 @@
 """Sequence operators: element_extract."""
 
 from .._prepare.invocation import PendingArg
-from .._prepare.storage import TensorBase, batch_samples, tensor_data
+from .._prepare.storage import tensor_data
 from .schema import Arg, Input, Operator
 
 
@@ -50,28 +50,14 @@ def _element_extract_shape(shapes, args):
     return [shape[1:]] * len(element_map)
 
 
-class _ElementExtract(Operator):
-    """element_extract has one output per entry of ``element_map``, a number the
-    generic run phase (which reads ``num_outputs``) cannot know, so the operator
-    runs the invocation itself."""
-
-    def execute(self, inv):
-        element_map = _element_map(inv.args["element_map"])
-        x = inv.inputs[0]
-        if isinstance(x, TensorBase):
-            sequence = tensor_data(x)
-            _check_sequence(sequence.shape, element_map)
-            frames = [sequence[i] for i in element_map]
-            if inv.batch_size < 0:
-                return frames
-            return [[frame] * inv.batch_size for frame in frames]
-        samples = batch_samples(x)
-        for sequence in samples:
-            _check_sequence(sequence.shape, element_map)
-        return [[sequence[i] for sequence in samples] for i in element_map]
+def _element_extract_kernel(arrays, args):
+    sequence, element_map = arrays[0], args["element_map"]
+    _check_sequence(sequence.shape, element_map)
+    frames = tuple(sequence[i] for i in element_map)
+    return frames[0] if len(frames) == 1 else frames
 
 
-ELEMENT_EXTRACT = _ElementExtract(
+ELEMENT_EXTRACT = Operator(
     "element_extract",
     inputs=[Input("input", doc="Sequences whose outermost dimension indexes the frames.")],
     args=[
@@ -84,6 +70,7 @@ ELEMENT_EXTRACT = _ElementExtract(
     ],
     infer_types=_element_extract_types,
     infer_shape=_element_extract_shape,
+    kernel=_element_extract_kernel,
     doc="Extract frames of a sequence as separate outputs.\n\n"
     "Output ``k`` holds frame ``element_map[k]`` of each sample, with the frame dimension "
     "removed; its layout is the input layout without the leading ``F``. Several outputs are "
