@@ -72,6 +72,10 @@ class Operator:
         Summary and description for the generated docstring.
     """
 
+    # A subclass that runs its invocations itself (reading metadata rather than
+    # data, say) defines ``execute(inv)`` returning the outputs.
+    execute = None
+
     def __init__(
         self,
         name,

@@ -3,7 +3,7 @@
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
 from .storage cimport TensorBase, BatchBase, batch_samples
-from .invocation cimport Invocation, PerSample, PendingArg, schedule
+from .invocation cimport Invocation, PerSample, PendingArg, per_sample_args, schedule
 from .args cimport Arg
 from .args import InvalidArgumentError
 
@@ -81,16 +81,6 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
     return spec.convert(op, value)
-
-
-cdef dict _sample_args(dict args, Py_ssize_t i):
-    cdef dict result = None
-    for name, v in args.items():
-        if type(v) is PerSample:
-            if result is None:
-                result = dict(args)
-            result[name] = (<PerSample>v).values[i]
-    return args if result is None else result
 
 
 cpdef object make_results(Invocation inv, list types, object shapes, object dev, bint uniform=False):
@@ -208,9 +198,8 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
                 shapes = [sample_shapes] * bs
                 uniform = True
         else:
-            shapes = [
-                infer_shape(_sample_shapes(ins, i), _sample_args(args, i)) for i in range(bs)
-            ]
+            sample_args = per_sample_args(args, bs)
+            shapes = [infer_shape(_sample_shapes(ins, i), sample_args[i]) for i in range(bs)]
             if None in shapes:
                 shapes = None
 

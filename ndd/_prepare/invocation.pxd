@@ -29,4 +29,5 @@ cdef class Invocation:
     cpdef wait(self)
 
 
+cpdef list per_sample_args(dict args, Py_ssize_t batch_size)
 cpdef schedule(Invocation inv, bint external)

@@ -49,7 +49,7 @@ cdef object _resolve_arg(object op, object value):
     return PerSample([pending.spec.convert(op, s) for s in batch_samples(<BatchBase>src)])
 
 
-cdef list _sample_args(dict args, Py_ssize_t batch_size):
+cpdef list per_sample_args(dict args, Py_ssize_t batch_size):
     """One argument dict per sample (the same dict when nothing varies)."""
     cdef list varying = [name for name, v in args.items() if type(v) is PerSample]
     if not varying:
@@ -113,14 +113,14 @@ cdef list _execute(Invocation inv):
         return [result] if nout == 1 else list(result)
     batch_kernel = op.batch_kernel
     if batch_kernel is not None:
-        return batch_kernel(data, _sample_args(args, bs), bs, inv.ctx)
+        return batch_kernel(data, per_sample_args(args, bs), bs, inv.ctx)
     dense_kernel = op.dense_kernel
     if dense_kernel is not None:
         result = _run_dense(dense_kernel, inv.inputs, args, op.dense_broadcasts_tensors)
         if result is not None:
             return [result] if nout == 1 else list(result)
     cdef list is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
-    cdef list per_sample_args = _sample_args(args, bs)
+    cdef list sample_args = per_sample_args(args, bs)
     cdef list sample_inputs = []
     cdef Py_ssize_t i, k
     cdef Py_ssize_t nin = len(data)
@@ -135,9 +135,9 @@ cdef list _execute(Invocation inv):
         sample_inputs.append(tuple(ins))
     kernel = op.kernel
     if nbytes >= PARALLEL_MIN_BYTES and bs > 1:
-        results = inv.ctx.thread_pool.map(lambda i: kernel(sample_inputs[i], per_sample_args[i]), range(bs))
+        results = inv.ctx.thread_pool.map(lambda i: kernel(sample_inputs[i], sample_args[i]), range(bs))
     else:
-        results = [kernel(sample_inputs[i], per_sample_args[i]) for i in range(bs)]
+        results = [kernel(sample_inputs[i], sample_args[i]) for i in range(bs)]
     if nout == 1:
         return [results]
     return [[r[k] for r in results] for k in range(nout)]
@@ -157,7 +157,7 @@ cdef class Invocation:
     cpdef run(self):
         """Run the kernel(s) now on this thread, recording outputs or the error."""
         try:
-            execute = getattr(self.op, "execute", None)
+            execute = self.op.execute
             self.outputs = execute(self) if execute is not None else _execute(self)
         except BaseException as exc:
             self.error = exc
