@@ -214,11 +214,16 @@ class Batch(BatchBase, ResultMetadata):
             return self.select(list(range(self._batch_size))[sample_range])
         if isinstance(sample_range, (list, tuple)):
             samples = batch_samples(self)
-            picked = [samples[self._check_index(i)] for i in sample_range]
-            return _from_samples(picked, self._dtype, self._layout)
+            indices = [self._check_index(i) for i in sample_range]
+            picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
+            if self._source_info is not None:
+                picked._source_info = [self._source_info[i] for i in indices]
+            return picked
         i = self._check_index(sample_range)
         t = Tensor.__new__(Tensor)
         t._dtype, t._layout, t._device = self._dtype, self._layout, self._device
+        if self._source_info is not None:
+            t._source_info = self._source_info[i]
         if self._samples is not None or self._dense is not None:
             t._data = batch_samples(self)[i]
             t._shape = t._data.shape
@@ -282,6 +287,17 @@ def _from_samples(samples, dt, layout):
     b._uniform = len(set(b._shapes)) <= 1
     b._dtype, b._layout, b._device = dt, layout, Device.CPU
     b._batch_size = len(samples)
+    return b
+
+
+def _from_dense(array, dt, layout):
+    """A Batch stored densely in ``array`` (leading dimension = samples), not copied."""
+    b = Batch.__new__(Batch)
+    b._dense = array
+    b._shapes = [array.shape[1:]] * array.shape[0]
+    b._uniform = True
+    b._dtype, b._layout, b._device = dt, layout, Device.CPU
+    b._batch_size = array.shape[0]
     return b
 
 

@@ -10,12 +10,23 @@ def _get_property_types(ins, args):
     return [(uint8, "")]
 
 
-def _property_bytes(x, key):
-    """The property of ``x`` as uint8 bytes. Tensors and Batches carry no source
-    information yet (readers will attach it), so ``source_info`` is empty."""
+def _text_bytes(text):
+    return np.frombuffer((text or "").encode(), np.uint8).copy()
+
+
+def _property_values(x, key, batch_size):
+    """The property of ``x`` as uint8 bytes: one array, or one per sample when
+    ``batch_size`` >= 0. Source information is the path a reader attached to the
+    sample; data that does not come from a reader has none (empty bytes)."""
     if key == "layout":
-        return np.frombuffer(x._layout.encode(), np.uint8)
-    return np.zeros(0, np.uint8)
+        texts = x._layout
+    else:
+        texts = x._source_info
+    if batch_size < 0:
+        return _text_bytes(texts)
+    if not isinstance(texts, list):
+        texts = [texts] * batch_size
+    return [_text_bytes(t) for t in texts]
 
 
 class _GetProperty(Operator):
@@ -24,11 +35,7 @@ class _GetProperty(Operator):
     needed and not waited for."""
 
     def execute(self, inv):
-        x = inv.inputs[0]
-        value = _property_bytes(x, inv.args["key"])
-        if inv.batch_size < 0:
-            return [value.copy()]
-        return [[value.copy() for _ in range(inv.batch_size)]]
+        return [_property_values(inv.inputs[0], inv.args["key"], inv.batch_size)]
 
 
 GET_PROPERTY = _GetProperty(

@@ -8,6 +8,8 @@ cdef class TensorBase:
     cdef public str _layout
     cdef public object _device
     cdef public bint _external
+    # The file a reader took the sample from (str), or None.
+    cdef public object _source_info
 
 
 cdef class BatchBase:
@@ -22,6 +24,8 @@ cdef class BatchBase:
     cdef public object _device
     cdef public Py_ssize_t _batch_size
     cdef public bint _external
+    # One source (str) per sample when a reader produced the batch, else None.
+    cdef public list _source_info
 
 
 cpdef object tensor_data(TensorBase t)

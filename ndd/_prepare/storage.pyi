@@ -12,6 +12,7 @@ class TensorBase:
     _layout: str
     _device: Any
     _external: bool
+    _source_info: str | None
 
 class BatchBase:
     _samples: list[np.ndarray] | None
@@ -23,6 +24,7 @@ class BatchBase:
     _device: Any
     _batch_size: int
     _external: bool
+    _source_info: list[str] | None
 
 def tensor_data(t: TensorBase) -> np.ndarray: ...
 def batch_samples(b: BatchBase) -> list[np.ndarray]: ...

@@ -1,0 +1,12 @@
+"""Readers: stateful sources that list a dataset and stream its samples.
+
+Each reader class is created once and iterated epoch after epoch with
+``next_epoch()`` (or called for one sample/batch at a time); it reads ahead on a
+background thread, splits the dataset into shards for distributed jobs and
+saves/restores its position through ``get_state``/``set_state`` (see
+``ndd.checkpoint``).
+"""
+
+from .file import File
+
+__all__ = ["File"]

@@ -1,0 +1,582 @@
+"""The reader base class: constructor arguments, epochs, sharding, prefetching
+and state. Each reader format subclasses ``Reader`` and says only how to list
+its samples and how to read one."""
+
+import base64
+import collections
+import inspect
+import json
+import os
+
+import numpy as np
+
+from .._eval.device import Device
+from .._eval.fork import on_fork_in_child
+from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
+from ._loader import Loader
+from ._stream import OrderConfig, SampleOrder
+
+__all__ = ["Reader", "ReaderState"]
+
+# Format version of the reader state; states of another version are refused.
+STATE_VERSION = 1
+
+_MIXED_STYLES = "Cannot mix `samples`, `batches` and `_run`/`__call__` on the same reader."
+
+
+def _common_args(shuffle_after_epoch):
+    args = [
+        Arg("dont_use_mmap", "bool", False, doc="Read files with ``read()`` instead of memory-mapping."),
+        Arg("initial_fill", "int", 1024, doc="Size of the buffer ``random_shuffle`` draws samples from."),
+        Arg("lazy_init", "bool", False, doc="List the dataset at first use instead of at construction."),
+        Arg("num_shards", "int", 1, doc="Number of parts the dataset is split into (one per process)."),
+        Arg(
+            "pad_last_batch",
+            "bool",
+            False,
+            doc="Every epoch reads exactly this shard, padded with its last sample to the size of the "
+            "largest shard and to whole batches, so that all shards yield the same number of batches.",
+        ),
+        Arg(
+            "prefetch_queue_depth",
+            "int",
+            1,
+            doc="Batches read ahead on the loading thread (at least one more than this is kept).",
+        ),
+        Arg(
+            "random_shuffle",
+            "bool",
+            False,
+            doc="Draw each sample at random from a buffer of ``initial_fill`` upcoming samples.",
+        ),
+        Arg("read_ahead", "bool", False, doc="Accepted for compatibility; reading ahead is always on."),
+        Arg("seed", "int", -1, doc="Seed of ``random_shuffle``; -1 draws one from the operating system."),
+        Arg("shard_id", "int", 0, doc="Which shard (0 ... num_shards - 1) this reader reads first."),
+        Arg("skip_cached_images", "bool", False, doc="Accepted for compatibility; has no effect."),
+        Arg(
+            "stick_to_shard",
+            "bool",
+            False,
+            doc="Keep reading the same shard every epoch instead of moving to the next one.",
+        ),
+        Arg("tensor_init_bytes", "int", 1048576, doc="Accepted for compatibility; has no effect."),
+    ]
+    if shuffle_after_epoch:
+        args += [
+            Arg(
+                "shuffle_after_epoch",
+                "bool",
+                False,
+                doc="Read the dataset in a new random order every epoch; every process of a sharded "
+                "job draws the same order, so shards stay disjoint.",
+            ),
+            Arg(
+                "shuffle_after_epoch_seed",
+                "int",
+                None,
+                doc="Seed of the ``shuffle_after_epoch`` order (0 when not given). Must be the same "
+                "in every process of a sharded job.",
+            ),
+        ]
+    return args
+
+
+class ReaderState:
+    """An opaque, serialisable snapshot of a reader's position (``str()`` round-trips)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str):
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return f"ReaderState({self._text!r})"
+
+    def __eq__(self, other):
+        if isinstance(other, ReaderState):
+            return self._text == other._text
+        if isinstance(other, str):
+            return self._text == other
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._text)
+
+
+class Reader:
+    """Base of the reader classes (``ndd.readers.File`` and the others).
+
+    A subclass declares ``ARGS`` (its own constructor arguments, ``Arg`` specs),
+    ``OUTPUTS`` (output names, for documentation) and implements:
+
+    - ``_list_samples()``: the dataset, a list of entries (raising clear errors
+      for missing or empty sources);
+    - ``_read(entry)``: one sample as a tuple of numpy arrays (on the loading
+      thread; raise an error naming the file for bad data);
+    - ``_output_types()``: ``(DType, layout)`` of each output;
+    - ``_describe(entry)``: the sample's source (a path) for ``source_info``.
+    """
+
+    ARGS = ()
+    OUTPUTS = ()
+    SHUFFLE_AFTER_EPOCH = True
+    # Devices the reader can produce data on.
+    DEVICES = ("cpu",)
+    _arg_specs = ()
+    _qualname = "ndd.readers.Reader"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        specs = sorted(list(cls.ARGS) + _common_args(cls.SHUFFLE_AFTER_EPOCH), key=lambda a: a.name)
+        cls._arg_specs = tuple(specs) + (Arg("enable_checkpointing", "bool", False),)
+        cls._qualname = f"ndd.readers.{cls.__name__}"
+        for spec in cls._arg_specs:
+            if spec.default is not REQUIRED:
+                spec.converted_default = spec.convert(cls, spec.default)
+        cls.qualname = cls._qualname
+        cls.__init__ = _make_init(cls)
+
+    # -- construction -------------------------------------------------------
+    def _setup(self, max_batch_size, name, device, num_inputs, kwargs):
+        q = self._qualname
+        if max_batch_size is not None:
+            if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int) or max_batch_size < 1:
+                raise InvalidArgumentError(
+                    f"{q}: 'max_batch_size' must be a positive int, got {max_batch_size!r}"
+                )
+        if num_inputs not in (None, 0):
+            raise InvalidArgumentError(f"{q}: readers take no inputs, got num_inputs={num_inputs!r}")
+        device_type = Device(device).device_type if not isinstance(device, Device) else device.device_type
+        if device_type not in self.DEVICES:
+            raise InvalidArgumentError(f"{q}: 'device' must be one of {list(self.DEVICES)}, got {device!r}")
+        self.max_batch_size = max_batch_size
+        self.name = name if name is not None else f"Reader_{id(self)}"
+        self.device = device_type
+        args = {}
+        for spec in self._arg_specs:
+            value = kwargs.get(spec.name)
+            args[spec.name] = spec.converted_default if value is None else spec.convert(self, value)
+        self._args = args
+        self._validate_common(args)
+        self._validate_args(args)
+        self._checkpointing = args["enable_checkpointing"]
+        self._entries = None
+        self._style = None
+        self._batch_size = None
+        self._order = None
+        self._epoch = 0
+        self._epoch_remaining = 0
+        self._resume_epoch = False
+        self._ready = collections.deque()
+        self._returned = []
+        self._loader = None
+        self._started = False
+        self._pending_state = None
+        on_fork_in_child(self)
+        if not args["lazy_init"]:
+            self._ensure_listed()
+
+    def _validate_common(self, args):
+        q = self._qualname
+        num_shards, shard_id = args["num_shards"], args["shard_id"]
+        if num_shards < 1:
+            raise InvalidArgumentError(f"{q}: 'num_shards' must be at least 1, got {num_shards}")
+        if not 0 <= shard_id < num_shards:
+            raise InvalidArgumentError(
+                f"{q}: The shard_id={shard_id} is invalid. Must be in range [0..{num_shards - 1}]."
+            )
+        if args["initial_fill"] < 1:
+            raise InvalidArgumentError(f"{q}: 'initial_fill' must be at least 1, got {args['initial_fill']}")
+        if args["prefetch_queue_depth"] < 1:
+            raise InvalidArgumentError(
+                f"{q}: 'prefetch_queue_depth' must be at least 1, got {args['prefetch_queue_depth']}"
+            )
+        if args.get("shuffle_after_epoch") and args["random_shuffle"]:
+            raise InvalidArgumentError(f"{q}: 'shuffle_after_epoch' and 'random_shuffle' cannot both be True")
+        if args.get("shuffle_after_epoch") and args["stick_to_shard"]:
+            raise InvalidArgumentError(f"{q}: 'shuffle_after_epoch' and 'stick_to_shard' cannot both be True")
+
+    def _validate_args(self, args):
+        """Check the reader's own arguments (subclasses)."""
+
+    def _ensure_listed(self):
+        if self._entries is None:
+            entries = self._list_samples()
+            if len(entries) == 0:
+                raise ValueError(f"{self._qualname}: the dataset is empty ({self._dataset_description()})")
+            if len(entries) < self._args["num_shards"]:
+                raise ValueError(
+                    f"{self._qualname}: 'num_shards'={self._args['num_shards']} is more than the "
+                    f"{len(entries)} samples of the dataset"
+                )
+            self._entries = entries
+        return self._entries
+
+    def _dataset_description(self):
+        return "no samples found"
+
+    # -- what subclasses provide -------------------------------------------
+    def _list_samples(self):
+        raise NotImplementedError
+
+    def _read(self, entry):
+        raise NotImplementedError
+
+    def _output_types(self):
+        raise NotImplementedError
+
+    def _describe(self, entry):
+        return ""
+
+    def _package(self, outputs):
+        """The value yielded per sample/batch from the list of outputs."""
+        return tuple(outputs)
+
+    def _load_sample(self, index):
+        entry = self._entries[index]
+        return self._read(entry), self._describe(entry)
+
+    # -- sample order -------------------------------------------------------
+    def _order_config(self):
+        a = self._args
+        return OrderConfig(
+            len(self._ensure_listed()),
+            num_shards=a["num_shards"],
+            shard_id=a["shard_id"],
+            stick_to_shard=a["stick_to_shard"],
+            pad_last_batch=a["pad_last_batch"],
+            shuffle_after_epoch=a.get("shuffle_after_epoch", False),
+            shuffle_after_epoch_seed=a.get("shuffle_after_epoch_seed"),
+            random_shuffle=a["random_shuffle"],
+            initial_fill=a["initial_fill"],
+            seed=a["seed"],
+        )
+
+    def _start(self, style, batch_size):
+        """Fix the iteration style and batch size at first use; later uses must agree."""
+        if self._style is None:
+            self._style = style
+        elif self._style != style:
+            raise RuntimeError(_MIXED_STYLES)
+        order_batch = batch_size or 1
+        if self._batch_size is None:
+            self._batch_size = order_batch
+        elif order_batch != self._batch_size:
+            raise ValueError(
+                f"{self._qualname}: batch_size {order_batch} is different than the max_batch_size "
+                f"{self._batch_size} used in the previous call"
+            )
+        if self._order is None:
+            config = self._order_config()
+            seed = self._args["seed"]
+            if seed == -1:
+                seed = int.from_bytes(os.urandom(8), "little")
+            self._order = SampleOrder(config, self._batch_size, seed)
+            if self._pending_state is not None:
+                self._apply_state(self._pending_state)
+                self._pending_state = None
+        self._started = True
+
+    def _check_batch_size(self, batch_size):
+        if batch_size is None:
+            return
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidArgumentError(
+                f"{self._qualname}: 'batch_size' must be a positive int, got {batch_size!r}"
+            )
+        if self.max_batch_size is not None and batch_size > self.max_batch_size:
+            raise ValueError(
+                f"{self._qualname}: batch_size {batch_size} is larger than the reader's max_batch_size "
+                f"{self.max_batch_size}"
+            )
+
+    # -- taking samples -------------------------------------------------------
+    def _chunk_size(self):
+        return self._batch_size if self._batch_size > 1 else 16
+
+    def _next_loaded(self):
+        """The next ``(index, (arrays, source))`` of the stream, or its read error."""
+        if self._returned:
+            return self._returned.pop(0)
+        if not self._ready:
+            if self._loader is None:
+                depth = self._args["prefetch_queue_depth"] + 1
+                self._loader = Loader(self, self._order.copy(), self._chunk_size(), depth)
+            self._ready.extend(self._loader.get())
+        index, outputs = self._ready.popleft()
+        expected = self._order.next_index()
+        if index != expected:
+            raise RuntimeError(
+                f"{self._qualname}: internal error: the loading thread read sample {index}, expected {expected}"
+            )
+        return index, outputs
+
+    def _take(self, count):
+        """``count`` samples as a list of (index, arrays, source). A sample that
+        cannot be read raises here; the samples taken before it in this batch
+        are kept for the next call, so only the bad one is skipped."""
+        taken = []
+        while len(taken) < count:
+            index, loaded = self._next_loaded()
+            if isinstance(loaded, BaseException):
+                self._returned = [(i, (arrays, source)) for i, arrays, source in taken] + self._returned
+                raise loaded
+            arrays, source = loaded
+            taken.append((index, arrays, source))
+        return taken
+
+    def _tensors(self, sample):
+        from .._tensor import Tensor
+
+        _, arrays, source = sample
+        result = []
+        for (dtype, layout), array in zip(self._output_types(), arrays, strict=True):
+            t = Tensor.__new__(Tensor)
+            t._data, t._shape, t._dtype, t._layout = array, array.shape, dtype, layout
+            t._device, t._source_info = Device.CPU, source
+            result.append(t)
+        return self._package(result)
+
+    def _batches(self, samples):
+        from .._batch import _from_dense, _from_samples
+
+        sources = [s[2] for s in samples]
+        result = []
+        for k, (dtype, layout) in enumerate(self._output_types()):
+            arrays = [s[1][k] for s in samples]
+            first = arrays[0].shape
+            if all(a.shape == first for a in arrays):
+                b = _from_dense(np.stack(arrays), dtype, layout)
+            else:
+                b = _from_samples(arrays, dtype, layout)
+            b._source_info = sources
+            result.append(b)
+        return self._package(result)
+
+    # -- public API -----------------------------------------------------------
+    def next_epoch(self, batch_size=None, ctx=None, capture=False):
+        """Iterate over one epoch of this reader's shard.
+
+        Yields tuples of Batches of ``batch_size`` samples (or of the constructor's
+        ``max_batch_size``), or tuples of Tensors, one sample at a time, when
+        neither is given. The reader is one continuous stream: an epoch whose last
+        batch runs past the end of the shard continues into the next samples,
+        unless ``pad_last_batch`` is set.
+        """
+        if capture:
+            raise NotImplementedError(f"{self._qualname}.next_epoch: capture mode is not supported by ndd")
+        self._check_batch_size(batch_size)
+        if batch_size is None:
+            batch_size = self.max_batch_size
+        self._start("batches" if batch_size else "samples", batch_size)
+        if self._resume_epoch:
+            # Restored from a checkpoint taken inside an epoch: finish that epoch.
+            self._resume_epoch = False
+        else:
+            self._epoch_remaining = self._order.epoch_length(self._epoch)
+            self._epoch += 1
+        return self._epoch_items(batch_size)
+
+    def _epoch_items(self, batch_size):
+        step = batch_size or 1
+        while self._epoch_remaining > 0:
+            samples = self._take(step)
+            self._epoch_remaining -= step
+            yield self._batches(samples) if batch_size else self._tensors(samples[0])
+
+    def __call__(self, *, batch_size=None, **per_sample_args):
+        """Read the next sample (a tuple of Tensors) or, with ``batch_size``, the next
+        batch (a tuple of Batches) of the stream."""
+        if per_sample_args:
+            raise TypeError(
+                f"{type(self).__name__}.__call__() got an unexpected keyword argument "
+                f"{next(iter(per_sample_args))!r}"
+            )
+        self._check_batch_size(batch_size)
+        self._start("call", batch_size)
+        if batch_size is None:
+            return self._tensors(self._take(1)[0])
+        return self._batches(self._take(batch_size))
+
+    def get_metadata(self, batch_size: int | None = None) -> dict:
+        """Dataset size and sharding: ``epoch_size``, ``epoch_size_padded``,
+        ``number_of_shards``, ``shard_id``, ``pad_last_batch``, ``stick_to_shard``."""
+        config = self._order_config()
+        a = self._args
+        return {
+            "epoch_size": config.num_samples,
+            "epoch_size_padded": config.epoch_size_padded,
+            "number_of_shards": a["num_shards"],
+            "shard_id": a["shard_id"],
+            "pad_last_batch": int(a["pad_last_batch"]),
+            "stick_to_shard": int(a["stick_to_shard"]),
+        }
+
+    # -- state ------------------------------------------------------------------
+    def _enable_checkpointing(self):
+        """Called by ``Checkpoint.register``: checkpointing must be on before the first read."""
+        if self._started and not self._checkpointing:
+            raise RuntimeError(
+                f"{self._qualname} '{self.name}': checkpointing must be enabled before the reader is "
+                "first used (pass enable_checkpointing=True or register it with the Checkpoint earlier)"
+            )
+        self._checkpointing = True
+
+    def get_state(self, *, cuda_stream=None) -> ReaderState:
+        """A snapshot of the position in the stream, for ``set_state`` on a new reader."""
+        if not self._checkpointing:
+            raise RuntimeError(
+                f"{self._qualname} '{self.name}': get_state needs enable_checkpointing=True "
+                "(or registering the reader with a Checkpoint)"
+            )
+        if self._pending_state is not None:
+            return ReaderState(self._pending_state)
+        state = {
+            "version": STATE_VERSION,
+            "reader": type(self).__name__,
+            "config": self._order_config().fingerprint(),
+        }
+        if self._order is not None:
+            state.update(
+                style=self._style,
+                batch_size=self._batch_size,
+                seed=self._order.seed,
+                epoch=self._epoch,
+                epoch_remaining=self._epoch_remaining,
+                order=self._order.get_state(),
+                returned=[s[0] for s in self._returned],
+            )
+        text = json.dumps(state, separators=(",", ":")).encode()
+        return ReaderState(base64.b64encode(text).decode())
+
+    def set_state(self, state) -> None:
+        """Continue from a snapshot taken by ``get_state`` (before the first read only)."""
+        if self._started:
+            raise RuntimeError(
+                f"{self._qualname} '{self.name}': set_state is only possible before the reader is first used"
+            )
+        if isinstance(state, ReaderState):
+            text = str(state)
+        elif isinstance(state, bytes):
+            text = state.decode()
+        elif isinstance(state, str):
+            text = state
+        else:
+            raise TypeError(
+                f"{self._qualname}.set_state: expected a ReaderState or str, got {type(state).__name__}"
+            )
+        self._decode_state(text)  # reject a bad state now, not at first use
+        self._checkpointing = True
+        self._pending_state = text
+
+    def _decode_state(self, text):
+        q = self._qualname
+        try:
+            state = json.loads(base64.b64decode(text.encode(), validate=True))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{q}.set_state: not a reader state ({exc})") from None
+        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+            version = state.get("version") if isinstance(state, dict) else None
+            raise ValueError(
+                f"{q}.set_state: unsupported state version {version!r} (expected {STATE_VERSION})"
+            )
+        if state.get("reader") != type(self).__name__:
+            raise ValueError(f"{q}.set_state: the state belongs to a {state.get('reader')} reader")
+        if state["config"] != self._order_config().fingerprint():
+            raise ValueError(
+                f"{q}.set_state: the state was saved by a reader with another dataset or sharding "
+                "(number of samples, shards, padding or shuffling differ)"
+            )
+        return state
+
+    def _apply_state(self, text):
+        state = self._decode_state(text)
+        if "order" not in state:
+            return  # saved before the first read: nothing to restore
+        if state["batch_size"] != self._batch_size or state["style"] != self._style:
+            raise ValueError(
+                f"{self._qualname}: the state was saved iterating {state['style']} of "
+                f"{state['batch_size']}; this reader is used for {self._style} of {self._batch_size}"
+            )
+        self._order = SampleOrder(self._order.config, self._batch_size, state["seed"])
+        self._order.set_state(state["order"])
+        self._epoch = state["epoch"]
+        self._epoch_remaining = state["epoch_remaining"]
+        self._resume_epoch = self._epoch_remaining > 0
+        self._returned = [(i, self._load_or_error(i)) for i in state["returned"]]
+
+    def _load_or_error(self, index):
+        try:
+            return self._load_sample(index)
+        except Exception as exc:  # noqa: BLE001 - raised when the sample is taken
+            return exc
+
+    # -- process and object lifetime -------------------------------------------
+    def _after_fork_in_child(self):
+        # The loading thread did not survive the fork: start a new one from the
+        # consumer's position, dropping samples read ahead by the old one.
+        self._loader = None
+        self._ready = collections.deque()
+
+    def __del__(self):
+        loader = getattr(self, "_loader", None)
+        if loader is not None:
+            loader.stop()
+
+
+def _make_init(cls):
+    specs = cls._arg_specs
+    params = [
+        inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("max_batch_size", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter("device", inspect.Parameter.POSITIONAL_OR_KEYWORD, default="cpu"),
+        inspect.Parameter("num_inputs", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+    ]
+    for spec in specs:
+        default = inspect.Parameter.empty if spec.default is REQUIRED else spec.default
+        params.append(inspect.Parameter(spec.name, inspect.Parameter.KEYWORD_ONLY, default=default))
+    signature = inspect.Signature(params)
+    names = {spec.name for spec in specs}
+    required = [spec.name for spec in specs if spec.default is REQUIRED]
+
+    def __init__(self, max_batch_size=None, name=None, device="cpu", num_inputs=None, **kwargs):
+        for key in kwargs:
+            if key not in names:
+                raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument '{key}'")
+        missing = [n for n in required if kwargs.get(n) is None]
+        if missing:
+            raise TypeError(
+                f"{cls.__name__}.__init__() missing required keyword argument(s): "
+                + ", ".join(f"'{n}'" for n in missing)
+            )
+        self._setup(max_batch_size, name, device, num_inputs, kwargs)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{cls.__name__}.__init__"
+    __init__.__doc__ = _init_doc(cls)
+    return __init__
+
+
+def _init_doc(cls):
+    lines = [f"Create a {cls.__name__} reader.", "", "Parameters", "----------"]
+    lines += [
+        "max_batch_size : int, optional",
+        "    Batch size of ``next_epoch()`` when none is given there, and the largest allowed.",
+        "name : str, optional",
+        "    Name of the reader (``Reader_<id>`` by default).",
+        "device : str",
+        f"    Where the data is produced: {', '.join(repr(d) for d in cls.DEVICES)}.",
+        "num_inputs : None",
+        "    Readers take no inputs; accepted for compatibility.",
+    ]
+    for spec in cls._arg_specs:
+        hint = spec.type_doc or spec.kind.replace("_", " ")
+        required = "" if spec.default is not REQUIRED else ", required"
+        lines.append(f"{spec.name} : {hint}{required}")
+        if spec.doc:
+            lines.append(f"    {spec.doc}")
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The background thread that reads a reader's samples ahead of the consumer."""
+
+import queue
+import threading
+import weakref
+
+__all__ = ["Loader"]
+
+# How long a blocked thread sleeps before checking whether it should stop.
+_POLL_SECONDS = 0.1
+
+
+class Loader:
+    """Reads samples in stream order on a daemon thread into a bounded queue.
+
+    Each queue item is a list of ``(index, outputs)`` pairs, ``outputs`` being
+    the tuple of arrays of one sample or the exception raised reading it. The
+    thread holds the reader only weakly (a reader dropped by the user stops its
+    thread) and never blocks forever (it checks ``stop`` while the queue is full),
+    so it can neither keep the process alive nor hang it at exit.
+    """
+
+    def __init__(self, reader, order, chunk_size: int, depth: int):
+        self.queue = queue.Queue(maxsize=max(1, depth))
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(
+            target=_read_ahead,
+            args=(weakref.ref(reader), order, chunk_size, self.queue, self.stop_event),
+            name=f"ndd-reader-{reader.name}",
+            daemon=True,
+        )
+        self.thread.start()
+
+    def get(self):
+        """The next chunk; raises RuntimeError if the thread died without one."""
+        while True:
+            try:
+                return self.queue.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                if not self.thread.is_alive():
+                    raise RuntimeError("the reader's loading thread stopped unexpectedly") from None
+
+    def stop(self):
+        self.stop_event.set()
+
+
+def _read_ahead(reader_ref, order, chunk_size, out, stop_event):
+    # Any exception while reading belongs to one sample and travels with it to
+    # the consumer; this loop itself only ends when asked to or when the reader
+    # is gone.
+    while not stop_event.is_set():
+        reader = reader_ref()
+        if reader is None:
+            return
+        chunk = []
+        for _ in range(chunk_size):
+            index = order.next_index()
+            try:
+                outputs = reader._load_sample(index)
+            except Exception as exc:  # noqa: BLE001 - delivered to the consumer with the sample
+                outputs = exc
+            chunk.append((index, outputs))
+        del reader
+        while not stop_event.is_set():
+            try:
+                out.put(chunk, timeout=_POLL_SECONDS)
+                break
+            except queue.Full:
+                if reader_ref() is None:
+                    return

@@ -1,0 +1,244 @@
+"""The order in which a reader visits its dataset: sharding, padding and shuffling.
+
+A reader is a continuous stream of sample indices; epochs only say how many of
+them one ``next_epoch()`` takes. ``SampleOrder`` computes that stream from a
+small, serialisable state, so that the loader thread (which runs ahead) and
+the consumer (whose position a checkpoint records) can each keep a copy and
+agree on every index.
+
+The arithmetic is the reference's (REFERENCE_API.md, section 4.2):
+
+- shard ``k`` of ``S`` over ``N`` samples is ``[floor(k*N/S), floor((k+1)*N/S))``;
+- without ``pad_last_batch`` the stream runs through the whole dataset from the
+  start of the reader's shard and wraps around; the shard advances by one per
+  epoch (unless ``stick_to_shard``) and sets how many batches an epoch has;
+  with ``stick_to_shard`` the stream cycles within the shard;
+- with ``pad_last_batch`` every epoch reads exactly one shard, padded with its
+  last sample to ``ceil(N/S)`` samples and then to whole batches, so that every
+  shard yields the same number of batches;
+- ``shuffle_after_epoch`` reads the shard's slice of a fresh permutation of the
+  dataset in every epoch, the same permutation on every shard (so that shards
+  stay disjoint across processes);
+- ``random_shuffle`` reads the dataset in one fixed random order (drawn from
+  ``seed``) and on top of that draws each sample from a buffer of
+  ``initial_fill`` upcoming samples of the same pass over the data; a buffer
+  never mixes two passes, so an epoch that covers a whole pass is a
+  permutation of it.
+"""
+
+import random
+
+import numpy as np
+
+__all__ = ["OrderConfig", "SampleOrder", "shard_bounds"]
+
+
+def shard_bounds(num_samples: int, shard_id: int, num_shards: int) -> tuple[int, int]:
+    """First and one-past-last sample index of a shard."""
+    return (shard_id * num_samples // num_shards, (shard_id + 1) * num_samples // num_shards)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+class OrderConfig:
+    """What fixes a reader's sample order (constructor arguments + dataset size)."""
+
+    def __init__(
+        self,
+        num_samples,
+        *,
+        num_shards=1,
+        shard_id=0,
+        stick_to_shard=False,
+        pad_last_batch=False,
+        shuffle_after_epoch=False,
+        shuffle_after_epoch_seed=None,
+        random_shuffle=False,
+        initial_fill=1024,
+        seed=-1,
+    ):
+        self.num_samples = num_samples
+        self.num_shards = num_shards
+        self.shard_id = shard_id
+        self.stick_to_shard = stick_to_shard
+        self.pad_last_batch = pad_last_batch
+        self.shuffle_after_epoch = shuffle_after_epoch
+        # Every process of a sharded job must draw the same permutation: the
+        # default seed is a constant, never the operating system's entropy.
+        self.shuffle_after_epoch_seed = 0 if shuffle_after_epoch_seed is None else shuffle_after_epoch_seed
+        self.random_shuffle = random_shuffle
+        self.initial_fill = max(1, initial_fill)
+        self.seed = seed
+
+    def shard_size(self, shard: int) -> int:
+        begin, end = shard_bounds(self.num_samples, shard, self.num_shards)
+        return end - begin
+
+    @property
+    def padded_shard_size(self) -> int:
+        return _ceil_div(self.num_samples, self.num_shards)
+
+    @property
+    def epoch_size_padded(self) -> int:
+        if self.pad_last_batch:
+            return self.padded_shard_size * self.num_shards
+        return self.num_samples
+
+    def fingerprint(self) -> list:
+        """The settings a saved position is only valid for."""
+        return [
+            self.num_samples,
+            self.num_shards,
+            self.shard_id,
+            self.stick_to_shard,
+            self.pad_last_batch,
+            self.shuffle_after_epoch,
+            self.shuffle_after_epoch_seed,
+            self.random_shuffle,
+            self.initial_fill,
+        ]
+
+
+class SampleOrder:
+    """The stream of dataset indices of one reader, for a fixed batch size.
+
+    ``next_index()`` gives the next index; ``epoch_length(epoch)`` how many
+    indices the ``epoch``-th call of ``next_epoch`` takes. The state is the
+    position in the underlying stream plus, with ``random_shuffle``, the
+    shuffle buffer and its generator.
+    """
+
+    def __init__(self, config: OrderConfig, batch_size: int, seed: int):
+        self.config = config
+        self.batch_size = batch_size
+        self.seed = seed
+        self.position = 0
+        self._permutations = {}
+        self._buffer = None
+        self._pass_end = 0
+        self._rng = None
+        self._base_order = None
+        if config.random_shuffle:
+            self._rng = random.Random(seed)
+            generator = np.random.Generator(np.random.Philox(key=seed & (2**64 - 1)))
+            self._base_order = generator.permutation(config.num_samples)
+
+    # -- epochs -------------------------------------------------------------
+    def _epoch_shard(self, epoch: int) -> int:
+        c = self.config
+        if c.stick_to_shard or c.shuffle_after_epoch:
+            return c.shard_id
+        return (c.shard_id + epoch) % c.num_shards
+
+    def _segment_length(self) -> int:
+        """Indices per epoch when every epoch reads one whole (padded) shard."""
+        c = self.config
+        size = c.padded_shard_size if c.pad_last_batch else c.shard_size(c.shard_id)
+        return _ceil_div(size, self.batch_size) * self.batch_size
+
+    def epoch_length(self, epoch: int) -> int:
+        """Number of indices in epoch ``epoch`` (0-based count of next_epoch calls)."""
+        c = self.config
+        if c.pad_last_batch or c.shuffle_after_epoch:
+            return self._segment_length()
+        return _ceil_div(c.shard_size(self._epoch_shard(epoch)), self.batch_size) * self.batch_size
+
+    # -- the underlying stream ----------------------------------------------
+    def _permutation(self, epoch: int) -> np.ndarray:
+        perm = self._permutations.get(epoch)
+        if perm is None:
+            generator = np.random.Generator(
+                np.random.Philox(key=[self.config.shuffle_after_epoch_seed & (2**64 - 1), epoch])
+            )
+            perm = generator.permutation(self.config.num_samples)
+            # Keep the current and the next epoch's permutations only.
+            self._permutations = {k: v for k, v in self._permutations.items() if k >= epoch - 1}
+            self._permutations[epoch] = perm
+        return perm
+
+    def _stream_index(self, pos: int) -> int:
+        c = self.config
+        n = c.num_samples
+        if c.pad_last_batch or c.shuffle_after_epoch:
+            segment_length = self._segment_length()
+            epoch, offset = divmod(pos, segment_length)
+            shard = self._epoch_shard(epoch)
+            begin, end = shard_bounds(n, shard, c.num_shards)
+            size = end - begin
+            if c.pad_last_batch:
+                # Past the shard's end: repeat its last sample.
+                offset = min(offset, size - 1)
+            else:
+                # The last batch wraps around to the shard's start.
+                offset %= size
+            if c.shuffle_after_epoch:
+                return int(self._permutation(epoch)[begin + offset])
+            return begin + offset
+        if c.stick_to_shard:
+            begin, end = shard_bounds(n, c.shard_id, c.num_shards)
+            return begin + pos % (end - begin)
+        begin, _ = shard_bounds(n, c.shard_id, c.num_shards)
+        return (begin + pos) % n
+
+    def _take(self) -> int:
+        index = self._stream_index(self.position)
+        self.position += 1
+        if self._base_order is not None:
+            return int(self._base_order[index])
+        return index
+
+    def _pass_length(self) -> int:
+        """Length of one pass over the data in the underlying stream."""
+        c = self.config
+        if c.pad_last_batch or c.shuffle_after_epoch:
+            return self._segment_length()
+        if c.stick_to_shard:
+            return c.shard_size(c.shard_id)
+        return c.num_samples
+
+    def next_index(self) -> int:
+        if self._rng is None:
+            return self._take()
+        buffer = self._buffer
+        if not buffer:
+            pass_length = self._pass_length()
+            self._pass_end = (self.position // pass_length + 1) * pass_length
+            fill = min(self.config.initial_fill, self._pass_end - self.position)
+            buffer = self._buffer = [self._take() for _ in range(fill)]
+        slot = self._rng.randrange(len(buffer))
+        index = buffer[slot]
+        if self.position < self._pass_end:
+            buffer[slot] = self._take()
+        else:
+            # The pass is exhausted: drain the buffer.
+            buffer[slot] = buffer[-1]
+            buffer.pop()
+        return index
+
+    # -- state ----------------------------------------------------------------
+    def get_state(self) -> dict:
+        state = {"position": self.position}
+        if self._rng is not None:
+            version, internal, gauss = self._rng.getstate()
+            state["buffer"] = self._buffer
+            state["pass_end"] = self._pass_end
+            state["rng"] = [version, list(internal), gauss]
+        return state
+
+    def set_state(self, state: dict) -> None:
+        self.position = int(state["position"])
+        if self._rng is not None:
+            self._buffer = state.get("buffer")
+            self._pass_end = state.get("pass_end", 0)
+            if "rng" in state:
+                version, internal, gauss = state["rng"]
+                self._rng.setstate((version, tuple(internal), gauss))
+
+    def copy(self) -> "SampleOrder":
+        twin = SampleOrder(self.config, self.batch_size, self.seed)
+        twin.set_state(self.get_state())
+        if twin._buffer is not None:
+            twin._buffer = list(twin._buffer)
+        return twin
