@@ -49,7 +49,7 @@ _elementwise.bind(tensor, as_tensor)
 _operators.install(Tensor)
 _operators.install(Batch)
 
-from . import math, reductions  # noqa: E402 - the operator modules need the bindings above
+from . import checkpoint, math, reductions  # noqa: E402 - the operator modules need the bindings above
 from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
 
@@ -76,6 +76,7 @@ __all__ = [
     "batch",
     "bfloat16",
     "bool",
+    "checkpoint",
     "device",
     "dtype",
     "float16",

@@ -3,10 +3,14 @@ async executor that operator calls use."""
 
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
 from .device import Device, device_stack_active
 from .executor import AsyncExecutor
 from .thread_pool import ThreadPool, default_thread_pool
+
+if TYPE_CHECKING:
+    from ..checkpoint import Checkpoint
 
 __all__ = ["EvalContext"]
 
@@ -62,6 +66,7 @@ class EvalContext:
         self._pending = weakref.WeakSet()
         self._owner_thread = None
         self._depth = 0
+        self._checkpoint = None
 
     @property
     def device_id(self):
@@ -82,6 +87,22 @@ class EvalContext:
         from .stream import get_default_stream
 
         return get_default_stream(self._device_id) if self._device_id is not None else None
+
+    @property
+    def checkpoint(self) -> "Checkpoint":
+        """The ``ndd.checkpoint.Checkpoint`` of this context, created on first use.
+
+        A context that is reused (the default one of a thread, say) keeps its
+        checkpoint: ``clear()`` it before using it for another pipeline.
+        """
+        if self._checkpoint is None:
+            # One-off lazy creations, like the executor's: they can share its lock.
+            with self._executor_lock:
+                if self._checkpoint is None:
+                    from ..checkpoint import Checkpoint  # ndd.checkpoint imports this module
+
+                    self._checkpoint = Checkpoint()
+        return self._checkpoint
 
     def _set_stream(self, cuda_stream):
         self._stream = cuda_stream
