@@ -163,6 +163,8 @@ class Reader:
         self._validate_common(args)
         self._validate_args(args)
         self._checkpointing = args["enable_checkpointing"]
+        seed = args["seed"]
+        self._seed = seed if seed != -1 else int.from_bytes(os.urandom(8), "little")
         self._entries = None
         self._style = None
         self._batch_size = None
@@ -270,11 +272,7 @@ class Reader:
                 f"{self._batch_size} used in the previous call"
             )
         if self._order is None:
-            config = self._order_config()
-            seed = self._args["seed"]
-            if seed == -1:
-                seed = int.from_bytes(os.urandom(8), "little")
-            self._order = SampleOrder(config, self._batch_size, seed)
+            self._order = SampleOrder(self._order_config(), self._batch_size, self._seed)
             if self._pending_state is not None:
                 self._apply_state(self._pending_state)
                 self._pending_state = None
@@ -438,12 +436,12 @@ class Reader:
             "version": STATE_VERSION,
             "reader": type(self).__name__,
             "config": self._order_config().fingerprint(),
+            "seed": self._seed,
         }
         if self._order is not None:
             state.update(
                 style=self._style,
                 batch_size=self._batch_size,
-                seed=self._order.seed,
                 epoch=self._epoch,
                 epoch_remaining=self._epoch_remaining,
                 order=self._order.get_state(),
@@ -494,14 +492,17 @@ class Reader:
 
     def _apply_state(self, text):
         state = self._decode_state(text)
+        self._seed = state["seed"]
         if "order" not in state:
-            return  # saved before the first read: nothing to restore
+            # Saved before the first read: only the seed matters.
+            self._order = SampleOrder(self._order.config, self._batch_size, self._seed)
+            return
         if state["batch_size"] != self._batch_size or state["style"] != self._style:
             raise ValueError(
                 f"{self._qualname}: the state was saved iterating {state['style']} of "
                 f"{state['batch_size']}; this reader is used for {self._style} of {self._batch_size}"
             )
-        self._order = SampleOrder(self._order.config, self._batch_size, state["seed"])
+        self._order = SampleOrder(self._order.config, self._batch_size, self._seed)
         self._order.set_state(state["order"])
         self._epoch = state["epoch"]
         self._epoch_remaining = state["epoch_remaining"]

@@ -1,0 +1,369 @@
+"""readers.File: listing, outputs, epoch order (against the reference's goldens),
+sharding, padding, shuffling, reading styles, state and errors."""
+
+import collections
+import json
+import os
+import pathlib
+import threading
+
+import numpy as np
+import pytest
+from file_dataset import LAYOUT, file_content, make_dataset, sample_name
+
+import ndd
+
+GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "reader_orders.json").read_text())
+LISTED = [
+    (f"{folder}/{name}", label)
+    for label, folder in enumerate(sorted(LAYOUT))
+    for name in sorted(LAYOUT[folder])
+    if not name.endswith(".txt")
+]
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    # The goldens hold paths relative to the working folder, as the reference reports them.
+    monkeypatch.chdir(tmp_path)
+    make_dataset(str(tmp_path / "root"))
+    return "root"
+
+
+def items(batch):
+    data, label = batch
+    return [
+        [sample_name(np.asarray(data.select(i))), int(np.asarray(label.select(i))[0])]
+        for i in range(data.batch_size)
+    ]
+
+
+def epoch_items(reader, batch_size):
+    if batch_size is None:
+        return [[[sample_name(np.asarray(d)), int(np.asarray(lbl)[0])]] for d, lbl in reader.next_epoch()]
+    return [items(b) for b in reader.next_epoch(batch_size=batch_size)]
+
+
+# -- listing and outputs ---------------------------------------------------------
+
+
+def test_class_folders_are_listed_sorted_with_labels_and_filters(root):
+    reader = ndd.readers.File(file_root=root)
+    got = [(sample_name(np.asarray(d)), int(np.asarray(lbl)[0])) for d, lbl in reader.next_epoch()]
+    assert got == LISTED
+
+
+def test_outputs_are_the_file_bytes_and_an_int32_label_of_shape_1(root):
+    data, label = ndd.readers.File(file_root=root)()
+    assert data.dtype == ndd.uint8 and data.ndim == 1
+    assert np.array_equal(np.asarray(data), np.frombuffer(file_content("cat", "c0.jpg"), np.uint8))
+    assert label.dtype == ndd.int32 and label.shape == (1,)
+
+
+def test_batches_of_ragged_files_and_dense_labels(root):
+    data, label = next(iter(ndd.readers.File(file_root=root).next_epoch(batch_size=4)))
+    assert data.batch_size == 4 and label.batch_size == 4
+    expected = [np.frombuffer(file_content(*p.split("/")), np.uint8) for p, _ in LISTED[:4]]
+    for i in range(4):
+        assert np.array_equal(np.asarray(data.select(i)), expected[i])
+    assert np.asarray(label.torch()).tolist() == [[0], [0], [0], [1]]
+
+
+def test_source_info_is_the_path_as_listed(root):
+    data, _ = ndd.readers.File(file_root=root)()
+    info = bytes(np.asarray(ndd.get_property(data, key="source_info"))).decode()
+    assert info == GOLDEN["source_info"]
+    batch, _ = next(iter(ndd.readers.File(file_root=root).next_epoch(batch_size=3)))
+    infos = [bytes(np.asarray(t)).decode() for t in ndd.get_property(batch, key="source_info").tensors]
+    assert infos == [p for p, _ in LISTED[:3]]
+
+
+def test_case_sensitive_filter_and_dir_filters(root):
+    upper = ndd.readers.File(file_root=root, case_sensitive_filter=True)
+    names = [sample_name(np.asarray(d)) for d, _ in upper.next_epoch()]
+    assert "cat/c1.JPG" not in names and len(names) == len(LISTED) - 1
+    eels = ndd.readers.File(file_root=root, dir_filters=["e*"])
+    assert [(sample_name(np.asarray(d)), int(np.asarray(lbl)[0])) for d, lbl in eels.next_epoch()] == [
+        ("eel/e0.png", 0),
+        ("eel/e1.webp", 0),
+    ]
+    pngs = ndd.readers.File(file_root=root, file_filters="*.png")
+    assert [sample_name(np.asarray(d)) for d, _ in pngs.next_epoch()] == ["cat/c2.png", "eel/e0.png"]
+
+
+def test_files_with_and_without_labels(root):
+    files = ["dog/d2.bmp", "cat/c0.jpg"]
+    default = ndd.readers.File(file_root=root, files=files)
+    assert [int(np.asarray(lbl)[0]) for _, lbl in default.next_epoch()] == [0, 1]
+    labelled = ndd.readers.File(file_root=root, files=files, labels=[7, 9])
+    got = [(sample_name(np.asarray(d)), int(np.asarray(lbl)[0])) for d, lbl in labelled.next_epoch()]
+    assert got == [("dog/d2.bmp", 7), ("cat/c0.jpg", 9)]
+
+
+def test_file_list_relative_to_its_folder_or_to_file_root(root, tmp_path):
+    (tmp_path / "root" / "list.txt").write_text("dog/d1.jpeg 5\n\neel/e0.png 3\n")
+    for kwargs in ({"file_list": "root/list.txt"}, {"file_list": "root/list.txt", "file_root": root}):
+        reader = ndd.readers.File(**kwargs)
+        got = [(sample_name(np.asarray(d)), int(np.asarray(lbl)[0])) for d, lbl in reader.next_epoch()]
+        assert got == [("dog/d1.jpeg", 5), ("eel/e0.png", 3)]
+
+
+# -- order: the reference's goldens ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "case", GOLDEN["cases"], ids=[f"{c['config']}-bs{c['batch_size']}" for c in GOLDEN["cases"]]
+)
+def test_epoch_order_matches_reference(root, case):
+    reader = ndd.readers.File(file_root=root, **case["config"])
+    got = [epoch_items(reader, case["batch_size"]) for _ in case["epochs"]]
+    assert got == case["epochs"]
+    assert reader.get_metadata() == case["metadata"]
+
+
+def test_leaving_an_epoch_early_continues_the_stream(root):
+    reader = ndd.readers.File(file_root=root)
+    assert items(next(iter(reader.next_epoch(batch_size=3)))) == GOLDEN["break"]["first"]
+    assert epoch_items(reader, 3) == GOLDEN["break"]["next_epoch"]
+
+
+def test_calls_continue_the_stream(root):
+    reader = ndd.readers.File(file_root=root)
+    got = [[sample_name(np.asarray(d)), int(np.asarray(lbl)[0])] for d, lbl in (reader() for _ in range(11))]
+    assert got == GOLDEN["calls"]
+
+
+def test_call_with_batch_size_returns_batches(root):
+    reader = ndd.readers.File(4, file_root=root)
+    assert [n for n, _ in items(reader(batch_size=3))] == [p for p, _ in LISTED[:3]]
+    assert [n for n, _ in items(reader(batch_size=3))] == [p for p, _ in LISTED[3:6]]
+
+
+def test_max_batch_size_is_the_default_batch_size(root):
+    reader = ndd.readers.File(3, file_root=root)
+    assert [items(b) for b in reader.next_epoch()] == epoch_items(ndd.readers.File(file_root=root), 3)
+
+
+# -- shuffling ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("initial_fill", [1, 3, 100])
+def test_random_shuffle_epochs_are_permutations_and_seeded(root, initial_fill):
+    def run(seed):
+        reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=seed, initial_fill=initial_fill)
+        return [[n for b in epoch_items(reader, 4) for n, _ in b] for _ in range(3)]
+
+    first = run(5)
+    for epoch in first:
+        assert sorted(epoch) == sorted(p for p, _ in LISTED)
+    assert first == run(5)
+    if initial_fill > 1:
+        assert first != run(6)
+        assert first[0] != [p for p, _ in LISTED]
+
+
+def test_shuffle_after_epoch_is_a_new_permutation_per_epoch_shared_by_shards(root):
+    def shards(epoch_count):
+        readers = [
+            ndd.readers.File(file_root=root, shuffle_after_epoch=True, num_shards=2, shard_id=s, pad_last_batch=True)
+            for s in range(2)
+        ]
+        return [[[n for b in epoch_items(r, 2) for n, _ in b] for r in readers] for _ in range(epoch_count)]
+
+    epochs = shards(3)
+    for shard0, shard1 in epochs:
+        assert sorted(set(shard0) | set(shard1)) == sorted(p for p, _ in LISTED)
+        assert not set(shard0) & set(shard1)
+    assert epochs[0] != epochs[1]
+    assert epochs == shards(3)
+
+
+def test_random_shuffle_mixes_uniformly(root):
+    """Each sample appears in each position of an epoch about equally often."""
+    reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1, initial_fill=8)
+    counts = collections.Counter()
+    epochs = 400
+    for _ in range(epochs):
+        order = [n for b in epoch_items(reader, 8) for n, _ in b]
+        counts[order[0]] += 1
+    expected = epochs / len(LISTED)
+    chi2 = sum((counts[p] - expected) ** 2 / expected for p, _ in LISTED)
+    assert chi2 < 24.3  # 99.9th percentile of chi-square with 7 degrees of freedom
+
+
+# -- reading styles and arguments ---------------------------------------------------
+
+
+def test_mixing_styles_raises(root):
+    reader = ndd.readers.File(file_root=root)
+    next(iter(reader.next_epoch()))
+    with pytest.raises(RuntimeError, match="Cannot mix"):
+        reader()
+    with pytest.raises(RuntimeError, match="Cannot mix"):
+        next(iter(reader.next_epoch(batch_size=2)))
+
+
+def test_batch_size_fixed_at_first_use(root):
+    reader = ndd.readers.File(4, file_root=root)
+    next(iter(reader.next_epoch(batch_size=3)))
+    with pytest.raises(ValueError, match="batch_size 2 is different than the max_batch_size 3"):
+        next(iter(reader.next_epoch(batch_size=2)))
+    with pytest.raises(ValueError, match="larger than the reader's max_batch_size 4"):
+        reader.next_epoch(batch_size=5)
+
+
+def test_constructor_has_no_batch_size_keyword(root):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'batch_size'"):
+        ndd.readers.File(file_root=root, batch_size=2)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"shard_id": 2, "num_shards": 2}, r"The shard_id=2 is invalid. Must be in range \[0..1\]"),
+        ({"shard_id": -1}, r"The shard_id=-1 is invalid"),
+        ({"num_shards": 0}, "'num_shards' must be at least 1"),
+        ({"num_shards": 9}, "'num_shards'=9 is more than the 8 samples"),
+        ({"random_shuffle": True, "shuffle_after_epoch": True}, "cannot both be True"),
+        ({"files": ["a"], "file_list": "b"}, "not both"),
+        ({"labels": [1]}, "'labels' needs 'files'"),
+        ({"file_filters": 3}, "'file_filters' must be a glob pattern"),
+        ({"initial_fill": "x"}, "'initial_fill' must be an integer"),
+    ],
+)
+def test_bad_arguments_raise_naming_the_argument(root, kwargs, message):
+    kwargs.setdefault("file_root", root)
+    with pytest.raises((ValueError, TypeError), match=message):
+        ndd.readers.File(**kwargs)
+
+
+def test_labels_must_match_files(root):
+    with pytest.raises(ValueError, match="Provided 2 labels for 1 files"):
+        ndd.readers.File(files=["root/cat/c0.jpg"], labels=[1, 2])
+
+
+def test_missing_folder_and_empty_dataset_raise_at_construction(tmp_path):
+    with pytest.raises(FileNotFoundError, match="'file_root' folder '.*nope' does not exist"):
+        ndd.readers.File(file_root=str(tmp_path / "nope"))
+    (tmp_path / "empty" / "class").mkdir(parents=True)
+    with pytest.raises(ValueError, match="the dataset is empty"):
+        ndd.readers.File(file_root=str(tmp_path / "empty"))
+    with pytest.raises(FileNotFoundError, match="file_list"):
+        ndd.readers.File(file_list=str(tmp_path / "missing.txt"))
+
+
+def test_lazy_init_lists_at_first_use(tmp_path):
+    reader = ndd.readers.File(file_root=str(tmp_path / "later"), lazy_init=True)
+    make_dataset(str(tmp_path / "later"))
+    assert len(list(reader.next_epoch())) == len(LISTED)
+
+
+def test_unreadable_file_raises_naming_it_and_other_samples_still_come(root, tmp_path):
+    os.remove(tmp_path / "root" / "dog" / "d0.jpg")  # listed below, but gone when read
+    files = ["cat/c0.jpg", "cat/c1.JPG", "dog/d0.jpg", "dog/d1.jpeg", "eel/e0.png"]
+    reader = ndd.readers.File(file_root=root, files=files)
+    first = items(reader(batch_size=2))
+    with pytest.raises(FileNotFoundError, match=r"ndd.readers.File: cannot read file '.*d0.jpg'"):
+        reader(batch_size=2)
+    # The bad sample is skipped; the good one taken with it in the failed batch is not lost.
+    second = items(reader(batch_size=2))
+    assert [n for n, _ in first + second] == ["cat/c0.jpg", "cat/c1.JPG", "dog/d1.jpeg", "eel/e0.png"]
+
+
+def test_malformed_file_list_line_names_the_line(root, tmp_path):
+    (tmp_path / "bad.txt").write_text("cat/c0.jpg 1\ncat/c1.JPG x\n")
+    with pytest.raises(ValueError, match="line 2 of 'file_list'"):
+        ndd.readers.File(file_list=str(tmp_path / "bad.txt"), file_root=root)
+
+
+# -- state ----------------------------------------------------------------------------
+
+
+def test_get_state_needs_checkpointing(root):
+    reader = ndd.readers.File(file_root=root)
+    with pytest.raises(RuntimeError, match="enable_checkpointing"):
+        reader.get_state()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        {"random_shuffle": True, "initial_fill": 3},
+        {"shuffle_after_epoch": True},
+        {"num_shards": 3, "shard_id": 1},
+        {"num_shards": 3, "shard_id": 2, "pad_last_batch": True},
+    ],
+)
+@pytest.mark.parametrize("stop_after", [0, 1, 2, 4, 7])
+def test_restored_reader_continues_exactly(root, config, stop_after):
+    """A reader rebuilt from a state taken after any batch yields what the original
+    would have: the rest of the interrupted epoch, then the following epochs."""
+
+    def batches(reader, epochs):
+        return [items(b) for _ in range(epochs) for b in reader.next_epoch(batch_size=3)]
+
+    full = batches(ndd.readers.File(file_root=root, seed=11, enable_checkpointing=True, **config), 8)
+    reader = ndd.readers.File(file_root=root, seed=11, enable_checkpointing=True, **config)
+    taken = []
+    while len(taken) < stop_after:
+        for b in reader.next_epoch(batch_size=3):
+            taken.append(items(b))
+            if len(taken) == stop_after:
+                break
+    state = str(reader.get_state())
+    restored = ndd.readers.File(file_root=root, seed=99, **config)
+    restored.set_state(state)
+    rest = []
+    while len(taken) + len(rest) < len(full):
+        rest += [items(b) for b in restored.next_epoch(batch_size=3)]
+    assert (taken + rest)[: len(full)] == full
+
+
+def test_state_round_trips_and_is_checked(root, tmp_path):
+    reader = ndd.readers.File(file_root=root, enable_checkpointing=True)
+    reader()
+    state = reader.get_state()
+    assert state == str(state) and repr(state) == f"ReaderState({str(state)!r})"
+    assert hash(state) == hash(type(state)(str(state)))
+    with pytest.raises(RuntimeError, match="before the reader is first used"):
+        reader.set_state(state)
+    other = ndd.readers.File(file_root=root, num_shards=2)
+    with pytest.raises(ValueError, match="another dataset or sharding"):
+        other.set_state(state)
+    with pytest.raises(ValueError, match="not a reader state"):
+        ndd.readers.File(file_root=root).set_state("garbage!")
+    batched = ndd.readers.File(file_root=root)
+    batched.set_state(state)
+    with pytest.raises(ValueError, match="saved iterating call of 1"):
+        next(iter(batched.next_epoch(batch_size=2)))
+
+
+# -- threads ----------------------------------------------------------------------------
+
+
+def test_dropping_a_reader_stops_its_thread(root):
+    reader = ndd.readers.File(file_root=root)
+    reader()
+    thread = reader._loader.thread
+    del reader
+    import gc
+
+    gc.collect()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
+def test_readers_in_several_threads_are_independent(root):
+    results = {}
+
+    def work(k):
+        reader = ndd.readers.File(file_root=root)
+        results[k] = [n for b in epoch_items(reader, 3) for n, _ in b]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == results[0] for r in results.values())
