@@ -50,6 +50,7 @@ _operators.install(Tensor)
 _operators.install(Batch)
 
 from . import checkpoint, math, reductions  # noqa: E402 - the operator modules need the bindings above
+from ._external_source import ExternalSource  # noqa: E402 - calls operators, needs the bindings above
 from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
 
@@ -66,6 +67,7 @@ __all__ = [
     "DeviceLike",
     "EvalContext",
     "EvalMode",
+    "ExternalSource",
     "ImageType",
     "InterpType",
     "Stream",
