@@ -15,7 +15,6 @@ import pathlib
 
 import numpy as np
 import pytest
-import torch
 
 import ndd
 from ndd._cuda import driver
@@ -23,6 +22,12 @@ from ndd._cuda import driver
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "external_source.json").read_text())
 MODES = [ndd.EvalMode.deferred, ndd.EvalMode.eager, ndd.EvalMode.sync_cpu, ndd.EvalMode.sync_full]
 MODE_IDS = [m.name for m in MODES]
+
+
+def _from_torch(array):
+    """``array`` as a torch tensor sharing its memory (the test is skipped without torch)."""
+    torch = pytest.importorskip("torch")
+    return torch.from_numpy(array)
 
 
 def _namespace():
@@ -127,7 +132,7 @@ class _ArrayInterfaceOnly:
 
 @pytest.mark.parametrize(
     "wrap",
-    [np.asarray, torch.from_numpy, _DLPackOnly, _ArrayInterfaceOnly, ndd.as_tensor, ndd.tensor],
+    [np.asarray, _from_torch, _DLPackOnly, _ArrayInterfaceOnly, ndd.as_tensor, ndd.tensor],
     ids=["numpy", "torch", "dlpack", "array_interface", "ndd.as_tensor", "ndd.tensor"],
 )
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int64, np.float16, np.float32, np.bool_])
@@ -151,7 +156,7 @@ def test_non_contiguous_and_read_only_arrays_are_accepted():
 
 
 def test_torch_items_in_batch_mode():
-    data = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    data = _from_torch(np.arange(6, dtype=np.int32).reshape(2, 3))
     result = ndd.ExternalSource(lambda: data)(batch_size=2)
     assert isinstance(result, ndd.Batch)
     for sample in result:
@@ -213,7 +218,7 @@ def test_refilling_the_buffer_after_the_call_does_not_change_results(mode, kind,
     original = buffer.copy()
     wrap = {
         "numpy": lambda: buffer,
-        "torch": lambda: torch.from_numpy(buffer),
+        "torch": lambda: _from_torch(buffer),
         "ndd.as_tensor": lambda: ndd.as_tensor(buffer),
     }
     result, doubled = _refilled(wrap[kind], buffer, mode, batch_size)
