@@ -10,7 +10,7 @@ from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-CYTHON_MODULES = ["storage", "invocation", "args", "call", "elementwise"]
+CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwise"]
 
 
 class BuildPyWithKernels(build_py):

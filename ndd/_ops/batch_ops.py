@@ -1,12 +1,11 @@
 """Operators that mix the samples of a batch: permute_batch, batch_permutation."""
 
-import threading
-
 import numpy as np
 
 from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import BatchBase
 from .._types import int32
+from .random_ops import RNG_ARG
 from .schema import Arg, Input, Operator, same_as_input
 
 # ---------------------------------------------------------------------------
@@ -103,35 +102,6 @@ PERMUTE_BATCH = Operator(
 # ---------------------------------------------------------------------------
 # batch_permutation
 
-_thread_state = threading.local()
-
-
-def _default_generator():
-    """A numpy Generator per thread, seeded from the operating system."""
-    generator = getattr(_thread_state, "generator", None)
-    if generator is None:
-        generator = _thread_state.generator = np.random.default_rng()
-    return generator
-
-
-def _check_rng(rng):
-    if rng is not None and not callable(rng):
-        raise TypeError(
-            "ndd.batch_permutation: 'rng' must be None or a random generator (such as ndd.random.RNG), "
-            f"got {type(rng).__name__}"
-        )
-
-
-def _generator(rng):
-    if rng is None:
-        return _default_generator()
-    seed = rng()
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise TypeError(
-            f"ndd.batch_permutation: 'rng' must return an unsigned 32-bit integer when called, got {seed!r}"
-        )
-    return np.random.default_rng(int(seed))
-
 
 def _derangement(generator, n):
     """A uniformly drawn permutation of 0..n-1 without fixed points (n >= 2).
@@ -158,7 +128,6 @@ def _random_order(generator, n, allow_repetitions, no_fixed_points):
 
 
 def _batch_permutation_types(ins, args):
-    _check_rng(args["rng"])
     return [(int32, "")]
 
 
@@ -170,9 +139,9 @@ def _batch_permutation_kernel(inputs, sample_args, batch_size, ctx):
     if batch_size == 0:
         return [[]]
     args = sample_args[0]
-    generator = _generator(args["rng"])
+    generator = args["rng"].generator()
     order = _random_order(generator, batch_size, args["allow_repetitions"], args["no_fixed_points"])
-    return [[np.array(v, np.int32) for v in order]]
+    return [order.astype(np.int32)]
 
 
 BATCH_PERMUTATION = Operator(
@@ -185,14 +154,7 @@ BATCH_PERMUTATION = Operator(
             doc="Draw each index independently, so that indices may repeat and some may be missing.",
         ),
         Arg("no_fixed_points", "bool", False, doc="Never give sample ``i`` the index ``i``."),
-        Arg(
-            "rng",
-            "any",
-            None,
-            doc="Source of randomness: called to draw a 32-bit seed; by default a generator "
-            "of the calling thread, seeded from the operating system.",
-            type_doc="RNG",
-        ),
+        RNG_ARG,
     ],
     infer_types=_batch_permutation_types,
     infer_shape=_scalar_shape,

@@ -18,6 +18,7 @@ FAMILIES = [
     "properties",
     "batch_ops",
     "reductions",
+    "random_ops",
 ]
 
 

@@ -17,6 +17,7 @@ _KIND_HINTS = {
     "float_list": "Sequence[float] | float",
     "array": "ArrayLike",
     "any": "Any",
+    "rng": "RNG",
 }
 
 

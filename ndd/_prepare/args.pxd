@@ -7,7 +7,11 @@ cdef class Arg:
     cdef readonly str doc
     cdef readonly str type_doc
     cdef public object converted_default
+    cdef readonly bint draws_random
 
     cpdef object convert(self, op, object value)
     cdef tuple _convert_list(self, op, object value, bint integer)
     cdef _fail(self, op, str expected, value)
+
+
+cpdef object draw_random_key(op, str name, object rng)

@@ -1,5 +1,7 @@
 from typing import Any
 
+from .philox import RandomKey
+
 REQUIRED: object
 
 class InvalidArgumentError(ValueError, TypeError): ...
@@ -13,6 +15,7 @@ class Arg:
     doc: str
     type_doc: str
     converted_default: Any
+    draws_random: bool
     def __init__(
         self,
         name: str,
@@ -27,3 +30,5 @@ class Arg:
     @property
     def required(self) -> bool: ...
     def convert(self, op: Any, value: Any) -> Any: ...
+
+def draw_random_key(op: Any, name: str, rng: Any) -> RandomKey: ...

@@ -8,6 +8,8 @@ kernels see, or raises naming the operator and the argument.
 
 import numpy as np
 
+from .philox cimport Philox
+
 from .._types import dtype as to_dtype
 
 REQUIRED = object()
@@ -19,7 +21,7 @@ class InvalidArgumentError(ValueError, TypeError):
 
 
 cdef frozenset KINDS = frozenset(
-    ["int", "float", "bool", "str", "dtype", "layout", "int_list", "float_list", "array", "any"]
+    ["int", "float", "bool", "str", "dtype", "layout", "int_list", "float_list", "array", "any", "rng"]
 )
 
 
@@ -49,7 +51,8 @@ cdef class Arg:
         The keyword.
     kind : str
         How values are converted: int, float, bool, str, dtype, layout,
-        int_list, float_list, array or any.
+        int_list, float_list, array, any, or rng: an ``ndd.random.RNG`` from
+        which every call draws a ``RandomKey`` (see ``draw_random_key``).
     default : object
         Default value; ``REQUIRED`` for a mandatory keyword.
     per_sample : bool
@@ -64,6 +67,8 @@ cdef class Arg:
                  type_doc=""):
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
+        if kind == "rng" and (per_sample or default is not None):
+            raise ValueError(f"argument {name!r} of kind 'rng' must default to None and not be per sample")
         self.name = name
         self.kind = kind
         self.default = default
@@ -72,6 +77,7 @@ cdef class Arg:
         self.doc = doc
         self.type_doc = type_doc
         self.converted_default = None
+        self.draws_random = kind == "rng"
 
     @property
     def required(self):
@@ -125,6 +131,8 @@ cdef class Arg:
                 ) from exc
         if kind == "int_list" or kind == "float_list":
             return self._convert_list(op, value, kind == "int_list")
+        if kind == "rng":
+            return draw_random_key(op, self.name, value)
         raise AssertionError(kind)
 
     cdef tuple _convert_list(self, op, object value, bint integer):
@@ -158,3 +166,16 @@ cdef class Arg:
 
     cdef _fail(self, op, str expected, value):
         raise InvalidArgumentError(f"{op.qualname}: '{self.name}' must be {expected}, got {_describe(value)}")
+
+
+cpdef object draw_random_key(op, str name, object rng):
+    """Draw the words of one call of ``op`` from ``rng`` (argument ``name``).
+
+    Called in the prepare phase, on the caller's thread, so that the run phase
+    (whenever and wherever it happens) only reads the drawn words.
+    """
+    if not isinstance(rng, Philox):
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must be an ndd.random.RNG or None, got {_describe(rng)}"
+        )
+    return (<Philox>rng).draw_key()

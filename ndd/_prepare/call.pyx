@@ -4,7 +4,7 @@ arguments, output metadata, then an Invocation handed to the scheduler."""
 
 from .storage cimport TensorBase, BatchBase, batch_samples
 from .invocation cimport Invocation, PerSample, PendingArg, per_sample_args, schedule
-from .args cimport Arg
+from .args cimport Arg, draw_random_key
 from .args import InvalidArgumentError
 
 from .._eval.device import Device, device as to_device
@@ -14,6 +14,7 @@ cdef object _CPU = Device.CPU
 cdef object _Tensor = None
 cdef object _Batch = None
 cdef object _as_tensor = None
+cdef object _get_default_rng = None
 
 
 def bind(tensor_cls, batch_cls, as_tensor):
@@ -49,6 +50,15 @@ cdef object _gpu_device(op):
     if op.gpu_kernel is None:
         raise RuntimeError(f"{op.qualname} has no GPU implementation in this build of ndd")
     return Device("gpu")
+
+
+cdef object _default_rng():
+    """The calling thread's default RNG (``ndd.random`` is imported after this module)."""
+    global _get_default_rng
+    if _get_default_rng is None:
+        from ..random import get_default_rng
+        _get_default_rng = get_default_rng
+    return _get_default_rng()
 
 
 cdef object _convert_input(op, Py_ssize_t index, object value):
@@ -158,9 +168,14 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
         k += 1
 
     cdef dict args = {}
+    cdef list random_sources = []
     cdef Arg spec
     for spec in op.arg_specs:
         value = kwargs[spec.name]
+        if spec.draws_random:
+            # Drawn once the call is known to be valid (below).
+            random_sources.append((spec.name, _default_rng() if value is None else value))
+            continue
         if value is None or value is spec.default:
             # None means "the default", as in the reference's signatures.
             args[spec.name] = spec.converted_default
@@ -202,6 +217,12 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
             shapes = [infer_shape(_sample_shapes(ins, i), sample_args[i]) for i in range(bs)]
             if None in shapes:
                 shapes = None
+
+    # Every call draws from its RNG now, the default one included: the run phase then
+    # gives the same result in every EvalMode and on any thread. A call that failed
+    # above draws nothing.
+    for name, rng in random_sources:
+        args[name] = draw_random_key(op, name, rng)
 
     cdef Invocation inv = Invocation()
     inv.op = op

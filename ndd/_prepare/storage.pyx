@@ -43,7 +43,14 @@ cpdef object tensor_data(TensorBase t):
         inv = <Invocation>t._inv
         inv.wait()
         out = inv.outputs[t._out]
-        t._data = out if t._sample < 0 else out[t._sample]
+        if t._sample < 0:
+            t._data = out
+        elif type(out) is list:
+            t._data = out[t._sample]
+        else:
+            # A densely stored batch output; with the ellipsis, a sample of a 1-D one
+            # is a 0-D array rather than a numpy scalar.
+            t._data = out[t._sample, ...]
         if t._shape is None:
             t._shape = t._data.shape
         t._inv = None
@@ -72,7 +79,12 @@ cpdef list batch_samples(BatchBase b):
         if b._dense is None:
             _materialize_batch(b)
         if b._samples is None:
-            b._samples = list(b._dense)
+            dense = b._dense
+            if dense.ndim == 1:
+                # Iterating a 1-D array gives numpy scalars; the samples are 0-D arrays.
+                b._samples = [dense[i, ...] for i in range(dense.shape[0])]
+            else:
+                b._samples = list(dense)
     return b._samples
 
 
