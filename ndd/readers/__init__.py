@@ -7,6 +7,7 @@ saves/restores its position through ``get_state``/``set_state`` (see
 ``ndd.checkpoint``).
 """
 
+from .coco import COCO
 from .file import File
 
-__all__ = ["File"]
+__all__ = ["COCO", "File"]
