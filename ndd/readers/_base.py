@@ -117,7 +117,8 @@ class Reader:
     - ``_read(entry)``: one sample as a tuple of numpy arrays (on the loading
       thread; raise an error naming the file for bad data);
     - ``_output_types()``: ``(DType, layout)`` of each output;
-    - ``_describe(entry)``: the sample's source (a path) for ``source_info``.
+    - ``_describe(entry)``: the sample's source (a path) for ``source_info``, or a
+      tuple of one source per output (Webdataset: each output is another file).
     """
 
     ARGS = ()
@@ -171,6 +172,8 @@ class Reader:
         self._order = None
         self._epoch = 0
         self._epoch_remaining = 0
+        # Inside an epoch: its generator has not run to its end yet.
+        self._in_epoch = False
         self._resume_epoch = False
         self._ready = collections.deque()
         self._returned = []
@@ -229,6 +232,11 @@ class Reader:
 
     def _output_types(self):
         raise NotImplementedError
+
+    def _sample_types(self, arrays):
+        """``(DType, layout)`` of each output of the sample ``arrays``; readers whose
+        element type comes from the data (Numpy) read it from there."""
+        return self._output_types()
 
     def _describe(self, entry):
         return ""
@@ -320,21 +328,25 @@ class Reader:
         while len(taken) < count:
             index, loaded = self._next_loaded()
             if isinstance(loaded, BaseException):
-                self._returned = [(i, (arrays, source)) for i, arrays, source in taken] + self._returned
+                self._put_back(taken)
                 raise loaded
             arrays, source = loaded
             taken.append((index, arrays, source))
         return taken
+
+    def _put_back(self, taken):
+        """Return samples of ``_take`` to the front of the stream (they come next)."""
+        self._returned = [(i, (arrays, source)) for i, arrays, source in taken] + self._returned
 
     def _tensors(self, sample):
         from .._tensor import Tensor
 
         _, arrays, source = sample
         result = []
-        for (dtype, layout), array in zip(self._output_types(), arrays, strict=True):
+        for k, ((dtype, layout), array) in enumerate(zip(self._sample_types(arrays), arrays, strict=True)):
             t = Tensor.__new__(Tensor)
             t._data, t._shape, t._dtype, t._layout = array, array.shape, dtype, layout
-            t._device, t._source_info = Device.CPU, source
+            t._device, t._source_info = Device.CPU, source[k] if isinstance(source, tuple) else source
             result.append(t)
         return self._package(result)
 
@@ -343,14 +355,14 @@ class Reader:
 
         sources = [s[2] for s in samples]
         result = []
-        for k, (dtype, layout) in enumerate(self._output_types()):
+        for k, (dtype, layout) in enumerate(self._sample_types(samples[0][1])):
             arrays = [s[1][k] for s in samples]
             first = arrays[0].shape
             if all(a.shape == first for a in arrays):
                 b = _from_dense(np.stack(arrays), dtype, layout)
             else:
                 b = _from_samples(arrays, dtype, layout)
-            b._source_info = sources
+            b._source_info = [s[k] for s in sources] if isinstance(sources[0], tuple) else sources
             result.append(b)
         return self._package(result)
 
@@ -376,6 +388,7 @@ class Reader:
         else:
             self._epoch_remaining = self._order.epoch_length(self._epoch)
             self._epoch += 1
+        self._in_epoch = True
         return self._epoch_items(batch_size)
 
     def _epoch_items(self, batch_size):
@@ -384,6 +397,7 @@ class Reader:
             samples = self._take(step)
             self._epoch_remaining -= step
             yield self._batches(samples) if batch_size else self._tensors(samples[0])
+        self._in_epoch = False
 
     def __call__(self, *, batch_size=None, **per_sample_args):
         """Read the next sample (a tuple of Tensors) or, with ``batch_size``, the next
@@ -393,11 +407,14 @@ class Reader:
                 f"{type(self).__name__}.__call__() got an unexpected keyword argument "
                 f"{next(iter(per_sample_args))!r}"
             )
+        samples = self._take_for_call(batch_size)
+        return self._batches(samples) if batch_size else self._tensors(samples[0])
+
+    def _take_for_call(self, batch_size):
+        """The samples of one direct call: ``batch_size`` of them, or one."""
         self._check_batch_size(batch_size)
         self._start("call", batch_size)
-        if batch_size is None:
-            return self._tensors(self._take(1)[0])
-        return self._batches(self._take(batch_size))
+        return self._take(batch_size or 1)
 
     def get_metadata(self, batch_size: int | None = None) -> dict:
         """Dataset size and sharding: ``epoch_size``, ``epoch_size_padded``,
@@ -444,6 +461,7 @@ class Reader:
                 batch_size=self._batch_size,
                 epoch=self._epoch,
                 epoch_remaining=self._epoch_remaining,
+                in_epoch=self._in_epoch,
                 order=self._order.get_state(),
                 returned=[s[0] for s in self._returned],
             )
@@ -506,7 +524,10 @@ class Reader:
         self._order.set_state(state["order"])
         self._epoch = state["epoch"]
         self._epoch_remaining = state["epoch_remaining"]
-        self._resume_epoch = self._epoch_remaining > 0
+        # A state taken inside an epoch (even after its last batch, before the loop
+        # ended) resumes that epoch, so that a restored training loop runs exactly
+        # as many batches per epoch as the interrupted one would have.
+        self._resume_epoch = state["in_epoch"]
         self._returned = [(i, self._load_or_error(i)) for i in state["returned"]]
 
     def _load_or_error(self, index):

@@ -165,7 +165,9 @@ def test_random_shuffle_epochs_are_permutations_and_seeded(root, initial_fill):
 def test_shuffle_after_epoch_is_a_new_permutation_per_epoch_shared_by_shards(root):
     def shards(epoch_count):
         readers = [
-            ndd.readers.File(file_root=root, shuffle_after_epoch=True, num_shards=2, shard_id=s, pad_last_batch=True)
+            ndd.readers.File(
+                file_root=root, shuffle_after_epoch=True, num_shards=2, shard_id=s, pad_last_batch=True
+            )
             for s in range(2)
         ]
         return [[[n for b in epoch_items(r, 2) for n, _ in b] for r in readers] for _ in range(epoch_count)]
@@ -367,3 +369,18 @@ def test_readers_in_several_threads_are_independent(root):
     for t in threads:
         t.join()
     assert all(r == results[0] for r in results.values())
+
+
+def test_reader_reads_ahead_while_the_consumer_works(root):
+    """While the training step runs, the loading thread fills its queue with the
+    next batches (prefetch_queue_depth + 1 of them), so the next step never
+    waits for the disk when the disk is faster than the step."""
+    reader = ndd.readers.File(file_root=root, prefetch_queue_depth=2)
+    epoch = reader.next_epoch(batch_size=2)
+    next(epoch)
+    loader = reader._loader
+    for _ in range(500):
+        if loader.queue.full():
+            break
+        threading.Event().wait(0.01)
+    assert loader.queue.qsize() == 3
