@@ -7,7 +7,9 @@ saves/restores its position through ``get_state``/``set_state`` (see
 ``ndd.checkpoint``).
 """
 
+from .caffe import Caffe, Caffe2
 from .coco import COCO
 from .file import File
+from .mxnet import MXNet
 
-__all__ = ["COCO", "File"]
+__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet"]
