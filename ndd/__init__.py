@@ -4,7 +4,7 @@ Operators are plain Python functions on Tensors and Batches, evaluated
 asynchronously; every public name follows ``nvidia.dali.experimental.dynamic``.
 """
 
-from . import types
+from . import tfrecord, types  # tfrecord: feature specs of readers.TFRecord
 from ._batch import Batch, as_batch, batch
 from ._eval.context import EvalContext
 from ._eval.device import Device, device
@@ -99,6 +99,7 @@ __all__ = [
     "set_num_threads",
     "stream",
     "tensor",
+    "tfrecord",
     "type_id",
     "types",
     "uint8",

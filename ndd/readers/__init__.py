@@ -11,5 +11,7 @@ from .caffe import Caffe, Caffe2
 from .coco import COCO
 from .file import File
 from .mxnet import MXNet
+from .tfrecord import TFRecord
+from .webdataset import Webdataset
 
-__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet"]
+__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet", "TFRecord", "Webdataset"]

@@ -1,0 +1,337 @@
+"""``readers.TFRecord``: ``tf.train.Example`` records of TFRecord files, located by index files."""
+
+import functools
+import os
+import struct
+
+import numpy as np
+
+from .. import tfrecord as tfrec
+from .._prepare.args import Arg, InvalidArgumentError
+from .._types import float32, int64, uint8
+from ._base import Reader
+
+__all__ = ["TFRecord", "path_list"]
+
+_OUTPUT_TYPES = {tfrec.int64: int64, tfrec.float32: float32, tfrec.string: uint8}
+_NUMPY_TYPES = {tfrec.int64: np.int64, tfrec.float32: np.float32}
+# Which member of the Feature message holds values of each element type.
+_VALUE_LISTS = {tfrec.int64: "int64_list", tfrec.float32: "float_list", tfrec.string: "bytes_list"}
+_LIST_TYPES = {"int64_list": "int64", "float_list": "float32", "bytes_list": "string"}
+
+
+@functools.cache
+def example_message_class():
+    """The ``tf.train.Example`` message class, built from a descriptor written here
+    (no generated code and no TensorFlow needed, only the ``protobuf`` package)."""
+    try:
+        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    except ImportError:
+        raise ImportError(
+            "ndd.readers.TFRecord needs the 'protobuf' package to parse the records: pip install protobuf"
+        ) from None
+    field = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(name="ndd/tf_example.proto", package="ndd.tf", syntax="proto3")
+
+    def message(name, fields, nested=(), oneof=None):
+        msg = proto.message_type.add(name=name)
+        for field_name, number, label, type_, type_name in fields:
+            f = msg.field.add(name=field_name, number=number, label=label, type=type_)
+            if type_name:
+                f.type_name = type_name
+            if oneof is not None:
+                f.oneof_index = 0
+        if oneof is not None:
+            msg.oneof_decl.add(name=oneof)
+        for nested_name, nested_fields in nested:
+            entry = msg.nested_type.add(name=nested_name)
+            entry.options.map_entry = True
+            for field_name, number, label, type_, type_name in nested_fields:
+                f = entry.field.add(name=field_name, number=number, label=label, type=type_)
+                if type_name:
+                    f.type_name = type_name
+        return msg
+
+    repeated, optional = field.LABEL_REPEATED, field.LABEL_OPTIONAL
+    message("BytesList", [("value", 1, repeated, field.TYPE_BYTES, None)])
+    message("FloatList", [("value", 1, repeated, field.TYPE_FLOAT, None)])
+    message("Int64List", [("value", 1, repeated, field.TYPE_INT64, None)])
+    message(
+        "Feature",
+        [
+            ("bytes_list", 1, optional, field.TYPE_MESSAGE, ".ndd.tf.BytesList"),
+            ("float_list", 2, optional, field.TYPE_MESSAGE, ".ndd.tf.FloatList"),
+            ("int64_list", 3, optional, field.TYPE_MESSAGE, ".ndd.tf.Int64List"),
+        ],
+        oneof="kind",
+    )
+    message(
+        "Features",
+        [("feature", 1, repeated, field.TYPE_MESSAGE, ".ndd.tf.Features.FeatureEntry")],
+        nested=[
+            (
+                "FeatureEntry",
+                [
+                    ("key", 1, optional, field.TYPE_STRING, None),
+                    ("value", 2, optional, field.TYPE_MESSAGE, ".ndd.tf.Feature"),
+                ],
+            )
+        ],
+    )
+    message("Example", [("features", 1, optional, field.TYPE_MESSAGE, ".ndd.tf.Features")])
+    # A private pool: the names never clash with TensorFlow's own classes.
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("ndd.tf.Example"))
+
+
+@functools.cache
+def _crc32c():
+    """The CRC-32C function of ``google-crc32c``, or None where it is not installed
+    (records are then read without checking their checksums)."""
+    try:
+        import google_crc32c
+    except ImportError:
+        return None
+    return google_crc32c.value
+
+
+def _masked(crc):
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+class TFRecord(Reader):
+    """Read ``tf.train.Example`` records from TFRecord files.
+
+    Each record is one sample, a dict with an entry per key of ``features``
+    (Tensors in sample mode, Batches in batch mode). The records are located by
+    the index files (``offset size`` per line, one file per TFRecord file, made
+    by ``ndd.tfrecord.create_index`` or DALI's ``tfrecord2idx``); the samples
+    come in file order, then index order.
+
+    Outputs: int64 features as int64, float32 as float32, string features as the
+    bytes of the string (uint8, 1-D). A fixed-length feature has its spec's shape
+    (``[]``: a scalar) and its default value where a record lacks it; a
+    variable-length one is 1-D (or ``(-1, *partial_shape)``) and empty where a
+    record lacks it. When ``google-crc32c`` is installed the records' checksums
+    are verified; a corrupted, truncated or unparsable record, or a feature of
+    another type or size than its spec, raises when its sample is taken (naming
+    the file and the record's offset) and the other samples still come.
+    """
+
+    ARGS = (
+        Arg(
+            "features",
+            "any",
+            doc="Feature name -> ``ndd.tfrecord.FixedLenFeature(...)`` or ``VarLenFeature(...)``.",
+            type_doc="dict of str to ndd.tfrecord.Feature",
+        ),
+        Arg(
+            "index_path",
+            "any",
+            doc="Index file of each TFRecord file (``offset size`` per record).",
+            type_doc="str or list of str",
+        ),
+        Arg("path", "any", doc="The TFRecord files.", type_doc="str or list of str"),
+        Arg(
+            "use_o_direct",
+            "bool",
+            False,
+            doc="Accepted for compatibility (needs ``dont_use_mmap=True``); files are read through the "
+            "page cache.",
+        ),
+    )
+    OUTPUTS = ("features",)
+
+    def _validate_args(self, args):
+        q = self._qualname
+        features = args["features"]
+        if not isinstance(features, dict) or not features:
+            raise InvalidArgumentError(
+                f"{q}: 'features' must be a non-empty dict of feature name -> ndd.tfrecord feature, "
+                f"got {features!r}"
+            )
+        for name, spec in features.items():
+            if not isinstance(name, str):
+                raise InvalidArgumentError(f"{q}: 'features' keys must be feature names (str), got {name!r}")
+            if not isinstance(spec, tfrec.Feature):
+                raise InvalidArgumentError(
+                    f"{q}: 'features'[{name!r}] must be made by ndd.tfrecord.FixedLenFeature or "
+                    f"VarLenFeature, got {spec!r}"
+                )
+            if spec.dtype == tfrec.string and spec.variable_length:
+                raise InvalidArgumentError(
+                    f"{q}: 'features'[{name!r}]: a string feature is read with FixedLenFeature "
+                    "(its output holds the bytes of one string), not VarLenFeature"
+                )
+            if spec.dtype == tfrec.string and spec.num_elements != 1:
+                raise InvalidArgumentError(
+                    f"{q}: 'features'[{name!r}]: a string feature holds one string, so its shape must "
+                    f"be [] or [1], got {list(spec.shape)}"
+                )
+        args["features"] = dict(features)
+        args["path"] = path_list(q, "path", args["path"])
+        args["index_path"] = path_list(q, "index_path", args["index_path"])
+        if len(args["path"]) != len(args["index_path"]):
+            raise InvalidArgumentError(
+                f"{q}: 'index_path' must name one index file per TFRecord file: got "
+                f"{len(args['index_path'])} index files for {len(args['path'])} files"
+            )
+        if args["use_o_direct"] and not args["dont_use_mmap"]:
+            raise InvalidArgumentError(f"{q}: 'use_o_direct' needs 'dont_use_mmap'=True")
+        example_message_class()  # a missing protobuf package fails here, not at the first sample
+
+    def _list_samples(self):
+        q = self._qualname
+        entries = []
+        for path, index in zip(self._args["path"], self._args["index_path"], strict=True):
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"{q}: TFRecord file '{path}' does not exist")
+            entries += [(path, offset, size) for offset, size in _read_index(q, index)]
+        return entries
+
+    def _dataset_description(self):
+        return f"the index files {self._args['index_path']} list no records"
+
+    def _describe(self, entry):
+        path, offset, _ = entry
+        return f"{path} at index {offset}"
+
+    def _output_types(self):
+        return [(_OUTPUT_TYPES[spec.dtype], "") for spec in self._args["features"].values()]
+
+    def _package(self, outputs):
+        return dict(zip(self._args["features"], outputs, strict=True))
+
+    def _read(self, entry):
+        path, offset, size = entry
+        where = f"{self._qualname}: '{path}', record at offset {offset}"
+        data = _read_record(where, path, offset, size)
+        example = example_message_class()()
+        try:
+            example.ParseFromString(data)
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, whatever its module
+            raise ValueError(f"{where}: not a tf.train.Example ({exc})") from None
+        stored = example.features.feature
+        return tuple(
+            _extract(where, name, spec, stored[name] if name in stored else None)
+            for name, spec in self._args["features"].items()
+        )
+
+
+def path_list(qualname: str, key: str, value) -> list:
+    """A path or list of paths argument as a non-empty list of str."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if (
+        not isinstance(value, (list, tuple))
+        or not value
+        or not all(isinstance(p, (str, os.PathLike)) for p in value)
+    ):
+        raise InvalidArgumentError(
+            f"{qualname}: '{key}' must be a path or a non-empty list of paths, got {value!r}"
+        )
+    return [os.fspath(p) for p in value]
+
+
+def _read_index(qualname, index):
+    try:
+        with open(index) as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{qualname}: index file '{index}' does not exist (make one with ndd.tfrecord.create_index)"
+        ) from None
+    except OSError as exc:
+        raise type(exc)(f"{qualname}: cannot read index file '{index}': {exc.strerror or exc}") from None
+    spans = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            offset, size = (int(f) for f in fields)
+            if offset < 0 or size < 0:
+                raise ValueError
+        except ValueError:
+            raise ValueError(
+                f"{qualname}: line {number} of index file '{index}' must be 'offset size' "
+                f"(two non-negative integers), got {line!r}"
+            ) from None
+        spans.append((offset, size))
+    return spans
+
+
+def _read_record(where, path, offset, size):
+    """The data of one record, checked against its framing and checksums."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            record = fh.read(size)
+            file_size = os.fstat(fh.fileno()).st_size
+    except OSError as exc:
+        raise type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}") from exc
+    header_bytes, footer_bytes = tfrec.RECORD_HEADER_BYTES, tfrec.RECORD_FOOTER_BYTES
+    if offset >= file_size:
+        raise ValueError(f"{where}: the index points past the end of the file ({file_size} bytes)")
+    if len(record) < size:
+        raise ValueError(
+            f"{where}: the record is truncated (the index says {size} bytes, the file ends after {len(record)})"
+        )
+    if size < header_bytes + footer_bytes:
+        raise ValueError(f"{where}: the index gives the record {size} bytes, too few for a TFRecord record")
+    (length,) = struct.unpack_from("<Q", record)
+    crc32c = _crc32c()
+    if crc32c is not None:
+        (length_crc,) = struct.unpack_from("<I", record, 8)
+        if _masked(crc32c(record[:8])) != length_crc:
+            raise ValueError(f"{where}: corrupted record (the checksum of its length does not match)")
+    needed = header_bytes + length + footer_bytes
+    if needed != size:
+        raise ValueError(
+            f"{where}: the index says the record has {size} bytes, the record says {needed} "
+            "(is the index file made for this TFRecord file?)"
+        )
+    data = record[header_bytes : header_bytes + length]
+    if crc32c is not None:
+        (data_crc,) = struct.unpack_from("<I", record, header_bytes + length)
+        if _masked(crc32c(data)) != data_crc:
+            raise ValueError(f"{where}: corrupted record (the checksum of its data does not match)")
+    return data
+
+
+def _extract(where, name, spec, feature):
+    """The output array of one feature of a record (``feature`` None when absent)."""
+    kind = feature.WhichOneof("kind") if feature is not None else None
+    if kind is None:
+        if spec.variable_length:
+            return np.empty((0, *spec.shape), _NUMPY_TYPES[spec.dtype])
+        if spec.dtype == tfrec.string:
+            return np.frombuffer(spec.default_value, np.uint8).copy()
+        return np.full(spec.shape, spec.default_value, _NUMPY_TYPES[spec.dtype])
+    expected = _VALUE_LISTS[spec.dtype]
+    if kind != expected:
+        raise ValueError(
+            f"{where}: feature {name!r} holds {_LIST_TYPES[kind]} values, its spec asks for "
+            f"{_LIST_TYPES[expected]}"
+        )
+    values = getattr(feature, kind).value
+    if spec.dtype == tfrec.string:
+        if len(values) != 1:
+            raise ValueError(f"{where}: feature {name!r} holds {len(values)} strings, its spec reads one")
+        return np.frombuffer(values[0], np.uint8).copy()
+    array = np.array(values, _NUMPY_TYPES[spec.dtype])
+    if spec.variable_length:
+        group = spec.num_elements
+        if group == 0 or array.size % group:
+            raise ValueError(
+                f"{where}: feature {name!r} has {array.size} values, not a multiple of "
+                f"partial_shape {list(spec.shape)}"
+            )
+        return array.reshape(-1, *spec.shape)
+    if array.size != spec.num_elements:
+        raise ValueError(
+            f"{where}: feature {name!r} has {array.size} values, FixedLenFeature({list(spec.shape)}) "
+            f"needs {spec.num_elements}"
+        )
+    return array.reshape(spec.shape)

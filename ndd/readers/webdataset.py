@@ -1,0 +1,326 @@
+"""``readers.Webdataset``: samples made of the files of tar archives that share a name."""
+
+import os
+import tarfile
+
+import numpy as np
+
+from .._prepare.args import Arg, InvalidArgumentError
+from .._types import NUMERIC_TYPES, uint8
+from .._types import dtype as to_dtype
+from ._base import Reader
+from .tfrecord import path_list
+
+__all__ = ["Webdataset"]
+
+_TAR_BLOCK = 512
+_BEHAVIORS = ("", "empty", "skip", "error")
+# Index format versions (first line of a wds2idx index) -> fields per component:
+# v1.1 lists "ext offset size", v1.2 adds the file name.
+_INDEX_FIELDS = {"v1.1": 3, "v1.2": 4}
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """``(key, extension)`` of an archive member: the extension is the text after
+    the first dot of the file name (folders may hold dots)."""
+    slash = name.rfind("/") + 1
+    dot = name.find(".", slash)
+    if dot < 0:
+        return name, ""
+    return name[:dot], name[dot + 1 :]
+
+
+def _extension_folding(case_sensitive):
+    """How extensions are normalised before they are compared."""
+    return str if case_sensitive else str.lower
+
+
+class _Component:
+    """One file of a sample: where its data lies in the archive."""
+
+    __slots__ = ("ext", "name", "offset", "size")
+
+    def __init__(self, ext, offset, size, name):
+        self.ext, self.offset, self.size, self.name = ext, offset, size, name
+
+
+class Webdataset(Reader):
+    """Read samples from WebDataset tar archives.
+
+    The files of an archive whose names agree up to the first dot of the file
+    name (``dir/x001.seg.png`` has the key ``dir/x001`` and the extension
+    ``seg.png``) and that follow each other form a sample; files whose name
+    starts with a dot and entries that are not regular files are left out. Each
+    entry of ``ext`` is one output: the first file of the sample (in archive
+    order) whose extension is one of the entry's ``;``-separated alternatives.
+    The samples come in the order of ``paths``, then archive order.
+
+    Outputs: the file contents as uint8 (1-D), or reinterpreted as ``dtypes``
+    (the size must be a multiple of the element size). A sample lacking an
+    output's file gives an empty output, or is left out
+    (``missing_component_behavior="skip"``), or makes the listing fail
+    (``"error"``).
+
+    Index files (``index_paths``, as written by DALI's ``wds2idx``: a
+    ``v1.2 <samples>`` line, then ``ext offset size name`` groups per sample)
+    spare reading the archives' headers at start; without them the archives are
+    scanned. Archives must be uncompressed (their files are read at their
+    offsets).
+    """
+
+    ARGS = (
+        Arg(
+            "case_sensitive_extensions",
+            "bool",
+            True,
+            doc="Compare the extensions of ``ext`` with the files' extensions case-sensitively.",
+        ),
+        Arg(
+            "dtypes",
+            "any",
+            None,
+            doc="Element type of each output (default uint8): the file's bytes reinterpreted.",
+            type_doc="DType or list of DType",
+        ),
+        Arg(
+            "ext",
+            "any",
+            doc='Extensions of each output; alternatives separated by ";" (e.g. ``"jpg;png"``).',
+            type_doc="str or list of str",
+        ),
+        Arg(
+            "index_paths",
+            "any",
+            None,
+            doc="Index file of each archive (default: scan the archives).",
+            type_doc="str or list of str",
+        ),
+        Arg(
+            "missing_component_behavior",
+            "str",
+            "",
+            doc='A sample without a file for an output: ``"empty"`` (or ``""``) gives an empty '
+            'output, ``"skip"`` leaves the sample out, ``"error"`` raises.',
+        ),
+        Arg("paths", "any", doc="The tar archives.", type_doc="str or list of str"),
+    )
+    OUTPUTS = ("components",)
+
+    def _validate_args(self, args):
+        q = self._qualname
+        args["paths"] = path_list(q, "paths", args["paths"])
+        if args["index_paths"] is not None:
+            args["index_paths"] = path_list(q, "index_paths", args["index_paths"])
+            if len(args["index_paths"]) != len(args["paths"]):
+                raise InvalidArgumentError(
+                    f"{q}: 'index_paths' must name one index file per archive: got "
+                    f"{len(args['index_paths'])} index files for {len(args['paths'])} archives"
+                )
+        ext = args["ext"]
+        if isinstance(ext, str):
+            ext = [ext]
+        if not isinstance(ext, (list, tuple)) or not ext or not all(isinstance(e, str) for e in ext):
+            raise InvalidArgumentError(
+                f"{q}: 'ext' must be a str or a non-empty list of str, got {args['ext']!r}"
+            )
+        fold = _extension_folding(args["case_sensitive_extensions"])
+        args["ext"] = [tuple(fold(alt) for alt in e.split(";")) for e in ext]
+        behavior = args["missing_component_behavior"].lower()
+        if behavior not in _BEHAVIORS:
+            raise InvalidArgumentError(
+                f"{q}: 'missing_component_behavior' must be one of 'empty', 'skip', 'error' (or ''), "
+                f"got {args['missing_component_behavior']!r}"
+            )
+        args["missing_component_behavior"] = behavior or "empty"
+        args["dtypes"] = self._output_dtypes(args["dtypes"], len(ext))
+
+    def _output_dtypes(self, dtypes, count):
+        q = self._qualname
+        if dtypes is None:
+            return [uint8] * count
+        listed = list(dtypes) if isinstance(dtypes, (list, tuple)) else [dtypes]
+        if len(listed) != count:
+            raise InvalidArgumentError(
+                f"{q}: 'dtypes' must give one type per 'ext' entry: got {len(listed)} for {count}"
+            )
+        result = []
+        for value in listed:
+            try:
+                converted = to_dtype(value)
+            except (TypeError, ValueError) as exc:
+                raise InvalidArgumentError(f"{q}: 'dtypes' entry {value!r} is not a DType ({exc})") from None
+            if converted not in NUMERIC_TYPES:
+                raise InvalidArgumentError(
+                    f"{q}: 'dtypes' entry {converted} is not supported; use a numeric type "
+                    f"({', '.join(str(t) for t in NUMERIC_TYPES)})"
+                )
+            result.append(converted)
+        return result
+
+    # -- listing ------------------------------------------------------------------
+    def _list_samples(self):
+        a = self._args
+        indices = a["index_paths"] or [None] * len(a["paths"])
+        entries = []
+        for path, index in zip(a["paths"], indices, strict=True):
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"{self._qualname}: archive '{path}' does not exist")
+            samples = self._scan_archive(path) if index is None else self._read_index(path, index)
+            for key, components, origin in samples:
+                outputs = self._match_outputs(key, components, origin)
+                if outputs is not None:
+                    entries.append((path, outputs))
+        return entries
+
+    def _match_outputs(self, key, components, origin):
+        """The component of each output (None where missing), or None to skip the sample."""
+        a = self._args
+        fold = _extension_folding(a["case_sensitive_extensions"])
+        outputs = []
+        for alternatives, dtype in zip(a["ext"], a["dtypes"], strict=True):
+            found = next((c for c in components if fold(c.ext) in alternatives), None)
+            if found is None:
+                behavior = a["missing_component_behavior"]
+                if behavior == "skip":
+                    return None
+                if behavior == "error":
+                    raise ValueError(
+                        f"{self._qualname}: sample {key!r} of {origin} has no file with the extension "
+                        f"{';'.join(alternatives)!r} (missing_component_behavior='error')"
+                    )
+            elif found.size % dtype.bytes:
+                raise ValueError(
+                    f"{self._qualname}: file {found.name!r} of {origin} has {found.size} bytes, not a "
+                    f"multiple of the {dtype} element size ({dtype.bytes})"
+                )
+            outputs.append(found)
+        return tuple(outputs)
+
+    def _scan_archive(self, path):
+        """The samples of an archive read from its headers: ``(key, components, origin)``."""
+        q = self._qualname
+        origin = f"archive '{path}'"
+        size = os.path.getsize(path)
+        samples = []
+        try:
+            # "r:" refuses compressed archives, whose files cannot be read at an offset.
+            with tarfile.open(path, mode="r:") as archive:
+                for member in archive:
+                    if not member.isreg():
+                        continue
+                    if member.offset_data + member.size > size:
+                        raise tarfile.ReadError(f"'{member.name}' runs past the end of the file")
+                    if os.path.basename(member.name).startswith("."):
+                        continue
+                    key, ext = split_name(member.name)
+                    component = _Component(ext, member.offset_data, member.size, member.name)
+                    if samples and samples[-1][0] == key:
+                        samples[-1][1].append(component)
+                    else:
+                        samples.append((key, [component], origin))
+        except tarfile.TarError as exc:
+            raise ValueError(
+                f"{q}: '{path}' is not a readable uncompressed tar archive (truncated or corrupted?): {exc}"
+            ) from None
+        return samples
+
+    def _read_index(self, path, index):
+        """The samples an index file lists: ``(key, components, origin)``."""
+        q = self._qualname
+        try:
+            with open(index) as fh:
+                lines = fh.read().splitlines()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{q}: index file '{index}' does not exist") from None
+        except OSError as exc:
+            raise type(exc)(f"{q}: cannot read index file '{index}': {exc.strerror or exc}") from None
+        head = lines[0].split() if lines else []
+        fields = _INDEX_FIELDS.get(head[0]) if len(head) == 2 else None
+        if fields is None or not head[1].isdigit():
+            raise ValueError(
+                f"{q}: index file '{index}' must start with 'v1.2 <number of samples>' "
+                f"(or v1.1), got {lines[0] if lines else ''!r}"
+            )
+        count = int(head[1])
+        if len(lines) - 1 < count:
+            raise ValueError(f"{q}: index file '{index}' declares {count} samples but lists {len(lines) - 1}")
+        archive_size = os.path.getsize(path)
+        samples = []
+        # Only the declared number of samples is read, as DALI does.
+        for number in range(1, count + 1):
+            origin = f"index file '{index}' line {number + 1}"
+            tokens = lines[number].split()
+            if not tokens or len(tokens) % fields:
+                layout = "ext offset size name" if fields == 4 else "ext offset size"
+                raise ValueError(f"{q}: {origin} must hold groups of '{layout}', got {lines[number]!r}")
+            components = []
+            for start in range(0, len(tokens), fields):
+                group = tokens[start : start + fields]
+                name = group[3] if fields == 4 else ""
+                try:
+                    offset, size = int(group[1]), int(group[2])
+                except ValueError:
+                    raise ValueError(
+                        f"{q}: {origin}: offset and size must be integers, got {' '.join(group)!r}"
+                    ) from None
+                if offset < _TAR_BLOCK or offset % _TAR_BLOCK or size < 0 or offset + size > archive_size:
+                    raise ValueError(
+                        f"{q}: {origin}: file {name or group[0]!r} at offset {offset} with {size} bytes "
+                        f"does not lie in archive '{path}' ({archive_size} bytes; offsets are multiples "
+                        f"of {_TAR_BLOCK} past a header)"
+                    )
+                components.append(_Component(group[0], offset, size, name))
+            key = split_name(components[0].name)[0] if fields == 4 else f"#{number}"
+            samples.append((key, components, origin))
+        return samples
+
+    def _dataset_description(self):
+        a = self._args
+        skipped = (
+            " (with missing_component_behavior='skip')" if a["missing_component_behavior"] == "skip" else ""
+        )
+        return f"no samples in the archives {a['paths']}{skipped}"
+
+    # -- reading --------------------------------------------------------------------
+    def _read(self, entry):
+        path, outputs = entry
+        arrays = []
+        try:
+            with open(path, "rb") as fh:
+                for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
+                    if component is None:
+                        arrays.append(np.empty(0, dtype.numpy))
+                    else:
+                        arrays.append(self._read_component(fh, path, component, dtype))
+        except OSError as exc:
+            raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
+        return tuple(arrays)
+
+    def _read_component(self, fh, path, component, dtype):
+        # The header before the data is read too: its size field tells whether
+        # the index describes this archive.
+        fh.seek(component.offset - _TAR_BLOCK)
+        buffer = bytearray(_TAR_BLOCK + component.size)
+        got = fh.readinto(buffer)
+        where = f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"
+        if got < len(buffer):
+            raise ValueError(f"{where}: the archive is truncated")
+        try:
+            header = tarfile.TarInfo.frombuf(bytes(buffer[:_TAR_BLOCK]), "utf-8", "surrogateescape")
+        except tarfile.HeaderError as exc:
+            raise ValueError(
+                f"{where}: no tar header precedes the data ({exc}); is the index stale?"
+            ) from None
+        if header.size != component.size:
+            raise ValueError(
+                f"{where}: the index says {component.size} bytes, the archive's header {header.size}; "
+                "is the index stale?"
+            )
+        return np.frombuffer(buffer, dtype.numpy, offset=_TAR_BLOCK)
+
+    def _describe(self, entry):
+        path, outputs = entry
+        return tuple("" if c is None else f"{path}:{c.offset}:{c.name}" for c in outputs)
+
+    def _output_types(self):
+        return [(dtype, "") for dtype in self._args["dtypes"]]
