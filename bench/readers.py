@@ -1,0 +1,176 @@
+"""Reader throughput, ndd against the reference, in one run.
+
+``readers.File`` over 1,000 small files (1-4 KiB of random bytes in 10 class
+folders) and ``readers.Numpy`` over 1,000 small ``.npy`` files (64x64
+float32), in batches of 64. A measurement is several full epochs of an
+already-started reader; every batch is touched the same way on both sides
+(File: the labels as one numpy array and the sizes of the byte samples; Numpy:
+the batch as one numpy array and its sum). The data is written once per run to
+a temporary folder, removed at the end.
+
+Each implementation runs in its own worker process (ndd from this interpreter,
+the reference from its side virtualenv); the driver interleaves them, repeats,
+and prints medians in samples per second, the spread (min-max of the repeats)
+and the ratio ndd/reference (higher is better for ndd).
+
+    python bench/readers.py [--reference-python ~/dali-ref/bin/python] [--repeats 5] [--epochs 20]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+NUM_FILES = 1000
+NUM_CLASSES = 10
+BATCH_SIZE = 64
+CASES = ["File", "Numpy"]
+
+
+def make_data(root):
+    """Write the two datasets under ``root``; return their folders by case."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    files_root = os.path.join(root, "files")
+    for i in range(NUM_FILES):
+        folder = os.path.join(files_root, f"class{i % NUM_CLASSES}")
+        os.makedirs(folder, exist_ok=True)
+        size = int(rng.integers(1024, 4097))
+        rng.integers(0, 256, size, dtype=np.uint8).tofile(os.path.join(folder, f"{i:04d}.jpg"))
+    numpy_root = os.path.join(root, "numpy")
+    os.makedirs(numpy_root)
+    for i in range(NUM_FILES):
+        np.save(os.path.join(numpy_root, f"{i:04d}.npy"), rng.random((64, 64), dtype=np.float32))
+    return {"File": files_root, "Numpy": numpy_root}
+
+
+def _worker(impl, roots):
+    """Serve timing requests on stdin: one JSON line in, one JSON line out."""
+    import numpy as np
+
+    if impl == "ndd":
+        import ndd
+    else:
+        import nvidia.dali.experimental.dynamic as ndd
+
+    def touch_file_batch(batch):
+        data, label = batch
+        labels = np.asarray(ndd.as_tensor(label))
+        sizes = [shape[0] for shape in data.shape]
+        return int(labels.sum()) + sum(sizes)
+
+    def touch_numpy_batch(batch):
+        (array,) = batch
+        return float(np.asarray(ndd.as_tensor(array)).sum())
+
+    readers, touch = {}, {"File": touch_file_batch, "Numpy": touch_numpy_batch}
+    if hasattr(ndd.readers, "File"):
+        readers["File"] = ndd.readers.File(file_root=roots["File"])
+    if hasattr(ndd.readers, "Numpy"):
+        readers["Numpy"] = ndd.readers.Numpy(file_root=roots["Numpy"])
+    for case, reader in readers.items():
+        # Warm-up: the first epoch starts the loading thread and fills the caches.
+        for batch in reader.next_epoch(batch_size=BATCH_SIZE):
+            touch[case](batch)
+    print(json.dumps({"ready": impl, "cases": sorted(readers)}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        reader, touch_batch = readers[req["case"]], touch[req["case"]]
+        samples = 0
+        start = time.perf_counter()
+        for _ in range(req["epochs"]):
+            for batch in reader.next_epoch(batch_size=BATCH_SIZE):
+                touch_batch(batch)
+                samples += BATCH_SIZE
+        elapsed = time.perf_counter() - start
+        print(json.dumps({"samples_per_s": samples / elapsed}), flush=True)
+
+
+class Worker:
+    def __init__(self, python, impl, roots):
+        self.proc = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--worker", impl, "--roots", json.dumps(roots)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        ready = self.proc.stdout.readline()
+        if not ready:
+            raise RuntimeError(f"{impl} worker failed to start ({python})")
+        self.cases = set(json.loads(ready)["cases"])
+
+    def time(self, case, epochs):
+        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["samples_per_s"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", choices=["ndd", "ref"], help=argparse.SUPPRESS)
+    parser.add_argument("--roots", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--reference-python",
+        default=os.path.expanduser("~/dali-ref/bin/python"),
+        help="interpreter of the virtualenv where nvidia-dali is installed",
+    )
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=20, help="full epochs per measurement")
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker, json.loads(args.roots))
+        return
+
+    if not os.path.exists(args.reference_python):
+        sys.exit(
+            f"reference interpreter {args.reference_python} not found; install the reference in its own "
+            "virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow"
+        )
+    data_dir = tempfile.mkdtemp(prefix="ndd-bench-readers-")
+    try:
+        roots = make_data(data_dir)
+        ours = Worker(sys.executable, "ndd", roots)
+        ref = Worker(args.reference_python, "ref", roots)
+        cases = [case for case in CASES if case in ours.cases and case in ref.cases]
+        rates = {case: ([], []) for case in cases}
+        for _ in range(args.repeats):
+            for case in cases:
+                rates[case][0].append(ours.time(case, args.epochs))
+                rates[case][1].append(ref.time(case, args.epochs))
+        ours.close()
+        ref.close()
+    finally:
+        shutil.rmtree(data_dir)
+
+    print(
+        f"samples/s over {args.epochs} epochs of {NUM_FILES} files, batch {BATCH_SIZE}: "
+        f"median [min-max] of {args.repeats} interleaved repeats"
+    )
+    header = f"{'reader':<8} {'ndd samples/s':>26} {'reference samples/s':>26} {'ndd/ref':>8}"
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        if case not in rates:
+            missing = [name for name, w in (("ndd", ours), ("reference", ref)) if case not in w.cases]
+            print(f"{case:<8} skipped: readers.{case} is missing in {' and '.join(missing)}")
+            continue
+        r_ours, r_ref = rates[case]
+        m_ours, m_ref = statistics.median(r_ours), statistics.median(r_ref)
+        spread_ours = f"{m_ours:9.0f} [{min(r_ours):.0f}-{max(r_ours):.0f}]"
+        spread_ref = f"{m_ref:9.0f} [{min(r_ref):.0f}-{max(r_ref):.0f}]"
+        print(f"{case:<8} {spread_ours:>26} {spread_ref:>26} {m_ours / m_ref:8.2f}")
+    print("target: ndd/ref >= 1.0")
+
+
+if __name__ == "__main__":
+    main()
