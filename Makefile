@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd kernels/*.cu kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench kernels lint clean
+.PHONY: demo test bench bench-readers kernels lint clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,10 +31,14 @@ kernels: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/dispatch.py --reference-python $(REFERENCE_PY)
 
+# Samples per second of readers.File and readers.Numpy against the reference.
+bench-readers: $(STAMP)
+	$(PY) bench/readers.py --reference-python $(REFERENCE_PY)
+
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle
-	$(PY) -m ruff check ndd tests bench kernels
-	$(PY) -m ruff format --check ndd tests bench kernels
+	$(PY) -m ruff check ndd tests bench kernels examples
+	$(PY) -m ruff format --check ndd tests bench kernels examples
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare
 
 clean:

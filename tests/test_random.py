@@ -396,17 +396,24 @@ def test_same_seed_gives_same_results_on_another_thread():
     assert seen["values"] == expected
 
 
-def _reproduce_in_child(queue):
-    queue.put(_reproduce())
+def _reproduce_in_child(connection):
+    connection.send(_reproduce())
+    connection.close()
 
 
 def test_same_seed_gives_same_results_in_a_spawned_process():
     context = multiprocessing.get_context("spawn")
-    queue = context.SimpleQueue()
-    child = context.Process(target=_reproduce_in_child, args=(queue,))
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_reproduce_in_child, args=(sender,))
     child.start()
-    values = queue.get()
-    child.join(timeout=120)
+    try:
+        # A child that fails before sending must fail the test, not hang it.
+        assert receiver.poll(120), f"the child process sent nothing (exit code {child.exitcode})"
+        values = receiver.recv()
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
     assert child.exitcode == 0
     assert values == _reproduce()
 
