@@ -16,9 +16,11 @@ The arithmetic is the reference's (REFERENCE_API.md, section 4.2):
 - with ``pad_last_batch`` every epoch reads exactly one shard, padded with its
   last sample to ``ceil(N/S)`` samples and then to whole batches, so that every
   shard yields the same number of batches;
-- ``shuffle_after_epoch`` reads the shard's slice of a fresh permutation of the
-  dataset in every epoch, the same permutation on every shard (so that shards
-  stay disjoint across processes);
+- ``shuffle_after_epoch`` reads, in epoch ``e``, the shard's slice of the
+  ``e``-th permutation of the dataset, the same permutations on every shard (so
+  that shards stay disjoint across processes); with ``pad_last_batch`` the shard
+  stays the same, without it the shard advances every epoch and the slices form
+  one continuous stream, the last batch of an epoch running into the next slice;
 - ``random_shuffle`` reads the dataset in one fixed random order (drawn from
   ``seed``) and on top of that draws each sample from a buffer of
   ``initial_fill`` upcoming samples of the same pass over the data; a buffer
@@ -128,20 +130,18 @@ class SampleOrder:
     # -- epochs -------------------------------------------------------------
     def _epoch_shard(self, epoch: int) -> int:
         c = self.config
-        if c.stick_to_shard or c.shuffle_after_epoch:
+        if c.stick_to_shard or (c.shuffle_after_epoch and c.pad_last_batch):
             return c.shard_id
         return (c.shard_id + epoch) % c.num_shards
 
     def _segment_length(self) -> int:
-        """Indices per epoch when every epoch reads one whole (padded) shard."""
-        c = self.config
-        size = c.padded_shard_size if c.pad_last_batch else c.shard_size(c.shard_id)
-        return _ceil_div(size, self.batch_size) * self.batch_size
+        """Indices per epoch with ``pad_last_batch``: one padded shard, whole batches."""
+        return _ceil_div(self.config.padded_shard_size, self.batch_size) * self.batch_size
 
     def epoch_length(self, epoch: int) -> int:
         """Number of indices in epoch ``epoch`` (0-based count of next_epoch calls)."""
         c = self.config
-        if c.pad_last_batch or c.shuffle_after_epoch:
+        if c.pad_last_batch:
             return self._segment_length()
         return _ceil_div(c.shard_size(self._epoch_shard(epoch)), self.batch_size) * self.batch_size
 
@@ -158,21 +158,34 @@ class SampleOrder:
             self._permutations[epoch] = perm
         return perm
 
+    def _shuffled_slices_index(self, pos: int) -> int:
+        """``shuffle_after_epoch`` without padding: slice ``j`` of the stream is shard
+        ``shard_id + j`` of permutation ``j``; one rotation over the shards covers
+        the ``N`` samples once."""
+        c = self.config
+        rotation, offset = divmod(pos, c.num_samples)
+        for k in range(c.num_shards):
+            shard = (c.shard_id + k) % c.num_shards
+            size = c.shard_size(shard)
+            if offset < size:
+                begin, _ = shard_bounds(c.num_samples, shard, c.num_shards)
+                return int(self._permutation(rotation * c.num_shards + k)[begin + offset])
+            offset -= size
+        raise AssertionError("shard sizes do not add up to the dataset size")
+
     def _stream_index(self, pos: int) -> int:
         c = self.config
         n = c.num_samples
-        if c.pad_last_batch or c.shuffle_after_epoch:
+        if c.shuffle_after_epoch and not c.pad_last_batch:
+            return self._shuffled_slices_index(pos)
+        if c.pad_last_batch:
             segment_length = self._segment_length()
             epoch, offset = divmod(pos, segment_length)
             shard = self._epoch_shard(epoch)
             begin, end = shard_bounds(n, shard, c.num_shards)
             size = end - begin
-            if c.pad_last_batch:
-                # Past the shard's end: repeat its last sample.
-                offset = min(offset, size - 1)
-            else:
-                # The last batch wraps around to the shard's start.
-                offset %= size
+            # Past the shard's end: repeat its last sample.
+            offset = min(offset, size - 1)
             if c.shuffle_after_epoch:
                 return int(self._permutation(epoch)[begin + offset])
             return begin + offset
@@ -192,7 +205,7 @@ class SampleOrder:
     def _pass_length(self) -> int:
         """Length of one pass over the data in the underlying stream."""
         c = self.config
-        if c.pad_last_batch or c.shuffle_after_epoch:
+        if c.pad_last_batch:
             return self._segment_length()
         if c.stick_to_shard:
             return c.shard_size(c.shard_id)

@@ -106,11 +106,6 @@ def test_ranks_split_every_epoch_evenly(dataset, tmp_path, shuffle):
     assert stdout.count(": OK") == EPOCHS
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ndd keeps each reader on its own shard with shuffle_after_epoch; the reference moves to the "
-    "next shard every epoch (as without shuffling) unless pad_last_batch is set",
-)
 def test_shuffle_after_epoch_without_padding_moves_to_the_next_shard_like_the_reference(dataset):
     root, _ = dataset
     reader = ndd.readers.File(file_root=str(root), num_shards=2, shard_id=0, shuffle_after_epoch=True)
