@@ -30,10 +30,14 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     if device is not None:
         _require_cpu(to_device(device), "ndd.batch")
     whole = None  # the samples as one array with a leading sample dimension, when given so
+    # Whether the samples are memory the caller owns (and may overwrite), rather
+    # than data ndd computed.
+    external = True
     if isinstance(tensors, BatchBase):
         whole = batch_dense(tensors)
         samples = list(batch_samples(tensors))
         src_dt, src_layout = tensors._dtype, tensors._layout
+        external = tensors._external
     elif (
         isinstance(tensors, TensorBase)
         or not isinstance(tensors, (list, tuple))
@@ -43,6 +47,7 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     ):
         if isinstance(tensors, TensorBase):
             whole, src_dt, src_layout = tensor_data(tensors), tensors._dtype, tensors._layout[1:]
+            external = tensors._external
         else:
             whole, src_dt, src_layout = _sample_array(tensors, 0)
         if whole.ndim == 0:
@@ -52,7 +57,9 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         if isinstance(tensors, (str, bytes)) or not hasattr(tensors, "__iter__"):
             raise TypeError(f"Cannot create a batch from {type(tensors).__name__}")
         samples, src_dt, src_layout = [], None, ""
+        external = False
         for i, x in enumerate(tensors):
+            external |= not isinstance(x, TensorBase) or x._external
             arr, sdt, slayout = _sample_array(x, i)
             if src_dt is None:
                 src_dt, src_layout = sdt, slayout
@@ -95,7 +102,7 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     b._layout = _check_layout(layout, ndim)
     b._device = Device.CPU
     b._batch_size = len(samples)
-    b._external = not copy and not converted
+    b._external = external and not copy and not converted
     return b
 
 
@@ -167,7 +174,9 @@ class Batch(BatchBase, ResultMetadata):
         arr = tensor_data(t)
         if dtype is not None:
             arr = arr.astype(numpy_dtype(_types.dtype(dtype)))
-        return as_batch([arr] * batch_size, layout=t._layout or None)
+        b = as_batch([arr] * batch_size, layout=t._layout or None)
+        b._external = t._external and dtype is None
+        return b
 
     # -- metadata ---------------------------------------------------------
     @property
@@ -216,12 +225,14 @@ class Batch(BatchBase, ResultMetadata):
             samples = batch_samples(self)
             indices = [self._check_index(i) for i in sample_range]
             picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
+            picked._external = self._external
             if self._source_info is not None:
                 picked._source_info = [self._source_info[i] for i in indices]
             return picked
         i = self._check_index(sample_range)
         t = Tensor.__new__(Tensor)
         t._dtype, t._layout, t._device = self._dtype, self._layout, self._device
+        t._external = self._external
         if self._source_info is not None:
             t._source_info = self._source_info[i]
         if self._samples is not None or self._dense is not None:

@@ -216,3 +216,24 @@ def test_tensor_input_with_batch_size_is_repeated_per_sample():
     assert isinstance(out, ndd.Batch) and out.shape == [(3, 2)] * 3
     for s in out:
         np.testing.assert_array_equal(np.asarray(s), np.arange(6).reshape(2, 3).T)
+
+
+def test_samples_of_a_batch_over_user_memory_stay_marked_as_user_memory():
+    """Operators on user memory run at once, so that the caller may overwrite it;
+    that must hold for samples selected from such a batch, not only the batch."""
+    user = np.arange(6, dtype=np.int32).reshape(2, 3)
+    with ndd.EvalMode.deferred:  # would postpone the operators if the memory were ndd's
+        wrapped = ndd.as_batch(user)
+        doubled = wrapped.select(0) * 2
+        picked = ndd.reductions.sum(wrapped.select([1]))
+        user[:] = -1
+    np.testing.assert_array_equal(np.asarray(doubled), [0, 2, 4])
+    assert int(np.asarray(picked.select(0))) == 12
+
+
+def test_batches_of_ndd_results_are_not_marked_as_user_memory():
+    computed = ndd.batch([np.arange(3)]) + 1
+    assert not ndd.as_batch(computed)._external
+    assert not ndd.as_batch([ndd.tensor([1]), ndd.tensor([2])])._external
+    assert not ndd.Batch.broadcast(ndd.tensor([1, 2]), 3)._external
+    assert ndd.as_batch([np.array([1])])._external
