@@ -8,7 +8,7 @@ from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
-from ._tensor import ResultMetadata, Tensor, _check_layout, _require_cpu, _stack_batch
+from ._tensor import ResultMetadata, Tensor, _check_layout, _require_cpu, _stack_batch, convert_values
 from ._types import DType
 
 __all__ = ["Batch", "batch", "as_batch"]
@@ -83,13 +83,10 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     if uniform and samples and (copy or converted):
         # One copy into dense storage: later operators can process the batch in one call.
         dense = whole if whole is not None else np.stack(samples)
-        b._dense = (
-            dense.astype(numpy_dtype(dt)) if converted else (dense.copy() if whole is not None else dense)
-        )
+        b._dense = convert_values(dense, dt) if converted else (dense.copy() if whole is not None else dense)
         b._samples = None
     elif converted:
-        np_dt = numpy_dtype(dt)
-        b._samples = [s.astype(np_dt) for s in samples]
+        b._samples = [convert_values(s, dt) for s in samples]
     else:
         b._samples = [s.copy() for s in samples] if copy else samples
         b._dense = whole
@@ -173,7 +170,7 @@ class Batch(BatchBase, ResultMetadata):
         t = sample if isinstance(sample, TensorBase) else Tensor(sample, dtype=dtype, device=device)
         arr = tensor_data(t)
         if dtype is not None:
-            arr = arr.astype(numpy_dtype(_types.dtype(dtype)))
+            arr = convert_values(arr, _types.dtype(dtype))
         b = as_batch([arr] * batch_size, layout=t._layout or None)
         b._external = t._external and dtype is None
         return b

@@ -7,6 +7,7 @@ from ._convert import numpy_dtype, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
+from ._ops.conversions import cast_array
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
 from ._types import DType
 
@@ -253,6 +254,15 @@ class Tensor(TensorBase, ResultMetadata):
     __str__ = __repr__
 
 
+def convert_values(arr, dt, python_data=False):
+    """``arr`` converted to DType ``dt`` as the reference converts data given with
+    ``dtype=``: arrays with the rules of ``cast`` (round half away from zero,
+    saturate), Python numbers as numpy converts them (truncate)."""
+    if python_data:
+        return arr.astype(numpy_dtype(dt))
+    return cast_array(arr, numpy_dtype(dt))
+
+
 def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, copy=False):
     """Initialise Tensor ``t`` from tensor-like ``data`` (shared by the constructor
     and the factories)."""
@@ -284,7 +294,7 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         if dev is not None:
             _require_cpu(dev, "ndd.as_tensor")
     if dt is not None and dt != base_dt:
-        arr = arr.astype(numpy_dtype(dt))
+        arr = convert_values(arr, dt, python_data=isinstance(data, (list, tuple, int, float)))
         external = False
     else:
         dt = base_dt

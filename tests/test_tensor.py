@@ -258,3 +258,21 @@ def test_as_tensor_of_a_pillow_image():
 def test_unsupported_data_is_rejected_clearly(bad):
     with pytest.raises(TypeError):
         ndd.tensor(bad)
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        # Values from the reference (DALI 2.4.0): arrays given with dtype= convert with the
+        # rules of cast (round half away from zero, saturate); Python lists truncate.
+        (lambda: ndd.tensor(np.array([1.7, -2.5, 300.2]), dtype=ndd.uint8), [2, 0, 255]),
+        (lambda: ndd.tensor(np.array([1.5, 2.5, -0.5]), dtype=ndd.int32), [2, 3, -1]),
+        (lambda: ndd.tensor(np.array([300, -5]), dtype=ndd.uint8), [255, 0]),
+        (lambda: ndd.as_tensor(np.array([1.7, 300.0]), dtype=ndd.uint8), [2, 255]),
+        (lambda: ndd.batch([np.array([1.7, 300.0])], dtype=ndd.uint8).select(0), [2, 255]),
+        (lambda: ndd.batch([np.array([1.7]), np.array([1.0, 2.0])], dtype=ndd.uint8).select(0), [2]),
+        (lambda: ndd.tensor([1.7, 2.2], dtype=ndd.int32), [1, 2]),
+    ],
+)
+def test_dtype_conversion_of_given_data_follows_the_reference(make, expected):
+    assert np.asarray(make()).tolist() == expected
