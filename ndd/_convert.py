@@ -34,13 +34,17 @@ def _first_leaf(data):
 
 def _from_python(data):
     """A numpy array from Python scalars / nested lists, with the reference's
-    inference: ints -> int32 (uint32 when needed), floats -> float32, bools -> bool."""
+    inference: ints -> int32 (uint32 when needed), floats -> float32, bools -> bool.
+    Lists of narrower numpy values (uint8, float16, ...) keep their type; only the
+    64-bit types Python numbers become are narrowed."""
     leaf = _first_leaf(data)
     enum_dtype = _ENUM_DTYPES.get(type(leaf).__name__)
     if enum_dtype is not None:
         return np.asarray(_map_leaves(data, int), dtype=np.int32), enum_dtype
     arr = np.asarray(data)
     kind = arr.dtype.kind
+    if kind in "iuf" and arr.dtype.itemsize < 8:
+        return arr, None
     if kind == "i" or kind == "u":
         if arr.size == 0:
             return arr.astype(np.int32), None

@@ -276,3 +276,15 @@ def test_unsupported_data_is_rejected_clearly(bad):
 )
 def test_dtype_conversion_of_given_data_follows_the_reference(make, expected):
     assert np.asarray(make()).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "numpy_type, expected",
+    # The reference keeps narrow numpy types in lists and narrows the 64-bit ones
+    # (what Python numbers become) to int32/float32.
+    [(np.uint8, "u8"), (np.float16, "f16"), (np.int16, "i16"), (np.int64, "i32"), (np.float64, "f32")],
+)
+def test_lists_of_numpy_values_keep_narrow_types(numpy_type, expected):
+    arrays = [np.array([1, 2], numpy_type), np.array([3, 4], numpy_type)]
+    assert str(ndd.as_tensor(arrays).dtype) == str(ndd.dtype(expected))
+    assert str(ndd.as_tensor([numpy_type(1), numpy_type(2)]).dtype) == str(ndd.dtype(expected))
