@@ -543,3 +543,46 @@ def test_public_names_match_the_reference():
 
 def test_rng_is_final():
     assert getattr(RNG, "__final__", False) is True
+
+
+def _draws_in_fork(connection):
+    connection.send(np.asarray(ndd.random.uniform(shape=[4])).tolist())
+    connection.close()
+
+
+def _draws_of_forked_child():
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_draws_in_fork, args=(sender,))
+    child.start()
+    try:
+        assert receiver.poll(60), "the forked child sent nothing"
+        return receiver.recv()
+    finally:
+        child.join(timeout=30)
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_forked_children_do_not_repeat_the_parents_default_draws():
+    def run():
+        ndd.random.uniform()  # the default RNG exists before the fork
+        child = _draws_of_forked_child()
+        return child, np.asarray(ndd.random.uniform(shape=[4])).tolist()
+
+    results = {}
+    thread = threading.Thread(target=lambda: results.update(unseeded=run()))
+    thread.start()
+    thread.join()
+    child, parent = results["unseeded"]
+    assert child != parent
+
+    def seeded():
+        ndd.random.set_seed(5)
+        child = _draws_of_forked_child()
+        return child, np.asarray(ndd.random.uniform(shape=[4])).tolist()
+
+    thread = threading.Thread(target=lambda: results.update(seeded=seeded()))
+    thread.start()
+    thread.join()
+    child, parent = results["seeded"]
+    assert child == parent  # set_seed chose the sequence: the child keeps it

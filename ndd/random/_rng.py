@@ -4,6 +4,7 @@ default RNG of each thread."""
 from __future__ import annotations
 
 import operator
+import os
 import re
 import secrets
 import threading
@@ -193,12 +194,25 @@ _thread_local = threading.local()
 def get_default_rng() -> RNG:
     """The calling thread's default RNG, used by random operators without ``rng=``.
 
-    Each thread has its own, created on first use with a random seed.
+    Each thread has its own, created on first use with a random seed. A forked
+    child process (a DataLoader worker, say) draws a new random seed for it unless
+    ``set_seed`` chose one, so that workers do not repeat each other's draws; call
+    ``set_seed`` in each worker (e.g. from ``worker_init_fn``) for reproducible
+    draws that differ per worker.
     """
     rng = getattr(_thread_local, "rng", None)
     if rng is None:
         rng = _thread_local.rng = RNG()
     return rng
+
+
+def _reseed_in_forked_child():
+    if getattr(_thread_local, "rng", None) is not None and not getattr(_thread_local, "user_seeded", False):
+        _thread_local.rng = RNG()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reseed_in_forked_child)
 
 
 def set_seed(seed: int) -> None:
@@ -210,3 +224,4 @@ def set_seed(seed: int) -> None:
         The seed, reduced to 64 bits.
     """
     get_default_rng().seed = seed
+    _thread_local.user_seeded = True
