@@ -108,22 +108,36 @@ def _message_classes():
     )
 
 
-# Open LMDB environments by real path, shared by the readers of this process:
-# the lmdb package refuses to open one environment twice in a process. An
+# LMDB environments open in this process, by real path, shared by the readers
+# (the lmdb package refuses to open one environment twice in a process); an
 # environment closes when no reader holds it any more.
 _shared_environments = weakref.WeakValueDictionary()
-_shared_environments_lock = threading.Lock()
-# LMDB handles must not be used across fork: a child opens its own.
-os.register_at_fork(after_in_child=_shared_environments.clear)
+# The process that opened them: a forked child closes the inherited ones before
+# opening its own (LMDB handles must not cross fork, and the lmdb package keeps
+# counting an inherited environment as open in the child).
+_shared_environments_pid = os.getpid()
+# Held around every use of the lmdb package here, and across fork: the child
+# then inherits no half-done LMDB call, whose internal locks it could never take
+# (closing the inherited environments would hang).
+_lmdb_lock = threading.Lock()
+os.register_at_fork(
+    before=_lmdb_lock.acquire, after_in_parent=_lmdb_lock.release, after_in_child=_lmdb_lock.release
+)
 
 
 def _open_environment(path, reader):
+    global _shared_environments_pid
     lmdb = _import("lmdb", "lmdb", reader)
     if not os.path.isdir(path):
         what = "is not a folder" if os.path.exists(path) else "does not exist"
         raise FileNotFoundError(f"{reader}: 'path' LMDB folder '{path}' {what}")
     key = os.path.realpath(path)
-    with _shared_environments_lock:
+    with _lmdb_lock:
+        if _shared_environments_pid != os.getpid():
+            for inherited in list(_shared_environments.values()):
+                inherited.close()
+            _shared_environments.clear()
+            _shared_environments_pid = os.getpid()
         env = _shared_environments.get(key)
         if env is None:
             try:
@@ -174,7 +188,8 @@ class _LmdbReader(Reader):
     def _list_samples(self):
         entries = []
         for db in range(len(self._args["path"])):
-            with self._environment(db).begin() as txn:
+            env = self._environment(db)
+            with _lmdb_lock, env.begin() as txn:
                 entries += [(db, key) for key in txn.cursor().iternext(keys=True, values=False)]
         return entries
 
@@ -190,7 +205,8 @@ class _LmdbReader(Reader):
         from google.protobuf.message import DecodeError
 
         db, key = entry
-        with self._environment(db).begin() as txn:
+        env = self._environment(db)
+        with _lmdb_lock, env.begin() as txn:
             value = txn.get(key)
         if value is None:
             raise OSError(f"{self._qualname}: record '{self._describe(entry)}' is no longer in the database")
