@@ -49,7 +49,7 @@ _elementwise.bind(tensor, as_tensor)
 _operators.install(Tensor)
 _operators.install(Batch)
 
-from . import checkpoint, math, random, reductions  # noqa: E402 - the operator modules need the bindings above
+from . import checkpoint, math, random, readers, reductions  # noqa: E402 - the operator modules need the bindings above
 from ._external_source import ExternalSource  # noqa: E402 - calls operators, needs the bindings above
 from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
@@ -93,6 +93,7 @@ __all__ = [
     "int64",
     "math",
     "random",
+    "readers",
     "reductions",
     "set_current_stream",
     "set_default_stream",

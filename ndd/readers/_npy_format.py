@@ -6,13 +6,16 @@ order, any number of dimensions (0-D included). Everything else is refused
 with an error naming the file, before any data is touched.
 """
 
+import io
 import os
 import re
 import typing
 
 import numpy as np
 
-__all__ = ["NpyHeader", "read_npy_header", "map_npy_data", "read_npy_data"]
+from .file import read_file_bytes
+
+__all__ = ["NpyHeader", "read_npy_header", "read_npy_file", "map_npy_data", "read_npy_data"]
 
 _MAGIC = b"\x93NUMPY"
 # Format version -> (bytes of the header length field, header text encoding).
@@ -56,10 +59,43 @@ def read_npy_header(path: str, reader: str) -> NpyHeader:
     """
     try:
         with open(path, "rb") as fh:
-            header = _parse_header(fh)
+            header = _parse_checked(fh, path, reader)
             file_size = os.fstat(fh.fileno()).st_size
     except OSError as exc:
         raise type(exc)(f"{reader}: cannot read file '{path}': {exc.strerror or exc}") from exc
+    _check_size(header, file_size, path, reader)
+    return header
+
+
+def read_npy_file(path: str, reader: str, headers: dict) -> np.ndarray:
+    """The whole array of ``path``, read with one ``read`` (no memory map: the
+    array is copied out anyway). ``headers`` caches parsed headers by their bytes,
+    since the files of a dataset mostly share one. Errors as ``read_npy_header``."""
+    data = read_file_bytes(path, reader)
+    prefix = bytes(data[: len(_MAGIC) + 2])
+    version = _VERSIONS.get(prefix[-2]) if len(prefix) == len(_MAGIC) + 2 else None
+    header = None
+    if prefix.startswith(_MAGIC) and version is not None:
+        length_end = len(prefix) + version[0]
+        end = length_end + int.from_bytes(bytes(data[len(prefix) : length_end]), "little")
+        key = bytes(data[:end])
+        header = headers.get(key)
+        if header is None:
+            header = _parse_checked(io.BytesIO(key), path, reader)
+            headers[key] = header
+    else:
+        header = _parse_checked(io.BytesIO(prefix), path, reader)  # raises the format error
+    _check_size(header, data.size, path, reader)
+    nbytes = int(np.prod(header.shape, dtype=np.int64)) * header.dtype.itemsize
+    values = data[header.data_offset : header.data_offset + nbytes].view(header.dtype)
+    array = values.reshape(header.shape, order=header.order)
+    # Outputs are C-ordered whatever the file's order.
+    return array.copy(order="C") if header.fortran_order else array
+
+
+def _parse_checked(fh, path, reader) -> NpyHeader:
+    try:
+        header = _parse_header(fh)
     except _FormatError as exc:
         raise ValueError(f"{reader}: '{path}' is not a valid .npy file: {exc}") from None
     except _UnsupportedArray as exc:
@@ -74,13 +110,16 @@ def read_npy_header(path: str, reader: str) -> NpyHeader:
         )
     if not dtype.isnative:
         raise ValueError(f"{reader}: '{path}' holds big-endian data ({dtype.str}), which is not supported")
-    data_bytes = int(np.prod(header.shape, dtype=np.int64)) * dtype.itemsize
+    return header
+
+
+def _check_size(header, file_size, path, reader):
+    data_bytes = int(np.prod(header.shape, dtype=np.int64)) * header.dtype.itemsize
     if file_size - header.data_offset < data_bytes:
         raise ValueError(
             f"{reader}: '{path}' is truncated: its header describes {data_bytes} bytes of data, "
             f"the file holds {max(file_size - header.data_offset, 0)}"
         )
-    return header
 
 
 def _parse_header(fh) -> NpyHeader:

@@ -7,7 +7,7 @@ from .._prepare.args import Arg, InvalidArgumentError
 from .._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
 from .._types import dtype as to_dtype
 from ._base import Reader
-from ._npy_format import map_npy_data, read_npy_data, read_npy_header
+from ._npy_format import map_npy_data, read_npy_data, read_npy_file, read_npy_header
 from ._roi import POLICIES, ROI_ARGS, exclusive_roi_error, extract, roi_region
 
 __all__ = ["Numpy"]
@@ -121,6 +121,8 @@ class Numpy(Reader):
         if problem:
             raise InvalidArgumentError(f"{q}: {problem}")
         self._headers = {} if args["cache_header_information"] else None
+        # Parsed headers by their bytes (the files of a dataset mostly share one).
+        self._raw_headers = {}
 
     # -- listing -----------------------------------------------------------------
     def _list_samples(self):
@@ -176,6 +178,9 @@ class Numpy(Reader):
     # -- reading ------------------------------------------------------------------
     def _read(self, entry):
         path = entry[1]
+        if self._style != "call" and not self._roi:
+            # The whole array, copied out of the file anyway: one read, no map.
+            return (read_npy_file(path, self._qualname, self._raw_headers),)
         header = self._header(path)
         if self._style == "call":
             # Each call may bring its own ROI: hand the whole array over (mapped,

@@ -155,12 +155,12 @@ def test_caffe_malformed_record_raises_naming_the_key_and_other_samples_still_co
         [(b"a", cd.encode_datum(label=1)), (b"b", b"\xff\xff\xff"), (b"c", cd.encode_datum(label=3))],
     )
     reader = ndd.readers.Caffe(path=folder, image_available=False)
-    assert np.asarray(reader()[0]).tolist() == [1]
+    assert np.asarray(reader()).tolist() == [1]
     with pytest.raises(
         ValueError, match=r"ndd.readers.Caffe: record '.*db at key b' \(3 bytes\) is not a valid"
     ):
         reader()
-    assert np.asarray(reader()[0]).tolist() == [3]
+    assert np.asarray(reader()).tolist() == [3]
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,7 @@ def test_caffe_state_restores_the_position(caffe_db):
     reader()
     restored = ndd.readers.Caffe(path=caffe_db, image_available=False)
     restored.set_state(reader.get_state())
-    assert [np.asarray(restored()[0]).tolist() for _ in range(3)] == [[2], [7], [5]]
+    assert [np.asarray(restored()).tolist() for _ in range(3)] == [[2], [7], [5]]
 
 
 # -- Caffe2 -----------------------------------------------------------------------
@@ -246,10 +246,10 @@ def test_caffe2_weighted_sparse_labels_put_the_weights_at_the_indices(tmp_path):
 def test_caffe2_without_image_or_label_drops_those_outputs(tmp_path):
     # The reference's dynamic mode fails on both layouts (it expects more outputs).
     reader = caffe2_reader(tmp_path, [cd.encode_tensor_protos([ints(4)])], image_available=False)
-    (label,) = reader()
+    label = reader()  # one output: returned alone, as in the reference
     assert np.asarray(label).tolist() == [4]
     reader = caffe2_reader(tmp_path / "b", [cd.encode_tensor_protos([IMAGE])], label_type=cd.NO_LABEL)
-    (image,) = reader()
+    image = reader()
     assert bytes(np.asarray(image)) == b"img"
 
 
@@ -335,7 +335,7 @@ def test_caffe2_shards_split_the_records(tmp_path):
 
 
 def _labels_in_child(reader, count, queue):
-    queue.put([np.asarray(reader()[0]).tolist() for _ in range(count)])
+    queue.put([np.asarray(reader()).tolist() for _ in range(count)])
 
 
 @pytest.mark.timeout(120)
@@ -346,7 +346,7 @@ def test_caffe_reader_used_before_fork_reads_on_in_the_child(caffe_db):
     context = multiprocessing.get_context("fork")
     for _ in range(5):
         reader = ndd.readers.Caffe(path=caffe_db, image_available=False)
-        assert np.asarray(reader()[0]).tolist() == [3]
+        assert np.asarray(reader()).tolist() == [3]
         queue = context.Queue()
         child = context.Process(target=_labels_in_child, args=(reader, 2, queue), daemon=True)
         child.start()
@@ -356,4 +356,4 @@ def test_caffe_reader_used_before_fork_reads_on_in_the_child(caffe_db):
             assert child.exitcode == 0
         finally:
             child.kill()  # a hung child must not hang the test run
-        assert np.asarray(reader()[0]).tolist() == [-2]
+        assert np.asarray(reader()).tolist() == [-2]
