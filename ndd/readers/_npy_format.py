@@ -69,28 +69,36 @@ def read_npy_header(path: str, reader: str) -> NpyHeader:
 
 def read_npy_file(path: str, reader: str, headers: dict) -> np.ndarray:
     """The whole array of ``path``, read with one ``read`` (no memory map: the
-    array is copied out anyway). ``headers`` caches parsed headers by their bytes,
-    since the files of a dataset mostly share one. Errors as ``read_npy_header``."""
+    array is copied out anyway). ``headers`` caches parsed headers, with their
+    data size, by their bytes, since the files of a dataset mostly share one.
+    Errors as ``read_npy_header``."""
     data = read_file_bytes(path, reader)
-    prefix = bytes(data[: len(_MAGIC) + 2])
-    version = _VERSIONS.get(prefix[-2]) if len(prefix) == len(_MAGIC) + 2 else None
-    header = None
-    if prefix.startswith(_MAGIC) and version is not None:
-        length_end = len(prefix) + version[0]
-        end = length_end + int.from_bytes(bytes(data[len(prefix) : length_end]), "little")
-        key = bytes(data[:end])
-        header = headers.get(key)
-        if header is None:
-            header = _parse_checked(io.BytesIO(key), path, reader)
-            headers[key] = header
-    else:
-        header = _parse_checked(io.BytesIO(prefix), path, reader)  # raises the format error
-    _check_size(header, data.size, path, reader)
-    nbytes = int(np.prod(header.shape, dtype=np.int64)) * header.dtype.itemsize
-    values = data[header.data_offset : header.data_offset + nbytes].view(header.dtype)
-    array = values.reshape(header.shape, order=header.order)
+    prefix_length = len(_MAGIC) + 2
+    prefix = data[:prefix_length].tobytes()
+    version = _VERSIONS.get(prefix[-2]) if len(prefix) == prefix_length else None
+    if not prefix.startswith(_MAGIC) or version is None:
+        _parse_checked(io.BytesIO(prefix), path, reader)  # raises the format error
+    length_end = prefix_length + version[0]
+    end = length_end + int.from_bytes(data[prefix_length:length_end].tobytes(), "little")
+    key = data[:end].tobytes()
+    cached = headers.get(key)
+    if cached is None:
+        header = _parse_checked(io.BytesIO(key), path, reader)
+        cached = headers[key] = (header, _data_bytes(header))
+    header, nbytes = cached
+    if data.size - header.data_offset < nbytes:
+        _check_size(header, data.size, path, reader)
+    array = (
+        data[header.data_offset : header.data_offset + nbytes]
+        .view(header.dtype)
+        .reshape(header.shape, order=header.order)
+    )
     # Outputs are C-ordered whatever the file's order.
     return array.copy(order="C") if header.fortran_order else array
+
+
+def _data_bytes(header):
+    return int(np.prod(header.shape, dtype=np.int64)) * header.dtype.itemsize
 
 
 def _parse_checked(fh, path, reader) -> NpyHeader:
@@ -114,7 +122,7 @@ def _parse_checked(fh, path, reader) -> NpyHeader:
 
 
 def _check_size(header, file_size, path, reader):
-    data_bytes = int(np.prod(header.shape, dtype=np.int64)) * header.dtype.itemsize
+    data_bytes = _data_bytes(header)
     if file_size - header.data_offset < data_bytes:
         raise ValueError(
             f"{reader}: '{path}' is truncated: its header describes {data_bytes} bytes of data, "

@@ -27,20 +27,37 @@ def read_file_bytes(path: str, reader: str) -> np.ndarray:
 
 
 def _read_whole_file(path):
-    # One open, fstat and read into a preallocated array: about three times faster
-    # than np.fromfile for the small files datasets are made of.
-    with open(path, "rb", buffering=0) as fh:
-        size = os.fstat(fh.fileno()).st_size
+    # One open, fstat and read into a preallocated array: several times faster
+    # than np.fromfile or a Python file object for the small files datasets are
+    # made of.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
         data = np.empty(size, np.uint8)
+        got = _read_into(fd, data) if size else 0
         view = memoryview(data)
-        got = 0
         while got < size:
-            n = fh.readinto(view[got:])
+            n = _read_into(fd, view[got:])
             if not n:
                 # The file shrank while being read: return what it holds now.
                 return data[:got]
             got += n
         return data
+    finally:
+        os.close(fd)
+
+
+if hasattr(os, "readv"):
+
+    def _read_into(fd, buffer):
+        return os.readv(fd, [buffer])
+
+else:  # Windows
+
+    def _read_into(fd, buffer):
+        chunk = os.read(fd, len(buffer))
+        memoryview(buffer).cast("B")[: len(chunk)] = chunk
+        return len(chunk)
 
 
 class File(Reader):
