@@ -384,3 +384,21 @@ def test_reader_reads_ahead_while_the_consumer_works(root):
             break
         threading.Event().wait(0.01)
     assert loader.queue.qsize() == 3
+
+
+def test_a_process_with_a_reader_mid_epoch_exits_promptly(root, tmp_path):
+    """The loading thread is a daemon that never blocks forever: a script that
+    leaves a reader with a full read-ahead queue still exits at once."""
+    import subprocess
+    import sys
+
+    script = (
+        "import ndd\n"
+        f"reader = ndd.readers.File(file_root={str(tmp_path / 'root')!r}, prefetch_queue_depth=4)\n"
+        "epoch = reader.next_epoch(batch_size=1)\n"
+        "next(epoch)\n"
+        "print('done', flush=True)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
