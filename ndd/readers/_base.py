@@ -2,6 +2,7 @@
 and state. Each reader format subclasses ``Reader`` and says only how to list
 its samples and how to read one."""
 
+import abc
 import base64
 import collections
 import inspect
@@ -106,7 +107,7 @@ class ReaderState:
         return hash(self._text)
 
 
-class Reader:
+class Reader(abc.ABC):
     """Base of the reader classes (``ndd.readers.File`` and the others).
 
     A subclass declares ``ARGS`` (its own constructor arguments, ``Arg`` specs),
@@ -116,7 +117,8 @@ class Reader:
       for missing or empty sources);
     - ``_read(entry)``: one sample as a tuple of numpy arrays (on the loading
       thread; raise an error naming the file for bad data);
-    - ``_output_types()``: ``(DType, layout)`` of each output;
+    - ``_output_types()``: ``(DType, layout)`` of each output (or, for readers
+      whose element types come from the data, ``_sample_types(arrays)``);
     - ``_describe(entry)``: the sample's source (a path) for ``source_info``, or a
       tuple of one source per output (Webdataset: each output is another file).
     """
@@ -204,8 +206,8 @@ class Reader:
         if args.get("shuffle_after_epoch") and args["stick_to_shard"]:
             raise InvalidArgumentError(f"{q}: 'shuffle_after_epoch' and 'stick_to_shard' cannot both be True")
 
-    def _validate_args(self, args):
-        """Check the reader's own arguments (subclasses)."""
+    def _validate_args(self, args):  # noqa: B027 - optional hook, nothing to check by default
+        """Check and normalise the reader's own arguments (subclasses)."""
 
     def _ensure_listed(self):
         if self._entries is None:
@@ -224,14 +226,13 @@ class Reader:
         return "no samples found"
 
     # -- what subclasses provide -------------------------------------------
+    @abc.abstractmethod
     def _list_samples(self):
-        raise NotImplementedError
+        """The dataset: a list of entries, one per sample."""
 
+    @abc.abstractmethod
     def _read(self, entry):
-        raise NotImplementedError
-
-    def _output_types(self):
-        raise NotImplementedError
+        """One sample as a tuple of numpy arrays (runs on the loading thread)."""
 
     def _sample_types(self, arrays):
         """``(DType, layout)`` of each output of the sample ``arrays``; readers whose
