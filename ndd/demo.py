@@ -1,10 +1,12 @@
 """``python -m ndd.demo``: a small preprocessing job on the bundled sample images.
 
-The images are read with Pillow (ndd's own decoders come with the image issue),
-then batched and normalised the way a training loop would, printing what each
-step produced and how long the whole batch took.
+A ``readers.File`` reads the files (in a seeded random order), Pillow decodes
+them (ndd's own decoders come with the image issue), then the batch is
+augmented with a seeded random brightness and normalised the way a training
+loop would, printing what each step produced and how long it took.
 """
 
+import io
 import pathlib
 import time
 
@@ -17,8 +19,18 @@ SAMPLES = pathlib.Path(__file__).parent / "_sample_data" / "images"
 
 
 def load_images():
-    paths = sorted(SAMPLES.glob("*.png"))
-    return paths, [np.asarray(Image.open(p).convert("RGB")) for p in paths]
+    """One epoch of the sample images: their paths, decoded pixels and labels."""
+    files = sorted(str(p) for p in SAMPLES.glob("*.png"))
+    reader = ndd.readers.File(files=files, random_shuffle=True, seed=42)
+    (encoded, labels) = next(iter(reader.next_epoch(batch_size=len(files))))
+    paths = [
+        pathlib.Path(bytes(np.asarray(info)).decode())
+        for info in ndd.get_property(encoded, key="source_info").tensors
+    ]
+    pixels = [
+        np.asarray(Image.open(io.BytesIO(bytes(np.asarray(t)))).convert("RGB")) for t in encoded.tensors
+    ]
+    return paths, pixels, labels
 
 
 def preprocess(images: ndd.Batch) -> ndd.Batch:
@@ -33,14 +45,21 @@ def preprocess(images: ndd.Batch) -> ndd.Batch:
 
 
 def main():
-    paths, arrays = load_images()
+    paths, arrays, labels = load_images()
     images = ndd.batch(arrays, layout="HWC")
-    print(f"loaded {images.batch_size} images from {SAMPLES}:")
-    for path, shape in zip(paths, images.shape, strict=True):
-        print(f"  {path.name:<12} {shape}")
+    print(f"read {images.batch_size} images from {SAMPLES} (shuffled, seed 42):")
+    for path, shape, label in zip(paths, images.shape, labels.tensors, strict=True):
+        print(f"  {path.name:<12} {shape} label {int(np.asarray(label)[0])}")
 
     start = time.perf_counter()
-    out = preprocess(images)
+    brightness = ndd.random.uniform(
+        batch_size=images.batch_size, range=[0.8, 1.2], rng=ndd.random.RNG(seed=7)
+    )
+    print(f"\nrandom brightness per image: {np.round(np.asarray(ndd.as_tensor(brightness)), 3).tolist()}")
+    brighter = ndd.cast(
+        ndd.math.min(ndd.cast(images, dtype=ndd.float32) * brightness, 255.0), dtype=ndd.uint8
+    )
+    out = preprocess(brighter)
     print(f"\nprepared (metadata known before the run): dtype={out.dtype} layout={out.layout}")
     stacked = ndd.as_tensor(out)  # waits for the asynchronous work
     elapsed = (time.perf_counter() - start) * 1e3
@@ -53,8 +72,8 @@ def main():
     for path, m, s in zip(paths, per_channel_mean, per_channel_std, strict=True):
         print(f"  {path.name:<12} mean={np.round(np.asarray(m), 3)} std={np.round(np.asarray(s), 3)}")
 
-    labels = ndd.tensor(np.arange(images.batch_size, dtype=np.int32) % 3)
-    print(f"\none-hot labels:\n{np.asarray(ndd.one_hot(labels, num_classes=3))}")
+    one_hot = ndd.one_hot(ndd.reshape(labels, shape=[]), num_classes=images.batch_size)
+    print(f"\none-hot labels:\n{np.asarray(ndd.as_tensor(one_hot))}")
 
 
 if __name__ == "__main__":
