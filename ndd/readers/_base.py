@@ -17,7 +17,7 @@ from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
 from ._loader import Loader
 from ._stream import OrderConfig, SampleOrder
 
-__all__ = ["Reader", "ReaderState"]
+__all__ = ["Reader", "ReaderState", "path_list"]
 
 # Format version of the reader state; states of another version are refused.
 STATE_VERSION = 1
@@ -554,6 +554,21 @@ class Reader(abc.ABC):
         loader = getattr(self, "_loader", None)
         if loader is not None:
             loader.stop()
+
+
+def path_list(qualname: str, key: str, value) -> list:
+    """A path or list of paths argument as a non-empty list of str."""
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    if (
+        not isinstance(value, (list, tuple))
+        or not value
+        or not all(isinstance(p, (str, os.PathLike)) for p in value)
+    ):
+        raise InvalidArgumentError(
+            f"{qualname}: '{key}' must be a path or a non-empty list of paths, got {value!r}"
+        )
+    return [os.fspath(p) for p in value]
 
 
 def _make_init(cls):

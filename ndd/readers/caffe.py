@@ -19,7 +19,7 @@ import numpy as np
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import dtype as to_dtype
 from .._types import int32, uint8
-from ._base import Reader
+from ._base import Reader, path_list
 
 __all__ = ["Caffe", "Caffe2"]
 
@@ -162,18 +162,7 @@ class _LmdbReader(Reader):
 
     def _validate_paths(self, args):
         q = self._qualname
-        paths = args["path"]
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        if (
-            not isinstance(paths, (list, tuple))
-            or not paths
-            or not all(isinstance(p, (str, os.PathLike)) for p in paths)
-        ):
-            raise InvalidArgumentError(
-                f"{q}: 'path' must be a path or a non-empty list of paths, got {paths!r}"
-            )
-        args["path"] = [os.fspath(p) for p in paths]
+        args["path"] = path_list(q, "path", args["path"])
         _import("lmdb", "lmdb", q)
         _import("google.protobuf", "protobuf", q)
 

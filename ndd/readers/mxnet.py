@@ -31,7 +31,7 @@ import numpy as np
 
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, uint8
-from ._base import Reader
+from ._base import Reader, path_list
 
 __all__ = ["MXNet"]
 
@@ -75,8 +75,8 @@ class MXNet(Reader):
 
     def _validate_args(self, args):
         q = self._qualname
-        args["path"] = _path_list(q, "path", args["path"])
-        index = _path_list(q, "index_path", args["index_path"])
+        args["path"] = path_list(q, "path", args["path"])
+        index = path_list(q, "index_path", args["index_path"])
         if len(index) != 1:
             raise InvalidArgumentError(
                 f"{q}: 'index_path' must name one index file, got {len(index)}: {index}"
@@ -203,20 +203,6 @@ class MXNet(Reader):
 
     def _output_types(self):
         return [(uint8, ""), (float32, "")]
-
-
-def _path_list(qualname, key, value):
-    if isinstance(value, (str, os.PathLike)):
-        value = [value]
-    if (
-        not isinstance(value, (list, tuple))
-        or not value
-        or not all(isinstance(p, (str, os.PathLike)) for p in value)
-    ):
-        raise InvalidArgumentError(
-            f"{qualname}: '{key}' must be a path or a non-empty list of paths, got {value!r}"
-        )
-    return [os.fspath(p) for p in value]
 
 
 def _close_all(descriptors):

@@ -9,9 +9,9 @@ import numpy as np
 from .. import tfrecord as tfrec
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, int64, uint8
-from ._base import Reader
+from ._base import Reader, path_list
 
-__all__ = ["TFRecord", "path_list"]
+__all__ = ["TFRecord"]
 
 _OUTPUT_TYPES = {tfrec.int64: int64, tfrec.float32: float32, tfrec.string: uint8}
 _NUMPY_TYPES = {tfrec.int64: np.int64, tfrec.float32: np.float32}
@@ -217,21 +217,6 @@ class TFRecord(Reader):
             _extract(where, name, spec, stored[name] if name in stored else None)
             for name, spec in self._args["features"].items()
         )
-
-
-def path_list(qualname: str, key: str, value) -> list:
-    """A path or list of paths argument as a non-empty list of str."""
-    if isinstance(value, (str, os.PathLike)):
-        return [os.fspath(value)]
-    if (
-        not isinstance(value, (list, tuple))
-        or not value
-        or not all(isinstance(p, (str, os.PathLike)) for p in value)
-    ):
-        raise InvalidArgumentError(
-            f"{qualname}: '{key}' must be a path or a non-empty list of paths, got {value!r}"
-        )
-    return [os.fspath(p) for p in value]
 
 
 def _read_index(qualname, index):

@@ -8,8 +8,7 @@ import numpy as np
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import NUMERIC_TYPES, uint8
 from .._types import dtype as to_dtype
-from ._base import Reader
-from .tfrecord import path_list
+from ._base import Reader, path_list
 
 __all__ = ["Webdataset"]
 
