@@ -49,7 +49,19 @@ _elementwise.bind(tensor, as_tensor)
 _operators.install(Tensor)
 _operators.install(Batch)
 
-from . import checkpoint, math, random, readers, reductions  # noqa: E402 - the operator modules need the bindings above
+from . import (  # noqa: E402 - the operator modules need the bindings above
+    checkpoint,
+    decoders,
+    experimental,
+    io,
+    math,
+    noise,
+    random,
+    readers,
+    reductions,
+    segmentation,
+    transforms,
+)
 from ._external_source import ExternalSource  # noqa: E402 - calls operators, needs the bindings above
 from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
@@ -79,8 +91,10 @@ __all__ = [
     "bfloat16",
     "bool",
     "checkpoint",
+    "decoders",
     "device",
     "dtype",
+    "experimental",
     "float16",
     "float32",
     "float64",
@@ -91,16 +105,20 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "io",
     "math",
+    "noise",
     "random",
     "readers",
     "reductions",
+    "segmentation",
     "set_current_stream",
     "set_default_stream",
     "set_num_threads",
     "stream",
     "tensor",
     "tfrecord",
+    "transforms",
     "type_id",
     "types",
     "uint8",

@@ -1,0 +1,5 @@
+"""``ndd.io``: reading raw data (``ndd.io.file.read``)."""
+
+from . import file
+
+__all__ = ["file"]
