@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.ndd-installed
-SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd kernels/*.cu kernels/build.py)
+SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx kernels/*.cu kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
 .PHONY: demo test bench bench-readers kernels lint clean
@@ -39,7 +39,7 @@ lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle
 	$(PY) -m ruff check ndd tests bench kernels examples
 	$(PY) -m ruff format --check ndd tests bench kernels examples
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu
 
 clean:
-	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_kernels
+	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_kernels

@@ -11,6 +11,10 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwise"]
+# Run-phase CPU kernels (nogil loops), one module per kernel family.
+CPU_KERNEL_MODULES = sorted(
+    os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".pyx")
+)
 
 
 class BuildPyWithKernels(build_py):
@@ -33,6 +37,14 @@ extensions = [
         include_dirs=[numpy.get_include()],
     )
     for name in CYTHON_MODULES
+] + [
+    Extension(
+        f"ndd._cpu.{name}",
+        [f"ndd/_cpu/{name}.pyx"],
+        include_dirs=[numpy.get_include()],
+        extra_compile_args=["-O3"],
+    )
+    for name in CPU_KERNEL_MODULES
 ]
 
 setup(
