@@ -1,0 +1,392 @@
+"""Image pipelines on the CPU: ndd against the reference and the torchvision way, in one run.
+
+Three pipelines over about 1,000 real-photo JPEGs of ImageNet-like sizes, in batches of 64, with 2 threads:
+
+- ``training``: File -> decode -> random_resized_crop(224) -> flip by a coin -> crop_mirror_normalize(float, CHW)
+- ``validation``: File -> decode -> resize(resize_shorter=256) -> crop_mirror_normalize(crop 224x224, float, CHW)
+- ``decode``: File -> decode
+
+The dataset is built once per run in a temporary folder (removed at the end): random crops, rescales, flips
+and colour jitter of the bundled photographs (``ndd/_sample_data/photos``), re-encoded as JPEG quality 90 at
+sizes such as 500x375, 375x500 and 500x333, in 10 class folders. It is deterministic.
+
+The ndd and reference pipelines run in the default (eager) mode with ``set_num_threads(2)``; the reader
+shuffles. The torchvision way is ``ImageFolder`` + ``transforms.v2`` + ``DataLoader(num_workers=2,
+persistent_workers=True)``, collating lists for the variable-size decode case. Every batch is handed over as
+a consumer needs it: one dense numpy array for training and validation, the decoded images' shapes for
+decode.
+
+Each implementation runs in its own worker process (ndd from this interpreter, the reference from its side
+virtualenv, torchvision from this interpreter); the driver interleaves them, repeats, and prints medians in
+images per second, the spread (min-max of the repeats), the ratios and the targets.
+
+    python bench/cpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 3] [--epochs 1]
+    python bench/cpu_pipeline.py --profile     # where ndd's time goes (cProfile, one thread, sync_cpu)
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+NUM_FILES = 1000
+NUM_CLASSES = 10
+BATCH_SIZE = 64
+NUM_THREADS = 2
+CASES = ["training", "validation", "decode"]
+IMPLS = ["ndd", "ref", "torchvision"]
+IMPL_NAMES = {"ndd": "ndd", "ref": "reference", "torchvision": "torchvision"}
+# ndd/reference and ndd/torchvision throughput ratios the image issue asks for.
+TARGET_VS_REF = {"training": 1.5, "validation": 1.3, "decode": 1.2}
+TARGET_VS_TORCHVISION = {"training": 2.0, "validation": 2.0, "decode": 2.0}
+# Operators each pipeline needs, as attribute paths under the module (reported when missing).
+NEEDED_OPS = {
+    "training": [
+        "decoders.image",
+        "random_resized_crop",
+        "flip",
+        "random.coin_flip",
+        "crop_mirror_normalize",
+    ],
+    "validation": ["decoders.image", "resize", "crop_mirror_normalize"],
+    "decode": ["decoders.image"],
+}
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+# Width x height of the generated JPEGs, drawn uniformly: the common ImageNet shapes.
+SIZES = [(500, 375), (375, 500), (500, 333), (333, 500), (500, 400), (400, 300), (500, 500), (640, 480)]
+PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ndd", "_sample_data", "photos")
+
+
+def make_data(root, num_files=NUM_FILES):
+    """Write the JPEG dataset under ``root`` (class folders) and return ``root``."""
+    import numpy as np
+    from PIL import Image, ImageEnhance
+
+    photos = [
+        Image.open(os.path.join(PHOTOS, name)).convert("RGB")
+        for name in sorted(os.listdir(PHOTOS))
+        if name.endswith(".jpg")
+    ]
+    rng = np.random.default_rng(0)
+    for i in range(num_files):
+        photo = photos[i % len(photos)]
+        width, height = SIZES[int(rng.integers(len(SIZES)))]
+        # Scale the photograph so that a width x height window fits, with up to 40% room to move it.
+        scale = max(width / photo.width, height / photo.height) * float(rng.uniform(1.0, 1.4))
+        scaled = photo.resize(
+            (max(width, round(photo.width * scale)), max(height, round(photo.height * scale))),
+            Image.BILINEAR,
+        )
+        left = int(rng.integers(scaled.width - width + 1))
+        top = int(rng.integers(scaled.height - height + 1))
+        image = scaled.crop((left, top, left + width, top + height))
+        if rng.random() < 0.5:
+            image = image.transpose(Image.FLIP_LEFT_RIGHT)
+        image = ImageEnhance.Brightness(image).enhance(float(rng.uniform(0.7, 1.3)))
+        image = ImageEnhance.Color(image).enhance(float(rng.uniform(0.6, 1.4)))
+        image = ImageEnhance.Contrast(image).enhance(float(rng.uniform(0.8, 1.2)))
+        folder = os.path.join(root, f"class{i % NUM_CLASSES}")
+        os.makedirs(folder, exist_ok=True)
+        image.save(os.path.join(folder, f"{i:04d}.jpg"), quality=90)
+    return root
+
+
+def _missing_ops(module, case):
+    missing = []
+    for path in NEEDED_OPS[case]:
+        obj = module
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+            if obj is None:
+                missing.append(path)
+                break
+    return missing
+
+
+def _dali_pipelines(ndd, root):
+    """Per case: a function running one epoch and returning the number of images (ndd or the reference)."""
+    import numpy as np
+
+    readers = {
+        "training": ndd.readers.File(file_root=root, random_shuffle=True, seed=1),
+        "validation": ndd.readers.File(file_root=root),
+        "decode": ndd.readers.File(file_root=root),
+    }
+
+    def training(encoded):
+        images = ndd.decoders.image(encoded)
+        cropped = ndd.random_resized_crop(images, size=[224, 224])
+        flipped = ndd.flip(cropped, horizontal=ndd.random.coin_flip(batch_size=encoded.batch_size))
+        out = ndd.crop_mirror_normalize(flipped, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD)
+        return np.asarray(ndd.as_tensor(out)).shape[0]
+
+    def validation(encoded):
+        images = ndd.decoders.image(encoded)
+        resized = ndd.resize(images, resize_shorter=256)
+        out = ndd.crop_mirror_normalize(
+            resized, crop=[224, 224], dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        )
+        return np.asarray(ndd.as_tensor(out)).shape[0]
+
+    def decode(encoded):
+        images = ndd.decoders.image(encoded)
+        images.evaluate()
+        return len(images.shape)
+
+    steps = {"training": training, "validation": validation, "decode": decode}
+
+    def epoch_runner(case):
+        def run_epoch():
+            images = 0
+            for encoded, _labels in readers[case].next_epoch(batch_size=BATCH_SIZE):
+                images += steps[case](encoded)
+            return images
+
+        return run_epoch
+
+    return {case: epoch_runner(case) for case in CASES}
+
+
+def _import_torchvision():
+    """Import torchvision; tolerate a build whose compiled ops do not load next to this torch (the CUDA
+    wheel of torchvision beside torch+cpu): this pipeline uses only Pillow decoding and Python transforms."""
+    import torch
+
+    try:
+        import torchvision
+    except RuntimeError:
+        # The failing import registers fake kernels for compiled ops that never loaded; skip those.
+        for name in [name for name in sys.modules if name.startswith("torchvision")]:
+            del sys.modules[name]
+        register_fake = torch.library.register_fake
+        torch.library.register_fake = lambda *args, **kwargs: lambda function: function
+        try:
+            import torchvision
+        finally:
+            torch.library.register_fake = register_fake
+    return torchvision
+
+
+def _torchvision_pipelines(root):
+    import torch
+
+    _import_torchvision()
+    from torchvision import datasets
+    from torchvision.transforms import v2
+
+    torch.set_num_threads(1)
+    normalize = [
+        v2.ToImage(),
+        v2.ToDtype(torch.float32, scale=True),
+        v2.Normalize(mean=[m / 255 for m in MEAN], std=[s / 255 for s in STD]),
+    ]
+    transforms = {
+        "training": v2.Compose([v2.RandomResizedCrop(224), v2.RandomHorizontalFlip(), *normalize]),
+        "validation": v2.Compose([v2.Resize(256), v2.CenterCrop(224), *normalize]),
+        "decode": v2.ToImage(),
+    }
+
+    def collate_list(samples):
+        return [image for image, _ in samples], torch.tensor([label for _, label in samples])
+
+    loaders = {
+        case: torch.utils.data.DataLoader(
+            datasets.ImageFolder(root, transform=transforms[case]),
+            batch_size=BATCH_SIZE,
+            shuffle=case == "training",
+            num_workers=NUM_THREADS,
+            persistent_workers=True,
+            collate_fn=collate_list if case == "decode" else None,
+        )
+        for case in CASES
+    }
+
+    def epoch_runner(case):
+        def run_epoch():
+            images = 0
+            for batch, _labels in loaders[case]:
+                if case == "decode":
+                    images += len([image.shape for image in batch])
+                else:
+                    images += batch.numpy().shape[0]
+            return images
+
+        return run_epoch
+
+    return {case: epoch_runner(case) for case in CASES}
+
+
+def _worker(impl, root, profile):
+    """Serve timing requests on stdin: one JSON line in, one JSON line out."""
+    missing = {}
+    if impl == "torchvision":
+        runners = _torchvision_pipelines(root)
+    else:
+        if impl == "ndd":
+            import ndd
+        else:
+            import nvidia.dali.experimental.dynamic as ndd
+        ndd.set_num_threads(1 if profile else NUM_THREADS)
+        missing = {case: _missing_ops(ndd, case) for case in CASES}
+        missing = {case: ops for case, ops in missing.items() if ops}
+        runners = {case: run for case, run in _dali_pipelines(ndd, root).items() if case not in missing}
+    if profile:
+        _profile(ndd, runners)
+        return
+    for run_epoch in runners.values():
+        run_epoch()  # warm-up: loading threads, worker processes, caches
+    print(json.dumps({"ready": impl, "cases": sorted(runners), "missing": missing}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        run_epoch = runners[req["case"]]
+        images = 0
+        start = time.perf_counter()
+        for _ in range(req["epochs"]):
+            images += run_epoch()
+        elapsed = time.perf_counter() - start
+        print(json.dumps({"images_per_s": images / elapsed}), flush=True)
+
+
+def _profile(ndd, runners):
+    """cProfile one epoch of each pipeline, on one thread in sync_cpu mode so that every kernel runs on the
+    profiled thread (the reader's loading thread is not profiled)."""
+    import cProfile
+    import pstats
+
+    for case, run_epoch in runners.items():
+        run_epoch()  # warm-up
+        profiler = cProfile.Profile()
+        with ndd.EvalMode.sync_cpu:
+            start = time.perf_counter()
+            profiler.enable()
+            images = run_epoch()
+            profiler.disable()
+            elapsed = time.perf_counter() - start
+        print(f"\n=== ndd {case}: {images / elapsed:.0f} img/s on one thread under cProfile ===")
+        stats = pstats.Stats(profiler, stream=sys.stdout)
+        stats.sort_stats("tottime").print_stats(15)
+
+
+class Worker:
+    def __init__(self, python, impl, root):
+        self.impl = impl
+        self.proc = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--worker", impl, "--root", root],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        ready = self.proc.stdout.readline()
+        if not ready:
+            raise RuntimeError(f"{impl} worker failed to start ({python})")
+        ready = json.loads(ready)
+        self.cases, self.missing = set(ready["cases"]), ready["missing"]
+
+    def time(self, case, epochs):
+        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["images_per_s"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _cell(rates):
+    if not rates:
+        return ""
+    return f"{statistics.median(rates):6.0f} [{min(rates):.0f}-{max(rates):.0f}]"
+
+
+def _ratio(rates, ours, other, target):
+    if not rates[ours] or not rates[other]:
+        return "-"
+    ratio = statistics.median(rates[ours]) / statistics.median(rates[other])
+    return f"{ratio:.2f} ({'ok' if ratio >= target else 'below'} {target}x)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
+    parser.add_argument("--root", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--reference-python",
+        default=os.path.expanduser("~/dali-ref/bin/python"),
+        help="interpreter of the virtualenv where nvidia-dali is installed",
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=1, help="full epochs per measurement")
+    parser.add_argument("--num-files", type=int, default=NUM_FILES, help="JPEGs in the dataset")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile ndd's pipelines instead (cProfile, top functions)"
+    )
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker, args.root, profile=False)
+        return
+
+    data_dir = tempfile.mkdtemp(prefix="ndd-bench-cpu-pipeline-")
+    try:
+        start = time.perf_counter()
+        root = make_data(data_dir, args.num_files)
+        print(f"dataset: {args.num_files} JPEGs in {root} ({time.perf_counter() - start:.1f} s to build)")
+        if args.profile:
+            _worker("ndd", root, profile=True)
+            return
+        pythons = {"ndd": sys.executable, "ref": args.reference_python, "torchvision": sys.executable}
+        workers = {}
+        for impl in IMPLS:
+            if impl == "ref" and not os.path.exists(args.reference_python):
+                print(
+                    f"reference interpreter {args.reference_python} not found (install the reference in its "
+                    "own virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install "
+                    "nvidia-dali-cuda120==2.4.0 pillow); measuring without it"
+                )
+                continue
+            if impl == "torchvision":
+                try:
+                    _import_torchvision()
+                except ImportError:
+                    print("torchvision is not installed (pip install torchvision); measuring without it")
+                    continue
+            workers[impl] = Worker(pythons[impl], impl, root)
+        rates = {case: {impl: [] for impl in IMPLS} for case in CASES}
+        for _ in range(args.repeats):
+            for case in CASES:
+                for impl, worker in workers.items():
+                    if case in worker.cases:
+                        rates[case][impl].append(worker.time(case, args.epochs))
+        for worker in workers.values():
+            worker.close()
+    finally:
+        shutil.rmtree(data_dir)
+
+    print(
+        f"\nimages/s, {NUM_THREADS} threads, batch {BATCH_SIZE}, {args.epochs} epoch(s) of {args.num_files} JPEGs "
+        f"per measurement: median [min-max] of {args.repeats} interleaved repeats"
+    )
+    header = (
+        f"{'pipeline':<11} {'ndd':>18} {'reference':>18} {'torchvision':>18} "
+        f"{'ndd/ref (target)':>20} {'ndd/torchvision (target)':>26}"
+    )
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        row = rates[case]
+        missing = workers["ndd"].missing.get(case) if "ndd" in workers else None
+        ndd_cell = f"missing: {', '.join(missing)}" if missing else _cell(row["ndd"])
+        print(
+            f"{case:<11} {ndd_cell:>18} {_cell(row['ref']):>18} {_cell(row['torchvision']):>18} "
+            f"{_ratio(row, 'ndd', 'ref', TARGET_VS_REF[case]):>20} "
+            f"{_ratio(row, 'ndd', 'torchvision', TARGET_VS_TORCHVISION[case]):>26}"
+        )
+
+
+if __name__ == "__main__":
+    main()
