@@ -1,0 +1,142 @@
+"""ndd.transforms.* matrices and ndd.coord_transform against the reference goldens
+(tests/golden/transforms_reference.json, made by make_transforms_goldens.py) and numpy."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import ndd
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden" / "transforms_reference.json"
+CASES = json.loads(GOLDEN.read_text())["cases"]
+
+
+def _op(name):
+    obj = ndd
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _arg(value):
+    return (
+        np.asarray(value, np.float32)
+        if isinstance(value, list) and value and isinstance(value[0], list)
+        else value
+    )
+
+
+def _case_id(case):
+    return f"{case['op']}-{'batch' if case['batch'] else 'sample'}-{json.dumps(case.get('kwargs'))}"
+
+
+def _assert_matrix(actual, expected):
+    actual = np.asarray(actual)
+    expected = np.asarray(expected, np.float32)
+    assert actual.dtype == np.float32
+    assert actual.shape == expected.shape
+    # float32 arithmetic in the reference's order: equal to within an ulp or two.
+    np.testing.assert_allclose(actual, expected, rtol=3e-7, atol=3e-7)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[_case_id(c) for c in CASES])
+def test_golden(case):
+    fn = _op(case["op"])
+    kwargs = {k: _arg(v) for k, v in case["kwargs"].items()}
+    if case["op"] == "transforms.combine":
+        result = fn(*[np.asarray(m, np.float32) for m in case["inputs"]], **kwargs)
+        _assert_matrix(result, case["expected"])
+        return
+    if not case["batch"]:
+        args = () if case["input"] is None else (np.asarray(case["input"], np.float32),)
+        expected = case["expected"]
+        if (
+            case["op"] == "coord_transform"
+            and np.ndim(case["kwargs"].get("MT")) == 0
+            and "MT" in case["kwargs"]
+        ):
+            # Divergence: a scalar MT gives vectors of the input's length, as documented
+            # (the reference appends a zero component).
+            expected = np.asarray(expected)[:, :-1]
+        _assert_matrix(fn(*args, **kwargs), expected)
+        return
+    per_sample = {
+        k: ndd.batch([np.asarray(v, np.float32) for v in vals]) for k, vals in case["per_sample"].items()
+    }
+    n = len(case["expected"])
+    if case["input"] is None:
+        result = fn(batch_size=n, **per_sample, **kwargs)
+    else:
+        result = fn(ndd.batch([np.asarray(x, np.float32) for x in case["input"]]), **per_sample, **kwargs)
+    assert isinstance(result, ndd.Batch)
+    samples = [np.asarray(t) for t in result.tensors]
+    assert len(samples) == n
+    for actual, expected in zip(samples, case["expected"], strict=True):
+        _assert_matrix(actual, expected)
+
+
+def test_matrix_layout_and_shape():
+    m = ndd.transforms.rotation(angle=90)
+    assert m.dtype == ndd.float32
+    assert m.layout == "**"
+    assert m.shape == (2, 3)
+    assert ndd.transforms.rotation(angle=10, axis=[0, 1, 0]).shape == (3, 4)
+
+
+def test_composition_matches_numpy():
+    t = np.asarray(ndd.transforms.translation(offset=[1, 2]))
+    r = np.asarray(ndd.transforms.rotation(angle=30))
+
+    def h(m):
+        return np.vstack([m, [0, 0, 1]]).astype(np.float64)
+
+    after = np.asarray(ndd.transforms.rotation(t, angle=30))
+    before = np.asarray(ndd.transforms.rotation(t, angle=30, reverse_order=True))
+    np.testing.assert_allclose(after, (h(r) @ h(t))[:2], atol=1e-6)
+    np.testing.assert_allclose(before, (h(t) @ h(r))[:2], atol=1e-6)
+
+
+def test_coord_transform_applies_matrix():
+    pts = np.random.default_rng(0).normal(size=(5, 7, 3)).astype(np.float32)
+    mt = np.asarray(ndd.transforms.rotation(angle=20, axis=[1, 2, 3], center=[1, 0, 0]))
+    out = np.asarray(ndd.coord_transform(pts, MT=mt))
+    assert out.shape == (5, 7, 3)
+    np.testing.assert_allclose(out, pts @ mt[:, :3].T + mt[:, 3], atol=1e-5)
+
+
+def test_coord_transform_keeps_input_type_when_asked():
+    pts = np.array([[1, 2], [3, 4]], np.int32)
+    out = ndd.coord_transform(pts, M=np.array([[1, 1], [0, 2]], np.float32), dtype=ndd.int32)
+    assert out.dtype == ndd.int32
+    np.testing.assert_array_equal(np.asarray(out), [[3, 4], [7, 8]])
+    assert ndd.coord_transform(pts, M=2.0).dtype == ndd.float32
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: ndd.transforms.translation(np.eye(3, dtype=np.float32), offset=[1, 2]), "input"),
+        (lambda: ndd.transforms.translation(np.eye(2, 3), offset=[1, 2]), "float32"),
+        (lambda: ndd.transforms.rotation(angle=10, axis=[0, 0, 0]), "axis"),
+        (lambda: ndd.transforms.rotation(angle=10, axis=[0, 1]), "axis"),
+        (lambda: ndd.transforms.rotation(angle=10, center=[1, 2, 3]), "center"),
+        (lambda: ndd.transforms.scale(scale=[1, 2], ndim=3), "scale"),
+        (lambda: ndd.transforms.shear(shear=[0.1, 0.2], angles=[1, 2]), "exclusive"),
+        (lambda: ndd.transforms.shear(angles=[95, 0]), "angles"),
+        (lambda: ndd.transforms.shear(shear=[1, 2, 3]), "shear"),
+        (lambda: ndd.transforms.crop(from_start=[0, 0], from_end=[1, 2, 3]), "same number"),
+        (
+            lambda: ndd.transforms.combine(np.eye(2, 3, dtype=np.float32), np.eye(3, 4, dtype=np.float32)),
+            "combine",
+        ),
+        (lambda: ndd.coord_transform(np.ones((3, 2), np.float32), M=[[1, 2, 3]]), "'M'"),
+        (lambda: ndd.coord_transform(np.ones((3, 2), np.float32), MT=2.0, T=[1, 2]), "'MT'"),
+        (lambda: ndd.coord_transform(np.ones(2, np.float32)), "2 dimensions"),
+        (lambda: ndd.coord_transform(np.ones((2, 2), np.float32), dtype=ndd.uint8), "dtype"),
+    ],
+)
+def test_errors_name_the_argument(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        np.asarray(call())
