@@ -1,0 +1,415 @@
+"""Bounding boxes and point coordinates: bb_flip, bbox_paste, box_encoder, coord_flip.
+
+Boxes are rows of four float32 values in normalized coordinates, either
+``[x, y, w, h]`` (xywh) or ``[left, top, right, bottom]`` (ltrb). The kernels
+compute in float32 in the order the reference does, so that results match it
+bit for bit (xywh boxes pass through ltrb: a width becomes ``(x + w) - x``).
+
+Deliberate divergences from the reference:
+- ``bb_flip`` and ``bbox_paste`` reject inputs whose element count is not a
+  multiple of 4 (the reference reads past the data); ``bbox_paste`` rejects a
+  ``ratio`` below 1, which the reference documents as invalid but accepts.
+"""
+
+import numpy as np
+
+from .._types import float32, int32
+from .schema import Arg, Input, Operator
+
+_ONE = np.float32(1.0)
+_HALF = np.float32(0.5)
+
+
+def _require_float32(qualname, x, what="the input"):
+    if x._dtype is not float32:
+        raise TypeError(f"{qualname}: {what} must be float32, got {x._dtype}")
+
+
+def _require_boxes(qualname, shapes):
+    size = int(np.prod(shapes[0]))
+    if size % 4:
+        raise ValueError(
+            f"{qualname}: the input must hold boxes of 4 coordinates, got a shape {tuple(shapes[0])} "
+            f"with {size} elements"
+        )
+
+
+def _box_rows(array):
+    """The boxes of a sample as float32 rows of 4 (a view when possible)."""
+    return np.asarray(array, np.float32).reshape(-1, 4)
+
+
+def _flag(qualname, name, value):
+    if value not in (0, 1):
+        raise ValueError(f"{qualname}: '{name}' must be 0 or 1, got {value}")
+    return value == 1
+
+
+# -- bb_flip ------------------------------------------------------------------------
+
+
+def _bb_flip_prepare(ins, args):
+    _require_float32("ndd.bb_flip", ins[0])
+
+
+def _same_shape_boxes(qualname):
+    def infer_shape(shapes, args):
+        _require_boxes(qualname, shapes)
+        return [shapes[0]]
+
+    return infer_shape
+
+
+def _bb_flip_kernel(arrays, args):
+    horizontal = args["horizontal"] != 0
+    vertical = args["vertical"] != 0
+    boxes = _box_rows(arrays[0])
+    left, top, c2, c3 = boxes.T
+    if args["ltrb"]:
+        right, bottom = c2, c3
+    else:
+        right, bottom = left + c2, top + c3
+    if horizontal:
+        left, right = _ONE - right, _ONE - left
+    if vertical:
+        top, bottom = _ONE - bottom, _ONE - top
+    if not args["ltrb"]:
+        right, bottom = right - left, bottom - top
+    return np.stack([left, top, right, bottom], axis=1).reshape(arrays[0].shape)
+
+
+BB_FLIP = Operator(
+    "bb_flip",
+    inputs=[Input("input", doc="Boxes: float32, 4 coordinates per box (e.g. shape (N, 4)).")],
+    args=[
+        Arg(
+            "horizontal",
+            "int",
+            1,
+            per_sample=True,
+            doc="Mirror the boxes left to right (any non-zero value).",
+        ),
+        Arg("ltrb", "bool", False, doc="Boxes are ``[l, t, r, b]``; ``[x, y, w, h]`` otherwise."),
+        Arg(
+            "vertical", "int", 0, per_sample=True, doc="Mirror the boxes top to bottom (any non-zero value)."
+        ),
+    ],
+    prepare_args=_bb_flip_prepare,
+    infer_shape=_same_shape_boxes("ndd.bb_flip"),
+    kernel=_bb_flip_kernel,
+    doc="Mirror normalized bounding boxes horizontally and/or vertically.\n\n"
+    "A coordinate ``v`` becomes ``1 - v`` (the box's edges swap), as when the image is flipped "
+    "with ``flip``.",
+)
+
+
+# -- bbox_paste ---------------------------------------------------------------------
+
+
+def _bbox_paste_prepare(ins, args):
+    _require_float32("ndd.bbox_paste", ins[0])
+
+
+def _bbox_paste_kernel(arrays, args):
+    ratio = args["ratio"]
+    if not ratio >= 1:
+        raise ValueError(f"ndd.bbox_paste: 'ratio' must be at least 1, got {ratio}")
+    scale = np.float32(1.0 / ratio)
+    margin = _ONE - scale
+    shift_x = np.float32(args["paste_x"]) * margin
+    shift_y = np.float32(args["paste_y"]) * margin
+    boxes = _box_rows(arrays[0])
+    out = boxes * scale
+    out[:, 0] += shift_x
+    out[:, 1] += shift_y
+    if args["ltrb"]:
+        out[:, 2] += shift_x
+        out[:, 3] += shift_y
+    return out.reshape(arrays[0].shape)
+
+
+BBOX_PASTE = Operator(
+    "bbox_paste",
+    inputs=[Input("input", doc="Boxes: float32, 4 coordinates per box (e.g. shape (N, 4)).")],
+    args=[
+        Arg("ltrb", "bool", False, doc="Boxes are ``[l, t, r, b]``; ``[x, y, w, h]`` otherwise."),
+        Arg(
+            "paste_x",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Horizontal position of the pasted image in the canvas: 0 left, 1 right.",
+        ),
+        Arg(
+            "paste_y",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Vertical position of the pasted image in the canvas: 0 top, 1 bottom.",
+        ),
+        Arg(
+            "ratio",
+            "float",
+            per_sample=True,
+            doc="Canvas size / image size (at least 1).",
+        ),
+    ],
+    prepare_args=_bbox_paste_prepare,
+    infer_shape=_same_shape_boxes("ndd.bbox_paste"),
+    kernel=_bbox_paste_kernel,
+    doc="Map normalized boxes into the frame of a canvas the image was pasted into, as ``paste`` "
+    "does with the image.\n\n"
+    "Coordinates shrink by ``1 / ratio`` and shift by ``paste_x * (1 - 1 / ratio)`` "
+    "(``paste_y`` vertically).",
+)
+
+
+# -- coord_flip ---------------------------------------------------------------------
+
+_COORD_AXES = "xyz"
+
+
+def _coord_layout(qualname, layout, ndim_points):
+    if not layout:
+        layout = _COORD_AXES[:ndim_points]
+    if len(layout) != ndim_points:
+        raise ValueError(
+            f"{qualname}: 'layout' {layout!r} must name each of the {ndim_points} coordinates of a point"
+        )
+    if set(layout) - set(_COORD_AXES) or len(set(layout)) != len(layout):
+        raise ValueError(f"{qualname}: 'layout' must be made of distinct 'x', 'y', 'z', got {layout!r}")
+    return layout
+
+
+def _coord_flip_prepare(ins, args):
+    _require_float32("ndd.coord_flip", ins[0])
+
+
+def _coord_flip_shape(shapes, args):
+    shape = shapes[0]
+    if len(shape) != 2 or not 1 <= shape[1] <= 3:
+        raise ValueError(
+            f"ndd.coord_flip: the input must be points of shape (N, 1), (N, 2) or (N, 3), got {tuple(shape)}"
+        )
+    _coord_layout("ndd.coord_flip", args["layout"], shape[1])
+    return [shape]
+
+
+def _coord_flip_kernel(arrays, args):
+    points = arrays[0]
+    layout = _coord_layout("ndd.coord_flip", args["layout"], points.shape[1])
+    out = points.copy()
+    for column, axis in enumerate(layout):
+        if _flag("ndd.coord_flip", f"flip_{axis}", args[f"flip_{axis}"]):
+            mirror = np.float32(2.0) * np.float32(args[f"center_{axis}"])
+            np.subtract(mirror, points[:, column], out=out[:, column])
+    return out
+
+
+def _center_arg(axis):
+    return Arg(
+        f"center_{axis}",
+        "float",
+        0.5,
+        per_sample=True,
+        doc=f"The {axis} coordinate of the mirror: a flipped {axis} becomes ``2 * center_{axis} - {axis}``.",
+    )
+
+
+def _flip_arg(axis, default):
+    return Arg(
+        f"flip_{axis}", "int", default, per_sample=True, doc=f"Mirror the {axis} coordinates (0 or 1)."
+    )
+
+
+COORD_FLIP = Operator(
+    "coord_flip",
+    inputs=[Input("input", doc="Points: float32 of shape (N, D), D = 1, 2 or 3 coordinates.")],
+    args=[
+        _center_arg("x"),
+        _center_arg("y"),
+        _center_arg("z"),
+        _flip_arg("x", 1),
+        _flip_arg("y", 0),
+        _flip_arg("z", 0),
+        Arg(
+            "layout",
+            "layout",
+            "",
+            doc="Order of the coordinates of a point, such as 'xy' or 'zyx'; "
+            "'x', 'xy' or 'xyz' by their count when empty.",
+            type_doc="str",
+        ),
+    ],
+    prepare_args=_coord_flip_prepare,
+    infer_shape=_coord_flip_shape,
+    kernel=_coord_flip_kernel,
+    doc="Mirror point coordinates (normalized) about a center along the chosen axes.",
+)
+
+
+# -- box_encoder --------------------------------------------------------------------
+
+
+def _encoder_prepare(ins, args):
+    _require_float32("ndd.box_encoder", ins[0], "the boxes (input_0)")
+    if ins[1]._dtype is not int32:
+        raise TypeError(f"ndd.box_encoder: the labels (input_1) must be int32, got {ins[1]._dtype}")
+    anchors = args["anchors"]
+    if len(anchors) == 0 or len(anchors) % 4:
+        raise ValueError(
+            f"ndd.box_encoder: 'anchors' must hold 4 coordinates (ltrb) per anchor, got {len(anchors)} values"
+        )
+    if not 0.0 <= args["criteria"] <= 1.0:
+        raise ValueError(f"ndd.box_encoder: 'criteria' must be in [0, 1], got {args['criteria']}")
+    for name in ("means", "stds"):
+        if len(args[name]) != 4:
+            raise ValueError(f"ndd.box_encoder: '{name}' must have 4 values, got {list(args[name])}")
+    if any(s == 0 for s in args["stds"]):
+        raise ValueError(f"ndd.box_encoder: 'stds' must not be zero, got {list(args['stds'])}")
+    args["_anchors"] = np.asarray(anchors, np.float32).reshape(-1, 4)
+
+
+def _encoder_types(ins, args):
+    return [(float32, ins[0]._layout), (int32, ins[1]._layout)]
+
+
+def _encoder_shape(shapes, args):
+    boxes, labels = shapes
+    if len(boxes) != 2 or boxes[1] != 4:
+        raise ValueError(f"ndd.box_encoder: the boxes (input_0) must have shape (N, 4), got {tuple(boxes)}")
+    count = int(np.prod(labels))
+    if len(labels) not in (1, 2) or (len(labels) == 2 and labels[1] != 1) or count != boxes[0]:
+        raise ValueError(
+            f"ndd.box_encoder: the labels (input_1) must have shape ({boxes[0]},) or ({boxes[0]}, 1) "
+            f"to match the boxes, got {tuple(labels)}"
+        )
+    anchors = len(args["_anchors"])
+    return [(anchors, 4), (anchors,)]
+
+
+def box_iou(boxes, anchors):
+    """IoU (float32) of every box (rows) with every anchor (columns); both ltrb."""
+    left = np.maximum(boxes[:, None, 0], anchors[None, :, 0])
+    top = np.maximum(boxes[:, None, 1], anchors[None, :, 1])
+    right = np.minimum(boxes[:, None, 2], anchors[None, :, 2])
+    bottom = np.minimum(boxes[:, None, 3], anchors[None, :, 3])
+    inter = np.maximum(right - left, 0) * np.maximum(bottom - top, 0)
+    box_area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    anchor_area = (anchors[:, 2] - anchors[:, 0]) * (anchors[:, 3] - anchors[:, 1])
+    union = box_area[:, None] + anchor_area[None, :] - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        iou = inter / union
+    return np.where(union > 0, iou, np.float32(0)).astype(np.float32, copy=False)
+
+
+def match_anchors(iou, criteria):
+    """The box each anchor is matched to (-1: none).
+
+    An anchor takes the box it overlaps most when that IoU exceeds ``criteria``;
+    then every box claims the anchor it overlaps most, boxes later in the list
+    winning an anchor claimed twice. Of equal overlaps the last wins, as in the
+    reference.
+    """
+    anchors = iou.shape[1]
+    matches = np.full(anchors, -1, np.intp)
+    if iou.shape[0] == 0:
+        return matches
+    best_box = iou.shape[0] - 1 - np.argmax(iou[::-1], axis=0)
+    best_iou = iou[best_box, np.arange(anchors)]
+    matches[best_iou > criteria] = best_box[best_iou > criteria]
+    last_best_anchor = anchors - 1 - np.argmax(iou[:, ::-1], axis=1)
+    matches[last_best_anchor] = np.arange(iou.shape[0])
+    return matches
+
+
+def _center_form(ltrb):
+    """Rows of ``[cx, cy, w, h]`` from rows of ``[l, t, r, b]`` (float32)."""
+    width = ltrb[:, 2] - ltrb[:, 0]
+    height = ltrb[:, 3] - ltrb[:, 1]
+    return np.stack(
+        [(ltrb[:, 0] + ltrb[:, 2]) * _HALF, (ltrb[:, 1] + ltrb[:, 3]) * _HALF, width, height], axis=1
+    )
+
+
+def _box_encoder_kernel(arrays, args):
+    boxes = np.asarray(arrays[0], np.float32)
+    labels = arrays[1].reshape(-1)
+    anchors = args["_anchors"]
+    matches = match_anchors(box_iou(boxes, anchors), np.float32(args["criteria"]))
+    matched = matches >= 0
+    out_labels = np.zeros(len(anchors), np.int32)
+    out_labels[matched] = labels[matches[matched]]
+    if not args["offset"]:
+        out = _center_form(anchors)
+        out[matched] = _center_form(boxes[matches[matched]])
+        return out, out_labels
+    scale = np.float32(args["scale"])
+    means = np.asarray(args["means"], np.float32)
+    stds = np.asarray(args["stds"], np.float32)
+    gt = _center_form(boxes[matches[matched]] * scale)
+    anchor = _center_form(anchors[matched] * scale)
+    encoded = np.empty_like(gt)
+    encoded[:, :2] = (gt[:, :2] - anchor[:, :2]) / anchor[:, 2:]
+    encoded[:, 2:] = np.log(gt[:, 2:] / anchor[:, 2:])
+    out = np.zeros((len(anchors), 4), np.float32)
+    out[matched] = (encoded - means) / stds
+    return out, out_labels
+
+
+BOX_ENCODER = Operator(
+    "box_encoder",
+    inputs=[
+        Input("input_0", doc="Ground-truth boxes: float32 (N, 4), ltrb, normalized."),
+        Input("input_1", doc="Their labels: int32 (N,) or (N, 1)."),
+    ],
+    args=[
+        Arg(
+            "anchors",
+            "float_list",
+            doc="The anchor boxes, flattened: 4 ltrb coordinates per anchor.",
+            type_doc="list of float",
+        ),
+        Arg(
+            "criteria",
+            "float",
+            0.5,
+            doc="An anchor matches the box it overlaps most when their IoU exceeds this (in [0, 1]).",
+        ),
+        Arg(
+            "means",
+            "float_list",
+            [0.0, 0.0, 0.0, 0.0],
+            doc="With ``offset``: subtracted from the encoded [x, y, w, h] offsets.",
+            type_doc="list of 4 float",
+        ),
+        Arg(
+            "offset",
+            "bool",
+            False,
+            doc="Encode matched boxes as offsets from their anchor (SSD); unmatched anchors get zeros.",
+        ),
+        Arg("scale", "float", 1.0, doc="With ``offset``: boxes and anchors are scaled by this first."),
+        Arg(
+            "stds",
+            "float_list",
+            [1.0, 1.0, 1.0, 1.0],
+            doc="With ``offset``: the encoded offsets are divided by these (after ``means``).",
+            type_doc="list of 4 float",
+        ),
+    ],
+    prepare_args=_encoder_prepare,
+    infer_types=_encoder_types,
+    infer_shape=_encoder_shape,
+    kernel=_box_encoder_kernel,
+    doc="Match ground-truth boxes to a fixed set of anchors (SSD) and encode them.\n\n"
+    "Returns ``(boxes, labels)`` with one row per anchor. Every box claims the anchor it "
+    "overlaps most; every other anchor takes the box it overlaps most if their IoU exceeds "
+    "``criteria``. A matched anchor gets its box in ``[cx, cy, w, h]`` form (or, with "
+    "``offset``, the offsets ``((cx - acx) / aw, (cy - acy) / ah, log(w / aw), log(h / ah))`` "
+    "less ``means``, divided by ``stds``) and its label; an unmatched one gets itself in "
+    "``[cx, cy, w, h]`` form (zeros with ``offset``) and label 0.",
+)
+
+
+OPERATORS = [BB_FLIP, BBOX_PASTE, BOX_ENCODER, COORD_FLIP]

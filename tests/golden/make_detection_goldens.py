@@ -1,0 +1,222 @@
+"""Regenerate tests/golden/detection_reference.json and .npz with the reference.
+
+Run with the reference's Python (DALI 2.4.0):
+``$HOME/dali-ref/bin/python tests/golden/make_detection_goldens.py``.
+
+Each case records an operator name (``"bb_flip"``, ``"segmentation.select_masks"``),
+its inputs and keyword arguments and either its outputs or the reference's error.
+An array is stored in the npz under a key; in the JSON a value is
+``{"tensor": key}`` (a Tensor), ``{"batch": [key, ...]}`` (a Batch) or plain JSON.
+``outputs`` lists, per output, ``{"tensor": key}`` or ``{"batch": [...]}``.
+"""
+
+import json
+import pathlib
+import warnings
+
+import numpy as np
+
+warnings.filterwarnings("ignore")
+import nvidia.dali.experimental.dynamic as ndd  # noqa: E402
+
+HERE = pathlib.Path(__file__).parent
+ARRAYS = {}
+CASES = []
+
+
+def _store(array):
+    key = f"a{len(ARRAYS)}"
+    ARRAYS[key] = np.asarray(array)
+    return key
+
+
+def _spec(value):
+    if isinstance(value, Batch):
+        return {"batch": [_store(v) for v in value.samples]}
+    if isinstance(value, np.ndarray):
+        return {"tensor": _store(value)}
+    return value
+
+
+class Batch:
+    """A batch input or argument of a case (built as ndd.batch in the reference)."""
+
+    def __init__(self, samples):
+        self.samples = [np.asarray(s) for s in samples]
+
+
+def _to_ref(value):
+    if isinstance(value, Batch):
+        return ndd.batch(value.samples)
+    return value
+
+
+def _result_spec(result):
+    if isinstance(result, ndd.Batch):
+        return {"batch": [_store(np.asarray(t.evaluate().cpu())) for t in result]}
+    return {"tensor": _store(np.asarray(result.evaluate().cpu()))}
+
+
+def case(op, inputs, **kwargs):
+    fn = ndd
+    for part in op.split("."):
+        fn = getattr(fn, part)
+    record = {
+        "op": op,
+        "inputs": [_spec(i) for i in inputs],
+        "kwargs": {k: _spec(v) for k, v in kwargs.items()},
+    }
+    try:
+        result = fn(*[_to_ref(i) for i in inputs], **{k: _to_ref(v) for k, v in kwargs.items()})
+        results = result if isinstance(result, tuple) else (result,)
+        record["outputs"] = [_result_spec(r) for r in results]
+    except Exception as exc:  # noqa: BLE001 - the reference's error is the golden
+        record["error"] = str(exc).splitlines()[0]
+    CASES.append(record)
+
+
+def boxes_xywh(rng, count):
+    xy = rng.uniform(0, 0.7, (count, 2))
+    wh = rng.uniform(0.05, 0.3, (count, 2))
+    return np.concatenate([xy, wh], axis=1).astype(np.float32)
+
+
+def boxes_ltrb(rng, count):
+    b = boxes_xywh(rng, count)
+    b[:, 2:] += b[:, :2]
+    return b
+
+
+def flips_and_pastes(rng):
+    b = boxes_xywh(rng, 5)
+    lt = boxes_ltrb(rng, 4)
+    for ltrb, data in ((False, b), (True, lt)):
+        for horizontal in (0, 1):
+            for vertical in (0, 1):
+                case("bb_flip", [data], ltrb=ltrb, horizontal=horizontal, vertical=vertical)
+        case("bb_flip", [data.reshape(-1)], ltrb=ltrb)
+        for ratio, px, py in ((2.0, 0.5, 0.5), (1.5, 0.0, 1.0), (3.0, 0.25, 0.8), (1.0, 0.3, 0.3)):
+            case("bbox_paste", [data], ltrb=ltrb, ratio=ratio, paste_x=px, paste_y=py)
+    case("bb_flip", [np.zeros((0, 4), np.float32)])
+    case("bb_flip", [b.astype(np.float64)])
+    batch = Batch([b, lt[:2], np.zeros((0, 4), np.float32)])
+    case(
+        "bb_flip",
+        [batch],
+        horizontal=Batch([np.int32(1), np.int32(0), np.int32(1)]),
+        vertical=Batch([np.int32(1), np.int32(1), np.int32(0)]),
+    )
+    case(
+        "bbox_paste",
+        [batch],
+        ratio=Batch([np.float32(2), np.float32(1.25), np.float32(4)]),
+        paste_x=Batch([np.float32(0.1), np.float32(0.9), np.float32(0.5)]),
+        paste_y=0.2,
+    )
+
+
+def coord_flips(rng):
+    p2 = rng.uniform(0, 1, (6, 2)).astype(np.float32)
+    p3 = rng.uniform(0, 1, (5, 3)).astype(np.float32)
+    p1 = rng.uniform(0, 1, (4, 1)).astype(np.float32)
+    case("coord_flip", [p2])
+    case("coord_flip", [p1])
+    case("coord_flip", [p2], layout="yx", flip_x=1, flip_y=1, center_x=0.2, center_y=0.7)
+    case("coord_flip", [p3], flip_x=0, flip_y=1, flip_z=1, center_y=0.3, center_z=1.5)
+    case("coord_flip", [p3], layout="zxy", flip_x=1, flip_z=1, center_x=0.0)
+    case("coord_flip", [p2], layout="x")
+    case("coord_flip", [p2.astype(np.float64)])
+    case(
+        "coord_flip",
+        [Batch([p2, p2[:3] * 2])],
+        flip_y=Batch([np.int32(1), np.int32(0)]),
+        center_x=Batch([np.float32(0.1), np.float32(0.4)]),
+    )
+
+
+def encoders(rng):
+    grid = []
+    for cy in (0.125, 0.375, 0.625, 0.875):
+        for cx in (0.125, 0.375, 0.625, 0.875):
+            for half in (0.1, 0.2):
+                grid += [cx - half, cy - half, cx + half, cy + half]
+    anchors = [round(float(v), 6) for v in grid]
+    boxes = boxes_ltrb(rng, 6)
+    labels = rng.integers(1, 20, 6).astype(np.int32)
+    case("box_encoder", [boxes, labels], anchors=anchors)
+    for criteria in (0.0, 0.3, 0.7, 1.0):
+        case("box_encoder", [boxes, labels], anchors=anchors, criteria=criteria)
+    case("box_encoder", [boxes, labels.reshape(-1, 1)], anchors=anchors, offset=True)
+    case(
+        "box_encoder",
+        [boxes, labels],
+        anchors=anchors,
+        offset=True,
+        means=[0.1, -0.2, 0.3, 0.05],
+        stds=[0.1, 0.1, 0.2, 0.2],
+        scale=300.0,
+    )
+    case("box_encoder", [boxes, labels], anchors=anchors, scale=2.0, means=[0.5, 0.5, 0.5, 0.5])
+    # Equal boxes and equal overlaps: which box and anchor win a tie.
+    same = np.array([[0.0, 0.0, 0.5, 0.5], [0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 1.0, 1.0]], np.float32)
+    tied = [0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5, 1.0, 1.0, 0.25, 0.25, 0.75, 0.75]
+    case("box_encoder", [same, np.array([1, 2, 3], np.int32)], anchors=tied)
+    case("box_encoder", [same, np.array([1, 2, 3], np.int32)], anchors=tied, criteria=0.1)
+    case("box_encoder", [np.zeros((0, 4), np.float32), np.zeros(0, np.int32)], anchors=anchors[:16])
+    case(
+        "box_encoder",
+        [Batch([boxes, boxes[:2]]), Batch([labels, labels[:2]])],
+        anchors=anchors,
+        offset=True,
+    )
+    case("box_encoder", [boxes, labels.astype(np.int64)], anchors=anchors)
+    case("box_encoder", [boxes, labels], anchors=anchors[:6])
+    case("box_encoder", [boxes, labels], anchors=anchors, criteria=1.5)
+
+
+def select_masks(rng):
+    polygons = np.array([[0, 0, 3], [1, 3, 7], [2, 7, 10], [4, 10, 12]], np.int32)
+    vertices = rng.uniform(0, 100, (12, 2)).astype(np.float32)
+    for ids in ([2, 0], [4], [0, 1, 2, 4], []):
+        for reindex in (False, True):
+            case(
+                "segmentation.select_masks",
+                [np.array(ids, np.int32), polygons, vertices],
+                reindex_masks=reindex,
+            )
+    case(
+        "segmentation.select_masks",
+        [np.array([1], np.int32), polygons, np.ascontiguousarray(vertices.astype(np.int16)[:, :1])],
+    )
+    case(
+        "segmentation.select_masks",
+        [np.array([4, 1], np.int32), polygons, rng.uniform(0, 1, (12, 3)).astype(np.float64)],
+        reindex_masks=True,
+    )
+    case(
+        "segmentation.select_masks",
+        [
+            Batch([np.array([0], np.int32), np.array([2, 1], np.int32)]),
+            Batch([polygons, polygons[:3]]),
+            Batch([vertices, vertices[:10] + 1]),
+        ],
+    )
+    case("segmentation.select_masks", [np.array([5], np.int32), polygons, vertices])
+    case("segmentation.select_masks", [np.array([0, 0], np.int32), polygons, vertices])
+    case("segmentation.select_masks", [np.array([0], np.int64), polygons, vertices])
+    case("segmentation.select_masks", [np.array([0], np.int32), polygons, vertices.reshape(-1)])
+
+
+def main():
+    rng = np.random.default_rng(0)
+    flips_and_pastes(rng)
+    coord_flips(rng)
+    encoders(rng)
+    select_masks(rng)
+    (HERE / "detection_reference.json").write_text(json.dumps({"cases": CASES}, indent=1) + "\n")
+    np.savez_compressed(HERE / "detection_reference.npz", **ARRAYS)
+    print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""ndd.bb_flip, bbox_paste, box_encoder and coord_flip (ndd/_ops/boxes.py).
+
+Values are replayed from the reference goldens (tests/golden/detection_reference.json):
+the kernels compute in float32 in the reference's order, so results are exact.
+"""
+
+import numpy as np
+import pytest
+from detection_golden import case_id, cases, replay
+
+import ndd
+
+
+@pytest.mark.parametrize("case", cases("bb_flip"), ids=case_id)
+def test_bb_flip_matches_reference(case):
+    replay(case)
+
+
+@pytest.mark.parametrize("case", cases("bbox_paste"), ids=case_id)
+def test_bbox_paste_matches_reference(case):
+    # Within one float32 rounding of the reference: the shift is summed in another order.
+    replay(case, atol=2e-7)
+
+
+@pytest.mark.parametrize("case", cases("coord_flip"), ids=case_id)
+def test_coord_flip_matches_reference(case):
+    replay(case)
+
+
+@pytest.mark.parametrize("case", cases("box_encoder"), ids=case_id)
+def test_box_encoder_matches_reference(case):
+    # Offsets go through a division and a logarithm: within a few float32 roundings.
+    replay(case, rtol=3e-6, atol=1e-7)
+
+
+def test_bbox_paste_rejects_a_ratio_below_one():
+    with pytest.raises(ValueError, match=r"ndd.bbox_paste: 'ratio' must be at least 1"):
+        np.asarray(ndd.bbox_paste(np.zeros((1, 4), np.float32), ratio=0.5))
+
+
+@pytest.mark.parametrize("op", [ndd.bb_flip, ndd.bbox_paste])
+def test_box_ops_reject_partial_boxes(op):
+    kwargs = {"ratio": 2.0} if op is ndd.bbox_paste else {}
+    with pytest.raises(ValueError, match=r"boxes of 4 coordinates"):
+        op(np.zeros((2, 3), np.float32), **kwargs)
+
+
+def test_coord_flip_rejects_a_layout_that_does_not_fit_the_points():
+    with pytest.raises(ValueError, match=r"ndd.coord_flip: 'layout' 'xy'"):
+        ndd.coord_flip(np.zeros((2, 3), np.float32), layout="xy")
+
+
+def test_coord_flip_flips_only_the_chosen_axes_about_their_centers():
+    points = np.array([[0.1, 0.2, 0.3]], np.float32)
+    out = np.asarray(ndd.coord_flip(points, flip_x=0, flip_y=1, center_y=1.0))
+    np.testing.assert_array_equal(out, np.array([[0.1, 1.8, 0.3]], np.float32))
+
+
+def test_box_encoder_checks_its_arguments_at_the_call():
+    boxes = np.zeros((1, 4), np.float32)
+    labels = np.zeros(1, np.int32)
+    with pytest.raises(ValueError, match=r"ndd.box_encoder: 'anchors' must hold 4 coordinates"):
+        ndd.box_encoder(boxes, labels, anchors=[0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match=r"ndd.box_encoder: 'criteria' must be in \[0, 1\]"):
+        ndd.box_encoder(boxes, labels, anchors=[0.0, 0.0, 1.0, 1.0], criteria=2.0)
+    with pytest.raises(ValueError, match=r"ndd.box_encoder: the labels"):
+        ndd.box_encoder(boxes, np.zeros(2, np.int32), anchors=[0.0, 0.0, 1.0, 1.0])
+
+
+def test_box_encoder_with_offsets_and_no_boxes_gives_zeros():
+    boxes, labels = ndd.box_encoder(
+        np.zeros((0, 4), np.float32), np.zeros(0, np.int32), anchors=[0.0, 0.0, 0.5, 0.5] * 3, offset=True
+    )
+    np.testing.assert_array_equal(np.asarray(boxes), np.zeros((3, 4), np.float32))
+    np.testing.assert_array_equal(np.asarray(labels), np.zeros(3, np.int32))
