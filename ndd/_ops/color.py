@@ -1,0 +1,414 @@
+"""Colour operators: ``brightness``, ``contrast``, ``brightness_contrast``, ``hue``,
+``saturation``, ``hsv``, ``color_twist`` and ``color_space_conversion``.
+
+Every value operator computes in float32 and converts to an integer result by
+rounding halves away from zero and saturating, as the reference does. The
+brightness/contrast family is one affine map per sample,
+
+    out = brightness_shift * output_range + brightness * (center + contrast * (in - center))
+
+where ``output_range`` is 1 for float results and the largest value of an integer
+result type, and ``center`` (``contrast_center`` when not given) is half of the
+input type's positive range (128 for uint8, 2**14 for int16, 0.5 for float).
+uint8 images go through a 256-entry lookup table built with that map.
+
+The hue/saturation family is a 3x3 matrix in RGB space: the colour is taken to
+YIQ, where the hue turns the (I, Q) plane and the saturation scales it, and back
+with the exact inverse of the YIQ matrix (the reference's construction).
+``color_twist`` adds the brightness/contrast map on top.
+"""
+
+import math
+
+import numpy as np
+
+from .._prepare.args import InvalidArgumentError
+from .._types import float32, int16, int32, uint8
+from ..types import DALIImageType
+from .conversions import cast_array
+from .image_layout import image_axes
+from .schema import Arg, Input, Operator
+
+# The element types the reference's colour operators read and write.
+_VALUE_TYPES = (uint8, int16, int32, float32)
+
+# RGB -> YIQ (NTSC), as the reference builds its hue/saturation matrices.
+_RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
+_YIQ_TO_RGB = np.linalg.inv(_RGB_TO_YIQ)
+
+
+def _value_type_names():
+    return ", ".join(str(t) for t in _VALUE_TYPES)
+
+
+def _check_value_type(op, what, dtype):
+    if not any(dtype is t for t in _VALUE_TYPES):
+        raise InvalidArgumentError(f"{op.qualname}: {what} must be one of {_value_type_names()}, got {dtype}")
+
+
+def _output_dtype(ins, args):
+    return args["dtype"] if args["dtype"] is not None else ins[0]._dtype
+
+
+def _half_range(np_dtype):
+    """The default contrast center of an input type: half its positive range."""
+    if np_dtype.kind == "f":
+        return 0.5
+    return float((int(np.iinfo(np_dtype).max) + 1) // 2)
+
+
+def _output_range(np_dtype):
+    if np_dtype.kind == "f":
+        return 1.0
+    return float(np.iinfo(np_dtype).max)
+
+
+def _to_output(values, np_dtype):
+    """float32 values -> the result type (round half away and saturate for integers)."""
+    if np_dtype.kind == "f":
+        return values.astype(np_dtype, copy=False)
+    return cast_array(values, np_dtype)
+
+
+def _affine_coefficients(args, in_type, out_type):
+    """(scale, offset) of ``out = in * scale + offset`` for one sample."""
+    brightness = args.get("brightness", 1.0)
+    shift = args.get("brightness_shift", 0.0)
+    contrast = args.get("contrast", 1.0)
+    center = args.get("contrast_center")
+    if center is None:
+        center = _half_range(in_type)
+    # float32 throughout, as the reference: a float64 offset rounded once differs
+    # by a few units for int32 results.
+    f32 = np.float32
+    brightness, contrast, center = f32(brightness), f32(contrast), f32(center)
+    scale = brightness * contrast
+    offset = f32(shift) * f32(_output_range(out_type)) + brightness * (center - contrast * center)
+    return scale, offset
+
+
+def _apply_affine(arr, scale, offset, out_type):
+    if arr.dtype == np.uint8:
+        # 256 values to compute instead of one per pixel.
+        table = _to_output(np.arange(256, dtype=np.float32) * scale + offset, out_type)
+        return table[arr]
+    values = arr.astype(np.float32)
+    values *= scale
+    values += offset
+    return _to_output(values, out_type)
+
+
+def _prepare_value_op(op, ins, args, *, needs_rgb):
+    _check_value_type(op, "the input type", ins[0]._dtype)
+    out = _output_dtype(ins, args)
+    _check_value_type(op, "'dtype'", out)
+    args["_out"] = out.numpy
+    if needs_rgb:
+        axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
+        if axes.channel != ins[0].ndim - 1:
+            raise InvalidArgumentError(
+                f"{op.qualname}: expected channels last (HWC, FHWC or DHWC), got layout {axes.layout!r}"
+            )
+
+
+def _types(ins, args):
+    return [(_output_dtype(ins, args), ins[0]._layout)]
+
+
+def _same_shape(shapes, args):
+    return [shapes[0]]
+
+
+def _check_three_channels(op):
+    def infer_shape(shapes, args):
+        shape = shapes[0]
+        if shape[-1] != 3:
+            raise InvalidArgumentError(f"{op.qualname}: expected 3 channels (RGB), got {shape[-1]}")
+        return [shape]
+
+    return infer_shape
+
+
+# -- brightness / contrast -----------------------------------------------------------------
+
+
+def _brightness_kernel(arrays, args):
+    arr = arrays[0]
+    scale, offset = _affine_coefficients(args, arr.dtype, args["_out"])
+    return _apply_affine(arr, scale, offset, args["_out"])
+
+
+def _float_arg(name, default, doc):
+    return Arg(name, "float", default, per_sample=True, doc=doc, type_doc="float")
+
+
+_BRIGHTNESS = _float_arg("brightness", 1.0, "Brightness multiplier.")
+_BRIGHTNESS_SHIFT = _float_arg(
+    "brightness_shift",
+    0.0,
+    "Added brightness, in units of the output range (1.0 is the largest value of an integer output type).",
+)
+_CONTRAST = _float_arg("contrast", 1.0, "Contrast multiplier; 0 gives a uniform grey (the contrast center).")
+_CONTRAST_CENTER = _float_arg(
+    "contrast_center",
+    None,
+    "The value contrast leaves unchanged; half of the input type's positive range when omitted "
+    "(128 for uint8, 0.5 for float).",
+)
+_DTYPE = Arg("dtype", "dtype", None, doc="Output type; the input type when omitted.", type_doc="DType")
+_IMAGE_TYPE = Arg(
+    "image_type",
+    "any",
+    None,
+    doc="Colour space of the input; only RGB is supported.",
+    type_doc="DALIImageType",
+)
+
+
+def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kernel):
+    op = Operator(name, inputs=[Input("input", doc="Images (HWC, FHWC or DHWC).")], args=args, doc=doc)
+
+    def prepare_args(ins, a):
+        _prepare_value_op(op, ins, a, needs_rgb=needs_rgb)
+        if "image_type" in a:
+            image_type = _image_type(op, "image_type", a["image_type"], DALIImageType.RGB)
+            if image_type is not DALIImageType.RGB:
+                raise InvalidArgumentError(f"{op.qualname}: 'image_type' must be RGB, got {image_type.name}")
+
+    op.prepare_args = prepare_args
+    op.infer_types = _types
+    op.infer_shape = _check_three_channels(op) if needs_rgb else _same_shape
+    op.kernel = kernel
+    return op
+
+
+BRIGHTNESS = _value_operator(
+    "brightness",
+    [_BRIGHTNESS, _BRIGHTNESS_SHIFT, _DTYPE],
+    "Adjust the brightness of images: ``out = brightness_shift * output_range + brightness * in``.",
+)
+CONTRAST = _value_operator(
+    "contrast",
+    [_CONTRAST, _CONTRAST_CENTER, _DTYPE],
+    "Adjust the contrast of images: ``out = center + contrast * (in - center)``.",
+)
+BRIGHTNESS_CONTRAST = _value_operator(
+    "brightness_contrast",
+    [_BRIGHTNESS, _BRIGHTNESS_SHIFT, _CONTRAST, _CONTRAST_CENTER, _DTYPE],
+    "Adjust brightness and contrast of images: "
+    "``out = brightness_shift * output_range + brightness * (center + contrast * (in - center))``, "
+    "where ``output_range`` is 1 for float outputs and the largest value of integer ones.",
+)
+
+
+# -- hue / saturation / value ---------------------------------------------------------------
+
+
+def _image_type(op, name, value, default):
+    """A DALIImageType from an ndd or reference enum member, or an int."""
+    if value is None:
+        return default
+    try:
+        return DALIImageType(int(value))
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must be an image type such as ndd.types.RGB, got {value!r}"
+        ) from None
+
+
+def _hsv_matrix(hue, saturation, value):
+    """The RGB -> RGB matrix that turns the hue by ``hue`` degrees and scales the
+    saturation and the value (float64)."""
+    angle = math.radians(hue)
+    c, s = math.cos(angle), math.sin(angle)
+    yiq = np.array(
+        [
+            [value, 0.0, 0.0],
+            [0.0, value * saturation * c, value * saturation * s],
+            [0.0, -value * saturation * s, value * saturation * c],
+        ]
+    )
+    return _YIQ_TO_RGB @ yiq @ _RGB_TO_YIQ
+
+
+def _apply_matrix(arr, matrix, offset, out_type):
+    """``out[..., i] = sum_j matrix[i, j] * in[..., j] + offset`` in float32."""
+    pixels = arr.reshape(-1, 3).astype(np.float32)
+    result = pixels @ matrix.T.astype(np.float32)
+    if offset:
+        result += np.float32(offset)
+    return _to_output(result, out_type).reshape(arr.shape)
+
+
+def _hsv_kernel(arrays, args):
+    arr = arrays[0]
+    matrix = _hsv_matrix(args.get("hue", 0.0), args.get("saturation", 1.0), args.get("value", 1.0))
+    offset = 0.0
+    if "contrast" in args:
+        # color_twist centers the contrast of every integer type at 128 (the
+        # reference's choice; brightness_contrast uses half the type's range).
+        center = 0.5 if arr.dtype.kind == "f" else 128.0
+        scale, offset = _affine_coefficients(dict(args, contrast_center=center), arr.dtype, args["_out"])
+        matrix = matrix * float(scale)
+    return _apply_matrix(arr, matrix, float(offset), args["_out"])
+
+
+_HUE = _float_arg("hue", 0.0, "Hue change, in degrees.")
+_SATURATION = _float_arg("saturation", 1.0, "Saturation multiplier (0 gives grey).")
+
+HUE = _value_operator(
+    "hue",
+    [_DTYPE, _HUE, _IMAGE_TYPE],
+    "Turn the hue of RGB images by an angle in degrees (a rotation of the colour around the grey axis "
+    "in YIQ space).",
+    needs_rgb=True,
+    kernel=_hsv_kernel,
+)
+SATURATION = _value_operator(
+    "saturation",
+    [_DTYPE, _IMAGE_TYPE, _SATURATION],
+    "Scale the saturation of RGB images (the chroma in YIQ space).",
+    needs_rgb=True,
+    kernel=_hsv_kernel,
+)
+HSV = _value_operator(
+    "hsv",
+    [
+        Arg("dtype", "dtype", uint8, doc="Output type.", type_doc="DType"),
+        _HUE,
+        _SATURATION,
+        _float_arg("value", 1.0, "Value (brightness) multiplier."),
+    ],
+    "Adjust hue (degrees added), saturation and value (multipliers) of RGB images, as a linear "
+    "transform in RGB space through YIQ.",
+    needs_rgb=True,
+    kernel=_hsv_kernel,
+)
+COLOR_TWIST = _value_operator(
+    "color_twist",
+    [_BRIGHTNESS, _CONTRAST, _DTYPE, _HUE, _IMAGE_TYPE, _SATURATION],
+    "Adjust hue, saturation, brightness and contrast of RGB images in one pass: the hue/saturation "
+    "matrix, then ``brightness * (center + contrast * (x - center))`` with the center at 0.5 for "
+    "float input and 128 for integer input.",
+    needs_rgb=True,
+    kernel=_hsv_kernel,
+)
+
+
+# -- color_space_conversion -----------------------------------------------------------------
+
+# RGB -> YCbCr (ITU-R BT.601, studio range), per 8-bit value.
+_RGB_TO_YCBCR = (
+    np.array([[65.481, 128.553, 24.966], [-37.797, -74.203, 112.0], [112.0, -93.786, -18.214]]) / 255.0
+)
+_YCBCR_OFFSET = np.array([16.0, 128.0, 128.0])
+_YCBCR_TO_RGB = np.linalg.inv(_RGB_TO_YCBCR)
+_GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114])
+_CHANNELS = {
+    DALIImageType.RGB: 3,
+    DALIImageType.BGR: 3,
+    DALIImageType.YCbCr: 3,
+    DALIImageType.GRAY: 1,
+}
+
+
+def _round_u8(values):
+    return np.clip(np.floor(values + 0.5), 0, 255).astype(np.uint8)
+
+
+def _csc_kernel(arrays, args):
+    arr = arrays[0]
+    source, target = args["_image_type"], args["_output_type"]
+    if source is DALIImageType.GRAY:
+        gray = arr[..., 0]
+        if target is DALIImageType.YCbCr:
+            y = _round_u8(gray.astype(np.float32) * np.float32(219.0 / 255.0) + np.float32(16.0))
+            return np.stack([y, np.full_like(y, 128), np.full_like(y, 128)], axis=-1)
+        return np.repeat(arr, 3, axis=-1)
+    if source is DALIImageType.BGR:
+        rgb = arr[..., ::-1]
+    elif source is DALIImageType.YCbCr:
+        centered = arr.astype(np.float32) - _YCBCR_OFFSET.astype(np.float32)
+        if target is DALIImageType.GRAY:
+            return _round_u8(centered[..., :1] * np.float32(255.0 / 219.0))
+        rgb_values = centered @ _YCBCR_TO_RGB.T.astype(np.float32)
+        if target is DALIImageType.BGR:
+            rgb_values = rgb_values[..., ::-1]
+        return _round_u8(rgb_values)
+    else:
+        rgb = arr
+    if target is DALIImageType.BGR or target is DALIImageType.RGB:
+        return np.ascontiguousarray(arr[..., ::-1])
+    if target is DALIImageType.GRAY:
+        return _round_u8(rgb.astype(np.float32) @ _GRAY_WEIGHTS.astype(np.float32)[:, None])
+    values = rgb.astype(np.float32) @ _RGB_TO_YCBCR.T.astype(np.float32)
+    values += _YCBCR_OFFSET.astype(np.float32)
+    return _round_u8(values)
+
+
+def _csc_prepare(ins, args):
+    op = COLOR_SPACE_CONVERSION
+    source = _image_type(op, "image_type", args["image_type"], None)
+    target = _image_type(op, "output_type", args["output_type"], None)
+    for name, value in (("image_type", source), ("output_type", target)):
+        if value not in _CHANNELS:
+            raise InvalidArgumentError(
+                f"{op.qualname}: '{name}' must be RGB, BGR, GRAY or YCbCr, got {value.name}"
+            )
+    if source is target:
+        raise InvalidArgumentError(
+            f"{op.qualname}: converting {source.name} to itself is not supported (as in the reference)"
+        )
+    if ins[0]._dtype is not uint8:
+        raise InvalidArgumentError(f"{op.qualname}: the input must be uint8, got {ins[0]._dtype}")
+    axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
+    if axes.channel != ins[0].ndim - 1:
+        raise InvalidArgumentError(f"{op.qualname}: expected channels last, got layout {axes.layout!r}")
+    args["_image_type"], args["_output_type"] = source, target
+
+
+def _csc_shape(shapes, args):
+    shape = shapes[0]
+    expected = _CHANNELS[args["_image_type"]]
+    if shape[-1] != expected:
+        raise InvalidArgumentError(
+            f"ndd.color_space_conversion: a {args['_image_type'].name} input must have {expected} "
+            f"channel(s), got {shape[-1]}"
+        )
+    return [tuple(shape[:-1]) + (_CHANNELS[args["_output_type"]],)]
+
+
+COLOR_SPACE_CONVERSION = Operator(
+    "color_space_conversion",
+    inputs=[Input("input", doc="uint8 images with channels last (HWC, FHWC, DHWC, FDHWC).")],
+    args=[
+        Arg(
+            "image_type",
+            "any",
+            doc="Colour space of the input: RGB, BGR, GRAY or YCbCr.",
+            type_doc="DALIImageType",
+        ),
+        Arg(
+            "output_type",
+            "any",
+            doc="Colour space of the output: RGB, BGR, GRAY or YCbCr.",
+            type_doc="DALIImageType",
+        ),
+    ],
+    prepare_args=_csc_prepare,
+    infer_shape=_csc_shape,
+    kernel=_csc_kernel,
+    doc="Convert uint8 images between the RGB, BGR, GRAY and YCbCr (BT.601, studio range) colour spaces.",
+)
+
+
+OPERATORS = [
+    BRIGHTNESS,
+    BRIGHTNESS_CONTRAST,
+    COLOR_SPACE_CONVERSION,
+    COLOR_TWIST,
+    CONTRAST,
+    HSV,
+    HUE,
+    SATURATION,
+]

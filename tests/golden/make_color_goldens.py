@@ -1,0 +1,193 @@
+"""Record the reference's colour operators on small deterministic images.
+
+Run with the reference's Python (DALI 2.4.0 in its own virtualenv):
+
+    $HOME/dali-ref/bin/python tests/golden/make_color_goldens.py
+
+Writes ``color_cases.json`` (one record per call: ``op`` (a name under the
+reference's dynamic module, such as ``"noise.gaussian"``), ``inputs`` (keys into
+the npz, one per sample in batch mode), ``layout``, ``batch`` (bool), ``kwargs``
+(plain values; ``{"per_sample": [...]}`` for a Batch argument; ``{"dtype": name}``
+for a type; ``{"image_type": name}`` for a colour space) and ``outputs`` (npz keys
+of the expected samples)) and ``color_values.npz`` beside this script.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali import types
+
+HERE = pathlib.Path(__file__).parent
+ARRAYS = {}
+CASES = []
+
+
+def image(shape, dtype, seed):
+    """A smooth gradient with a little noise, scaled to ``dtype``'s usual range."""
+    rng = np.random.default_rng(seed)
+    h, w, c = shape
+    yy, xx = np.meshgrid(np.linspace(0, 1, h), np.linspace(0, 1, w), indexing="ij")
+    base = np.stack([(yy + xx * (k + 1) / c) % 1.0 for k in range(c)], axis=-1)
+    base = np.clip(base + rng.normal(0, 0.05, base.shape), 0, 1)
+    if dtype == np.float32:
+        return (base * 1.2 - 0.1).astype(np.float32)
+    top = {np.uint8: 255, np.int16: 32767, np.int32: 2**31 - 1}[dtype]
+    return np.round(base * top).astype(dtype)
+
+
+def store(arr):
+    key = f"a{len(ARRAYS):04d}"
+    ARRAYS[key] = np.ascontiguousarray(arr)
+    return key
+
+
+def convert_kwargs(kwargs, batch_size):
+    ref, record = {}, {}
+    for name, value in kwargs.items():
+        if isinstance(value, dict) and "per_sample" in value:
+            values = value["per_sample"]
+            ref[name] = ndd.batch([np.float32(v) for v in values])
+            record[name] = {"per_sample": values}
+        elif name == "dtype":
+            ref[name] = getattr(ndd, value)
+            record[name] = {"dtype": value}
+        elif name in ("image_type", "output_type"):
+            ref[name] = getattr(types, value)
+            record[name] = {"image_type": value}
+        else:
+            ref[name] = value
+            record[name] = value
+    return ref, record
+
+
+def fn_of(op):
+    fn = ndd
+    for part in op.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+def case(op, samples, layout="HWC", batch=False, **kwargs):
+    ref_kwargs, record = convert_kwargs(kwargs, len(samples))
+    if batch:
+        data = ndd.batch(samples, layout=layout)
+    else:
+        data = ndd.tensor(samples[0], layout=layout)
+    result = fn_of(op)(data, **ref_kwargs)
+    outs = [np.asarray(s) for s in result] if batch else [np.asarray(result)]
+    CASES.append(
+        {
+            "op": op,
+            "inputs": [store(s) for s in samples],
+            "layout": layout,
+            "batch": batch,
+            "kwargs": record,
+            "outputs": [store(o) for o in outs],
+        }
+    )
+
+
+def value_cases():
+    u8 = image((12, 16, 3), np.uint8, 0)
+    f32 = image((12, 16, 3), np.float32, 1)
+    i16 = image((6, 8, 3), np.int16, 2)
+    i32 = image((6, 8, 3), np.int32, 3)
+    for x in (u8, f32, i16, i32):
+        case("brightness", [x], brightness=1.3, brightness_shift=0.1)
+        case("brightness", [x], brightness=0.7, brightness_shift=-0.05)
+        case("contrast", [x], contrast=1.7)
+        case("contrast", [x], contrast=0.4, contrast_center=0.3)
+        case(
+            "brightness_contrast",
+            [x],
+            brightness=1.2,
+            brightness_shift=0.05,
+            contrast=1.5,
+            contrast_center=0.3,
+        )
+        case("brightness_contrast", [x], brightness=0.9, contrast=0.0)
+        for out in ("uint8", "int16", "int32", "float32"):
+            case("brightness_contrast", [x], brightness=1.1, brightness_shift=0.02, contrast=1.3, dtype=out)
+    case("contrast", [u8], contrast=1.5, contrast_center=100.0)
+    case("brightness", [u8[None].repeat(2, 0)], layout="FHWC", brightness=2.0)
+    case("brightness", [np.ascontiguousarray(u8[:, :, :1])], brightness=1.5, brightness_shift=0.2)
+    for x in (u8, f32, i16):
+        case("hue", [x], hue=30.0)
+        case("hue", [x], hue=-140.0)
+        case("saturation", [x], saturation=0.4)
+        case("saturation", [x], saturation=2.5)
+        case("hsv", [x], hue=30.0, saturation=0.4, value=1.3)
+        case("hsv", [x], hue=200.0, saturation=1.5, value=0.8, dtype="float32")
+        case("color_twist", [x], hue=30.0, saturation=0.4, contrast=1.3, brightness=0.8)
+        case("color_twist", [x], hue=-60.0, saturation=1.6, contrast=0.6, brightness=1.2)
+    case("hsv", [f32], hue=10.0, saturation=0.9, value=1.1)
+    case("hue", [u8], hue=45.0, dtype="float32")
+    case("saturation", [f32], saturation=0.5, dtype="uint8")
+    case("color_twist", [u8[None].repeat(2, 0)], layout="FHWC", hue=20.0, brightness=1.1)
+    # Batch mode, per-sample arguments, ragged samples.
+    u8b = image((10, 14, 3), np.uint8, 4)
+    case(
+        "brightness_contrast",
+        [u8, u8b],
+        batch=True,
+        brightness={"per_sample": [0.8, 1.4]},
+        contrast={"per_sample": [1.2, 0.5]},
+        brightness_shift=0.03,
+    )
+    case("contrast", [u8, u8b], batch=True, contrast_center={"per_sample": [50.0, 200.0]}, contrast=1.5)
+    case(
+        "hsv",
+        [u8, u8b],
+        batch=True,
+        hue={"per_sample": [10.0, -100.0]},
+        saturation={"per_sample": [0.5, 1.5]},
+        value={"per_sample": [1.0, 0.9]},
+    )
+    case(
+        "color_twist",
+        [u8, u8b],
+        batch=True,
+        hue={"per_sample": [15.0, 170.0]},
+        brightness={"per_sample": [1.0, 1.3]},
+        saturation=1.2,
+    )
+    case("hue", [u8, u8b], batch=True, hue={"per_sample": [90.0, -30.0]})
+    case("saturation", [u8, u8b], batch=True, saturation={"per_sample": [0.0, 3.0]})
+
+
+def csc_cases():
+    rgb = image((12, 16, 3), np.uint8, 5)
+    rng = np.random.default_rng(6)
+    rgb_noise = rng.integers(0, 256, (20, 24, 3), dtype=np.uint8)
+    gray = image((12, 16, 1), np.uint8, 7)
+    names = ("RGB", "BGR", "GRAY", "YCbCr")
+    for source in names:
+        for target in names:
+            if source == target:
+                continue
+            inputs = [gray] if source == "GRAY" else [rgb]
+            case("color_space_conversion", inputs, image_type=source, output_type=target)
+            if source != "GRAY":
+                case("color_space_conversion", [rgb_noise], image_type=source, output_type=target)
+    case(
+        "color_space_conversion",
+        [rgb[None].repeat(2, 0)],
+        layout="FHWC",
+        image_type="RGB",
+        output_type="YCbCr",
+    )
+    case("color_space_conversion", [rgb, rgb_noise], batch=True, image_type="RGB", output_type="GRAY")
+
+
+def main():
+    value_cases()
+    csc_cases()
+    (HERE / "color_cases.json").write_text(json.dumps({"cases": CASES}, indent=0))
+    np.savez_compressed(HERE / "color_values.npz", **ARRAYS)
+    print(len(CASES), "cases")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""Colour operators (ndd/_ops/color.py) against the reference goldens
+(tests/golden/make_color_goldens.py) and independent numpy formulas."""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import ndd
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
+CASES = json.loads((GOLDEN / "color_cases.json").read_text())["cases"]
+with np.load(GOLDEN / "color_values.npz") as _npz:
+    ARRAYS = {k: _npz[k] for k in _npz.files}
+
+
+def build_kwargs(record):
+    kwargs = {}
+    for name, value in record.items():
+        if isinstance(value, dict) and "per_sample" in value:
+            kwargs[name] = ndd.batch([np.float32(v) for v in value["per_sample"]])
+        elif isinstance(value, dict) and "dtype" in value:
+            kwargs[name] = getattr(ndd, value["dtype"])
+        elif isinstance(value, dict) and "image_type" in value:
+            kwargs[name] = getattr(ndd.types, value["image_type"])
+        else:
+            kwargs[name] = value
+    return kwargs
+
+
+def replay(case):
+    fn = ndd
+    for part in case["op"].split("."):
+        fn = getattr(fn, part)
+    samples = [ARRAYS[k] for k in case["inputs"]]
+    if case["batch"]:
+        data = ndd.batch(samples, layout=case["layout"])
+    else:
+        data = ndd.tensor(samples[0], layout=case["layout"])
+    result = fn(data, **build_kwargs(case["kwargs"]))
+    outs = [np.asarray(s) for s in result] if case["batch"] else [np.asarray(result)]
+    assert result.layout == case["layout"]
+    return outs, [ARRAYS[k] for k in case["outputs"]]
+
+
+def case_id(case):
+    return f"{case['op']}-{case['inputs'][0]}-{'-'.join(sorted(case['kwargs']))}"
+
+
+def _assert_close(out, expected):
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+    else:
+        # float32 sums may land on the other side of a rounding half.
+        diff = np.abs(out.astype(np.int64) - expected.astype(np.int64))
+        assert diff.max(initial=0) <= 1, f"max diff {diff.max()}"
+        assert np.count_nonzero(diff) <= max(2, diff.size // 50)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["op"] != "color_space_conversion"], ids=case_id)
+def test_value_operators_match_reference(case):
+    outs, expected = replay(case)
+    for out, exp in zip(outs, expected, strict=True):
+        _assert_close(out, exp)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["op"] == "color_space_conversion"], ids=case_id)
+def test_color_space_conversion_matches_reference(case):
+    outs, expected = replay(case)
+    for out, exp in zip(outs, expected, strict=True):
+        _assert_close(out, exp)
+
+
+def test_brightness_contrast_formula_uint8():
+    x = np.arange(256, dtype=np.uint8).reshape(16, 16, 1)
+    out = ndd.brightness_contrast(
+        ndd.tensor(x, layout="HWC"), brightness=1.2, brightness_shift=0.1, contrast=0.5
+    )
+    expected = 0.1 * 255 + 1.2 * (128 + 0.5 * (x.astype(np.float64) - 128))
+    np.testing.assert_array_equal(np.asarray(out), np.clip(np.floor(expected + 0.5), 0, 255).astype(np.uint8))
+
+
+@pytest.mark.parametrize(
+    "dtype, center", [(np.uint8, 128), (np.int16, 2**14), (np.int32, 2**30), (np.float32, 0.5)]
+)
+def test_zero_contrast_gives_half_of_the_input_range(dtype, center):
+    x = np.zeros((2, 2, 3), dtype)
+    out = np.asarray(ndd.contrast(ndd.tensor(x, layout="HWC"), contrast=0.0))
+    assert out.dtype == dtype and np.all(out == center)
+
+
+def test_brightness_shift_uses_the_output_range():
+    x = np.zeros((1, 1, 3), np.float32)
+    out = ndd.brightness(ndd.tensor(x, layout="HWC"), brightness_shift=0.5, dtype=ndd.uint8)
+    np.testing.assert_array_equal(np.asarray(out), 128)
+    out = ndd.brightness(
+        ndd.tensor(x.astype(np.int16), layout="HWC"), brightness_shift=0.5, dtype=ndd.float32
+    )
+    np.testing.assert_array_equal(np.asarray(out), 0.5)
+
+
+def test_integer_results_round_halves_away_from_zero():
+    x = np.array([[[0.5, 1.5, 2.5], [-0.5, -1.5, -2.5]]], np.float32)
+    out = ndd.brightness(ndd.tensor(x, layout="HWC"), dtype=ndd.int16)
+    np.testing.assert_array_equal(np.asarray(out), [[[1, 2, 3], [-1, -2, -3]]])
+    out = ndd.brightness(ndd.tensor(x * 300, layout="HWC"), dtype=ndd.uint8)
+    np.testing.assert_array_equal(np.asarray(out), [[[150, 255, 255], [0, 0, 0]]])
+
+
+def test_hue_of_grey_is_unchanged_and_full_turn_is_identity():
+    grey = np.full((4, 4, 3), 77, np.uint8)
+    np.testing.assert_array_equal(np.asarray(ndd.hue(ndd.tensor(grey, layout="HWC"), hue=123.0)), grey)
+    rng = np.random.default_rng(0)
+    x = rng.random((4, 5, 3), dtype=np.float32)
+    out = ndd.hue(ndd.tensor(x, layout="HWC"), hue=360.0)
+    np.testing.assert_allclose(np.asarray(out), x, atol=1e-5)
+
+
+def test_zero_saturation_gives_luma():
+    rng = np.random.default_rng(1)
+    x = rng.random((4, 5, 3), dtype=np.float32)
+    out = np.asarray(ndd.saturation(ndd.tensor(x, layout="HWC"), saturation=0.0))
+    luma = x @ np.array([0.299, 0.587, 0.114], np.float32)
+    # The matrix goes back through the exact inverse of the 3-decimal YIQ matrix.
+    np.testing.assert_allclose(out, np.repeat(luma[..., None], 3, -1), atol=3e-3)
+
+
+def test_hsv_defaults_to_uint8_output():
+    x = np.linspace(0, 1, 36, dtype=np.float32).reshape(3, 4, 3)
+    out = ndd.hsv(ndd.tensor(x, layout="HWC"))
+    assert out.dtype == ndd.uint8
+    np.testing.assert_array_equal(np.asarray(out), np.floor(x + 0.5).astype(np.uint8))
+
+
+def test_color_space_conversion_gray_to_rgb_repeats_the_channel():
+    g = np.arange(12, dtype=np.uint8).reshape(3, 4, 1)
+    out = ndd.color_space_conversion(
+        ndd.tensor(g, layout="HWC"), image_type=ndd.types.GRAY, output_type=ndd.types.RGB
+    )
+    assert out.shape == (3, 4, 3)
+    np.testing.assert_array_equal(np.asarray(out), np.repeat(g, 3, -1))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda t: ndd.brightness(ndd.tensor(np.zeros((2, 2, 3), np.uint16)), brightness=2.0),
+            "input type",
+        ),
+        (lambda t: ndd.brightness(t, dtype=ndd.float64), "'dtype'"),
+        (lambda t: ndd.hue(ndd.tensor(np.zeros((2, 2, 4), np.uint8), layout="HWC"), hue=1.0), "3 channels"),
+        (
+            lambda t: ndd.hue(ndd.tensor(np.zeros((3, 2, 2), np.uint8), layout="CHW"), hue=1.0),
+            "channels last",
+        ),
+        (lambda t: ndd.hue(t, image_type=ndd.types.BGR), "'image_type'"),
+        (
+            lambda t: ndd.color_space_conversion(t, image_type=ndd.types.RGB, output_type=ndd.types.RGB),
+            "itself",
+        ),
+        (
+            lambda t: ndd.color_space_conversion(t, image_type=ndd.types.GRAY, output_type=ndd.types.RGB),
+            "channel",
+        ),
+        (
+            lambda t: ndd.color_space_conversion(
+                ndd.tensor(np.zeros((2, 2, 3), np.float32), layout="HWC"),
+                image_type=ndd.types.RGB,
+                output_type=ndd.types.GRAY,
+            ),
+            "uint8",
+        ),
+        (
+            lambda t: ndd.color_space_conversion(t, image_type="RGB", output_type=ndd.types.GRAY),
+            "'image_type'",
+        ),
+    ],
+)
+def test_bad_input_names_the_operator_and_argument(call, message):
+    t = ndd.tensor(np.zeros((2, 2, 3), np.uint8), layout="HWC")
+    with pytest.raises((ValueError, TypeError), match=message) as info:
+        np.asarray(call(t))
+    assert "ndd." in str(info.value)
+
+
+def test_gpu_device_needs_a_gpu():
+    t = ndd.tensor(np.zeros((2, 2, 3), np.uint8), layout="HWC")
+    with pytest.raises(Exception, match="GPU"):
+        ndd.brightness(t, device="gpu")
