@@ -1,12 +1,19 @@
-"""``python -m ndd.demo``: a small preprocessing job on the bundled sample images.
+"""``python -m ndd.demo``: the augmentation loop of an image classifier, on bundled photographs.
 
-A ``readers.File`` reads the files (in a seeded random order), Pillow decodes
-them (ndd's own decoders come with the image issue), then the batch is
-augmented with a seeded random brightness and normalised the way a training
-loop would, printing what each step produced and how long it took.
+A ``readers.File`` reads the JPEG photographs in ``ndd/_sample_data/photos`` (public-domain and CC0
+pictures, see ``SOURCES.md`` there) in a seeded random order; every batch goes through
+
+    decoders.image -> random_resized_crop(224x224) -> flip(horizontal=coin flip)
+    -> crop_mirror_normalize(float32, CHW, ImageNet mean and std)
+
+for a few epochs. The demo prints the images per second of each epoch and writes the last augmented batch
+(normalisation undone) as a PNG grid, at the path it prints.
+
+    python -m ndd.demo [--epochs 5] [--batch-size 16] [--output demo_output/augmented_batch.png]
 """
 
-import io
+import argparse
+import math
 import pathlib
 import time
 
@@ -15,65 +22,130 @@ from PIL import Image
 
 import ndd
 
-SAMPLES = pathlib.Path(__file__).parent / "_sample_data" / "images"
+PHOTOS = pathlib.Path(__file__).parent / "_sample_data" / "photos"
+CROP_SIZE = 224
+MEAN = np.array([0.485, 0.456, 0.406]) * 255
+STD = np.array([0.229, 0.224, 0.225]) * 255
+# The photographs are few: the file list repeats them so that an epoch holds a few batches
+# (7 photographs x 16 = 112 files, 7 full batches of 16).
+REPEATS_PER_EPOCH = 16
 
 
-def load_images():
-    """One epoch of the sample images: their paths, decoded pixels and labels."""
-    files = sorted(str(p) for p in SAMPLES.glob("*.png"))
-    reader = ndd.readers.File(files=files, random_shuffle=True, seed=42)
-    (encoded, labels) = next(iter(reader.next_epoch(batch_size=len(files))))
-    paths = [
-        pathlib.Path(bytes(np.asarray(info)).decode())
-        for info in ndd.get_property(encoded, key="source_info").tensors
-    ]
-    pixels = [
-        np.asarray(Image.open(io.BytesIO(bytes(np.asarray(t)))).convert("RGB")) for t in encoded.tensors
-    ]
-    return paths, pixels, labels
+def photo_files():
+    """The bundled photographs, each listed ``REPEATS_PER_EPOCH`` times."""
+    return sorted(str(p) for p in PHOTOS.glob("*.jpg")) * REPEATS_PER_EPOCH
 
 
-def preprocess(images: ndd.Batch) -> ndd.Batch:
-    """uint8 HWC images -> float32 CHW, each channel normalised per image, all
-    padded to the largest image."""
-    pixels = ndd.cast(images, dtype=ndd.float32) / 255
-    mean = ndd.reductions.mean(pixels, axis_names="HW", keep_dims=True)
-    std = ndd.reductions.std_dev(pixels, mean, axis_names="HW", keep_dims=True)
-    normalized = (pixels - mean) / ndd.math.max(std, 1e-6)
-    padded = ndd.pad(normalized, fill_value=0.0)
-    return ndd.transpose(padded, perm=[2, 0, 1])
-
-
-def main():
-    paths, arrays, labels = load_images()
-    images = ndd.batch(arrays, layout="HWC")
-    print(f"read {images.batch_size} images from {SAMPLES} (shuffled, seed 42):")
-    for path, shape, label in zip(paths, images.shape, labels.tensors, strict=True):
-        print(f"  {path.name:<12} {shape} label {int(np.asarray(label)[0])}")
-
-    start = time.perf_counter()
-    brightness = ndd.random.uniform(
-        batch_size=images.batch_size, range=[0.8, 1.2], rng=ndd.random.RNG(seed=7)
+def augment(encoded: ndd.Batch, rng: ndd.random.RNG) -> ndd.Batch:
+    """Encoded JPEGs -> float32 CHW 224x224 images: random crop and scale, random mirror, normalisation."""
+    images = ndd.decoders.image(encoded)
+    cropped = ndd.random_resized_crop(images, size=[CROP_SIZE, CROP_SIZE], rng=rng)
+    mirror = ndd.random.coin_flip(batch_size=encoded.batch_size, probability=0.5, rng=rng)
+    flipped = ndd.flip(cropped, horizontal=mirror)
+    return ndd.crop_mirror_normalize(
+        flipped, dtype=ndd.float32, output_layout="CHW", mean=MEAN.tolist(), std=STD.tolist()
     )
-    print(f"\nrandom brightness per image: {np.round(np.asarray(ndd.as_tensor(brightness)), 3).tolist()}")
-    brighter = ndd.cast(
-        ndd.math.min(ndd.cast(images, dtype=ndd.float32) * brightness, 255.0), dtype=ndd.uint8
+
+
+# TEMPORARY, removed once every operator of ``augment`` exists in ndd: the same steps in Pillow and numpy.
+NEEDED_OPS = ["decoders.image", "random_resized_crop", "flip", "crop_mirror_normalize"]
+
+
+def missing_ops():
+    missing = []
+    for path in NEEDED_OPS:
+        namespace, _, name = path.rpartition(".")
+        if not hasattr(getattr(ndd, namespace) if namespace else ndd, name):
+            missing.append(path)
+    return missing
+
+
+def augment_with_pillow(encoded: ndd.Batch, rng: np.random.Generator) -> ndd.Batch:
+    import io
+
+    out = []
+    for sample in encoded.tensors:
+        image = Image.open(io.BytesIO(bytes(np.asarray(sample)))).convert("RGB")
+        area = image.width * image.height * rng.uniform(0.08, 1.0)
+        ratio = math.exp(rng.uniform(math.log(3 / 4), math.log(4 / 3)))
+        width = min(image.width, round(math.sqrt(area * ratio)))
+        height = min(image.height, round(math.sqrt(area / ratio)))
+        left, top = rng.integers(image.width - width + 1), rng.integers(image.height - height + 1)
+        image = image.resize(
+            (CROP_SIZE, CROP_SIZE), Image.BILINEAR, box=(left, top, left + width, top + height)
+        )
+        pixels = np.asarray(image, dtype=np.float32)
+        if rng.random() < 0.5:
+            pixels = pixels[:, ::-1]
+        out.append(((pixels - MEAN) / STD).astype(np.float32).transpose(2, 0, 1))
+    return ndd.batch(out, layout="CHW")
+
+
+def grid_image(batch: np.ndarray, columns: int = 4) -> Image.Image:
+    """Normalised float NCHW images -> one RGB picture of them side by side (2-pixel gaps)."""
+    pixels = batch.transpose(0, 2, 3, 1) * STD + MEAN
+    pixels = np.clip(np.rint(pixels), 0, 255).astype(np.uint8)
+    count, height, width, _ = pixels.shape
+    columns = min(columns, count)
+    rows = math.ceil(count / columns)
+    gap = 2
+    grid = np.full((rows * (height + gap) - gap, columns * (width + gap) - gap, 3), 255, np.uint8)
+    for index, image in enumerate(pixels):
+        top, left = (index // columns) * (height + gap), (index % columns) * (width + gap)
+        grid[top : top + height, left : left + width] = image
+    return Image.fromarray(grid)
+
+
+def run(epochs: int, batch_size: int, output: pathlib.Path, seed: int = 42) -> np.ndarray:
+    """Run the augmentation loop, write the grid of the last batch to ``output``; return that batch."""
+    files = photo_files()
+    reader = ndd.readers.File(files=files, random_shuffle=True, seed=seed)
+    rng = ndd.random.RNG(seed=seed)
+    missing = missing_ops()
+    if missing:
+        print(f"missing in ndd: {', '.join(missing)}; the augmentation runs in Pillow and numpy meanwhile")
+        rng = np.random.default_rng(seed)
+    print(
+        f"{len(files) // REPEATS_PER_EPOCH} photographs from {PHOTOS}, each {REPEATS_PER_EPOCH} times per epoch"
     )
-    out = preprocess(brighter)
-    print(f"\nprepared (metadata known before the run): dtype={out.dtype} layout={out.layout}")
-    stacked = ndd.as_tensor(out)  # waits for the asynchronous work
-    elapsed = (time.perf_counter() - start) * 1e3
-    print(f"stacked batch: shape={stacked.shape} dtype={stacked.dtype} in {elapsed:.1f} ms")
+    print(
+        "decoders.image -> random_resized_crop(224x224) -> flip(coin) -> "
+        "crop_mirror_normalize(float32, CHW, ImageNet mean/std)"
+    )
+    last = None
+    total_images, total_seconds = 0, 0.0
+    for epoch in range(epochs):
+        start = time.perf_counter()
+        images = 0
+        for encoded, _labels in reader.next_epoch(batch_size=batch_size):
+            augmented = augment_with_pillow(encoded, rng) if missing else augment(encoded, rng)
+            last = np.asarray(ndd.as_tensor(augmented))
+            images += last.shape[0]
+        seconds = time.perf_counter() - start
+        print(f"epoch {epoch}: {images} images in {seconds * 1e3:.0f} ms, {images / seconds:.0f} images/s")
+        if epoch > 0 or epochs == 1:  # the first epoch also starts threads and fills caches
+            total_images, total_seconds = total_images + images, total_seconds + seconds
+    print(
+        f"last batch: shape {last.shape} dtype {last.dtype}, mean {last.mean():.3f}, std {last.std():.3f} "
+        "(ImageNet-normalised)"
+    )
+    print(f"throughput: {total_images / total_seconds:.0f} images/s ({ndd.get_num_threads()} threads)")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    grid_image(last).save(output)
+    print(f"wrote the augmented batch as a grid to {output.resolve()}")
+    return last
 
-    flat = ndd.reshape(out, shape=[3, -1])
-    per_channel_mean = ndd.reductions.mean(flat, axes=1)
-    per_channel_std = ndd.reductions.std_dev(flat, ndd.reductions.mean(flat, axes=1, keep_dims=True), axes=1)
-    print("\nper-image channel statistics after normalisation (padding included):")
-    for path, m, s in zip(paths, per_channel_mean, per_channel_std, strict=True):
-        print(f"  {path.name:<12} mean={np.round(np.asarray(m), 3)} std={np.round(np.asarray(s), 3)}")
 
-    one_hot = ndd.one_hot(ndd.reshape(labels, shape=[]), num_classes=images.batch_size)
-    print(f"\none-hot labels:\n{np.asarray(ndd.as_tensor(one_hot))}")
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--output", type=pathlib.Path, default=pathlib.Path("demo_output/augmented_batch.png")
+    )
+    args = parser.parse_args(argv)
+    run(args.epochs, args.batch_size, args.output, args.seed)
 
 
 if __name__ == "__main__":
