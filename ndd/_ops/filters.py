@@ -1,0 +1,498 @@
+"""Convolution filters and morphology: gaussian_blur, laplacian, filter, and
+experimental.median_blur, experimental.dilate, experimental.erode.
+
+Every operator works on the spatial axes of a sample (all but the frame ``F`` and
+channel ``C`` axes of its layout) and computes in float32, as the reference does;
+integer outputs are rounded (halves away from zero) and saturated. Borders are
+handled by padding the sample first (``np.pad``), then the nogil kernels of
+``ndd._cpu.convolution`` slide the window over the padded planes.
+
+Deliberate divergences from the reference:
+- ``filter`` runs volumes (three spatial axes) on the CPU too; the reference's CPU
+  backend rejects them.
+- median_blur, dilate and erode have CPU kernels; the reference has only GPU ones.
+  They follow its GPU semantics: ``mask_size``/``window_size`` and ``anchor`` are
+  given as (width, height); ``iterations`` widens the mask by ``mask_size - 1``
+  per extra iteration; the ``"constant"`` border never wins the minimum or
+  maximum (for float dilation the reference pads with the smallest positive
+  float, so negative values near a border come out as that float: we pad with
+  the lowest value instead); median_blur repeats the edge values.
+"""
+
+import math
+
+import numpy as np
+
+from .._cpu.convolution import correlate
+from .._prepare.args import InvalidArgumentError
+from .._types import float32 as _FLOAT32
+from .conversions import cast_array
+from .schema import Arg, Input, Operator
+
+# Border names of filter (and morphology) -> np.pad modes.
+_PAD_MODES = {
+    "reflect_101": "reflect",  # dcb|abcd|cba: the edge value is not repeated
+    "reflect_1001": "symmetric",  # cba|abcd|dcb
+    "reflect": "symmetric",
+    "wrap": "wrap",
+    "clamp": "edge",
+    "replicate": "edge",
+    "constant": "constant",
+}
+# Below this many elements per spatial position a window step moves along the rows
+# (one long row per plane) rather than between rows, so the inner loop stays long.
+_LONG_ROW = 16
+
+
+def _spatial_axes(op, layout, ndim, *, allow_volumes=True):
+    """(spatial axes, layout) of a sample: every axis but F and C; C must be the first
+    or the last non-frame axis."""
+    if not layout:
+        # Without a layout every dimension is a data axis, as in the reference.
+        layout = {2: "HW", 3: "DHW"}.get(ndim, "")
+        if not layout:
+            raise InvalidArgumentError(
+                f"{op.qualname}: cannot tell the spatial axes of {ndim}-D data without a layout "
+                f"(give a layout such as 'HWC')"
+            )
+    if len(layout) != ndim:
+        raise InvalidArgumentError(
+            f"{op.qualname}: the layout {layout!r} does not match the {ndim} dimensions of the input"
+        )
+    spatial = tuple(i for i, name in enumerate(layout) if name not in "FC")
+    if "C" in layout:
+        c = layout.index("C")
+        first = layout.index("F") + 1 if layout.startswith("F") else 0
+        if c not in (first, ndim - 1):
+            raise InvalidArgumentError(
+                f"{op.qualname}: channels must come first or last (after frames), got layout {layout!r}"
+            )
+    if "F" in layout and layout.index("F") != 0:
+        raise InvalidArgumentError(
+            f"{op.qualname}: the frame axis must be the first one, got layout {layout!r}"
+        )
+    max_axes = 3 if allow_volumes else 2
+    if not 1 <= len(spatial) <= max_axes or spatial != tuple(range(spatial[0], spatial[0] + len(spatial))):
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected 1 to {max_axes} adjacent spatial axes, got layout {layout!r}"
+        )
+    return spatial, layout
+
+
+def _record_layout(ins, args):
+    args["_layout"] = ins[0]._layout
+
+
+def _output_types(op):
+    """Type rule: the input type, or float32 when ``dtype`` asks for it."""
+
+    def infer(ins, args):
+        x = ins[0]
+        dtype = args["dtype"]
+        if dtype is not None and dtype != x._dtype and dtype != _FLOAT32:
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'dtype' must be the input type ({x._dtype}) or float32, got {dtype}"
+            )
+        if x._dtype.numpy is None or x._dtype.numpy.kind not in "iuf":
+            raise InvalidArgumentError(f"{op.qualname}: expected numeric input, got {x._dtype}")
+        return [(x._dtype if dtype is None else dtype, x._layout)]
+
+    return infer
+
+
+def _per_axis(op, name, values, count):
+    """One value per spatial axis: a single value applies to all."""
+    values = tuple(values)
+    if len(values) == 1:
+        return values * count
+    if len(values) != count:
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must have 1 or {count} values (one per spatial axis), got {list(values)}"
+        )
+    return values
+
+
+def _to_output(result, dtype):
+    """The float32 result in the output type: integers rounded (halves away) and saturated."""
+    if result.dtype == dtype:
+        return result
+    return cast_array(result, dtype)
+
+
+def _pad(planes, axis, before, after, mode, fill=0.0):
+    if before == 0 and after == 0:
+        return planes
+    widths = [(0, 0)] * planes.ndim
+    widths[axis] = (before, after)
+    if mode == "constant":
+        return np.pad(planes, widths, mode="constant", constant_values=fill)
+    return np.pad(planes, widths, mode=mode)
+
+
+def _correlate_axis(x, axis, window, anchor, mode="reflect"):
+    """Correlate float32 ``x`` with the 1-D ``window`` along ``axis`` (anchor: the window
+    index over the output position); borders by np.pad ``mode``."""
+    shape = x.shape
+    outer = math.prod(shape[:axis])
+    extent = shape[axis]
+    inner = math.prod(shape[axis + 1 :])
+    size = len(window)
+    planes = _pad(x.reshape(outer, extent, inner), 1, anchor, size - 1 - anchor, mode)
+    out = np.empty((outer, extent, inner), np.float32)
+    weights = np.asarray(window, np.float32)
+    if inner >= _LONG_ROW:
+        correlate(planes, out, weights.reshape(size, 1), 0)
+    else:
+        padded_rows = planes.reshape(outer, 1, (extent + size - 1) * inner)
+        correlate(padded_rows, out.reshape(outer, 1, extent * inner), weights.reshape(1, size), inner)
+    return out.reshape(shape)
+
+
+def _separable(x, axes, windows):
+    """``x`` (float32) correlated with ``windows[k]`` along ``axes[k]``, centred, with
+    mirrored borders (reflect 101); a window of one element 1 is skipped."""
+    for axis, window in zip(axes, windows, strict=True):
+        if len(window) == 1 and window[0] == 1:
+            continue
+        x = _correlate_axis(x, axis, window, len(window) // 2)
+    return x
+
+
+# ---------------------------------------------------------------- gaussian_blur
+
+
+def _gaussian_windows(op, args, spatial_count):
+    sigmas = _per_axis(op, "sigma", args["sigma"], spatial_count)
+    sizes = _per_axis(op, "window_size", args["window_size"], spatial_count)
+    windows = []
+    for sigma, size in zip(sigmas, sizes, strict=True):
+        if sigma < 0:
+            raise InvalidArgumentError(f"{op.qualname}: 'sigma' must not be negative, got {sigma}")
+        if size < 0 or (size and size % 2 == 0):
+            raise InvalidArgumentError(f"{op.qualname}: 'window_size' must be odd and positive, got {size}")
+        if sigma == 0 and size == 0:
+            raise InvalidArgumentError(f"{op.qualname}: 'sigma' and 'window_size' must not both be 0")
+        if size == 0:
+            size = 2 * math.ceil(3 * sigma) + 1
+        if sigma == 0:
+            sigma = ((size - 1) / 2 - 1) * 0.3 + 0.8
+        offsets = np.arange(size, dtype=np.float64) - size // 2
+        window = np.exp(-(offsets**2) / (2 * sigma * sigma))
+        windows.append((window / window.sum()).astype(np.float32))
+    return windows
+
+
+def _gaussian_shape(shapes, args):
+    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args["_layout"], len(shapes[0]))
+    _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
+    return [shapes[0]]
+
+
+def _gaussian_kernel(arrays, args):
+    x = arrays[0]
+    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args["_layout"], x.ndim)
+    windows = _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
+    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
+    return _to_output(_separable(x.astype(np.float32), spatial, windows), out_type)
+
+
+GAUSSIAN_BLUR = Operator(
+    "gaussian_blur",
+    inputs=[Input("input", doc="Images, sequences or volumes.")],
+    args=[
+        Arg(
+            "dtype", "dtype", None, doc="Output type: the input type (default) or float32.", type_doc="DType"
+        ),
+        Arg(
+            "sigma",
+            "float_list",
+            [0.0],
+            per_sample=True,
+            doc="Standard deviation of the Gaussian, one value or one per spatial axis (outermost first); "
+            "0 derives it from the window size as ``((window_size - 1) / 2 - 1) * 0.3 + 0.8``.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "window_size",
+            "int_list",
+            [0],
+            per_sample=True,
+            doc="Odd diameter of the kernel, one value or one per spatial axis; 0 derives it from sigma "
+            "as ``2 * ceil(3 * sigma) + 1``.",
+            type_doc="int or list of int",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_types=None,
+    infer_shape=_gaussian_shape,
+    kernel=_gaussian_kernel,
+    doc="Blur with a separable Gaussian kernel along the spatial axes.\n\n"
+    "Frames (``F``) and channels (``C``) are not blurred. Borders mirror the sample without "
+    "repeating the edge (reflect 101). The sum runs in float32.",
+)
+GAUSSIAN_BLUR.infer_types = _output_types(GAUSSIAN_BLUR)
+
+
+# ---------------------------------------------------------------- laplacian
+
+_MAX_LAPLACIAN_WINDOW = 31
+
+
+def _binomial(size):
+    return np.array([math.comb(size - 1, k) for k in range(size)], np.float64)
+
+
+def _derivative_window(size):
+    """Second derivative [1, -2, 1] smoothed by a binomial window to ``size`` taps."""
+    return np.convolve(np.array([1.0, -2.0, 1.0]), _binomial(size - 2))
+
+
+def _laplacian_plan(op, args, spatial_count):
+    """For each partial derivative: its windows (one per spatial axis) and its scale."""
+    sizes = _per_axis(op, "window_size", args["window_size"], spatial_count)
+    smoothing = args["smoothing_size"]
+    if smoothing is not None:
+        smoothing = _per_axis(op, "smoothing_size", smoothing, spatial_count)
+    for size in sizes:
+        if not (3 <= size <= _MAX_LAPLACIAN_WINDOW and size % 2 == 1):
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'window_size' must be odd and between 3 and {_MAX_LAPLACIAN_WINDOW}, got {size}"
+            )
+    for size in smoothing or ():
+        if not (1 <= size <= _MAX_LAPLACIAN_WINDOW and size % 2 == 1):
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'smoothing_size' must be odd and between 1 and {_MAX_LAPLACIAN_WINDOW}, "
+                f"got {size}"
+            )
+    scale_given = args["scale"] != (1.0,)
+    if args["normalized_kernel"] and scale_given:
+        raise InvalidArgumentError(f"{op.qualname}: 'scale' cannot be given with normalized_kernel=True")
+    scales = _per_axis(op, "scale", args["scale"], spatial_count)
+    plan = []
+    for k in range(spatial_count):
+        # Without smoothing_size the reference smooths across a derivative with windows
+        # as wide as that derivative's own window.
+        across = [sizes[k]] * spatial_count if smoothing is None else smoothing
+        windows = [
+            _derivative_window(sizes[k]) if a == k else _binomial(across[a]) for a in range(spatial_count)
+        ]
+        if args["normalized_kernel"]:
+            total = sum(len(w) for w in windows)
+            scale = 2.0 ** (spatial_count + 2 - total)
+        else:
+            scale = scales[k]
+        plan.append(([w.astype(np.float32) for w in windows], np.float32(scale)))
+    return plan
+
+
+def _laplacian_shape(shapes, args):
+    spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], len(shapes[0]))
+    _laplacian_plan(LAPLACIAN, args, len(spatial))
+    return [shapes[0]]
+
+
+def _laplacian_kernel(arrays, args):
+    x = arrays[0]
+    spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], x.ndim)
+    plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
+    source = x.astype(np.float32)
+    total = None
+    for windows, scale in plan:
+        partial = _separable(source, spatial, windows)
+        if scale != 1:
+            partial *= scale
+        total = partial if total is None else np.add(total, partial, out=total)
+    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
+    return _to_output(total, out_type)
+
+
+LAPLACIAN = Operator(
+    "laplacian",
+    inputs=[Input("input", doc="Images, sequences or volumes.")],
+    args=[
+        Arg(
+            "dtype", "dtype", None, doc="Output type: the input type (default) or float32.", type_doc="DType"
+        ),
+        Arg(
+            "normalized_kernel",
+            "bool",
+            False,
+            doc="Scale each partial derivative by ``2 ** (n + 2 - s)``, with ``n`` the number of spatial axes "
+            "and ``s`` the sum of the sizes of its windows; not with ``scale``.",
+        ),
+        Arg(
+            "scale",
+            "float_list",
+            [1.0],
+            per_sample=True,
+            doc="Factor of each partial derivative, one value or one per spatial axis.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "smoothing_size",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="Odd sizes (1 to 31) of the binomial smoothing windows along each axis, one value or one "
+            "per spatial axis, 1 for no smoothing; by default a derivative is smoothed with windows of its "
+            "own ``window_size``.",
+            type_doc="int or list of int",
+        ),
+        Arg(
+            "window_size",
+            "int_list",
+            [3],
+            per_sample=True,
+            doc="Odd sizes (3 to 31) of the derivative windows, one value or one per spatial axis.",
+            type_doc="int or list of int",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_types=None,
+    infer_shape=_laplacian_shape,
+    kernel=_laplacian_kernel,
+    doc="The Laplacian: the sum of the second partial derivatives along the spatial axes.\n\n"
+    "Each derivative is a separable convolution: a second-derivative window along its axis "
+    "(``[1, -2, 1]`` widened by a binomial window) and binomial smoothing windows along the "
+    "others. Borders mirror the sample (reflect 101); the sum runs in float32.",
+)
+LAPLACIAN.infer_types = _output_types(LAPLACIAN)
+
+
+# ---------------------------------------------------------------- filter
+
+# "reflect" is accepted as reflect_1001, as the reference does.
+_FILTER_BORDERS = ("reflect_101", "reflect_1001", "reflect", "wrap", "clamp", "constant")
+
+
+def _filter_types(ins, args):
+    if ins[1] is not None and ins[1]._dtype.numpy is not None and ins[1]._dtype.numpy.kind != "f":
+        raise InvalidArgumentError(
+            f"ndd.filter: the filter must have a floating-point type, got {ins[1]._dtype}"
+        )
+    return _output_types(FILTER)(ins, args)
+
+
+def _filter_plan(shape, filter_shape, args):
+    """(spatial axes, anchors, output shape) of one sample."""
+    spatial, _ = _spatial_axes(FILTER, args["_layout"], len(shape))
+    if len(spatial) == 1 or len(filter_shape) != len(spatial):
+        raise InvalidArgumentError(
+            f"ndd.filter: the filter must have as many dimensions as the input has spatial axes "
+            f"({len(spatial)}), got a filter of shape {tuple(filter_shape)}"
+        )
+    if min(filter_shape) < 1:
+        raise InvalidArgumentError(
+            f"ndd.filter: the filter must not be empty, got shape {tuple(filter_shape)}"
+        )
+    out_shape = list(shape)
+    if args["mode"] == "valid":
+        anchors = (0,) * len(spatial)
+        for axis, size in zip(spatial, filter_shape, strict=True):
+            out_shape[axis] = shape[axis] - size + 1
+            if out_shape[axis] < 0:
+                raise InvalidArgumentError(
+                    f"ndd.filter: in 'valid' mode the filter {tuple(filter_shape)} must fit in the sample "
+                    f"{tuple(shape)}"
+                )
+    else:
+        anchors = _per_axis(FILTER, "anchor", args["anchor"], len(spatial))
+        for anchor, size in zip(anchors, filter_shape, strict=True):
+            if not -1 <= anchor < size:
+                raise InvalidArgumentError(
+                    f"ndd.filter: 'anchor' must lie within the filter (or be -1), got {list(anchors)} for a "
+                    f"filter of shape {tuple(filter_shape)}"
+                )
+        anchors = tuple(size // 2 if a == -1 else a for a, size in zip(anchors, filter_shape, strict=True))
+    return spatial, anchors, tuple(out_shape)
+
+
+def _filter_shape(shapes, args):
+    if shapes[2] is not None and math.prod(shapes[2]) != 1:
+        raise InvalidArgumentError(f"ndd.filter: 'fill_value' must be a scalar, got shape {tuple(shapes[2])}")
+    return [_filter_plan(shapes[0], shapes[1], args)[2]]
+
+
+def _filter_kernel(arrays, args):
+    x, weights, fill = arrays
+    spatial, anchors, out_shape = _filter_plan(x.shape, weights.shape, args)
+    first, last = spatial[0], spatial[-1]
+    outer = math.prod(x.shape[:first])
+    inner = math.prod(x.shape[last + 1 :])
+    planes = x.astype(np.float32).reshape(outer, *x.shape[first : last + 1], inner)
+    if args["mode"] == "same":
+        border = args["border"]
+        widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
+        if border == "constant":
+            value = 0.0 if fill is None else float(np.asarray(fill).reshape(()))
+            planes = np.pad(planes, widths, mode="constant", constant_values=value)
+        else:
+            planes = np.pad(planes, widths, mode=_PAD_MODES[border])
+    out_spatial = out_shape[first : last + 1]
+    out = np.empty((outer, *out_spatial, inner), np.float32)
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    rows, cols = out_spatial[-2], out_spatial[-1]
+    if len(spatial) == 2:
+        src = planes.reshape(outer, planes.shape[1], planes.shape[2] * inner)
+        correlate(src, out.reshape(outer, rows, cols * inner), weights, inner)
+    else:
+        # A volume: a 2-D correlation per output slice and filter slice, summed over the slices.
+        out[...] = 0
+        partial = np.empty((outer, rows, cols * inner), np.float32)
+        for d in range(out_spatial[0]):
+            for k in range(weights.shape[0]):
+                slab = np.ascontiguousarray(planes[:, d + k]).reshape(outer, planes.shape[2], -1)
+                correlate(slab, partial, weights[k], inner)
+                out[:, d] += partial.reshape(outer, rows, cols, inner)
+    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
+    return _to_output(out.reshape(out_shape), out_type)
+
+
+FILTER = Operator(
+    "filter",
+    inputs=[
+        Input("data", doc="Images, sequences or volumes."),
+        Input("filter", doc="The float filter: 2-D for images and sequences, 3-D for volumes."),
+        Input(
+            "fill_value", optional=True, doc="Scalar padding value for ``border='constant'`` (0 by default)."
+        ),
+    ],
+    args=[
+        Arg(
+            "anchor",
+            "int_list",
+            [-1],
+            per_sample=True,
+            doc="Position in the filter that lies over the output element, per filter axis; -1 is the "
+            "middle (rounded down). Ignored in 'valid' mode.",
+            type_doc="int or list of int",
+        ),
+        Arg(
+            "border",
+            "str",
+            "reflect_101",
+            choices=_FILTER_BORDERS,
+            doc="Values beyond the edges: 'reflect_101' (dcb|abcd), 'reflect_1001' (cba|abcd), 'wrap' "
+            "(bcd|abcd), 'clamp' (aaa|abcd) or 'constant' (``fill_value``).",
+        ),
+        Arg(
+            "dtype", "dtype", None, doc="Output type: the input type (default) or float32.", type_doc="DType"
+        ),
+        Arg(
+            "mode",
+            "str",
+            "same",
+            choices=("same", "valid"),
+            doc="'same': the output has the input's size; 'valid': only positions where the whole filter "
+            "lies inside the sample.",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_types=_filter_types,
+    infer_shape=_filter_shape,
+    kernel=_filter_kernel,
+    doc="Correlate the spatial axes of each sample with a filter (the filter is not flipped).\n\n"
+    "Channels and frames are filtered independently. The products are summed in float32.",
+)
+
+OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER]
