@@ -228,6 +228,55 @@ def _torchvision_pipelines(root):
     return {case: epoch_runner(case) for case in CASES}
 
 
+def _stage_breakdown(ndd, root):
+    """Milliseconds per image of each step of the training and validation pipelines (one epoch after a
+    warm-up one), each step's result evaluated before the next starts."""
+    import numpy as np
+
+    def training_steps(encoded):
+        images = ndd.decoders.image(encoded)
+        yield "decoders.image", images
+        cropped = ndd.random_resized_crop(images, size=[224, 224])
+        yield "random_resized_crop", cropped
+        coin = ndd.random.coin_flip(batch_size=encoded.batch_size)
+        flipped = ndd.flip(cropped, horizontal=coin)
+        yield "coin_flip + flip", flipped
+        out = ndd.crop_mirror_normalize(flipped, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD)
+        yield "crop_mirror_normalize", out
+        yield "as_tensor (stack)", np.asarray(ndd.as_tensor(out))
+
+    def validation_steps(encoded):
+        images = ndd.decoders.image(encoded)
+        yield "decoders.image", images
+        resized = ndd.resize(images, resize_shorter=256)
+        yield "resize", resized
+        out = ndd.crop_mirror_normalize(
+            resized, crop=[224, 224], dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        )
+        yield "crop_mirror_normalize", out
+        yield "as_tensor (stack)", np.asarray(ndd.as_tensor(out))
+
+    breakdown = {}
+    for case, steps in (("training", training_steps), ("validation", validation_steps)):
+        if _missing_ops(ndd, case):
+            continue
+        reader = ndd.readers.File(file_root=root)
+        for _epoch in ("warm-up", "measured"):
+            times, images = {}, 0
+            start = time.perf_counter()
+            for encoded, _labels in reader.next_epoch(batch_size=BATCH_SIZE):
+                images += encoded.batch_size
+                times["reader"] = times.get("reader", 0.0) + time.perf_counter() - start
+                start = time.perf_counter()
+                for name, result in steps(encoded):
+                    if hasattr(result, "evaluate"):
+                        result.evaluate()
+                    times[name] = times.get(name, 0.0) + time.perf_counter() - start
+                    start = time.perf_counter()
+        breakdown[case] = {name: seconds * 1e3 / images for name, seconds in times.items()}
+    return breakdown
+
+
 def _worker(impl, root, profile):
     """Serve timing requests on stdin: one JSON line in, one JSON line out."""
     missing = {}
@@ -238,10 +287,13 @@ def _worker(impl, root, profile):
             import ndd
         else:
             import nvidia.dali.experimental.dynamic as ndd
-        ndd.set_num_threads(1 if profile else NUM_THREADS)
+        ndd.set_num_threads(1 if profile == "cprofile" else NUM_THREADS)
         missing = {case: _missing_ops(ndd, case) for case in CASES}
         missing = {case: ops for case, ops in missing.items() if ops}
         runners = {case: run for case, run in _dali_pipelines(ndd, root).items() if case not in missing}
+    if profile == "stages":
+        print(json.dumps(_stage_breakdown(ndd, root)), flush=True)
+        return
     if profile:
         _profile(ndd, runners)
         return
@@ -277,6 +329,36 @@ def _profile(ndd, runners):
         print(f"\n=== ndd {case}: {images / elapsed:.0f} img/s on one thread under cProfile ===")
         stats = pstats.Stats(profiler, stream=sys.stdout)
         stats.sort_stats("tottime").print_stats(15)
+
+
+def _print_stages(root, reference_python):
+    """Where the time of each pipeline goes, step by step, in ndd and in the reference (2 threads)."""
+    breakdowns = {}
+    for impl, python in (("ndd", sys.executable), ("ref", reference_python)):
+        if not os.path.exists(python):
+            continue
+        command = [python, os.path.abspath(__file__), "--worker", impl, "--root", root, "--stages"]
+        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True)
+        breakdowns[impl] = json.loads(done.stdout.strip().splitlines()[-1])
+    for case in ("training", "validation"):
+        steps = [step for b in breakdowns.values() for step in b.get(case, {})]
+        steps = list(dict.fromkeys(steps))
+        if not steps:
+            print(f"\n{case}: no step breakdown (operators missing)")
+            continue
+        print(f"\n{case}, ms per image with {NUM_THREADS} threads, each step evaluated before the next:")
+        print(f"  {'step':<24} {'ndd':>14} {'reference':>14}")
+        for step in [*steps, "total"]:
+            cells = []
+            for impl in ("ndd", "ref"):
+                times = breakdowns.get(impl, {}).get(case)
+                if not times:
+                    cells.append("-")
+                    continue
+                total = sum(times.values())
+                ms = total if step == "total" else times.get(step)
+                cells.append("-" if ms is None else f"{ms:.3f} ({ms / total:4.0%})")
+            print(f"  {step:<24} {cells[0]:>14} {cells[1]:>14}")
 
 
 class Worker:
@@ -320,6 +402,7 @@ def _ratio(rates, ours, other, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--worker", choices=IMPLS, help=argparse.SUPPRESS)
+    parser.add_argument("--stages", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--root", help=argparse.SUPPRESS)
     parser.add_argument(
         "--reference-python",
@@ -337,7 +420,7 @@ def main():
     )
     args = parser.parse_args()
     if args.worker:
-        _worker(args.worker, args.root, profile=False)
+        _worker(args.worker, args.root, profile="stages" if args.stages else None)
         return
 
     data_dir = args.data or tempfile.mkdtemp(prefix="ndd-bench-cpu-pipeline-")
@@ -350,7 +433,8 @@ def main():
             root = make_data(data_dir, args.num_files)
             print(f"dataset: {args.num_files} JPEGs in {root} ({time.perf_counter() - start:.1f} s to build)")
         if args.profile:
-            _worker("ndd", root, profile=True)
+            _print_stages(root, args.reference_python)
+            _worker("ndd", root, profile="cprofile")
             return
         pythons = {"ndd": sys.executable, "ref": args.reference_python, "torchvision": sys.executable}
         workers = {}
