@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._cpu.convolution import correlate
+from .._cpu.convolution import correlate, median_window
 from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
 from .conversions import cast_array
@@ -495,4 +495,220 @@ FILTER = Operator(
     "Channels and frames are filtered independently. The products are summed in float32.",
 )
 
-OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER]
+
+# ---------------------------------------------------------------- median_blur, dilate, erode
+
+_MORPHOLOGY_BORDERS = ("constant", "replicate", "reflect", "reflect_101", "wrap")
+
+
+def _image_planes(op, layout, shape):
+    """(planes, height, width, elements per pixel) of an image or sequence sample."""
+    spatial, _ = _spatial_axes(op, layout, len(shape), allow_volumes=False)
+    if len(spatial) != 2:
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected images or sequences of images, got layout {layout!r}"
+        )
+    h, w = spatial
+    return math.prod(shape[:h]), shape[h], shape[w], math.prod(shape[w + 1 :])
+
+
+def _width_height(op, name, values):
+    """A (width, height) pair: one value is used for both."""
+    values = tuple(values)
+    if len(values) == 1:
+        values *= 2
+    if len(values) != 2:
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must have 2 values (width, height), got {list(values)}"
+        )
+    return values
+
+
+def _morphology_window(op, args):
+    """(width, height, anchor x, anchor y) of the structuring element after ``iterations``."""
+    width, height = _width_height(op, "mask_size", args["mask_size"])
+    if width < 1 or height < 1:
+        raise InvalidArgumentError(f"{op.qualname}: 'mask_size' must be positive, got {[width, height]}")
+    ax, ay = _width_height(op, "anchor", args["anchor"])
+    if not (-1 <= ax < width and -1 <= ay < height):
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'anchor' must lie within the mask (or be -1), got {[ax, ay]} for a mask of "
+            f"{[width, height]}"
+        )
+    ax = width // 2 if ax < 0 else ax
+    ay = height // 2 if ay < 0 else ay
+    iterations = args["iterations"]
+    if iterations < 1:
+        raise InvalidArgumentError(f"{op.qualname}: 'iterations' must be at least 1, got {iterations}")
+    # Repeating the operation widens the rectangle by (size - 1) per extra pass, as the reference does.
+    grow = iterations - 1
+    return width + grow * (width - 1), height + grow * (height - 1), ax * iterations, ay * iterations
+
+
+def _morphology_shape(op):
+    def infer(shapes, args):
+        _image_planes(op, args["_layout"], shapes[0])
+        _morphology_window(op, args)
+        return [shapes[0]]
+
+    return infer
+
+
+def _extreme(dtype, largest):
+    if dtype.kind == "f":
+        return np.inf if largest else -np.inf
+    info = np.iinfo(dtype)
+    return info.max if largest else info.min
+
+
+def _morphology_kernel(op, reduce, erode):
+    def kernel(arrays, args):
+        x = arrays[0]
+        planes, height, width, inner = _image_planes(op, args["_layout"], x.shape)
+        mask_w, mask_h, ax, ay = _morphology_window(op, args)
+        image = x.reshape(planes, height, width, inner)
+        widths = ((0, 0), (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), (0, 0))
+        border = args["border_mode"]
+        if border == "constant":
+            # The padding never wins: the largest value for erosion, the smallest for dilation.
+            padded = np.pad(image, widths, mode="constant", constant_values=_extreme(x.dtype, erode))
+        else:
+            padded = np.pad(image, widths, mode=_PAD_MODES[border])
+        # A rectangle is separable: reduce along the rows, then along the columns.
+        rows = padded[:, :, 0:width].copy()
+        for j in range(1, mask_w):
+            reduce(rows, padded[:, :, j : j + width], out=rows)
+        out = rows[:, 0:height].copy()
+        for i in range(1, mask_h):
+            reduce(out, rows[:, i : i + height], out=out)
+        return out.reshape(x.shape)
+
+    return kernel
+
+
+def _morphology_operator(name, reduce, erode, verb):
+    op = Operator(
+        name,
+        module="ndd.experimental",
+        inputs=[Input("input", doc="Images (HW, HWC, CHW) or sequences of them (FHWC, FCHW).")],
+        args=[
+            Arg(
+                "anchor",
+                "int_list",
+                [-1, -1],
+                per_sample=True,
+                doc="(x, y) position of the output element in the structuring element; -1 is its centre.",
+                type_doc="list of int",
+            ),
+            Arg(
+                "border_mode",
+                "str",
+                "constant",
+                choices=_MORPHOLOGY_BORDERS,
+                doc="Values beyond the edges: 'constant' (a value that never wins), 'replicate', 'reflect' "
+                "(cba|abc), 'reflect_101' (cb|abc) or 'wrap'.",
+            ),
+            Arg(
+                "iterations",
+                "int",
+                1,
+                doc="How many times the operation is applied; each extra time widens the structuring "
+                "element by its size minus one.",
+            ),
+            Arg(
+                "mask_size",
+                "int_list",
+                [3, 3],
+                per_sample=True,
+                doc="(width, height) of the rectangular structuring element.",
+                type_doc="list of int",
+            ),
+        ],
+        prepare_args=_record_layout,
+        infer_types=None,
+        doc=f"Morphological {verb}: each pixel becomes the {'minimum' if erode else 'maximum'} of the "
+        "rectangle of the structuring element around it, per channel.",
+    )
+    op.infer_types = _morphology_types(op)
+    op.infer_shape = _morphology_shape(op)
+    op.kernel = _morphology_kernel(op, reduce, erode)
+    return op
+
+
+def _morphology_types(op):
+    def infer(ins, args):
+        x = ins[0]
+        if x._dtype.numpy is None or x._dtype.numpy.kind not in "iuf":
+            raise InvalidArgumentError(f"{op.qualname}: expected numeric input, got {x._dtype}")
+        return [(x._dtype, x._layout)]
+
+    return infer
+
+
+DILATE = _morphology_operator("dilate", np.maximum, False, "dilation")
+ERODE = _morphology_operator("erode", np.minimum, True, "erosion")
+
+
+def _median_window_size(args):
+    width, height = _width_height(MEDIAN_BLUR, "window_size", args["window_size"])
+    if width < 1 or height < 1 or width % 2 == 0 or height % 2 == 0:
+        raise InvalidArgumentError(
+            f"ndd.experimental.median_blur: 'window_size' must be odd and positive, got {[width, height]}"
+        )
+    return width, height
+
+
+def _median_shape(shapes, args):
+    _image_planes(MEDIAN_BLUR, args["_layout"], shapes[0])
+    _median_window_size(args)
+    return [shapes[0]]
+
+
+def _median_kernel(arrays, args):
+    x = arrays[0]
+    planes, height, width, inner = _image_planes(MEDIAN_BLUR, args["_layout"], x.shape)
+    win_w, win_h = _median_window_size(args)
+    widths = ((0, 0), (win_h // 2, win_h // 2), (win_w // 2, win_w // 2), (0, 0))
+    # The reference repeats the edge values beyond the border.
+    padded = np.pad(x.reshape(planes, height, width, inner), widths, mode="edge")
+    padded = padded.reshape(planes, height + win_h - 1, (width + win_w - 1) * inner)
+    out = np.empty((planes, height, width * inner), x.dtype)
+    median_window(padded, out, win_h, win_w, inner)
+    return out.reshape(x.shape)
+
+
+MEDIAN_BLUR = Operator(
+    "median_blur",
+    module="ndd.experimental",
+    inputs=[Input("input", doc="Images (HW, HWC, CHW) or sequences of them (FHWC, FCHW).")],
+    args=[
+        Arg(
+            "window_size",
+            "int_list",
+            [3, 3],
+            per_sample=True,
+            doc="Odd (width, height) of the window; one value for both.",
+            type_doc="int or list of int",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_shape=_median_shape,
+    kernel=_median_kernel,
+    doc="Median blur: each pixel becomes the median of the window around it, per channel. Beyond the "
+    "edges the edge values repeat.",
+)
+
+
+def _median_types(ins, args):
+    x = ins[0]
+    # The element types of the compiled median kernel.
+    if x._dtype.numpy is None or x._dtype.numpy.kind not in "iuf" or x._dtype.numpy == np.float16:
+        raise InvalidArgumentError(
+            f"ndd.experimental.median_blur: expected integer, float32 or float64 input, got {x._dtype}"
+        )
+    return [(x._dtype, x._layout)]
+
+
+MEDIAN_BLUR.infer_types = _median_types
+
+OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER, MEDIAN_BLUR, DILATE, ERODE]

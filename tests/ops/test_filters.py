@@ -282,3 +282,128 @@ def test_gpu_device_needs_a_gpu():
     x = ndd.tensor(np.zeros((4, 4), np.float32), layout="HW")
     with pytest.raises(Exception, match="(?i)gpu"):
         ndd.gaussian_blur(x, sigma=1.0, device="gpu")
+
+
+# ---------------------------------------------------------------- median_blur, dilate, erode
+
+
+def _windows(image, width, height, ax, ay, pad_mode, fill=None):
+    """Every (height x width) window of an HW(C) image, anchored at (ax, ay): shape (H, W, [C,] h, w)."""
+    widths = [(ay, height - 1 - ay), (ax, width - 1 - ax)] + [(0, 0)] * (image.ndim - 2)
+    if pad_mode == "constant":
+        padded = np.pad(image, widths, mode="constant", constant_values=fill)
+    else:
+        padded = np.pad(image, widths, mode=pad_mode)
+    return np.lib.stride_tricks.sliding_window_view(padded, (height, width), axis=(0, 1))
+
+
+_IMAGE = np.random.default_rng(7).integers(0, 256, (11, 13, 3), dtype=np.uint8)
+
+
+@pytest.mark.parametrize(
+    "mask, anchor", [([3, 3], [-1, -1]), ([5, 3], [-1, -1]), ([4, 2], [0, 1]), ([1, 6], [0, 5])]
+)
+@pytest.mark.parametrize("which", ["dilate", "erode"])
+def test_morphology_is_the_window_extreme(which, mask, anchor):
+    op = getattr(ndd.experimental, which)
+    out = np.asarray(op(ndd.tensor(_IMAGE, layout="HWC"), mask_size=mask, anchor=anchor))
+    ax = mask[0] // 2 if anchor[0] < 0 else anchor[0]
+    ay = mask[1] // 2 if anchor[1] < 0 else anchor[1]
+    fill = 0 if which == "dilate" else 255
+    win = _windows(_IMAGE, mask[0], mask[1], ax, ay, "constant", fill)
+    expected = win.max(axis=(-2, -1)) if which == "dilate" else win.min(axis=(-2, -1))
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize(
+    "border, pad_mode",
+    [("replicate", "edge"), ("reflect", "symmetric"), ("reflect_101", "reflect"), ("wrap", "wrap")],
+)
+def test_morphology_border_modes(border, pad_mode):
+    out = np.asarray(
+        ndd.experimental.erode(ndd.tensor(_IMAGE, layout="HWC"), mask_size=[5, 5], border_mode=border)
+    )
+    expected = _windows(_IMAGE, 5, 5, 2, 2, pad_mode).min(axis=(-2, -1))
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_morphology_iterations_repeat_the_operation():
+    x = ndd.tensor(_IMAGE, layout="HWC")
+    twice = ndd.experimental.dilate(ndd.experimental.dilate(x, mask_size=[3, 5]), mask_size=[3, 5])
+    np.testing.assert_array_equal(
+        np.asarray(ndd.experimental.dilate(x, mask_size=[3, 5], iterations=2)), np.asarray(twice)
+    )
+
+
+def test_float_dilation_of_negative_values_ignores_the_border():
+    image = -np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    out = np.asarray(ndd.experimental.dilate(ndd.tensor(image, layout="HW")))
+    expected = _windows(image, 3, 3, 1, 1, "constant", -np.inf).max(axis=(-2, -1))
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("layout", ["CHW", "FHWC"])
+def test_morphology_and_median_treat_planes_apart(layout):
+    rng = np.random.default_rng(8)
+    data = rng.integers(0, 1000, (2, 9, 10) if layout == "CHW" else (2, 9, 10, 3), dtype=np.uint16)
+    for op in (ndd.experimental.dilate, ndd.experimental.median_blur):
+        out = np.asarray(op(ndd.tensor(data, layout=layout)))
+        for k in range(2):
+            alone = np.asarray(op(ndd.tensor(np.ascontiguousarray(data[k]), layout=layout[1:])))
+            np.testing.assert_array_equal(out[k], alone)
+
+
+@pytest.mark.parametrize("window", [[3, 3], [5, 3], [1, 7]])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+def test_median_blur_is_the_window_median(window, dtype):
+    image = _IMAGE.astype(dtype) - (100 if dtype != np.uint8 else 0)
+    out = np.asarray(ndd.experimental.median_blur(ndd.tensor(image, layout="HWC"), window_size=window))
+    expected = np.median(
+        _windows(image, window[0], window[1], window[0] // 2, window[1] // 2, "edge"), axis=(-2, -1)
+    )
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out, expected.astype(dtype))
+
+
+def test_morphology_per_sample_mask_size():
+    samples = [_IMAGE, _IMAGE[:7, :9]]
+    out = ndd.experimental.erode(
+        ndd.batch(samples, layout="HWC"), mask_size=ndd.batch([np.int32([3, 3]), np.int32([5, 1])])
+    )
+    for sample, mask, got in zip(samples, [[3, 3], [5, 1]], out, strict=True):
+        alone = ndd.experimental.erode(ndd.tensor(sample, layout="HWC"), mask_size=mask)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(alone))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda x: ndd.experimental.median_blur(x, window_size=[4, 3]), "'window_size' must be odd"),
+        (lambda x: ndd.experimental.dilate(x, mask_size=[3, 3, 3]), "'mask_size' must have 2 values"),
+        (lambda x: ndd.experimental.erode(x, anchor=[3, 0]), "'anchor' must lie within the mask"),
+        (lambda x: ndd.experimental.erode(x, iterations=0), "'iterations' must be at least 1"),
+        (lambda x: ndd.experimental.dilate(x, border_mode="mirror"), "'border_mode' must be one of"),
+    ],
+)
+def test_morphology_and_median_reject_bad_arguments(call, message):
+    with pytest.raises(InvalidArgumentError, match=message):
+        call(ndd.tensor(_IMAGE, layout="HWC"))
+
+
+def test_morphology_rejects_volumes():
+    with pytest.raises(InvalidArgumentError, match="ndd.experimental.dilate"):
+        ndd.experimental.dilate(ndd.tensor(np.zeros((4, 5, 6, 1), np.uint8), layout="DHWC"))
+
+
+_EXPERIMENTAL_SIGNATURES = {
+    "dilate": ["input", "batch_size", "device", "anchor", "border_mode", "iterations", "mask_size"],
+    "erode": ["input", "batch_size", "device", "anchor", "border_mode", "iterations", "mask_size"],
+    "median_blur": ["input", "batch_size", "device", "window_size"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EXPERIMENTAL_SIGNATURES))
+def test_experimental_signature_has_the_reference_parameters(name):
+    params = inspect.signature(getattr(ndd.experimental, name)).parameters
+    assert sorted(params) == sorted(_EXPERIMENTAL_SIGNATURES[name])
+    assert params["input"].kind is inspect.Parameter.POSITIONAL_ONLY
