@@ -23,6 +23,7 @@ FAMILIES = [
     "boxes",
     "color",
     "transforms",
+    "normalize",
 ]
 
 

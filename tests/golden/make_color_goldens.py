@@ -7,7 +7,8 @@ Run with the reference's Python (DALI 2.4.0 in its own virtualenv):
 Writes ``color_cases.json`` (one record per call: ``op`` (a name under the
 reference's dynamic module, such as ``"noise.gaussian"``), ``inputs`` (keys into
 the npz, one per sample in batch mode), ``layout``, ``batch`` (bool), ``kwargs``
-(plain values; ``{"per_sample": [...]}`` for a Batch argument; ``{"dtype": name}``
+(plain values; ``{"per_sample": [...]}`` for a Batch argument of numbers,
+``{"per_sample_arrays": [keys]}`` for one of arrays, ``{"array": key}`` for a Tensor; ``{"dtype": name}``
 for a type; ``{"image_type": name}`` for a colour space) and ``outputs`` (npz keys
 of the expected samples)) and ``color_values.npz`` beside this script.
 """
@@ -48,8 +49,15 @@ def convert_kwargs(kwargs, batch_size):
     for name, value in kwargs.items():
         if isinstance(value, dict) and "per_sample" in value:
             values = value["per_sample"]
-            ref[name] = ndd.batch([np.float32(v) for v in values])
-            record[name] = {"per_sample": values}
+            if isinstance(values[0], np.ndarray):
+                ref[name] = ndd.batch([np.asarray(v, np.float32) for v in values])
+                record[name] = {"per_sample_arrays": [store(np.asarray(v, np.float32)) for v in values]}
+            else:
+                ref[name] = ndd.batch([np.float32(v) for v in values])
+                record[name] = {"per_sample": values}
+        elif isinstance(value, np.ndarray):
+            ref[name] = ndd.tensor(value.astype(np.float32))
+            record[name] = {"array": store(value.astype(np.float32))}
         elif name == "dtype":
             ref[name] = getattr(ndd, value)
             record[name] = {"dtype": value}
@@ -69,20 +77,20 @@ def fn_of(op):
     return fn
 
 
-def case(op, samples, layout="HWC", batch=False, **kwargs):
+def case(op, samples, layout="HWC", batch_mode=False, **kwargs):
     ref_kwargs, record = convert_kwargs(kwargs, len(samples))
-    if batch:
+    if batch_mode:
         data = ndd.batch(samples, layout=layout)
     else:
         data = ndd.tensor(samples[0], layout=layout)
     result = fn_of(op)(data, **ref_kwargs)
-    outs = [np.asarray(s) for s in result] if batch else [np.asarray(result)]
+    outs = [np.asarray(s) for s in result] if batch_mode else [np.asarray(result)]
     CASES.append(
         {
             "op": op,
             "inputs": [store(s) for s in samples],
             "layout": layout,
-            "batch": batch,
+            "batch": batch_mode,
             "kwargs": record,
             "outputs": [store(o) for o in outs],
         }
@@ -131,16 +139,16 @@ def value_cases():
     case(
         "brightness_contrast",
         [u8, u8b],
-        batch=True,
+        batch_mode=True,
         brightness={"per_sample": [0.8, 1.4]},
         contrast={"per_sample": [1.2, 0.5]},
         brightness_shift=0.03,
     )
-    case("contrast", [u8, u8b], batch=True, contrast_center={"per_sample": [50.0, 200.0]}, contrast=1.5)
+    case("contrast", [u8, u8b], batch_mode=True, contrast_center={"per_sample": [50.0, 200.0]}, contrast=1.5)
     case(
         "hsv",
         [u8, u8b],
-        batch=True,
+        batch_mode=True,
         hue={"per_sample": [10.0, -100.0]},
         saturation={"per_sample": [0.5, 1.5]},
         value={"per_sample": [1.0, 0.9]},
@@ -148,13 +156,13 @@ def value_cases():
     case(
         "color_twist",
         [u8, u8b],
-        batch=True,
+        batch_mode=True,
         hue={"per_sample": [15.0, 170.0]},
         brightness={"per_sample": [1.0, 1.3]},
         saturation=1.2,
     )
-    case("hue", [u8, u8b], batch=True, hue={"per_sample": [90.0, -30.0]})
-    case("saturation", [u8, u8b], batch=True, saturation={"per_sample": [0.0, 3.0]})
+    case("hue", [u8, u8b], batch_mode=True, hue={"per_sample": [90.0, -30.0]})
+    case("saturation", [u8, u8b], batch_mode=True, saturation={"per_sample": [0.0, 3.0]})
 
 
 def csc_cases():
@@ -178,7 +186,7 @@ def csc_cases():
         image_type="RGB",
         output_type="YCbCr",
     )
-    case("color_space_conversion", [rgb, rgb_noise], batch=True, image_type="RGB", output_type="GRAY")
+    case("color_space_conversion", [rgb, rgb_noise], batch_mode=True, image_type="RGB", output_type="GRAY")
 
 
 def main():

@@ -1,51 +1,13 @@
 """Colour operators (ndd/_ops/color.py) against the reference goldens
 (tests/golden/make_color_goldens.py) and independent numpy formulas."""
 
-import json
-import pathlib
-
 import numpy as np
 import pytest
+from color_goldens import case_id, load, replay
 
 import ndd
 
-GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
-CASES = json.loads((GOLDEN / "color_cases.json").read_text())["cases"]
-with np.load(GOLDEN / "color_values.npz") as _npz:
-    ARRAYS = {k: _npz[k] for k in _npz.files}
-
-
-def build_kwargs(record):
-    kwargs = {}
-    for name, value in record.items():
-        if isinstance(value, dict) and "per_sample" in value:
-            kwargs[name] = ndd.batch([np.float32(v) for v in value["per_sample"]])
-        elif isinstance(value, dict) and "dtype" in value:
-            kwargs[name] = getattr(ndd, value["dtype"])
-        elif isinstance(value, dict) and "image_type" in value:
-            kwargs[name] = getattr(ndd.types, value["image_type"])
-        else:
-            kwargs[name] = value
-    return kwargs
-
-
-def replay(case):
-    fn = ndd
-    for part in case["op"].split("."):
-        fn = getattr(fn, part)
-    samples = [ARRAYS[k] for k in case["inputs"]]
-    if case["batch"]:
-        data = ndd.batch(samples, layout=case["layout"])
-    else:
-        data = ndd.tensor(samples[0], layout=case["layout"])
-    result = fn(data, **build_kwargs(case["kwargs"]))
-    outs = [np.asarray(s) for s in result] if case["batch"] else [np.asarray(result)]
-    assert result.layout == case["layout"]
-    return outs, [ARRAYS[k] for k in case["outputs"]]
-
-
-def case_id(case):
-    return f"{case['op']}-{case['inputs'][0]}-{'-'.join(sorted(case['kwargs']))}"
+CASES, ARRAYS = load("color")
 
 
 def _assert_close(out, expected):
@@ -61,14 +23,14 @@ def _assert_close(out, expected):
 
 @pytest.mark.parametrize("case", [c for c in CASES if c["op"] != "color_space_conversion"], ids=case_id)
 def test_value_operators_match_reference(case):
-    outs, expected = replay(case)
+    outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
         _assert_close(out, exp)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c["op"] == "color_space_conversion"], ids=case_id)
 def test_color_space_conversion_matches_reference(case):
-    outs, expected = replay(case)
+    outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
         _assert_close(out, exp)
 

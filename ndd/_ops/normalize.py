@@ -1,0 +1,235 @@
+"""``ndd.normalize``: ``out = scale * (in - mean) / stddev + shift``.
+
+The mean and the standard deviation are computed over the reduced axes of each
+sample (or of the whole batch with ``batch=True``) unless given. The statistics
+are accumulated in float64 and the output computed in float32; integer results
+round halves away from zero and saturate. As in the reference, ``epsilon`` is
+added to the variance (to the square of a given ``stddev`` too), a computed zero
+variance (or ``ddof`` >= the number of reduced elements) gives ``shift``, and a
+given zero ``stddev`` gives infinities.
+"""
+
+import numpy as np
+
+from .._prepare.args import InvalidArgumentError
+from .._prepare.invocation import PendingArg, PerSample
+from .._types import float32, int8, int16, int32, uint8, uint16
+from .conversions import cast_array
+from .schema import Arg, Input, Operator
+
+_INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
+_OUTPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
+_QUALNAME = "ndd.normalize"
+
+
+def _check_type(what, dtype, allowed):
+    if not any(dtype is t for t in allowed):
+        names = ", ".join(str(t) for t in allowed)
+        raise InvalidArgumentError(f"{_QUALNAME}: {what} must be one of {names}, got {dtype}")
+
+
+def _prepare(ins, args):
+    x = ins[0]
+    _check_type("the input type", x._dtype, _INPUT_TYPES)
+    _check_type("'dtype'", args["dtype"], _OUTPUT_TYPES)
+    if args["axes"] is not None and args["axis_names"] is not None:
+        raise InvalidArgumentError(f"{_QUALNAME}: 'axes' and 'axis_names' cannot both be given")
+    ndim = x.ndim
+    axes = None
+    if args["axis_names"] is not None:
+        layout = x._layout
+        missing = [a for a in args["axis_names"] if a not in layout]
+        if missing:
+            raise InvalidArgumentError(
+                f"{_QUALNAME}: 'axis_names' {args['axis_names']!r} names axes not in the input layout {layout!r}"
+            )
+        axes = tuple(layout.index(a) for a in args["axis_names"])
+    elif args["axes"] is not None:
+        axes = tuple(args["axes"])
+        for a in axes:
+            if not 0 <= a < ndim:
+                raise InvalidArgumentError(
+                    f"{_QUALNAME}: 'axes' must be in [0, {ndim}) for {ndim}-D input, got {list(axes)}"
+                )
+    if axes is not None and not axes:
+        raise InvalidArgumentError(f"{_QUALNAME}: 'axes' must name at least one axis")
+    args["_axes"] = axes
+    if args["batch"]:
+        for name in ("mean", "stddev"):
+            value = args[name]
+            if type(value) is PerSample or type(value) is PendingArg:
+                raise InvalidArgumentError(
+                    f"{_QUALNAME}: '{name}' cannot vary per sample with batch=True (one value for the batch)"
+                )
+            if value is not None and np.ndim(value) != 0:
+                raise InvalidArgumentError(f"{_QUALNAME}: '{name}' must be a scalar with batch=True")
+
+
+def _types(ins, args):
+    return [(args["dtype"], ins[0]._layout)]
+
+
+def _reduced_axes(arr, args):
+    """The reduced axes of a sample: given, or where a given mean/stddev has extent
+    1, or all of them."""
+    if args["_axes"] is not None:
+        return args["_axes"]
+    for name in ("mean", "stddev"):
+        param = args[name]
+        if param is not None and np.ndim(param) > 0:
+            return tuple(i for i, n in enumerate(np.shape(param)) if n == 1)
+    return tuple(range(arr.ndim))
+
+
+def _param(arr, args, name):
+    """A given mean/stddev as float64, checked against the sample's shape; None if absent."""
+    value = args[name]
+    if value is None:
+        return None
+    value = np.asarray(value, dtype=np.float64)
+    if value.ndim:
+        if value.ndim != arr.ndim or any(
+            p not in (1, n) for p, n in zip(value.shape, arr.shape, strict=True)
+        ):
+            raise InvalidArgumentError(
+                f"{_QUALNAME}: '{name}' of shape {value.shape} must have the input's {arr.ndim} dimensions, "
+                f"each of extent 1 or the input's {arr.shape}"
+            )
+    return value
+
+
+def _inverse_stddev(variance, epsilon, count_ok=True):
+    total = variance + epsilon
+    with np.errstate(divide="ignore"):
+        inv = np.where(total > 0, 1.0 / np.sqrt(np.maximum(total, 0)), 0.0)
+    return inv if count_ok else np.zeros_like(inv)
+
+
+def _finish(x, mean, inv, args):
+    factor = (inv * args["scale"]).astype(np.float32)
+    out = x.astype(np.float32)
+    out -= np.asarray(mean, np.float32)
+    out *= factor
+    out += np.float32(args["shift"])
+    target = args["dtype"].numpy
+    return out if target == np.float32 else cast_array(out, target)
+
+
+def _stats(samples, axes, args, mean):
+    """Mean (if not given) and inverse standard deviation over ``axes`` of all
+    ``samples`` together."""
+    count = sum(int(np.prod([s.shape[a] for a in axes])) for s in samples)
+    if mean is None:
+        total = sum(s.sum(axis=axes, keepdims=True, dtype=np.float64) for s in samples)
+        mean = total / max(count, 1)
+    stddev = args["_stddev"]
+    if stddev is not None:
+        return mean, _given_inverse(stddev, args["epsilon"])
+    squares = sum(np.square(s - mean).sum(axis=axes, keepdims=True) for s in samples)
+    dof = count - args["ddof"]
+    variance = squares / dof if dof > 0 else squares
+    return mean, _inverse_stddev(variance, args["epsilon"], dof > 0)
+
+
+def _given_inverse(stddev, epsilon):
+    if epsilon:
+        return 1.0 / np.sqrt(np.square(stddev) + epsilon)
+    with np.errstate(divide="ignore"):
+        return 1.0 / stddev
+
+
+def _kernel(arrays, args):
+    arr = arrays[0]
+    axes = _reduced_axes(arr, args)
+    x = arr.astype(np.float64)
+    mean = _param(arr, args, "mean")
+    args = dict(args, _stddev=_param(arr, args, "stddev"))
+    mean, inv = _stats([x], axes, args, mean)
+    return _finish(arr, mean, inv, args)
+
+
+def _batch_kernel(inputs, sample_args, batch_size, ctx):
+    args = sample_args[0]
+    samples = inputs[0]
+    if not args["batch"]:
+        return [[_kernel([s], a) for s, a in zip(samples, sample_args, strict=True)]]
+    if batch_size == 0:
+        return [[]]
+    axes = _reduced_axes(samples[0], args)
+    kept = {tuple(n for i, n in enumerate(s.shape) if i not in axes) for s in samples}
+    if len(kept) > 1 or len({s.ndim for s in samples}) > 1:
+        raise InvalidArgumentError(
+            f"{_QUALNAME}: with batch=True the samples must have equal extents in the axes not reduced, "
+            f"got shapes {[s.shape for s in samples]}"
+        )
+    xs = [s.astype(np.float64) for s in samples]
+    mean = _param(samples[0], args, "mean")
+    args = dict(args, _stddev=_param(samples[0], args, "stddev"))
+    mean, inv = _stats(xs, axes, args, mean)
+    return [[_finish(s, mean, inv, args) for s in samples]]
+
+
+def _shape(shapes, args):
+    return [shapes[0]]
+
+
+NORMALIZE = Operator(
+    "normalize",
+    inputs=[Input("input")],
+    args=[
+        Arg(
+            "axes",
+            "int_list",
+            None,
+            doc="Axes to reduce when computing the statistics; all by default.",
+            type_doc="list of int",
+        ),
+        Arg(
+            "axis_names",
+            "layout",
+            None,
+            doc="Axes to reduce, by their names in the input layout.",
+            type_doc="str",
+        ),
+        Arg(
+            "batch", "bool", False, doc="Compute the statistics over the whole batch rather than per sample."
+        ),
+        Arg("ddof", "int", 0, doc="Delta degrees of freedom: the variance divides by ``N - ddof``."),
+        Arg(
+            "dtype",
+            "dtype",
+            float32,
+            doc="Output type; integer results round and saturate.",
+            type_doc="DType",
+        ),
+        Arg("epsilon", "float", 0.0, doc="Added to the variance before the square root."),
+        Arg(
+            "mean",
+            "array",
+            None,
+            per_sample=True,
+            doc="Mean to subtract: a scalar or an array broadcastable to the sample (extent 1 on reduced "
+            "axes); computed when omitted.",
+            type_doc="float or array",
+        ),
+        Arg("scale", "float", 1.0, doc="Multiplier of the normalized values."),
+        Arg("shift", "float", 0.0, doc="Added to the scaled values."),
+        Arg(
+            "stddev",
+            "array",
+            None,
+            per_sample=True,
+            doc="Standard deviation to divide by: a scalar or a broadcastable array; computed when omitted.",
+            type_doc="float or array",
+        ),
+    ],
+    prepare_args=_prepare,
+    infer_types=_types,
+    infer_shape=_shape,
+    kernel=_kernel,
+    batch_kernel=_batch_kernel,
+    doc="Normalize data: ``out = scale * (in - mean) / stddev + shift``, with the mean and standard "
+    "deviation computed over ``axes`` (per sample, or over the batch) unless given.",
+)
+
+OPERATORS = [NORMALIZE]

@@ -1,0 +1,92 @@
+"""ndd.normalize (ndd/_ops/normalize.py) against reference goldens
+(tests/golden/make_normalize_goldens.py) and numpy."""
+
+import numpy as np
+import pytest
+from color_goldens import case_id, load, replay
+
+import ndd
+
+CASES, ARRAYS = load("normalize")
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_matches_reference(case):
+    outs, expected = replay(case, ARRAYS)
+    for out, exp in zip(outs, expected, strict=True):
+        assert out.dtype == exp.dtype and out.shape == exp.shape
+        if exp.dtype.kind == "f":
+            np.testing.assert_allclose(out, exp, rtol=1e-5, atol=2e-5)
+        else:
+            # Halves may round either way after float32 arithmetic.
+            assert np.abs(out.astype(np.int64) - exp).max(initial=0) <= 1
+
+
+def _x():
+    return np.random.default_rng(3).normal(2.0, 3.0, (5, 6, 3)).astype(np.float32)
+
+
+def test_default_normalizes_over_all_axes():
+    x = _x()
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC")))
+    np.testing.assert_allclose(out, (x - x.mean()) / x.std(), atol=1e-5)
+
+
+def test_scalar_mean_and_stddev():
+    x = _x()
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), mean=1.0, stddev=2.0, scale=3.0, shift=0.5))
+    np.testing.assert_allclose(out, 3.0 * (x - 1.0) / 2.0 + 0.5, atol=1e-5)
+
+
+def test_given_mean_is_used_for_the_deviation():
+    x = _x()
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), mean=1.0))
+    np.testing.assert_allclose(out, (x - 1.0) / np.sqrt(np.mean((x - 1.0) ** 2)), atol=1e-5)
+
+
+def test_constant_input_gives_shift():
+    out = ndd.normalize(ndd.tensor(np.full((3, 4), 7, np.uint8)), scale=2.0, shift=1.5)
+    np.testing.assert_array_equal(np.asarray(out), 1.5)
+
+
+def test_batch_statistics_span_the_samples():
+    a, b = _x(), _x()[:2] * 2 + 1
+    out = ndd.normalize(ndd.batch([a, b], layout="HWC"), batch=True, axis_names="HW")
+    both = np.concatenate([a.reshape(-1, 3), b.reshape(-1, 3)])
+    mean, std = both.mean(0), both.std(0)
+    np.testing.assert_allclose(np.asarray(out.select(1)), (b - mean) / std, atol=1e-5)
+    assert out.layout == "HWC"
+
+
+def test_integer_output_rounds_half_away_and_saturates():
+    x = np.array([[0.5, 1.5, -2.5, 400.0]], np.float32)
+    out = ndd.normalize(ndd.tensor(x), mean=0.0, stddev=1.0, dtype=ndd.uint8)
+    np.testing.assert_array_equal(np.asarray(out), [[1, 2, 0, 255]])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"axes": [0], "axis_names": "H"}, "'axes' and 'axis_names'"),
+        ({"axes": [3]}, "'axes'"),
+        ({"axes": []}, "'axes'"),
+        ({"axis_names": "D"}, "'axis_names'"),
+        ({"dtype": ndd.float64}, "'dtype'"),
+        ({"mean": np.zeros((2, 2, 3))}, "'mean'"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message) as info:
+        np.asarray(ndd.normalize(ndd.tensor(_x(), layout="HWC"), **kwargs))
+    assert "ndd.normalize" in str(info.value)
+
+
+def test_unsupported_input_type():
+    with pytest.raises(TypeError, match="ndd.normalize: the input type"):
+        ndd.normalize(ndd.tensor(np.zeros((2, 2), np.float64)))
+
+
+def test_batch_mode_rejects_per_sample_mean():
+    data = ndd.batch([_x(), _x()], layout="HWC")
+    with pytest.raises(ValueError, match="'mean'"):
+        ndd.normalize(data, batch=True, mean=ndd.batch([np.float32(1), np.float32(2)]))
