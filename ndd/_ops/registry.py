@@ -19,6 +19,7 @@ FAMILIES = [
     "batch_ops",
     "reductions",
     "random_ops",
+    "crop",
     "filters",
     "boxes",
     "color",

@@ -1,0 +1,593 @@
+"""Fixed-size windows of images: crop, crop_mirror_normalize and flip.
+
+The crop window follows the reference: its size is the requested size truncated
+to whole elements (a size of 0 or less keeps the whole extent), its start is
+``(extent - size) * crop_pos`` rounded half away from zero (``rounding='round'``)
+or toward zero (``'truncate'``). The third crop extent (``crop_d`` or a third
+``crop`` value) applies to the depth axis D, or to the frames F of a sequence.
+
+Deliberate divergences from the reference:
+- ``crop`` and ``flip`` take any layout with H and W (``HW`` included); the reference
+  lists the layouts it accepts.
+- ``crop_mirror_normalize`` broadcasts a one-value ``mean``/``std`` over the channels
+  also when the window is padded with several ``fill_values``; the reference then
+  leaves all channels but the first at 0 in the part inside the image.
+"""
+
+import numpy as np
+
+from .._cpu.crop_mirror_normalize import normalize_window
+from .._prepare.args import InvalidArgumentError
+from .._types import float16, float32, int8, uint8
+from .conversions import c_cast, convert_saturating, round_half_away
+from .image_layout import image_axes
+from .schema import Arg, Input, Operator
+
+# prepare_args records the input layout here; kernels only see arrays.
+_LAYOUT = "_input_layout"
+
+
+def _record_layout(ins, args):
+    args[_LAYOUT] = ins[0]._layout
+
+
+def _known_ndim(x):
+    """The number of dimensions of an input when its metadata tells, else None."""
+    shape = getattr(x, "_shape", None)
+    if shape is not None:
+        return len(shape)
+    shapes = getattr(x, "_shapes", None)
+    if shapes:
+        return len(shapes[0])
+    return None
+
+
+def _image_layout(op, layout, ndim):
+    """The layout of an image sample: its own, or the usual one for its dimensions."""
+    return image_axes(op, layout, ndim).layout
+
+
+def _output_layout(op, x):
+    if x._layout:
+        return x._layout
+    ndim = _known_ndim(x)
+    return _image_layout(op, "", ndim) if ndim is not None else ""
+
+
+# --- the crop window -----------------------------------------------------------------
+
+
+def _crop_axes(op, layout, count):
+    """The cropped axes of ``layout``, outermost first, for ``count`` crop extents."""
+    h, w = layout.index("H"), layout.index("W")
+    if count == 2:
+        return (h, w)
+    depth = layout.find("D")
+    if depth < 0:
+        depth = layout.find("F")
+    if depth < 0:
+        raise InvalidArgumentError(
+            f"{op.qualname}: a depth crop ('crop_d' or a third 'crop' value) needs a D or F axis in the "
+            f"layout, got {layout!r}"
+        )
+    return (depth, h, w)
+
+
+def _crop_sizes(op, args):
+    """The requested crop extents, outermost first (None: the whole extent)."""
+    crop = args["crop"]
+    h, w, d = args["crop_h"], args["crop_w"], args["crop_d"]
+    if crop is not None and len(crop) > 0:
+        if h > 0 or w > 0 or d > 0:
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'crop' cannot be combined with 'crop_h', 'crop_w' or 'crop_d'"
+            )
+        if len(crop) not in (2, 3):
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'crop' must have 2 values (height, width) or 3 (depth, height, width), "
+                f"got {list(crop)}"
+            )
+        return list(crop)
+    if (h > 0) != (w > 0):
+        raise InvalidArgumentError(f"{op.qualname}: 'crop_h' and 'crop_w' must be given together")
+    sizes = [h, w]
+    if d > 0:
+        sizes.insert(0, d)
+    return sizes
+
+
+def _crop_window(op, args, layout, shape):
+    """[(axis, start, size)] of the cropped axes, before the out-of-bounds policy."""
+    sizes = _crop_sizes(op, args)
+    axes = _crop_axes(op, layout, len(sizes))
+    positions = {"crop_pos_x": args["crop_pos_x"], "crop_pos_y": args["crop_pos_y"]}
+    if len(sizes) == 3:
+        positions["crop_pos_z"] = args["crop_pos_z"]
+    for name, pos in positions.items():
+        if not 0.0 <= pos <= 1.0:
+            raise InvalidArgumentError(f"{op.qualname}: '{name}' must be within [0, 1], got {pos}")
+    order = (["crop_pos_z"] if len(sizes) == 3 else []) + ["crop_pos_y", "crop_pos_x"]
+    truncate = args["rounding"] == "truncate"
+    window = []
+    for axis, size, pos_name in zip(axes, sizes, order, strict=True):
+        extent = shape[axis]
+        size = int(size) if size > 0 else extent
+        # The reference scales the position in single precision.
+        start = float(np.float32(extent - size) * np.float32(positions[pos_name]))
+        start = int(start) if truncate else round_half_away(start)
+        window.append((axis, start, size))
+    return window
+
+
+def _crop_bounds(op, args, layout, shape):
+    """Integer (start, end) of every dimension of the sample, after the policy."""
+    bounds = [(0, n) for n in shape]
+    policy = args["out_of_bounds_policy"]
+    for axis, start, size in _crop_window(op, args, layout, shape):
+        end, extent = start + size, shape[axis]
+        if policy == "trim_to_shape":
+            start, end = min(max(start, 0), extent), min(max(end, 0), extent)
+        elif policy == "error" and (start < 0 or end > extent):
+            raise ValueError(
+                f"{op.qualname}: the crop window [{start}, {end}) of axis {layout[axis]!r} is out of bounds "
+                f"of the input shape {tuple(shape)}; pass out_of_bounds_policy='pad' or 'trim_to_shape'"
+            )
+        bounds[axis] = (start, end)
+    return bounds
+
+
+def _inside(bounds, shape):
+    return [(min(max(lo, 0), n), min(max(hi, 0), n)) for (lo, hi), n in zip(bounds, shape, strict=True)]
+
+
+# --- crop ------------------------------------------------------------------------------
+
+_CROP_OUTPUT_TYPES = (uint8, float16, float32)
+
+
+def _crop_types(ins, args):
+    op = CROP
+    dtype = args["dtype"]
+    if args["output_dtype"] is not None:
+        if dtype is not None:
+            raise InvalidArgumentError("ndd.crop: 'output_dtype' is a deprecated alias of 'dtype'; pass one")
+        dtype = args["dtype"] = args["output_dtype"]
+    if dtype is not None and dtype not in _CROP_OUTPUT_TYPES:
+        names = ", ".join(str(t) for t in _CROP_OUTPUT_TYPES)
+        raise InvalidArgumentError(f"ndd.crop: 'dtype' must be one of {names}, got {dtype}")
+    x = ins[0]
+    return [(dtype or x._dtype, _output_layout(op, x))]
+
+
+def _fill_shape(op, args, layout, out_shape, count):
+    """The shape that lays ``count`` fill values along the channel axis (None for one)."""
+    if count == 1:
+        return None
+    channel = layout.find("C")
+    if channel < 0 or out_shape[channel] != count:
+        channels = out_shape[channel] if channel >= 0 else 0
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'fill_values' must have 1 value or one per channel ({channels}), got {count}"
+        )
+    return [-1 if d == channel else 1 for d in range(len(out_shape))]
+
+
+def _crop_shape(shapes, args):
+    shape = shapes[0]
+    layout = _image_layout(CROP, args[_LAYOUT], len(shape))
+    out_shape = tuple(hi - lo for lo, hi in _crop_bounds(CROP, args, layout, shape))
+    if args["out_of_bounds_policy"] == "pad":
+        _fill_shape(CROP, args, layout, out_shape, len(args["fill_values"]))
+    return [out_shape]
+
+
+def _crop_kernel(arrays, args):
+    data = arrays[0]
+    layout = _image_layout(CROP, args[_LAYOUT], data.ndim)
+    bounds = _crop_bounds(CROP, args, layout, data.shape)
+    inside = _inside(bounds, data.shape)
+    target = args["dtype"].numpy if args["dtype"] is not None else data.dtype
+    region = data[tuple(slice(a, b) for a, b in inside)]
+    out_shape = tuple(hi - lo for lo, hi in bounds)
+    if region.shape == out_shape:
+        return convert_saturating(region, target)
+    # A padded window converts its data as a C cast does (wrapping), as the reference does.
+    region = region if region.dtype == target else c_cast(region, target)
+    # Fill values convert as a C cast does (wrapping), unlike the data, as in the reference.
+    fill = c_cast(args["fill_values"], target)
+    fill_shape = _fill_shape(CROP, args, layout, out_shape, fill.size)
+    out = np.empty(out_shape, dtype=target)
+    out[...] = fill if fill_shape is None else fill.reshape(fill_shape)
+    out[tuple(slice(a - lo, b - lo) for (a, b), (lo, _) in zip(inside, bounds, strict=True))] = region
+    return out
+
+
+def _window_args(default_dtype):
+    """The window arguments shared by crop and crop_mirror_normalize, by name."""
+    return {
+        "crop": Arg(
+            "crop",
+            "float_list",
+            None,
+            per_sample=True,
+            doc="Size of the window: (height, width) or (depth, height, width); exclusive with "
+            "``crop_h``/``crop_w``/``crop_d``. A size of 0 or less keeps the whole extent.",
+            type_doc="list of float",
+        ),
+        "crop_d": Arg(
+            "crop_d",
+            "float",
+            0.0,
+            per_sample=True,
+            doc="Depth of the window (the D axis, or the frames of a sequence); 0 keeps all.",
+            type_doc="float",
+        ),
+        "crop_h": Arg(
+            "crop_h",
+            "float",
+            0.0,
+            per_sample=True,
+            doc="Height of the window; 0 keeps all.",
+            type_doc="float",
+        ),
+        "crop_pos_x": Arg(
+            "crop_pos_x",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Horizontal position of the window: 0 is the left edge, 1 the right one.",
+            type_doc="float",
+        ),
+        "crop_pos_y": Arg(
+            "crop_pos_y",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Vertical position of the window: 0 is the top, 1 the bottom.",
+            type_doc="float",
+        ),
+        "crop_pos_z": Arg(
+            "crop_pos_z",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Position of the window along the depth (or frame) axis, from 0 to 1.",
+            type_doc="float",
+        ),
+        "crop_w": Arg(
+            "crop_w", "float", 0.0, per_sample=True, doc="Width of the window; 0 keeps all.", type_doc="float"
+        ),
+        "dtype": Arg("dtype", "dtype", default_dtype, doc="Output type.", type_doc="DType"),
+        "fill_values": Arg(
+            "fill_values",
+            "float_list",
+            [0.0],
+            doc="Value of the padded elements with out_of_bounds_policy='pad': one, or one per channel.",
+            type_doc="list of float",
+        ),
+        "image_type": Arg("image_type", "any", None, doc="Deprecated and ignored.", type_doc="ImageType"),
+        "out_of_bounds_policy": Arg(
+            "out_of_bounds_policy",
+            "str",
+            "error",
+            choices=("error", "pad", "trim_to_shape"),
+            doc="A window reaching outside the input: ``'error'`` raises, ``'pad'`` fills the outside with "
+            "``fill_values``, ``'trim_to_shape'`` shrinks the window to the input.",
+            type_doc="str",
+        ),
+        "output_dtype": Arg(
+            "output_dtype", "dtype", None, doc="Deprecated alias of ``dtype``.", type_doc="DType"
+        ),
+        "rounding": Arg(
+            "rounding",
+            "str",
+            "round",
+            choices=("round", "truncate"),
+            doc="How the window start is made whole: ``'round'`` (halves away from zero) or "
+            "``'truncate'`` (toward zero).",
+            type_doc="str",
+        ),
+    }
+
+
+_CROP_ARGS = _window_args(None)
+
+CROP = Operator(
+    "crop",
+    inputs=[Input("input", doc="Images (HWC, CHW), sequences (FHWC, ...) or volumes (DHWC, ...).")],
+    args=[
+        _CROP_ARGS[name]
+        for name in (
+            "crop",
+            "crop_d",
+            "crop_h",
+            "crop_pos_x",
+            "crop_pos_y",
+            "crop_pos_z",
+            "crop_w",
+            "dtype",
+            "fill_values",
+            "image_type",
+            "out_of_bounds_policy",
+            "output_dtype",
+            "rounding",
+        )
+    ],
+    prepare_args=_record_layout,
+    infer_types=_crop_types,
+    infer_shape=_crop_shape,
+    kernel=_crop_kernel,
+    doc="Cut a window of a fixed size out of each image, at a relative position.\n\n"
+    "The window is ``crop`` (or ``crop_h``, ``crop_w`` and ``crop_d``) large and starts at "
+    "``(extent - size) * crop_pos`` along each cropped axis. With ``dtype``, floats are truncated "
+    "toward zero and values saturate at the limits of the output type.",
+)
+
+
+# --- crop_mirror_normalize -------------------------------------------------------------
+
+_CMN_OUTPUT_TYPES = (float32, float16, uint8, int8)
+_CMN_KERNEL_SOURCES = {np.dtype(t) for t in ("uint8", "int16", "uint16", "int32", "float32")}
+_CMN_INPUT_TYPES = tuple(sorted(t.name for t in _CMN_KERNEL_SOURCES)) + ("float16",)
+
+
+def _cmn_layouts(op, args, layout, ndim):
+    """(input layout, output layout) of a sample; the output one may have a channel added."""
+    layout = _image_layout(op, layout, ndim)
+    if "C" not in layout:
+        raise InvalidArgumentError(
+            f"{op.qualname}: the input layout must have a channel axis C, got {layout!r}"
+        )
+    out_layout = args["output_layout"] or layout
+    if sorted(out_layout) != sorted(layout):
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'output_layout' must be a permutation of the input layout {layout!r}, "
+            f"got {out_layout!r}"
+        )
+    return layout, out_layout
+
+
+def _cmn_types(ins, args):
+    op = CROP_MIRROR_NORMALIZE
+    if args["output_dtype"] is not None:
+        if args["dtype"] is not _CMN_DTYPE.converted_default:
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'output_dtype' is a deprecated alias of 'dtype'; pass one"
+            )
+        args["dtype"] = args["output_dtype"]
+    dtype = args["dtype"]
+    if dtype not in _CMN_OUTPUT_TYPES:
+        names = ", ".join(str(t) for t in _CMN_OUTPUT_TYPES)
+        raise InvalidArgumentError(f"{op.qualname}: 'dtype' must be one of {names}, got {dtype}")
+    x = ins[0]
+    if x._dtype.numpy.name not in _CMN_INPUT_TYPES:
+        raise InvalidArgumentError(
+            f"{op.qualname}: the input type must be one of {', '.join(_CMN_INPUT_TYPES)}, got {x._dtype}"
+        )
+    out_layout = args["output_layout"]
+    ndim = _known_ndim(x)
+    if ndim is not None:
+        out_layout = _cmn_layouts(op, args, x._layout, ndim)[1]
+    return [(dtype, out_layout)]
+
+
+def _per_channel(op, args, name, channels):
+    values = args[name]
+    if len(values) not in (1, channels):
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must have 1 value or one per channel ({channels}), got {len(values)}"
+        )
+    return np.broadcast_to(np.asarray(values, dtype=np.float32), (channels,))
+
+
+def _cmn_plan(args, layout_in, shape):
+    """What one sample needs: window bounds, layouts, output shape and fill values."""
+    op = CROP_MIRROR_NORMALIZE
+    layout, out_layout = _cmn_layouts(op, args, layout_in, len(shape))
+    bounds = _crop_bounds(op, args, layout, shape)
+    channel = layout.index("C")
+    channels = shape[channel]
+    extents = [hi - lo for lo, hi in bounds]
+    out_channels = channels + 1 if args["pad_output"] else channels
+    extents[channel] = out_channels
+    out_shape = tuple(extents[layout.index(a)] for a in out_layout)
+    mean = _per_channel(op, args, "mean", channels)
+    std = _per_channel(op, args, "std", channels)
+    fill = args["fill_values"]
+    padding = args["out_of_bounds_policy"] == "pad"
+    if padding and len(fill) not in (1, out_channels):
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'fill_values' must have 1 value or one per output channel ({out_channels}), "
+            f"got {len(fill)}"
+        )
+    return layout, out_layout, bounds, out_shape, mean, std
+
+
+def _cmn_shape(shapes, args):
+    return [_cmn_plan(args, args[_LAYOUT], shapes[0])[3]]
+
+
+def _saturate(values, target):
+    """Fill values converted as the output values are: rounded half away, saturated."""
+    values = np.asarray(values, dtype=np.float32)
+    if target.kind in "iu":
+        info = np.iinfo(target)
+        values = np.clip(round_half_away(values), info.min, info.max)
+    return values.astype(target)
+
+
+def _cmn_kernel(arrays, args):
+    data = arrays[0]
+    layout, out_layout, bounds, out_shape, mean, std = _cmn_plan(args, args[_LAYOUT], data.shape)
+    target = args["dtype"].numpy
+    # float16 results are computed in float32 and rounded once at the end.
+    work_type = np.dtype(np.float32) if target == np.float16 else target
+    out = np.empty(out_shape, dtype=work_type)
+    channel = layout.index("C")
+    channels = data.shape[channel]
+    inside = _inside(bounds, data.shape)
+    padding = args["out_of_bounds_policy"] == "pad"
+    partial = any(a != lo or b != hi for (lo, hi), (a, b) in zip(bounds, inside, strict=True))
+    # The output seen with the input's axis order, channels included.
+    out_view = out.transpose([out_layout.index(a) for a in layout])
+    if args["pad_output"] or (padding and partial):
+        # Without padding only the added channel shows the fill, and it is 0.
+        fill = list(args["fill_values"]) if padding else [0.0]
+        values = fill * out_view.shape[channel] if len(fill) == 1 else fill
+        out_view[...] = _saturate(values, work_type).reshape(
+            [-1 if d == channel else 1 for d in range(data.ndim)]
+        )
+    if data.dtype not in _CMN_KERNEL_SOURCES:
+        data = data.astype(np.float32)
+    # The mirrored window maps input column x to output column (width - 1 - (x - start)).
+    w_axis = layout.index("W")
+    mirror = bool(args["mirror"])
+    region_index = []
+    target_index = []
+    for d, ((lo, hi), (a, b)) in enumerate(zip(bounds, inside, strict=True)):
+        if d == channel:
+            region_index.append(slice(None))
+            target_index.append(slice(0, channels))
+        elif d == w_axis and mirror:
+            region_index.append(slice(a, b))
+            target_index.append(slice(hi - b, hi - a))
+        else:
+            region_index.append(slice(a, b))
+            target_index.append(slice(a - lo, b - lo))
+    source = data[tuple(region_index)]
+    dest = out_view[tuple(target_index)]
+    if source.size:
+        multiplier = np.float32(args["scale"]) / std
+        _normalize(source, dest, layout, np.ascontiguousarray(mean), multiplier, args["shift"], mirror)
+    return out if work_type == target else out.astype(target)
+
+
+def _normalize(source, dest, layout, mean, multiplier, shift, mirror):
+    """Run the compiled pass over every (rows, columns, channels) plane of the window."""
+    order = [layout.index(a) for a in layout if a not in "HWC"] + [layout.index(a) for a in "HWC"]
+    source = source.transpose(order)
+    dest = dest.transpose(order)
+    outer = source.shape[:-3]
+    for index in np.ndindex(*outer):
+        normalize_window(source[index], dest[index], mean, multiplier, shift, mirror)
+
+
+_CMN_WINDOW_ARGS = _window_args(float32)
+_CMN_DTYPE = Arg(
+    "dtype", "dtype", float32, doc="Output type: float32, float16, uint8 or int8.", type_doc="DType"
+)
+
+CROP_MIRROR_NORMALIZE = Operator(
+    "crop_mirror_normalize",
+    inputs=[Input("input", doc="Images (HWC, CHW), sequences (FHWC, ...) or volumes (DHWC, ...).")],
+    args=[
+        _CMN_WINDOW_ARGS["crop"],
+        _CMN_WINDOW_ARGS["crop_d"],
+        _CMN_WINDOW_ARGS["crop_h"],
+        _CMN_WINDOW_ARGS["crop_pos_x"],
+        _CMN_WINDOW_ARGS["crop_pos_y"],
+        _CMN_WINDOW_ARGS["crop_pos_z"],
+        _CMN_WINDOW_ARGS["crop_w"],
+        _CMN_DTYPE,
+        _CMN_WINDOW_ARGS["fill_values"],
+        _CMN_WINDOW_ARGS["image_type"],
+        Arg(
+            "mean",
+            "float_list",
+            [0.0],
+            per_sample=True,
+            doc="Subtracted from each channel: one value, or one per channel.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "mirror",
+            "int",
+            0,
+            per_sample=True,
+            doc="Nonzero mirrors the window horizontally (e.g. from ``ndd.random.coin_flip``).",
+            type_doc="int",
+        ),
+        _CMN_WINDOW_ARGS["out_of_bounds_policy"],
+        _CMN_WINDOW_ARGS["output_dtype"],
+        Arg(
+            "output_layout",
+            "layout",
+            "CHW",
+            doc="Layout of the output, a permutation of the input layout.",
+            type_doc="str",
+        ),
+        Arg(
+            "pad_output",
+            "bool",
+            False,
+            doc="Add one channel to the output: the fill value with out_of_bounds_policy='pad', else 0.",
+            type_doc="bool",
+        ),
+        _CMN_WINDOW_ARGS["rounding"],
+        Arg("scale", "float", 1.0, doc="Multiplies the normalized values.", type_doc="float"),
+        Arg("shift", "float", 0.0, doc="Added to the scaled values.", type_doc="float"),
+        Arg(
+            "std",
+            "float_list",
+            [1.0],
+            per_sample=True,
+            doc="Divides each channel after the mean is subtracted: one value, or one per channel.",
+            type_doc="float or list of float",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_types=_cmn_types,
+    infer_shape=_cmn_shape,
+    kernel=_cmn_kernel,
+    doc="Crop, mirror, normalize and change the layout of images in one pass.\n\n"
+    "Each output value is ``(x - mean) / std * scale + shift`` for the element ``x`` of the crop "
+    "window (see ``crop``), mirrored horizontally where ``mirror`` is nonzero, laid out as "
+    "``output_layout``. Integer outputs are rounded half away from zero and saturated. Padded "
+    "elements take ``fill_values`` as they are, without normalization.",
+)
+
+
+# --- flip ------------------------------------------------------------------------------
+
+
+def _flip_types(ins, args):
+    x = ins[0]
+    return [(x._dtype, _output_layout(FLIP, x))]
+
+
+def _flip_kernel(arrays, args):
+    data = arrays[0]
+    axes = image_axes(FLIP, args[_LAYOUT], data.ndim, four_dims="FHWC")
+    index = [slice(None)] * data.ndim
+    flipped = False
+    for name, axis in (("horizontal", axes.width), ("vertical", axes.height), ("depthwise", axes.depth)):
+        if args[name] and axis is not None:
+            index[axis] = slice(None, None, -1)
+            flipped = True
+    return np.ascontiguousarray(data[tuple(index)]) if flipped else data
+
+
+FLIP = Operator(
+    "flip",
+    inputs=[Input("input", doc="Images (HWC, CHW), sequences (FHWC, ...) or volumes (DHWC, ...).")],
+    args=[
+        Arg(
+            "depthwise",
+            "int",
+            0,
+            per_sample=True,
+            doc="Nonzero flips along the depth axis D.",
+            type_doc="int",
+        ),
+        Arg("horizontal", "int", 1, per_sample=True, doc="Nonzero flips along the width W.", type_doc="int"),
+        Arg("vertical", "int", 0, per_sample=True, doc="Nonzero flips along the height H.", type_doc="int"),
+    ],
+    prepare_args=_record_layout,
+    infer_types=_flip_types,
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=_flip_kernel,
+    doc="Mirror images horizontally, vertically and/or in depth.\n\n"
+    "The flags may differ per sample (e.g. from ``ndd.random.coin_flip``).",
+)
+
+OPERATORS = [CROP, CROP_MIRROR_NORMALIZE, FLIP]

@@ -1,0 +1,94 @@
+"""crop, crop_mirror_normalize and flip against the reference goldens
+(tests/golden/make_crop_goldens.py), numpy, and their argument checks."""
+
+import numpy as np
+import pytest
+from crop_goldens import check_case, crop_cases
+
+import ndd
+
+# Cases the reference rejects and ndd accepts on purpose (see ndd/_ops/crop.py).
+_ACCEPTED_LAYOUT_HW = {"case45", "case104"}
+
+
+@pytest.mark.parametrize("case", crop_cases("crop", "crop_mirror_normalize", "flip"))
+def test_matches_reference_golden(case):
+    if case["name"] in _ACCEPTED_LAYOUT_HW:
+        pytest.skip("ndd accepts HW images, which the reference rejects")
+    check_case(case)
+
+
+def _image(h=24, w=32, c=3, seed=0):
+    return np.random.default_rng(seed).integers(0, 256, (h, w, c), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "uint16", "int32", "float16", "float32"])
+@pytest.mark.parametrize("mirror", [0, 1])
+def test_crop_mirror_normalize_matches_numpy(dtype, mirror):
+    img = _image().astype(dtype)
+    mean, std = np.float32([100.0, 110.0, 120.0]), np.float32([50.0, 60.0, 70.0])
+    out = ndd.crop_mirror_normalize(
+        ndd.as_tensor(img, layout="HWC"), crop=(10, 12), crop_pos_x=0.25, mean=mean, std=std, mirror=mirror
+    )
+    y, x = round((24 - 10) * 0.5), round((32 - 12) * 0.25)
+    window = img[y : y + 10, x : x + 12].astype(np.float32)
+    if mirror:
+        window = window[:, ::-1]
+    expected = ((window - mean) / std).transpose(2, 0, 1)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=0, atol=1e-5)
+
+
+def test_crop_mirror_normalize_per_sample_mirror_from_coin_flip():
+    imgs = [_image(seed=s) for s in range(6)]
+    flips = ndd.random.coin_flip(batch_size=6, rng=ndd.random.RNG(seed=3))
+    out = ndd.crop_mirror_normalize(
+        ndd.batch(imgs, layout="HWC"), mirror=flips, output_layout="HWC", dtype=ndd.uint8
+    )
+    for img, flag, got in zip(imgs, flips.tensors, out.tensors, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), img[:, ::-1] if int(np.asarray(flag)) else img)
+
+
+def test_crop_mirror_normalize_large_batch_on_the_thread_pool():
+    imgs = [_image(64, 64, 3, s) for s in range(40)]  # > 256 KiB: samples run in parallel
+    mirror = ndd.batch([np.int32(s % 2) for s in range(40)])
+    out = ndd.crop_mirror_normalize(ndd.batch(imgs, layout="HWC"), mirror=mirror, crop=(32, 32), mean=[128.0])
+    for s, got in enumerate(out.tensors):
+        window = imgs[s][16:48, 16:48].astype(np.float32) - 128
+        expected = (window[:, ::-1] if s % 2 else window).transpose(2, 0, 1)
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda x: ndd.crop(x, crop=(5,)), "ndd.crop: 'crop' must have 2 values"),
+        (lambda x: ndd.crop(x, crop_h=5), "ndd.crop: 'crop_h' and 'crop_w' must be given together"),
+        (lambda x: ndd.crop(x, crop=(4, 4), crop_pos_x=1.5), "ndd.crop: 'crop_pos_x' must be within"),
+        (lambda x: ndd.crop(x, crop=(40, 4)), "out_of_bounds_policy='pad'"),
+        (lambda x: ndd.crop(x, dtype=ndd.int8), "ndd.crop: 'dtype' must be one of"),
+        (
+            lambda x: ndd.crop_mirror_normalize(x, mean=[1.0, 2.0]),
+            "ndd.crop_mirror_normalize: 'mean' must have 1 value or one per channel",
+        ),
+        (
+            lambda x: ndd.crop_mirror_normalize(x, output_layout="HWCX"),
+            "ndd.crop_mirror_normalize: 'output_layout' must be a permutation",
+        ),
+        (lambda x: ndd.crop_mirror_normalize(x, dtype=ndd.int32), "ndd.crop_mirror_normalize: 'dtype'"),
+    ],
+)
+def test_bad_arguments_name_the_operator_and_argument(call, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        np.asarray(call(ndd.as_tensor(_image(), layout="HWC")))
+
+
+def test_flip_is_a_numpy_flip_per_sample():
+    imgs = [_image(seed=s) for s in range(3)]
+    out = ndd.flip(
+        ndd.batch(imgs, layout="HWC"),
+        horizontal=ndd.batch([np.int32(v) for v in (0, 1, 1)]),
+        vertical=ndd.batch([np.int32(v) for v in (1, 1, 0)]),
+    )
+    expected = [imgs[0][::-1], imgs[1][::-1, ::-1], imgs[2][:, ::-1]]
+    for got, want in zip(out.tensors, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), want)
