@@ -22,6 +22,7 @@ FAMILIES = [
     "crop",
     "filters",
     "boxes",
+    "segmentation",
     "color",
     "transforms",
     "normalize",

@@ -35,6 +35,8 @@ def _spec(value):
         return {"batch": [_store(v) for v in value.samples]}
     if isinstance(value, np.ndarray):
         return {"tensor": _store(value)}
+    if isinstance(value, ndd.random.RNG):
+        return {"rng": True}
     return value
 
 
@@ -207,12 +209,59 @@ def select_masks(rng):
     case("segmentation.select_masks", [np.array([0], np.int32), polygons, vertices.reshape(-1)])
 
 
+def random_segmentation():
+    """Calls whose outcome does not depend on the random draws: one candidate only."""
+    rng = ndd.random.RNG(seed=0)
+    mask = np.zeros((9, 12), np.int32)
+    mask[1:4, 2:6] = 2
+    mask[3, 6] = 2
+    mask[6:8, 0:3] = 5
+    mask[8, 11] = 5
+    single = np.zeros((5, 7, 4), np.uint8)
+    single[1:3, 2:6, 1:4] = 1
+    obj = "segmentation.random_object_bbox"
+    for fmt in ("anchor_shape", "start_end", "box"):
+        case(obj, [single], format=fmt, rng=rng)
+        case(obj, [single], format=fmt, output_class=True, rng=rng)
+    case(obj, [mask], classes=[2], output_class=True, rng=rng)
+    case(obj, [mask], class_weights=[0.0, 0.0, 0.0, 0.0, 1.0], output_class=True, rng=rng)
+    case(obj, [mask], k_largest=1, classes=[5], output_class=True, rng=rng)
+    case(obj, [mask], k_largest=1, ignore_class=True, rng=rng)
+    case(obj, [mask], threshold=[3, 2], output_class=True, rng=rng)
+    case(obj, [mask], threshold=3, output_class=True, rng=rng)
+    case(obj, [mask], threshold=[4, 4], output_class=True, rng=rng)
+    case(obj, [mask], foreground_prob=0.0, output_class=True, rng=rng)
+    case(obj, [mask], foreground_prob=0.0, background=7, output_class=True, rng=rng)
+    case(obj, [mask], foreground_prob=0.0, classes=[0, 2], output_class=True, rng=rng)
+    case(obj, [mask], classes=[3], output_class=True, rng=rng)
+    case(obj, [mask.astype(np.bool_)], k_largest=1, output_class=True, rng=rng)
+    case(obj, [mask * 0], format="box", output_class=True, rng=rng)
+    case(obj, [mask.astype(np.int16)], background=2, k_largest=1, output_class=True, rng=rng)
+    case(obj, [mask], ignore_class=True, output_class=True, rng=rng)
+    case(obj, [mask], k_largest=0, rng=rng)
+    case(obj, [mask], classes=[2, 5], class_weights=[1.0], rng=rng)
+    case(obj, [mask], format="xyz", rng=rng)
+    case(obj, [mask.astype(np.float32)], rng=rng)
+    case(obj, [Batch([single, single * 3])], format="box", output_class=True, rng=rng)
+    pixel = "segmentation.random_mask_pixel"
+    one = np.zeros((4, 6), np.int32)
+    one[2, 5] = 9
+    one[1, 1] = 3
+    case(pixel, [one], foreground=1, threshold=5.0, rng=rng)
+    case(pixel, [one], foreground=1, value=3, rng=rng)
+    case(pixel, [one.astype(np.float32)], foreground=1, threshold=8.5, rng=rng)
+    case(pixel, [one[None]], foreground=1, threshold=4, rng=rng)
+    case(pixel, [one], foreground=1, value=3, threshold=1.0, rng=rng)
+    case(pixel, [Batch([one, one.T.copy()])], foreground=1, value=9, rng=rng)
+
+
 def main():
     rng = np.random.default_rng(0)
     flips_and_pastes(rng)
     coord_flips(rng)
     encoders(rng)
     select_masks(rng)
+    random_segmentation()
     (HERE / "detection_reference.json").write_text(json.dumps({"cases": CASES}, indent=1) + "\n")
     np.savez_compressed(HERE / "detection_reference.npz", **ARRAYS)
     print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")

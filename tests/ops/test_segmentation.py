@@ -1,0 +1,246 @@
+"""ndd.segmentation.random_mask_pixel, random_object_bbox and select_masks
+(ndd/_ops/segmentation.py).
+
+select_masks and the random operators' calls with a single possible outcome are
+replayed from the reference goldens (tests/golden/detection_reference.json). The
+random choices are checked statistically (chi-square tests with a 1e-6 false-alarm
+rate, on seeded RNGs) and the objects against a flood fill written here.
+"""
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from detection_golden import case_id, cases, replay
+
+import ndd
+from ndd._ops.segmentation import connected_blobs
+
+random_object_bbox = ndd.segmentation.random_object_bbox
+random_mask_pixel = ndd.segmentation.random_mask_pixel
+
+
+def chi2_critical(df, false_alarm=1e-6):
+    """Upper quantile of the chi-square distribution (Wilson-Hilferty approximation)."""
+    z = NormalDist().inv_cdf(1 - false_alarm)
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def assert_frequencies(counts, probabilities):
+    counts = np.asarray(counts, np.float64)
+    expected = counts.sum() * np.asarray(probabilities, np.float64)
+    statistic = np.sum((counts - expected) ** 2 / expected)
+    assert statistic < chi2_critical(len(counts) - 1), (counts.tolist(), expected.tolist())
+
+
+def flood_fill_blobs(labels, foreground):
+    """Face-connected blobs of equal labels, found by a plain flood fill:
+    a sorted list of (label, start, end)."""
+    seen = np.zeros(labels.shape, bool)
+    blobs = []
+    for seed in zip(*np.nonzero(foreground), strict=True):
+        if seen[seed]:
+            continue
+        seen[seed] = True
+        stack, points = [seed], []
+        while stack:
+            p = stack.pop()
+            points.append(p)
+            for axis in range(labels.ndim):
+                for step in (-1, 1):
+                    q = list(p)
+                    q[axis] += step
+                    q = tuple(q)
+                    if 0 <= q[axis] < labels.shape[axis] and foreground[q] and not seen[q]:
+                        if labels[q] == labels[p]:
+                            seen[q] = True
+                            stack.append(q)
+        points = np.array(points)
+        blobs.append((int(labels[seed]), tuple(points.min(0).tolist()), tuple((points.max(0) + 1).tolist())))
+    return sorted(blobs)
+
+
+def _as_list(result):
+    return [np.asarray(r) for r in (result if isinstance(result, tuple) else (result,))]
+
+
+# -- reference goldens ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", cases("segmentation.select_masks"), ids=case_id)
+def test_select_masks_matches_reference(case):
+    replay(case)
+
+
+@pytest.mark.parametrize("case", cases("segmentation.random_object_bbox"), ids=case_id)
+def test_random_object_bbox_matches_reference_when_there_is_one_choice(case):
+    replay(case)
+
+
+@pytest.mark.parametrize("case", cases("segmentation.random_mask_pixel"), ids=case_id)
+def test_random_mask_pixel_matches_reference_when_there_is_one_choice(case):
+    replay(case)
+
+
+# -- select_masks -------------------------------------------------------------------
+
+
+def test_select_masks_keeps_every_polygon_of_a_mask():
+    # The reference keeps only the last polygon of a mask with several (a deliberate divergence).
+    polygons = np.array([[0, 0, 3], [0, 3, 5], [1, 5, 10]], np.int32)
+    vertices = np.arange(20, dtype=np.float32).reshape(10, 2)
+    out_polygons, out_vertices = ndd.segmentation.select_masks(
+        np.array([1, 0], np.int32), polygons, vertices, reindex_masks=True
+    )
+    np.testing.assert_array_equal(np.asarray(out_polygons), [[0, 0, 5], [1, 5, 8], [1, 8, 10]])
+    np.testing.assert_array_equal(np.asarray(out_vertices), np.concatenate([vertices[5:10], vertices[0:5]]))
+
+
+def test_select_masks_rejects_vertex_ranges_outside_the_vertices():
+    polygons = np.array([[0, 0, 30]], np.int32)
+    with pytest.raises(
+        ValueError, match=r"ndd.segmentation.select_masks: 'polygons' must hold vertex ranges"
+    ):
+        np.asarray(ndd.segmentation.select_masks(np.array([0], np.int32), polygons, np.zeros((4, 2)))[0])
+
+
+# -- connected blobs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (17, 23), (6, 7, 8), (40,), (3, 4, 5, 6)])
+@pytest.mark.parametrize("density", [0.3, 0.7])
+def test_connected_blobs_match_a_flood_fill(shape, density):
+    rng = np.random.default_rng(sum(shape))
+    labels = rng.integers(1, 4, shape) * (rng.random(shape) < density)
+    classes, starts, ends = connected_blobs(labels, labels != 0)
+    found = sorted(
+        (int(c), tuple(s.tolist()), tuple(e.tolist())) for c, s, e in zip(classes, starts, ends, strict=True)
+    )
+    assert found == flood_fill_blobs(labels, labels != 0)
+
+
+def test_connected_blobs_follow_a_long_winding_path():
+    snake = np.zeros((41, 41), np.uint8)
+    snake[::2] = 1
+    for row in range(1, 41, 2):
+        snake[row, 40 if row % 4 == 1 else 0] = 1
+    classes, starts, ends = connected_blobs(snake, snake != 0)
+    assert classes.tolist() == [1]
+    assert starts.tolist() == [[0, 0]] and ends.tolist() == [[41, 41]]
+
+
+# -- random_object_bbox -------------------------------------------------------------
+
+MASK = np.zeros((6, 8), np.int32)
+MASK[1:3, 2:5] = 1
+MASK[3, 4] = 1
+MASK[5, 0:3] = 1
+MASK[4, 6] = 3
+# The objects of MASK as (class, start, end).
+OBJECTS = {
+    (1, (1, 2), (4, 5)),
+    (1, (5, 0), (6, 3)),
+    (3, (4, 6), (5, 7)),
+}
+
+
+def _draws(count, **kwargs):
+    rng = ndd.random.RNG(seed=11)
+    out = []
+    for _ in range(count):
+        box = np.asarray(random_object_bbox(MASK, format="box", rng=rng, **kwargs)).tolist()
+        out.append((tuple(box[:2]), tuple(box[2:])))
+    return out
+
+
+def test_random_object_bbox_returns_the_box_of_an_object_in_every_format():
+    rng = ndd.random.RNG(seed=3)
+    for _ in range(30):
+        anchor, shape, label = _as_list(random_object_bbox(MASK, output_class=True, rng=rng))
+        assert anchor.dtype == np.int32 and shape.dtype == np.int32 and label.shape == ()
+        assert (int(label), tuple(anchor.tolist()), tuple((anchor + shape).tolist())) in OBJECTS
+        start, end = _as_list(random_object_bbox(MASK, format="start_end", rng=rng))
+        assert any(tuple(start.tolist()) == s and tuple(end.tolist()) == e for _, s, e in OBJECTS)
+
+
+def test_random_object_bbox_draws_a_class_then_one_of_its_objects():
+    draws = _draws(3000)
+    counts = [draws.count((s, e)) for _, s, e in sorted(OBJECTS)]
+    # Two classes equally likely; class 1 has two objects.
+    assert_frequencies(counts, [0.25, 0.25, 0.5])
+
+
+def test_random_object_bbox_with_ignore_class_draws_objects_equally():
+    draws = _draws(3000, ignore_class=True)
+    assert_frequencies([draws.count((s, e)) for _, s, e in sorted(OBJECTS)], [1 / 3] * 3)
+
+
+def test_random_object_bbox_follows_class_weights():
+    draws = _draws(3000, class_weights=[3.0, 0.0, 1.0])
+    assert_frequencies([draws.count((s, e)) for _, s, e in sorted(OBJECTS)], [0.375, 0.375, 0.25])
+
+
+def test_random_object_bbox_foreground_prob_gives_the_whole_input_otherwise():
+    draws = _draws(3000, foreground_prob=0.3)
+    whole = draws.count(((0, 0), (6, 8)))
+    assert_frequencies([whole, len(draws) - whole], [0.7, 0.3])
+
+
+def test_random_object_bbox_k_largest_keeps_the_largest_boxes_of_the_class():
+    draws = _draws(200, k_largest=1, classes=[1])
+    assert set(draws) == {((1, 2), (4, 5))}
+
+
+def test_random_object_bbox_batch_samples_are_drawn_independently_and_reproducibly():
+    batch = ndd.batch([MASK] * 64)
+    first = [
+        np.asarray(s).tolist() for s in random_object_bbox(batch, format="box", rng=ndd.random.RNG(seed=5))
+    ]
+    again = [
+        np.asarray(s).tolist() for s in random_object_bbox(batch, format="box", rng=ndd.random.RNG(seed=5))
+    ]
+    assert first == again
+    assert len({tuple(b) for b in first}) == 3
+
+
+def test_random_object_bbox_cache_gives_the_same_objects():
+    rng = ndd.random.RNG(seed=2)
+    for _ in range(20):
+        anchor, shape = _as_list(random_object_bbox(MASK, cache_objects=True, rng=rng))
+        assert any(
+            tuple(anchor.tolist()) == s and tuple((anchor + shape).tolist()) == e for _, s, e in OBJECTS
+        )
+
+
+def test_random_object_bbox_rejects_a_probability_outside_0_1():
+    with pytest.raises(ValueError, match=r"'foreground_prob' must be in \[0, 1\]"):
+        np.asarray(random_object_bbox(MASK, foreground_prob=1.5, format="box"))
+
+
+# -- random_mask_pixel --------------------------------------------------------------
+
+
+def test_random_mask_pixel_draws_foreground_pixels_uniformly():
+    rng = ndd.random.RNG(seed=4)
+    batch = ndd.batch([MASK] * 2000)
+    pixels = [tuple(np.asarray(p).tolist()) for p in random_mask_pixel(batch, foreground=1, rng=rng)]
+    foreground = [tuple(p) for p in np.argwhere(MASK > 0).tolist()]
+    assert set(pixels) <= set(foreground)
+    assert_frequencies([pixels.count(p) for p in foreground], [1 / len(foreground)] * len(foreground))
+
+
+def test_random_mask_pixel_draws_any_pixel_without_foreground():
+    rng = ndd.random.RNG(seed=6)
+    pixels = [
+        np.asarray(random_mask_pixel(MASK, foreground=1, value=7, rng=rng)).tolist() for _ in range(500)
+    ]
+    cells = [p[0] * 8 + p[1] for p in pixels]
+    assert min(cells) >= 0 and max(cells) < 48
+    assert len(set(cells)) > 30
+
+
+def test_random_mask_pixel_is_reproducible_per_seed():
+    a = [np.asarray(random_mask_pixel(MASK, rng=ndd.random.RNG(seed=9))).tolist() for _ in range(3)]
+    assert a[0] == a[1] == a[2]
+    assert np.asarray(random_mask_pixel(MASK, rng=ndd.random.RNG(seed=9))).dtype == np.int64
