@@ -1,0 +1,417 @@
+"""Geometric warps of images: ``ndd.rotate`` and ``ndd.warp_affine``.
+
+Coordinates follow the pixel-centre convention (see ``ndd/_cpu/warp.pyx``): an
+affine matrix maps the centre ``(x + 0.5, y + 0.5)`` of an output pixel, x first,
+to a point of the source (``inverse_map=True``, the default), or a source point
+to the output (``inverse_map=False``, inverted here). Without ``fill_value`` the
+source edge pixels repeat outside the image; with it, the outside is that value.
+Integer outputs are rounded half away from zero and saturated.
+
+Samples are 2-D images with channels last (``HWC``) or sequences of them
+(``FHWC``, every frame warped alike). Deliberate divergences from the reference:
+images without a channel axis (``HW``, ``FHW``) are accepted too; volumes
+(``DHWC``) are not supported yet.
+"""
+
+import math
+
+import numpy as np
+
+from .._cpu.warp import warp_projective
+from .._prepare.args import InvalidArgumentError
+from .._prepare.invocation import PendingArg
+from ..types import DALIInterpType
+from .conversions import cast_array
+from .image_layout import image_axes
+from .schema import Arg, Input, Operator
+
+# Element types the kernels work in directly; others go through float32.
+_KERNEL_TYPES = (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.float32, np.float64)
+_SUPPORTED_INTERP = (DALIInterpType.INTERP_NN, DALIInterpType.INTERP_LINEAR)
+
+
+def _pending(*values):
+    return any(type(v) is PendingArg for v in values)
+
+
+def _image_axes(op, x_layout, ndim):
+    axes = image_axes(op, x_layout, ndim, four_dims="FHWC")
+    if axes.depth is not None:
+        raise InvalidArgumentError(
+            f"{op.qualname}: volumes ({axes.layout}) are not supported; use 2-D images"
+        )
+    if axes.channel is not None and axes.channel != ndim - 1 or axes.width != axes.height + 1:
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected the layout HWC or FHWC (channels last), got {axes.layout!r}"
+        )
+    return axes
+
+
+def _output_dtype(op, ins, args):
+    dtype = args["dtype"]
+    old = args.get("output_dtype")
+    if dtype is not None and old is not None and dtype is not old:
+        raise InvalidArgumentError(f"{op.qualname}: 'dtype' and 'output_dtype' disagree: {dtype} and {old}")
+    return dtype or old or ins[0]._dtype
+
+
+def _check_interp(op, args):
+    kind = args["interp_type"]
+    if kind not in _SUPPORTED_INTERP:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got {kind!r}"
+        )
+
+
+def _size_arg(op, size):
+    """A ``size`` argument as (rows, columns), or None when not given."""
+    if size is None or len(size) == 0:
+        return None
+    if len(size) != 2:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'size' must have 2 elements (height, width), got {list(size)}"
+        )
+    # The reference truncates fractional sizes (its documentation says it rounds them).
+    out = tuple(int(s) for s in size)
+    if min(out) < 0:
+        raise InvalidArgumentError(f"{op.qualname}: 'size' must not be negative, got {list(size)}")
+    return out
+
+
+def _frames(arr, axes):
+    """``arr`` as a (frames, rows, columns, channels) view."""
+    view = arr
+    if axes.channel is None:
+        view = view[..., np.newaxis]
+    if axes.frame is None:
+        view = view[np.newaxis]
+    return view
+
+
+def warp_sample(arr, axes, out_hw, matrix, *, perspective, linear, fill, out_dtype):
+    """Warp every frame of one sample to ``out_hw`` with ``matrix`` (output pixel centre
+    to source point, 6 or 9 float64 values); ``fill`` None repeats the edges."""
+    out_shape = list(arr.shape)
+    out_shape[axes.height], out_shape[axes.width] = out_hw
+    target = np.dtype(out_dtype)
+    if arr.dtype == target and target.type in _KERNEL_TYPES:
+        work_in, work_type = arr, target
+    elif target.kind == "f" and target.type in _KERNEL_TYPES:
+        work_in, work_type = arr.astype(target), target
+    else:
+        work_in, work_type = arr.astype(np.float32), np.dtype(np.float32)
+    out = np.empty(out_shape, work_type)
+    src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
+    m = np.ascontiguousarray(matrix, np.float64).reshape(-1)
+    constant = fill is not None
+    for f in range(src_frames.shape[0]):
+        warp_projective(
+            src_frames[f], dst_frames[f], m, perspective, linear, constant, 0.0 if fill is None else fill
+        )
+    return out if work_type == target else cast_array(out, target)
+
+
+# -- warp_affine ---------------------------------------------------------------------------
+
+
+def _affine_matrix(op, value, inverse_map):
+    m = np.asarray(value, np.float64).reshape(-1)
+    if m.size != 6:
+        raise InvalidArgumentError(f"{op.qualname}: the matrix must have 6 elements (2x3), got {m.size}")
+    m = m.reshape(2, 3)
+    if not np.all(np.isfinite(m)):
+        raise InvalidArgumentError(f"{op.qualname}: the matrix must be finite, got {m.tolist()}")
+    if not inverse_map:
+        full = np.vstack([m, [0.0, 0.0, 1.0]])
+        if abs(np.linalg.det(full)) < 1e-12:
+            raise InvalidArgumentError(f"{op.qualname}: the matrix is not invertible: {m.tolist()}")
+        m = np.linalg.inv(full)[:2]
+    return m
+
+
+def _matrix_given(matrix):
+    """Whether a ``matrix`` argument was given (a pending or per-sample one counts)."""
+    if matrix is None:
+        return False
+    if isinstance(matrix, np.ndarray):
+        return matrix.size > 0
+    return True
+
+
+def _warp_affine_prepare(ins, args):
+    op = WARP_AFFINE
+    given = _matrix_given(args["matrix"])
+    if ins[1] is not None and given:
+        raise InvalidArgumentError(
+            "ndd.warp_affine: give the matrix either as the 'mtx' input or as the 'matrix' argument, not both"
+        )
+    if ins[1] is None and not given:
+        raise InvalidArgumentError("ndd.warp_affine: a transform is needed: the 'mtx' input or 'matrix'")
+    _check_interp(op, args)
+
+
+def _warp_affine_types(ins, args):
+    op = WARP_AFFINE
+    x = ins[0]
+    _image_axes(op, x._layout, x.ndim)
+    if ins[1] is not None and ins[1]._dtype.numpy is not None and np.dtype(ins[1]._dtype.numpy).kind != "f":
+        raise InvalidArgumentError(f"ndd.warp_affine: the 'mtx' input must be float, got {ins[1]._dtype}")
+    return [(_output_dtype(op, ins, args), x._layout)]
+
+
+def _warp_affine_shape(shapes, args):
+    op = WARP_AFFINE
+    shape = shapes[0]
+    axes = _image_axes(op, "" if args.get("_layout") is None else args["_layout"], len(shape))
+    if shapes[1] is not None and int(np.prod(shapes[1])) != 6:
+        raise InvalidArgumentError(
+            f"ndd.warp_affine: the 'mtx' input must be a 2x3 matrix, got shape {shapes[1]}"
+        )
+    matrix = args["matrix"]
+    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 6):
+        raise InvalidArgumentError(
+            f"ndd.warp_affine: 'matrix' must have 6 elements (2x3), got {np.size(matrix)}"
+        )
+    if _pending(args["size"]):
+        return None
+    size = _size_arg(op, args["size"])
+    out = list(shape)
+    if size is not None:
+        out[axes.height], out[axes.width] = size
+    return [tuple(out)]
+
+
+def _record_layout(ins, args):
+    args["_layout"] = ins[0]._layout
+
+
+def _warp_affine_prepare_all(ins, args):
+    _record_layout(ins, args)
+    _warp_affine_prepare(ins, args)
+
+
+def _warp_affine_kernel(arrays, args):
+    op = WARP_AFFINE
+    x, mtx = arrays
+    axes = _image_axes(op, args["_layout"], x.ndim)
+    matrix = _affine_matrix(op, mtx if mtx is not None else args["matrix"], args["inverse_map"])
+    size = _size_arg(op, args["size"]) or (x.shape[axes.height], x.shape[axes.width])
+    return warp_sample(
+        x,
+        axes,
+        size,
+        matrix,
+        perspective=False,
+        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        fill=args["fill_value"],
+        out_dtype=_output_dtype(op, [_DTypeOf(x)], args).numpy,
+    )
+
+
+class _DTypeOf:
+    """The dtype of a run-phase array where a prepare-phase rule expects an input object."""
+
+    def __init__(self, arr):
+        from .._types import dtype as to_dtype
+
+        self._dtype = to_dtype(arr.dtype)
+
+
+_DTYPE_ARGS = [
+    Arg("dtype", "dtype", None, doc="Output type; the input's by default.", type_doc="DType"),
+    Arg(
+        "fill_value",
+        "float",
+        None,
+        doc="Value of the output pixels mapped outside the source; without it the source's edge "
+        "pixels repeat.",
+        type_doc="float",
+    ),
+    Arg(
+        "interp_type",
+        "int",
+        DALIInterpType.INTERP_LINEAR,
+        doc="INTERP_NN or INTERP_LINEAR.",
+        type_doc="DALIInterpType",
+    ),
+]
+_OUTPUT_DTYPE = Arg("output_dtype", "dtype", None, doc="Deprecated name of ``dtype``.", type_doc="DType")
+_SIZE = Arg(
+    "size",
+    "float_list",
+    [],
+    per_sample=True,
+    doc="Output size (height, width), fractions truncated; the input's by default.",
+    type_doc="list of float",
+)
+
+WARP_AFFINE = Operator(
+    "warp_affine",
+    inputs=[
+        Input("data", doc="Images (HWC) or sequences of images (FHWC)."),
+        Input("mtx", optional=True, doc="The 2x3 float matrix per sample (instead of ``matrix``)."),
+    ],
+    args=[
+        *_DTYPE_ARGS,
+        Arg(
+            "inverse_map",
+            "bool",
+            True,
+            doc="The matrix maps output points to the source (True) or source points to the output (False).",
+            type_doc="bool",
+        ),
+        Arg(
+            "matrix",
+            "array",
+            [],
+            per_sample=True,
+            doc="The 2x3 affine matrix, row-major (6 values), in the pixel-centre convention.",
+            type_doc="list of float",
+        ),
+        _OUTPUT_DTYPE,
+        _SIZE,
+    ],
+    prepare_args=_warp_affine_prepare_all,
+    infer_types=_warp_affine_types,
+    infer_shape=_warp_affine_shape,
+    kernel=_warp_affine_kernel,
+    doc="Warp images with an affine transform.\n\nEach output pixel centre is mapped by the matrix to a "
+    "point of the source, sampled with nearest-neighbour or bilinear interpolation.",
+)
+
+
+# -- rotate -----------------------------------------------------------------------------
+
+
+def _angle_radians(angle):
+    return float(np.float32(math.radians(float(np.float32(angle)))))
+
+
+def rotated_size(height, width, angle):
+    """The smallest canvas holding an image of ``height x width`` rotated by ``angle``
+    degrees, each side with the parity of the input side it mostly comes from (so
+    the centres of input and output pixels stay aligned)."""
+    rad = _angle_radians(angle)
+    c, s = abs(math.cos(rad)), abs(math.sin(rad))
+    eps = 1e-2
+    out_w = math.ceil(width * c + height * s - eps)
+    out_h = math.ceil(height * c + width * s - eps)
+    if s <= c:
+        out_w += (out_w ^ width) & 1
+        out_h += (out_h ^ height) & 1
+    else:
+        out_w += (out_w ^ height) & 1
+        out_h += (out_h ^ width) & 1
+    return max(out_h, 0), max(out_w, 0)
+
+
+def _rotate_output_hw(op, in_hw, args):
+    size = _size_arg(op, args["size"])
+    if size is not None:
+        return size
+    if args["keep_size"]:
+        return in_hw
+    return rotated_size(in_hw[0], in_hw[1], args["angle"])
+
+
+def _rotate_prepare(ins, args):
+    _record_layout(ins, args)
+    if args["axis"] is not None and not _pending(args["axis"]) and len(args["axis"]) > 0:
+        raise InvalidArgumentError(
+            "ndd.rotate: 'axis' applies to volumes (DHWC), which are not supported yet"
+        )
+    _check_interp(ROTATE, args)
+
+
+def _rotate_types(ins, args):
+    x = ins[0]
+    _image_axes(ROTATE, x._layout, x.ndim)
+    return [(_output_dtype(ROTATE, ins, args), x._layout)]
+
+
+def _rotate_shape(shapes, args):
+    shape = shapes[0]
+    axes = _image_axes(ROTATE, args["_layout"], len(shape))
+    if _pending(args["angle"], args["size"]):
+        return None
+    out = list(shape)
+    out[axes.height], out[axes.width] = _rotate_output_hw(
+        ROTATE, (shape[axes.height], shape[axes.width]), args
+    )
+    return [tuple(out)]
+
+
+def rotation_matrix(in_hw, out_hw, angle):
+    """The map from output pixel centres to source points of a rotation by ``angle``
+    degrees (counter-clockwise as displayed) about the image centres."""
+    rad = _angle_radians(angle)
+    c, s = math.cos(rad), math.sin(rad)
+    ocx, ocy = out_hw[1] * 0.5, out_hw[0] * 0.5
+    icx, icy = in_hw[1] * 0.5, in_hw[0] * 0.5
+    # source = R(-angle) (out - out_centre) + in_centre, with y pointing down.
+    return np.array(
+        [
+            [c, -s, icx - c * ocx + s * ocy],
+            [s, c, icy - s * ocx - c * ocy],
+        ]
+    )
+
+
+def _rotate_kernel(arrays, args):
+    x = arrays[0]
+    axes = _image_axes(ROTATE, args["_layout"], x.ndim)
+    in_hw = (x.shape[axes.height], x.shape[axes.width])
+    out_hw = _rotate_output_hw(ROTATE, in_hw, args)
+    return warp_sample(
+        x,
+        axes,
+        out_hw,
+        rotation_matrix(in_hw, out_hw, args["angle"]),
+        perspective=False,
+        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        fill=args["fill_value"],
+        out_dtype=_output_dtype(ROTATE, [_DTypeOf(x)], args).numpy,
+    )
+
+
+ROTATE = Operator(
+    "rotate",
+    inputs=[Input("input", doc="Images (HWC) or sequences of images (FHWC).")],
+    args=[
+        Arg(
+            "angle",
+            "float",
+            per_sample=True,
+            doc="Rotation angle in degrees, counter-clockwise as displayed.",
+            type_doc="float",
+        ),
+        Arg(
+            "axis",
+            "float_list",
+            None,
+            per_sample=True,
+            doc="Rotation axis of volumes (not supported yet).",
+            type_doc="list of float",
+        ),
+        *_DTYPE_ARGS,
+        Arg(
+            "keep_size",
+            "bool",
+            False,
+            doc="Keep the input's size; by default the canvas grows to hold the whole rotated image.",
+            type_doc="bool",
+        ),
+        _OUTPUT_DTYPE,
+        _SIZE,
+    ],
+    prepare_args=_rotate_prepare,
+    infer_types=_rotate_types,
+    infer_shape=_rotate_shape,
+    kernel=_rotate_kernel,
+    doc="Rotate images by an angle about their centre.\n\nWithout ``size`` or ``keep_size`` the output is "
+    "the smallest canvas holding the rotated image (each side keeping the parity of the input side it "
+    "mostly comes from).",
+)
+
+
+OPERATORS = [ROTATE, WARP_AFFINE]

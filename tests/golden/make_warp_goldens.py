@@ -1,0 +1,151 @@
+"""Regenerate tests/golden/warp_reference.json + warp_reference.npz from the reference DALI.
+
+Run with the reference's Python (``$HOME/dali-ref/bin/python``). The inputs are small
+deterministic images (``images()``, rebuilt identically by the tests from the same
+recipe and checked against the stored copies). Each case names an operator, an input
+image, keyword arguments (lists; ``"per_sample"`` arguments hold one value per sample
+of a batch) and the keys of its expected outputs in the npz (one per sample).
+``rotate_sizes`` records the reference's rotate output size for many shapes and angles.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali import types
+
+HERE = pathlib.Path(__file__).parent
+NN, LINEAR = int(types.INTERP_NN), int(types.INTERP_LINEAR)
+
+
+def images():
+    """The test inputs: smooth gradients plus a little noise."""
+    rng = np.random.default_rng(0)
+    yy, xx = np.mgrid[0:20, 0:28]
+    base = np.stack([xx * 9, yy * 12, (xx + yy) * 5], axis=-1).astype(np.float64)
+    rgb = np.clip(base + rng.integers(-6, 7, base.shape), 0, 255).astype(np.uint8)
+    small = np.clip(np.mgrid[0:9, 0:12][1][..., None] * 20 + rng.integers(0, 9, (9, 12, 1)), 0, 255).astype(
+        np.uint8
+    )
+    out = {
+        "rgb": rgb,
+        "gray": small,
+        "float": (rgb.astype(np.float32) / 4 - 10.5),
+        "seq": np.stack([rgb[:12, :16], 255 - rgb[:12, :16], rgb[8:, 12:]]),
+        "odd": rgb[:15, :21],
+    }
+    return {k: np.ascontiguousarray(v) for k, v in out.items()}
+
+
+ROT = [[0.8660254, -0.5, 6.0], [0.5, 0.8660254, -4.0]]
+
+AFFINE = [
+    ("rgb", {"matrix": [1, 0, 0, 0, 1, 0]}),
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25]}),
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "fill_value": 17}),
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "interp_type": NN}),
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "interp_type": NN, "fill_value": 200}),
+    ("rgb", {"matrix": sum(ROT, [])}),
+    ("rgb", {"matrix": sum(ROT, []), "fill_value": 0}),
+    ("rgb", {"matrix": sum(ROT, []), "inverse_map": False}),
+    ("rgb", {"matrix": sum(ROT, []), "inverse_map": False, "interp_type": NN, "fill_value": 5}),
+    ("rgb", {"matrix": [0.7, 0.2, 1, -0.1, 1.3, 2], "size": [14, 33]}),
+    ("rgb", {"matrix": [2, 0, 0, 0, 2, 0], "size": [10.4, 13.6]}),
+    ("rgb", {"matrix": [0.5, 0, 0, 0, 0.5, 0], "size": [40, 56], "fill_value": 255}),
+    ("rgb", {"matrix": [1, 0.3, -3, 0.2, 1, 0], "dtype": "float32"}),
+    ("float", {"matrix": sum(ROT, [])}),
+    ("float", {"matrix": sum(ROT, []), "dtype": "uint8"}),
+    ("float", {"matrix": sum(ROT, []), "fill_value": -3.5, "interp_type": NN}),
+    ("gray", {"matrix": [0.9, -0.2, 1.5, 0.25, 1.1, -2]}),
+    ("seq", {"matrix": sum(ROT, []), "fill_value": 9}),
+    ("odd", {"matrix": [1, 0, 0.5, 0, 1, 0.5], "size": [15, 21]}),
+]
+
+ROTATE = [("rgb", {"angle": a}) for a in (0, 1, 10, 30, 45, 60, 89.5, 90, 135, 180, -30, 270, 333.3)] + [
+    ("rgb", {"angle": 30, "interp_type": NN}),
+    ("rgb", {"angle": 30, "fill_value": 0}),
+    ("rgb", {"angle": 30, "fill_value": 128, "interp_type": NN}),
+    ("rgb", {"angle": 45, "keep_size": True}),
+    ("rgb", {"angle": 20, "size": [25, 31]}),
+    ("rgb", {"angle": 20, "dtype": "float32"}),
+    ("float", {"angle": 37}),
+    ("float", {"angle": 37, "dtype": "uint8", "fill_value": 1}),
+    ("gray", {"angle": 90}),
+    ("gray", {"angle": -15, "fill_value": 3}),
+    ("seq", {"angle": 25}),
+    ("odd", {"angle": 12}),
+    ("odd", {"angle": 180}),
+]
+
+BATCH = [
+    ("rotate", ["rgb", "odd", "rgb"], {"angle": [10, -35, 90]}, {}),
+    ("rotate", ["rgb", "rgb"], {"angle": [10, 200], "size": [[20, 28], [30, 12]]}, {"fill_value": 0}),
+    ("warp_affine", ["rgb", "odd"], {"matrix": [sum(ROT, []), [1, 0, 1.5, 0, 1, 0.5]]}, {}),
+    ("warp_affine", ["rgb", "rgb"], {"size": [[10, 10], [21, 5]]}, {"matrix": sum(ROT, []), "fill_value": 3}),
+]
+
+
+def _kw(kwargs):
+    out = {}
+    for k, v in kwargs.items():
+        if k == "dtype":
+            v = getattr(ndd, v)
+        elif k == "matrix":
+            v = np.asarray(v, np.float32).reshape(2, 3)
+        elif k == "interp_type":
+            v = types.DALIInterpType(v)
+        out[k] = v
+    return out
+
+
+def _per_sample_value(name, value):
+    value = np.asarray(value, np.float32)
+    return value.reshape(2, 3) if name == "matrix" else value
+
+
+def main():
+    imgs = images()
+    arrays = {f"in_{k}": v for k, v in imgs.items()}
+    cases = []
+
+    def record(op, inp, kwargs, outs, **extra):
+        keys = []
+        for o in outs:
+            key = f"out_{len(arrays)}"
+            arrays[key] = np.asarray(o)
+            keys.append(key)
+        cases.append({"op": op, "input": inp, "kwargs": kwargs, "outputs": keys, **extra})
+
+    for inp, kwargs in AFFINE:
+        record("warp_affine", inp, kwargs, [ndd.warp_affine(imgs[inp], **_kw(kwargs))])
+    for inp, kwargs in ROTATE:
+        record("rotate", inp, kwargs, [ndd.rotate(imgs[inp], **_kw(kwargs))])
+    # The matrix as an input (a transforms result), per sample in a batch.
+    m = np.asarray(ndd.transforms.rotation(angle=25, center=[14, 10]))
+    record("warp_affine", "rgb", {}, [ndd.warp_affine(imgs["rgb"], m)], mtx=m.tolist())
+    for op, inps, per_sample, kwargs in BATCH:
+        data = ndd.batch([imgs[i] for i in inps])
+        ps = {k: ndd.batch([_per_sample_value(k, v) for v in vals]) for k, vals in per_sample.items()}
+        out = getattr(ndd, op)(data, **ps, **_kw(kwargs))
+        record(op, inps, kwargs, [np.asarray(t) for t in out.evaluate().tensors], per_sample=per_sample)
+    sizes = []
+    for h in (1, 2, 3, 5, 6, 7, 8, 9, 12, 16, 20, 28, 31, 100, 101):
+        for w in (1, 2, 5, 6, 8, 11, 28, 99, 100):
+            img = np.zeros((h, w, 1), np.uint8)
+            for a in (0, 0.001, 0.3, 1, 10, 30, 44.9, 45, 45.1, 60, 89, 90, 91, 135, 180, -30, 270, 300):
+                sizes.append(
+                    [
+                        h,
+                        w,
+                        a,
+                        list(np.asarray(ndd.rotate(img, angle=a, interp_type=types.INTERP_NN)).shape[:2]),
+                    ]
+                )
+    (HERE / "warp_reference.json").write_text(json.dumps({"cases": cases, "rotate_sizes": sizes}) + "\n")
+    np.savez_compressed(HERE / "warp_reference.npz", **arrays)
+    print(len(cases), "cases", len(sizes), "sizes")
+
+
+if __name__ == "__main__":
+    main()

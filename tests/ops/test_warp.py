@@ -1,0 +1,171 @@
+"""ndd.rotate and ndd.warp_affine against the reference goldens
+(tests/golden/warp_reference.json/.npz, made by make_warp_goldens.py), numpy and errors.
+
+Tolerances: output shapes exact; nearest-neighbour results exact; bilinear uint8
+within 1 (float32 rounding of the weights), bilinear float within 1e-3.
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import ndd
+from ndd.types import DALIInterpType
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
+DATA = json.loads((GOLDEN / "warp_reference.json").read_text())
+with np.load(GOLDEN / "warp_reference.npz") as _npz:
+    ARRAYS = {k: _npz[k] for k in _npz.files}
+NN = int(DALIInterpType.INTERP_NN)
+
+
+def _kwargs(kwargs):
+    out = {}
+    for k, v in kwargs.items():
+        if k == "dtype":
+            v = getattr(ndd, v)
+        elif k == "interp_type":
+            v = DALIInterpType(v)
+        out[k] = v
+    return out
+
+
+def _assert_image(actual, expected, nearest):
+    actual = np.asarray(actual)
+    assert actual.shape == expected.shape
+    assert actual.dtype == expected.dtype
+    if nearest:
+        np.testing.assert_array_equal(actual, expected)
+    elif expected.dtype.kind == "f":
+        np.testing.assert_allclose(actual, expected, atol=1e-3, rtol=1e-5)
+    else:
+        diff = np.abs(actual.astype(np.int64) - expected.astype(np.int64))
+        assert diff.max() <= 1, f"max |diff| {diff.max()} at {np.unravel_index(diff.argmax(), diff.shape)}"
+
+
+def _id(case):
+    return f"{case['op']}-{case['input']}-{json.dumps(case['kwargs'])}-{json.dumps(case.get('per_sample'))}"
+
+
+@pytest.mark.parametrize("case", DATA["cases"], ids=[_id(c) for c in DATA["cases"]])
+def test_golden(case):
+    fn = getattr(ndd, case["op"])
+    nearest = case["kwargs"].get("interp_type") == NN
+    expected = [ARRAYS[k] for k in case["outputs"]]
+    kwargs = _kwargs(case["kwargs"])
+    if "per_sample" not in case:
+        args = [ARRAYS[f"in_{case['input']}"]]
+        if "mtx" in case:
+            args.append(np.asarray(case["mtx"], np.float32))
+        _assert_image(fn(*args, **kwargs), expected[0], nearest)
+        return
+    data = ndd.batch([ARRAYS[f"in_{name}"] for name in case["input"]])
+    per_sample = {}
+    for name, values in case["per_sample"].items():
+        samples = [np.asarray(v, np.float32) for v in values]
+        if name == "matrix":
+            samples = [s.reshape(2, 3) for s in samples]
+        per_sample[name] = ndd.batch(samples)
+    result = fn(data, **per_sample, **kwargs)
+    assert isinstance(result, ndd.Batch)
+    actual = [np.asarray(t) for t in result.tensors]
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected, strict=True):
+        _assert_image(a, e, nearest)
+
+
+def test_rotate_output_sizes():
+    shape_of = {}
+    for h, w, angle, expected in DATA["rotate_sizes"]:
+        shape_of.setdefault((h, w), []).append((angle, tuple(expected)))
+    mismatches = []
+    for (h, w), cases in shape_of.items():
+        img = ndd.as_tensor(np.zeros((h, w, 1), np.uint8))
+        for angle, expected in cases:
+            got = ndd.rotate(img, angle=angle).shape[:2]
+            if got != expected:
+                mismatches.append((h, w, angle, got, expected))
+    assert not mismatches
+
+
+def test_inputs_rebuild_from_recipe():
+    # The goldens' inputs are what the generator's recipe makes (so the recipe documents them).
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_warp_goldens", GOLDEN / "make_warp_goldens.py")
+    assert spec is not None
+    source = (GOLDEN / "make_warp_goldens.py").read_text()
+    namespace = {"np": np}
+    exec(source[source.index("def images") : source.index("ROT = ")], namespace)  # noqa: S102
+    for name, arr in namespace["images"]().items():
+        np.testing.assert_array_equal(arr, ARRAYS[f"in_{name}"])
+
+
+def test_identity_and_integer_shift_are_exact():
+    img = ARRAYS["in_rgb"]
+    np.testing.assert_array_equal(np.asarray(ndd.warp_affine(img, matrix=[1, 0, 0, 0, 1, 0])), img)
+    shifted = np.asarray(ndd.warp_affine(img, matrix=[1, 0, 3, 0, 1, 2], fill_value=0))
+    np.testing.assert_array_equal(shifted[:-2, :-3], img[2:, 3:])
+    assert not shifted[-2:].any() and not shifted[:, -3:].any()
+
+
+def test_inverse_map_false_inverts_the_matrix():
+    img = ARRAYS["in_rgb"]
+    forward = np.array([[1.1, 0.2, -2], [-0.1, 0.9, 3], [0, 0, 1]])
+    inverse = np.linalg.inv(forward)[:2].reshape(-1).tolist()
+    a = np.asarray(ndd.warp_affine(img, matrix=forward[:2].reshape(-1).tolist(), inverse_map=False))
+    b = np.asarray(ndd.warp_affine(img, matrix=inverse))
+    assert np.abs(a.astype(int) - b.astype(int)).max() <= 1
+
+
+def test_rotate_90_is_rot90():
+    img = ARRAYS["in_rgb"]
+    for angle, k in ((90, 1), (180, 2), (270, 3), (-90, 3)):
+        out = np.asarray(ndd.rotate(img, angle=angle, interp_type=DALIInterpType.INTERP_NN))
+        np.testing.assert_array_equal(out, np.rot90(img, k))
+
+
+def test_sequence_frames_warp_alike():
+    seq = ARRAYS["in_seq"]
+    out = np.asarray(ndd.rotate(ndd.as_tensor(seq, layout="FHWC"), angle=33, fill_value=0))
+    for f in range(seq.shape[0]):
+        np.testing.assert_array_equal(out[f], np.asarray(ndd.rotate(seq[f], angle=33, fill_value=0)))
+
+
+def test_chw_rejected_and_hw_accepted():
+    img = ARRAYS["in_gray"]
+    out2d = np.asarray(ndd.rotate(ndd.as_tensor(img[..., 0], layout="HW"), angle=15))
+    np.testing.assert_array_equal(out2d, np.asarray(ndd.rotate(img, angle=15))[..., 0])
+    with pytest.raises(ValueError, match="ndd.rotate: .*HWC"):
+        ndd.rotate(ndd.as_tensor(np.transpose(ARRAYS["in_rgb"], (2, 0, 1)), layout="CHW"), angle=10)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda img: ndd.warp_affine(img), "mtx"),
+        (lambda img: ndd.warp_affine(img, matrix=[1, 0, 0, 1]), "6 elements"),
+        (
+            lambda img: ndd.warp_affine(img, np.eye(2, 3, dtype=np.float32), matrix=[1, 0, 0, 0, 1, 0]),
+            "not both",
+        ),
+        (lambda img: ndd.warp_affine(img, matrix=[1, 0, 0, 0, 1, 0], size=[3]), "'size'"),
+        (
+            lambda img: ndd.warp_affine(
+                img, matrix=[1, 0, 0, 0, 1, 0], interp_type=DALIInterpType.INTERP_CUBIC
+            ),
+            "interp_type",
+        ),
+        (lambda img: ndd.warp_affine(img, matrix=[0, 0, 0, 0, 0, 0], inverse_map=False), "invertible"),
+        (lambda img: ndd.rotate(img, angle=10, interp_type=DALIInterpType.INTERP_LANCZOS3), "interp_type"),
+        (lambda img: ndd.rotate(img, angle=10, size=[1, 2, 3]), "'size'"),
+        (lambda img: ndd.rotate(img, angle=10, axis=[0, 0, 1]), "axis"),
+        (lambda img: ndd.rotate(img), "angle"),
+    ],
+)
+def test_errors_name_the_argument(call, message):
+    img = ARRAYS["in_rgb"]
+    with pytest.raises((ValueError, TypeError), match=message):
+        np.asarray(call(img))
