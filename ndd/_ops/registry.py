@@ -19,13 +19,17 @@ FAMILIES = [
     "batch_ops",
     "reductions",
     "random_ops",
+    "decoders",
+    "resize",
     "crop",
     "filters",
     "boxes",
     "segmentation",
     "color",
-    "transforms",
     "normalize",
+    "noise",
+    "transforms",
+    "warp",
 ]
 
 
