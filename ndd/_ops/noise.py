@@ -1,0 +1,197 @@
+"""Noise operators: ``ndd.noise.gaussian``, ``salt_and_pepper`` and ``shot``.
+
+The output has the input's shape and type. Noisy values are computed in float and
+converted as the reference does: integer results round halves away from zero and
+saturate. The draws come from the call's ``RandomKey`` (see ``random_ops``): a
+Tensor input uses ``key.generator()``, sample ``i`` of a Batch
+``key.sample_generator(i)``, so results depend only on the seed and the order of
+the calls, not on the threads; they are not the reference's numbers, only the
+same distributions.
+
+Behaviours of the reference kept on purpose: ``salt_val``/``pepper_val`` are
+converted to the input type with a C cast (300 becomes 44 in uint8); the channel
+axis of ``salt_and_pepper`` is the layout's ``C`` (first or last) or the last axis
+of data without a layout; ``shot`` with ``factor=0`` gives zeros.
+"""
+
+import numpy as np
+
+from .._prepare.args import InvalidArgumentError
+from .._types import float32, int8, int16, int32, int64, uint8, uint16
+from .conversions import c_cast, cast_array
+from .random_ops import RNG_ARG
+from .schema import Arg, Input, Operator
+
+_NOISE_TYPES = (uint8, int8, uint16, int16, int32, int64, float32)
+
+# Below this many elements per batch, the thread pool costs more than it saves.
+_PARALLEL_MIN_ELEMENTS = 1 << 16
+
+
+def _to_input_type(values, np_dtype):
+    if np_dtype.kind == "f":
+        return values.astype(np_dtype, copy=False)
+    return cast_array(values, np_dtype)
+
+
+def _noise_operator(name, args, draw, doc, prepare=None):
+    """An operator adding noise drawn by ``draw(generator, array, args)`` to each sample."""
+    op = Operator(name, inputs=[Input("input")], args=[*args, RNG_ARG], module="ndd.noise", doc=doc)
+
+    def prepare_args(ins, a):
+        dtype = ins[0]._dtype
+        if not any(dtype is t for t in _NOISE_TYPES):
+            names = ", ".join(str(t) for t in _NOISE_TYPES)
+            raise InvalidArgumentError(f"{op.qualname}: the input type must be one of {names}, got {dtype}")
+        if prepare is not None:
+            prepare(op, ins, a)
+
+    def kernel(arrays, a):
+        return draw(a["rng"].generator(), arrays[0], a)
+
+    def batch_kernel(inputs, sample_args, batch_size, ctx):
+        samples = inputs[0]
+        key = sample_args[0]["rng"]
+
+        def one(i):
+            return draw(key.sample_generator(i), samples[i], sample_args[i])
+
+        if sum(s.size for s in samples) >= _PARALLEL_MIN_ELEMENTS:
+            return [ctx.thread_pool.map(one, range(batch_size))]
+        return [[one(i) for i in range(batch_size)]]
+
+    op.prepare_args = prepare_args
+    op.infer_shape = lambda shapes, a: [shapes[0]]
+    op.kernel = kernel
+    op.batch_kernel = batch_kernel
+    return op
+
+
+def _float_arg(name, default, doc):
+    return Arg(name, "float", default, per_sample=True, doc=doc, type_doc="float")
+
+
+# -- gaussian --------------------------------------------------------------------------------
+
+
+def _draw_gaussian(generator, arr, args):
+    if args["stddev"] < 0:
+        raise InvalidArgumentError(f"ndd.noise.gaussian: 'stddev' must not be negative, got {args['stddev']}")
+    noise = generator.standard_normal(arr.shape, dtype=np.float32)
+    noise *= np.float32(args["stddev"])
+    noise += np.float32(args["mean"])
+    noise += arr
+    return _to_input_type(noise, arr.dtype)
+
+
+GAUSSIAN = _noise_operator(
+    "gaussian",
+    [
+        _float_arg("mean", 0.0, "Mean of the noise."),
+        _float_arg("stddev", 1.0, "Standard deviation of the noise."),
+    ],
+    _draw_gaussian,
+    "Add Gaussian noise; integer results are rounded and saturated to the input type.",
+)
+
+
+# -- salt and pepper -------------------------------------------------------------------------
+
+
+def _prepare_salt_and_pepper(op, ins, args):
+    layout, ndim = ins[0]._layout, ins[0].ndim
+    channel = layout.find("C") if layout else ndim - 1
+    if ndim and channel not in (0, ndim - 1):
+        raise InvalidArgumentError(
+            f"{op.qualname}: the channel axis 'C' must be the first or the last axis of the layout "
+            f"(data without a layout has channels last), got layout {layout!r}"
+        )
+    args["_channel"] = channel
+
+
+def _check_probability(name, value):
+    if not 0.0 <= value <= 1.0:
+        raise InvalidArgumentError(f"ndd.noise.salt_and_pepper: '{name}' must be in [0, 1], got {value}")
+
+
+def _draw_salt_and_pepper(generator, arr, args):
+    _check_probability("prob", args["prob"])
+    _check_probability("salt_vs_pepper", args["salt_vs_pepper"])
+    target = arr.dtype
+    floating = target.kind == "f"
+    salt = args["salt_val"]
+    pepper = args["pepper_val"]
+    if salt is None:
+        salt = 1.0 if floating else np.iinfo(target).max
+    if pepper is None:
+        pepper = -1.0 if floating else np.iinfo(target).min
+    salt, pepper = c_cast([salt, pepper], target)
+    shape = arr.shape
+    channel = args["_channel"]
+    if arr.ndim and not args["per_channel"]:
+        # One draw per pixel, shared by its channels.
+        shape = shape[1:] if channel == 0 else shape[:-1]
+    draws = generator.random(shape, dtype=np.float32)
+    prob = np.float32(args["prob"])
+    salted = draws < prob * np.float32(args["salt_vs_pepper"])
+    peppered = (draws < prob) & ~salted
+    if shape != arr.shape:
+        axis = 0 if channel == 0 else -1
+        salted = np.expand_dims(salted, axis)
+        peppered = np.expand_dims(peppered, axis)
+    out = np.where(salted, salt, arr)
+    np.copyto(out, pepper, where=peppered)
+    return out
+
+
+SALT_AND_PEPPER = _noise_operator(
+    "salt_and_pepper",
+    [
+        _float_arg(
+            "pepper_val",
+            None,
+            "Value of pepper; -1 for float input, else the smallest value of the input type.",
+        ),
+        Arg(
+            "per_channel",
+            "bool",
+            False,
+            doc="Draw the noise for each channel separately instead of once per pixel.",
+        ),
+        _float_arg("prob", 0.05, "Probability that a value becomes salt or pepper."),
+        _float_arg(
+            "salt_val", None, "Value of salt; 1 for float input, else the largest value of the input type."
+        ),
+        _float_arg("salt_vs_pepper", 0.5, "Probability that a corrupted value is salt rather than pepper."),
+    ],
+    _draw_salt_and_pepper,
+    "Replace a fraction ``prob`` of the pixels (or values, with ``per_channel``) with salt or pepper values.",
+    prepare=_prepare_salt_and_pepper,
+)
+
+
+# -- shot --------------------------------------------------------------------------------
+
+
+def _draw_shot(generator, arr, args):
+    factor = args["factor"]
+    if factor == 0:
+        # x / 0 is infinite or NaN in the reference, which then gives 0.
+        return np.zeros_like(arr)
+    rate = arr.astype(np.float64)
+    rate /= factor
+    np.maximum(rate, 0.0, out=rate)
+    events = generator.poisson(rate).astype(np.float32)
+    events *= np.float32(factor)
+    return _to_input_type(events, arr.dtype)
+
+
+SHOT = _noise_operator(
+    "shot",
+    [_float_arg("factor", 20.0, "Value of one event: ``out = poisson(max(0, in / factor)) * factor``.")],
+    _draw_shot,
+    "Add shot (Poisson) noise: ``out = poisson(max(0, in / factor)) * factor``; integer results are "
+    "rounded and saturated to the input type.",
+)
+
+OPERATORS = [GAUSSIAN, SALT_AND_PEPPER, SHOT]
