@@ -19,8 +19,6 @@ FAMILIES = [
     "batch_ops",
     "reductions",
     "random_ops",
-    "decoders",
-    "resize",
     "crop",
     "filters",
     "boxes",
