@@ -412,3 +412,70 @@ OPERATORS = [
     HUE,
     SATURATION,
 ]
+
+
+# -- equalize --------------------------------------------------------------------------------
+
+
+def _equalize_prepare(ins, args):
+    op = EQUALIZE
+    if ins[0]._dtype is not uint8:
+        raise InvalidArgumentError(f"{op.qualname}: the input must be uint8, got {ins[0]._dtype}")
+    axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
+    if axes.depth is not None:
+        raise InvalidArgumentError(f"{op.qualname}: volumes are not supported, got layout {axes.layout!r}")
+    args["_frame"], args["_channel"] = axes.frame, axes.channel
+
+
+def _equalize_lut(flat, planes):
+    """The equalizing lookup tables of ``planes`` images given as one array of
+    ``plane * 256 + value``: (planes, 256), as OpenCV's equalizeHist."""
+    hist = np.bincount(flat.ravel(), minlength=planes * 256).reshape(planes, 256)
+    cdf = np.cumsum(hist, axis=1)
+    total = cdf[:, -1:]
+    first = np.argmax(hist > 0, axis=1)[:, None]
+    cdf_min = np.take_along_axis(cdf, first, axis=1)
+    span = total - cdf_min
+    # float32 scale and halves to even, as OpenCV's equalizeHist (the reference's results).
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = (np.float32(255.0) / span.astype(np.float32)).astype(np.float32)
+        lut = np.rint((cdf - cdf_min).astype(np.float32) * scale)
+    # A plane of one value stays as it is.
+    lut = np.where(span > 0, np.clip(lut, 0, 255), np.arange(256))
+    return lut.astype(np.uint8)
+
+
+def _equalize_kernel(arrays, args):
+    arr = arrays[0]
+    # Move frames first and channels last: planes are (frame, channel) pairs.
+    order = [a for a in (args["_frame"],) if a is not None]
+    spatial = [a for a in range(arr.ndim) if a not in (args["_frame"], args["_channel"])]
+    order += spatial + ([args["_channel"]] if args["_channel"] is not None else [])
+    moved = arr.transpose(order)
+    if args["_frame"] is None:
+        moved = moved[None]
+    if args["_channel"] is None:
+        moved = moved[..., None]
+    frames, channels = moved.shape[0], moved.shape[-1]
+    planes = frames * channels
+    plane_index = (np.arange(planes, dtype=np.int64) * 256).reshape(frames, 1, 1, channels)
+    flat = moved.astype(np.int64) + plane_index
+    lut = _equalize_lut(flat, planes)
+    out = lut.reshape(-1)[flat]
+    if args["_channel"] is None:
+        out = out[..., 0]
+    if args["_frame"] is None:
+        out = out[0]
+    return np.ascontiguousarray(out.transpose(np.argsort(order)))
+
+
+EQUALIZE = Operator(
+    "equalize",
+    inputs=[Input("input", doc="uint8 images or videos (HW, HWC, CHW, FHW, FHWC, FCHW).")],
+    prepare_args=_equalize_prepare,
+    infer_shape=_same_shape,
+    kernel=_equalize_kernel,
+    doc="Histogram-equalize uint8 images, each channel (and frame) on its own.",
+)
+
+OPERATORS.append(EQUALIZE)

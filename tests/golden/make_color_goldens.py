@@ -189,9 +189,22 @@ def csc_cases():
     case("color_space_conversion", [rgb, rgb_noise], batch_mode=True, image_type="RGB", output_type="GRAY")
 
 
+def equalize_cases():
+    rng = np.random.default_rng(8)
+    x = np.clip(rng.normal(100, 20, (20, 28, 3)), 0, 255).astype(np.uint8)
+    case("equalize", [x])
+    case("equalize", [np.ascontiguousarray(x.transpose(2, 0, 1))], layout="CHW")
+    case("equalize", [np.ascontiguousarray(x[..., 0])], layout="HW")
+    case("equalize", [np.stack([x, x[::-1] // 2])], layout="FHWC")
+    case("equalize", [np.ascontiguousarray(np.stack([x, x // 3])[..., 1])], layout="FHW")
+    case("equalize", [np.full((4, 5, 2), 7, np.uint8)])
+    case("equalize", [x, image((10, 14, 3), np.uint8, 9)], batch_mode=True)
+
+
 def main():
     value_cases()
     csc_cases()
+    equalize_cases()
     (HERE / "color_cases.json").write_text(json.dumps({"cases": CASES}, indent=0))
     np.savez_compressed(HERE / "color_values.npz", **ARRAYS)
     print(len(CASES), "cases")

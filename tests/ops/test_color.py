@@ -21,7 +21,9 @@ def _assert_close(out, expected):
         assert np.count_nonzero(diff) <= max(2, diff.size // 50)
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c["op"] != "color_space_conversion"], ids=case_id)
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c["op"] not in ("color_space_conversion", "equalize")], ids=case_id
+)
 def test_value_operators_match_reference(case):
     outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
@@ -33,6 +35,25 @@ def test_color_space_conversion_matches_reference(case):
     outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
         _assert_close(out, exp)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["op"] == "equalize"], ids=case_id)
+def test_equalize_matches_reference_exactly(case):
+    outs, expected = replay(case, ARRAYS)
+    for out, exp in zip(outs, expected, strict=True):
+        np.testing.assert_array_equal(out, exp)
+
+
+def test_equalize_spreads_a_narrow_histogram_over_the_full_range():
+    x = np.repeat(np.arange(100, 110, dtype=np.uint8), 10).reshape(10, 10)
+    out = np.asarray(ndd.equalize(ndd.tensor(x, layout="HW")))
+    # Ten equally frequent values: cdf steps of 10 over 100 pixels.
+    np.testing.assert_array_equal(
+        np.unique(out),
+        np.rint(np.arange(0, 100, 10, dtype=np.float32) * (np.float32(255) / np.float32(90))).astype(
+            np.uint8
+        ),
+    )
 
 
 def test_brightness_contrast_formula_uint8():
