@@ -39,7 +39,13 @@ cdef inline value_t _convert(float value, value_t *kind) noexcept nogil:
             return 0
         if value >= 255:
             return 255
-        return <unsigned char>roundf(value)
+        return <unsigned char>(<int>(value + 0.5))
+    elif value_t is cython.ushort:
+        if not value > 0:
+            return 0
+        if value >= 65535:
+            return 65535
+        return <unsigned short>(<int>(value + 0.5))
     elif value_t is cython.schar:
         if not value > -128:
             return -128 if value < 0 else 0
@@ -52,12 +58,6 @@ cdef inline value_t _convert(float value, value_t *kind) noexcept nogil:
         if value >= 32767:
             return 32767
         return <short>roundf(value)
-    elif value_t is cython.ushort:
-        if not value > 0:
-            return 0
-        if value >= 65535:
-            return 65535
-        return <unsigned short>roundf(value)
     else:
         if not value > -2147483648.0:
             return -2147483648 if value < 0 else 0
@@ -74,30 +74,55 @@ cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
     return i
 
 
-cdef inline void _sample(const value_t[:, :, :] src, value_t[:, :, :] dst, Py_ssize_t oy, Py_ssize_t ox,
+cdef struct Image:
+    # A (rows, columns, channels) view: its first element and strides in elements.
+    char *data
+    Py_ssize_t rows, columns, channels
+    Py_ssize_t row_stride, column_stride, channel_stride
+
+
+cdef inline void _fill_pixel(value_t *out, Py_ssize_t out_ks, Py_ssize_t channels, value_t value) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(channels):
+        out[k * out_ks] = value
+
+
+cdef inline void _sample(const value_t *src, Image *s, value_t *out, Py_ssize_t out_ks,
                          float sx, float sy, bint linear, bint constant, float fill,
                          value_t fill_converted) noexcept nogil:
-    """Write output pixel ``(oy, ox)`` from the source sampled at point ``(sx, sy)``."""
-    cdef Py_ssize_t rows = src.shape[0], columns = src.shape[1], channels = src.shape[2]
+    """Write one output pixel (``out``, channel stride ``out_ks``) from the source
+    sampled at point ``(sx, sy)``."""
+    cdef Py_ssize_t rows = s.rows, columns = s.columns, channels = s.channels
+    cdef Py_ssize_t rs = s.row_stride, cs = s.column_stride, ks = s.channel_stride
     cdef Py_ssize_t k, x0, y0, x1, y1
     cdef float fx, fy, px, py, v00, v01, v10, v11, top, bottom
+    cdef const value_t *p00
+    cdef const value_t *p01
+    cdef const value_t *p10
+    cdef const value_t *p11
     cdef bint in00, in01, in10, in11
     if not (sx > -_FAR and sx < _FAR and sy > -_FAR and sy < _FAR):
-        for k in range(channels):
-            dst[oy, ox, k] = fill_converted if constant else src[0, 0, k]
+        if constant:
+            _fill_pixel(out, out_ks, channels, fill_converted)
+        else:
+            x0 = 0 if sx < 0 else columns - 1
+            y0 = 0 if sy < 0 else rows - 1
+            p00 = src + y0 * rs + x0 * cs
+            for k in range(channels):
+                out[k * out_ks] = p00[k * ks]
         return
     if not linear:
         x0 = <Py_ssize_t>floorf(sx)
         y0 = <Py_ssize_t>floorf(sy)
         if x0 < 0 or y0 < 0 or x0 >= columns or y0 >= rows:
             if constant:
-                for k in range(channels):
-                    dst[oy, ox, k] = fill_converted
+                _fill_pixel(out, out_ks, channels, fill_converted)
                 return
             x0 = _clamp(x0, columns)
             y0 = _clamp(y0, rows)
+        p00 = src + y0 * rs + x0 * cs
         for k in range(channels):
-            dst[oy, ox, k] = src[y0, x0, k]
+            out[k * out_ks] = p00[k * ks]
         return
     px = sx - 0.5
     py = sy - 0.5
@@ -110,41 +135,65 @@ cdef inline void _sample(const value_t[:, :, :] src, value_t[:, :, :] dst, Py_ss
     x1 = x0 + 1
     y1 = y0 + 1
     if x0 >= 0 and y0 >= 0 and x1 < columns and y1 < rows:
+        p00 = src + y0 * rs + x0 * cs
+        p01 = p00 + cs
+        p10 = p00 + rs
+        p11 = p10 + cs
         for k in range(channels):
-            v00 = src[y0, x0, k]
-            v01 = src[y0, x1, k]
-            v10 = src[y1, x0, k]
-            v11 = src[y1, x1, k]
+            v00 = p00[k * ks]
+            v01 = p01[k * ks]
+            v10 = p10[k * ks]
+            v11 = p11[k * ks]
             top = v00 + (v01 - v00) * fx
             bottom = v10 + (v11 - v10) * fx
-            dst[oy, ox, k] = _convert(top + (bottom - top) * fy, &fill_converted)
+            out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
         return
     if constant:
         in00 = 0 <= x0 < columns and 0 <= y0 < rows
         in01 = 0 <= x1 < columns and 0 <= y0 < rows
         in10 = 0 <= x0 < columns and 0 <= y1 < rows
         in11 = 0 <= x1 < columns and 0 <= y1 < rows
+        p00 = src + y0 * rs + x0 * cs
+        p01 = p00 + cs
+        p10 = p00 + rs
+        p11 = p10 + cs
         for k in range(channels):
-            v00 = src[y0, x0, k] if in00 else fill
-            v01 = src[y0, x1, k] if in01 else fill
-            v10 = src[y1, x0, k] if in10 else fill
-            v11 = src[y1, x1, k] if in11 else fill
+            v00 = p00[k * ks] if in00 else fill
+            v01 = p01[k * ks] if in01 else fill
+            v10 = p10[k * ks] if in10 else fill
+            v11 = p11[k * ks] if in11 else fill
             top = v00 + (v01 - v00) * fx
             bottom = v10 + (v11 - v10) * fx
-            dst[oy, ox, k] = _convert(top + (bottom - top) * fy, &fill_converted)
+            out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
         return
     x0 = _clamp(x0, columns)
     x1 = _clamp(x1, columns)
     y0 = _clamp(y0, rows)
     y1 = _clamp(y1, rows)
+    p00 = src + y0 * rs + x0 * cs
+    p01 = src + y0 * rs + x1 * cs
+    p10 = src + y1 * rs + x0 * cs
+    p11 = src + y1 * rs + x1 * cs
     for k in range(channels):
-        v00 = src[y0, x0, k]
-        v01 = src[y0, x1, k]
-        v10 = src[y1, x0, k]
-        v11 = src[y1, x1, k]
+        v00 = p00[k * ks]
+        v01 = p01[k * ks]
+        v10 = p10[k * ks]
+        v11 = p11[k * ks]
         top = v00 + (v01 - v00) * fx
         bottom = v10 + (v11 - v10) * fx
-        dst[oy, ox, k] = _convert(top + (bottom - top) * fy, &fill_converted)
+        out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
+
+
+cdef Image _image(const value_t[:, :, :] view):
+    cdef Image im
+    im.data = <char *>&view[0, 0, 0] if view.shape[0] and view.shape[1] and view.shape[2] else NULL
+    im.rows = view.shape[0]
+    im.columns = view.shape[1]
+    im.channels = view.shape[2]
+    im.row_stride = view.strides[0] // sizeof(value_t)
+    im.column_stride = view.strides[1] // sizeof(value_t)
+    im.channel_stride = view.strides[2] // sizeof(value_t)
+    return im
 
 
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
@@ -176,9 +225,16 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
         m8 = matrix[8]
     cdef float fill_f = fill, x, y, sx, sy, w
     cdef value_t fill_converted = _convert(fill_f, &fill_converted)
+    if rows == 0 or columns == 0 or dst.shape[2] == 0:
+        return
+    cdef Image s = _image(src)
+    cdef Image d = _image(dst)
+    cdef const value_t *sp = <const value_t *>s.data
+    cdef value_t *row
     with nogil:
         for oy in range(rows):
             y = oy + 0.5
+            row = <value_t *>d.data + oy * d.row_stride
             for ox in range(columns):
                 x = ox + 0.5
                 sx = m0 * x + m1 * y + m2
@@ -190,7 +246,8 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     else:
                         sx = sx / w
                         sy = sy / w
-                _sample(src, dst, oy, ox, sx, sy, linear, constant, fill_f, fill_converted)
+                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, linear, constant,
+                        fill_f, fill_converted)
 
 
 def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:, :] map_x,
@@ -212,8 +269,15 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef float fill_f = fill
     cdef value_t fill_converted = _convert(fill_f, &fill_converted)
+    if rows == 0 or columns == 0 or dst.shape[2] == 0:
+        return
+    cdef Image s = _image(src)
+    cdef Image d = _image(dst)
+    cdef const value_t *sp = <const value_t *>s.data
+    cdef value_t *row
     with nogil:
         for oy in range(rows):
+            row = <value_t *>d.data + oy * d.row_stride
             for ox in range(columns):
-                _sample(src, dst, oy, ox, map_x[oy, ox], map_y[oy, ox], linear, constant, fill_f,
-                        fill_converted)
+                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, map_x[oy, ox], map_y[oy, ox],
+                        linear, constant, fill_f, fill_converted)
