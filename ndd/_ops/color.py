@@ -1,5 +1,7 @@
 """Colour operators: ``brightness``, ``contrast``, ``brightness_contrast``, ``hue``,
-``saturation``, ``hsv``, ``color_twist`` and ``color_space_conversion``.
+``saturation``, ``hsv``, ``color_twist``, ``color_space_conversion``, ``equalize``
+and ``jpeg_compression_distortion`` (Pillow's libjpeg, which gives the reference's
+results bit for bit with 4:2:0 subsampling).
 
 Every value operator computes in float32 and converts to an integer result by
 rounding halves away from zero and saturating, as the reference does. The
@@ -18,9 +20,11 @@ with the exact inverse of the YIQ matrix (the reference's construction).
 ``color_twist`` adds the brightness/contrast map on top.
 """
 
+import io
 import math
 
 import numpy as np
+from PIL import Image
 
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
@@ -119,14 +123,18 @@ def _same_shape(shapes, args):
     return [shapes[0]]
 
 
-def _check_three_channels(op):
+def _check_three_channels_of(qualname):
     def infer_shape(shapes, args):
         shape = shapes[0]
         if shape[-1] != 3:
-            raise InvalidArgumentError(f"{op.qualname}: expected 3 channels (RGB), got {shape[-1]}")
+            raise InvalidArgumentError(f"{qualname}: expected 3 channels (RGB), got {shape[-1]}")
         return [shape]
 
     return infer_shape
+
+
+def _check_three_channels(op):
+    return _check_three_channels_of(op.qualname)
 
 
 # -- brightness / contrast -----------------------------------------------------------------
@@ -479,3 +487,55 @@ EQUALIZE = Operator(
 )
 
 OPERATORS.append(EQUALIZE)
+
+
+# -- jpeg_compression_distortion ------------------------------------------------------------
+
+
+def _jpeg_prepare(ins, args):
+    op = JPEG_COMPRESSION_DISTORTION
+    if ins[0]._dtype is not uint8:
+        raise InvalidArgumentError(f"{op.qualname}: the input must be uint8, got {ins[0]._dtype}")
+    layout = ins[0]._layout or {3: "HWC", 4: "FHWC"}.get(ins[0].ndim, "")
+    if layout not in ("HWC", "FHWC") or len(layout) != ins[0].ndim:
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected HWC images or FHWC sequences, got {ins[0].ndim}-D data with layout "
+            f"{ins[0]._layout!r}"
+        )
+
+
+def _jpeg_round_trip(frame, quality):
+    buffer = io.BytesIO()
+    # 4:2:0 chroma subsampling, as the reference's encoder.
+    Image.fromarray(frame).save(buffer, format="JPEG", quality=quality, subsampling=2)
+    with Image.open(buffer) as decoded:
+        return np.asarray(decoded.convert("RGB"))
+
+
+def _jpeg_kernel(arrays, args):
+    arr = arrays[0]
+    quality = min(max(int(args["quality"]), 1), 100)
+    if arr.ndim == 3:
+        return _jpeg_round_trip(arr, quality)
+    return np.stack([_jpeg_round_trip(frame, quality) for frame in arr]) if len(arr) else arr.copy()
+
+
+JPEG_COMPRESSION_DISTORTION = Operator(
+    "jpeg_compression_distortion",
+    inputs=[Input("input", doc="uint8 RGB images (HWC) or sequences (FHWC).")],
+    args=[
+        Arg(
+            "quality",
+            "int",
+            50,
+            per_sample=True,
+            doc="JPEG quality, 1 (worst) to 100 (best); values outside are clamped.",
+        )
+    ],
+    prepare_args=_jpeg_prepare,
+    infer_shape=_check_three_channels_of("ndd.jpeg_compression_distortion"),
+    kernel=_jpeg_kernel,
+    doc="Add JPEG compression artifacts: encode each image (4:2:0) at ``quality`` and decode it again.",
+)
+
+OPERATORS.append(JPEG_COMPRESSION_DISTORTION)

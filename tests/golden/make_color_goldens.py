@@ -53,7 +53,8 @@ def convert_kwargs(kwargs, batch_size):
                 ref[name] = ndd.batch([np.asarray(v, np.float32) for v in values])
                 record[name] = {"per_sample_arrays": [store(np.asarray(v, np.float32)) for v in values]}
             else:
-                ref[name] = ndd.batch([np.float32(v) for v in values])
+                kind = np.int32 if all(isinstance(v, int) for v in values) else np.float32
+                ref[name] = ndd.batch([kind(v) for v in values])
                 record[name] = {"per_sample": values}
         elif isinstance(value, np.ndarray):
             ref[name] = ndd.tensor(value.astype(np.float32))
@@ -201,10 +202,22 @@ def equalize_cases():
     case("equalize", [x, image((10, 14, 3), np.uint8, 9)], batch_mode=True)
 
 
+def jpeg_cases():
+    x = image((20, 28, 3), np.uint8, 11)
+    for quality in (1, 10, 50, 95, 100, 0, 101):
+        case("jpeg_compression_distortion", [x], quality=quality)
+    case("jpeg_compression_distortion", [x])
+    case("jpeg_compression_distortion", [np.stack([x, x[::-1]])], layout="FHWC", quality=30)
+    case("jpeg_compression_distortion", [np.ascontiguousarray(x[:7, :9])], quality=60)
+    y = image((16, 16, 3), np.uint8, 12)
+    case("jpeg_compression_distortion", [x, y], batch_mode=True, quality={"per_sample": [20, 80]})
+
+
 def main():
     value_cases()
     csc_cases()
     equalize_cases()
+    jpeg_cases()
     (HERE / "color_cases.json").write_text(json.dumps({"cases": CASES}, indent=0))
     np.savez_compressed(HERE / "color_values.npz", **ARRAYS)
     print(len(CASES), "cases")

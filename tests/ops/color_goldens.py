@@ -23,7 +23,9 @@ def build_kwargs(record, arrays):
     kwargs = {}
     for name, value in record.items():
         if isinstance(value, dict) and "per_sample" in value:
-            kwargs[name] = ndd.batch([np.float32(v) for v in value["per_sample"]])
+            values = value["per_sample"]
+            kind = np.int32 if all(isinstance(v, int) for v in values) else np.float32
+            kwargs[name] = ndd.batch([kind(v) for v in values])
         elif isinstance(value, dict) and "per_sample_arrays" in value:
             kwargs[name] = ndd.batch([arrays[k] for k in value["per_sample_arrays"]])
         elif isinstance(value, dict) and "array" in value:
