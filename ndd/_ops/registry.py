@@ -23,6 +23,7 @@ FAMILIES = [
     "filters",
     "boxes",
     "segmentation",
+    "random_crops",
     "color",
     "normalize",
     "noise",

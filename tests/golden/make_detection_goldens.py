@@ -255,6 +255,35 @@ def random_segmentation():
     case(pixel, [Batch([one, one.T.copy()])], foreground=1, value=9, rng=rng)
 
 
+def bbox_crop_windows(rng):
+    """random_bbox_crop with random windows: tests crop the boxes to the window the
+    reference chose (recorded in its anchor and shape outputs) and compare."""
+    ref_rng = ndd.random.RNG(seed=0)
+    boxes = boxes_ltrb(rng, 8)
+    labels = rng.integers(0, 50, 8).astype(np.int32)
+    xywh = boxes_xywh(rng, 8)
+    corners3 = np.concatenate([rng.uniform(0, 0.5, (5, 3)), rng.uniform(0.55, 1.0, (5, 3))], axis=1)
+    boxes3 = corners3.astype(np.float32)
+    variants = [
+        ([boxes, labels], dict(scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], allow_no_crop=False)),
+        ([boxes, labels], dict(scaling=[0.3, 0.9], bbox_prune_threshold=0.0, output_bbox_indices=True)),
+        ([boxes, labels], dict(scaling=[0.3, 0.9], bbox_prune_threshold=0.4, output_bbox_indices=True)),
+        (
+            [boxes, labels.reshape(-1, 1)],
+            dict(scaling=[0.2, 0.8], aspect_ratio=[0.75, 1.5], allow_no_crop=False),
+        ),
+        ([xywh, labels], dict(scaling=[0.4, 0.9], bbox_layout="xyWH", output_bbox_indices=True)),
+        ([boxes[:, [2, 3, 0, 1]].copy()], dict(scaling=[0.4, 0.9], bbox_layout="XYxy")),
+        ([boxes, labels], dict(crop_shape=[60, 40], input_shape=[100, 120], output_bbox_indices=True)),
+        ([boxes], dict(crop_shape=[40, 60], input_shape=[120, 100], shape_layout="HW")),
+        ([boxes3], dict(scaling=[0.4, 0.9], allow_no_crop=False, output_bbox_indices=True)),
+        ([boxes, labels], dict(thresholds=[0.1, 0.5], threshold_type="overlap", scaling=[0.3, 1.0])),
+    ]
+    for inputs, kwargs in variants:
+        for _ in range(6):
+            case("random_bbox_crop", inputs, rng=ref_rng, **kwargs)
+
+
 def main():
     rng = np.random.default_rng(0)
     flips_and_pastes(rng)
@@ -262,6 +291,7 @@ def main():
     encoders(rng)
     select_masks(rng)
     random_segmentation()
+    bbox_crop_windows(rng)
     (HERE / "detection_reference.json").write_text(json.dumps({"cases": CASES}, indent=1) + "\n")
     np.savez_compressed(HERE / "detection_reference.npz", **ARRAYS)
     print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")

@@ -1,0 +1,594 @@
+"""Random crop windows constrained by boxes or a region: random_bbox_crop, roi_random_crop.
+
+``random_bbox_crop`` draws windows until one overlaps the boxes as asked, then
+crops the boxes to it. The box arithmetic (``crop_boxes``) is deterministic and
+tested against windows the reference chose; the window search draws from the
+call's RNG, so its values differ from the reference's but obey the same rules.
+
+Deliberate divergences from the reference:
+- Without ``total_num_attempts`` the reference may search forever when no window
+  can satisfy the thresholds; here the search stops after 100000 attempts and
+  uses the best window found, with the same warning as ``total_num_attempts``.
+- ``roi_random_crop`` reports a ROI outside ``in_shape`` or a crop larger than
+  ``in_shape`` at the call when the arguments are known then.
+"""
+
+import math
+import warnings
+
+import numpy as np
+
+from .._types import float32, int32, int64
+from .random_ops import RNG_ARG, known_values
+from .schema import REQUIRED, Arg, Input, Operator
+
+_UNBOUNDED_ATTEMPTS = 100_000
+
+
+def _sample_data(data, i):
+    return data[i] if isinstance(data, list) else data
+
+
+def _run_per_sample(one_sample, inputs, sample_args, batch_size, output_count):
+    outputs = [[] for _ in range(output_count)]
+    for i in range(batch_size):
+        args = sample_args[i]
+        result = one_sample(args["rng"].sample_generator(i), [_sample_data(d, i) for d in inputs], args)
+        for k, value in enumerate(result if isinstance(result, tuple) else (result,)):
+            outputs[k].append(value)
+    return outputs
+
+
+# -- roi_random_crop ----------------------------------------------------------------
+
+_ROI = "ndd.roi_random_crop"
+
+
+def _roi_prepare(ins, args):
+    if ins[0] is not None and args["in_shape"] is not None:
+        raise ValueError(f"{_ROI}: 'in_shape' cannot be given together with an input")
+    if (args["roi_end"] is None) == (args["roi_shape"] is None):
+        raise ValueError(f"{_ROI}: give exactly one of 'roi_end' and 'roi_shape'")
+    lengths = set()
+    for name in ("crop_shape", "roi_start", "roi_end", "roi_shape", "in_shape"):
+        if args[name] is not None:
+            lengths |= {len(v) for v in known_values(args[name])}
+    if len(lengths) > 1:
+        raise ValueError(
+            f"{_ROI}: 'crop_shape', 'roi_start', 'roi_end'/'roi_shape' and 'in_shape' must have "
+            f"one value per dimension, got lengths {sorted(lengths)}"
+        )
+
+
+def _roi_types(ins, args):
+    return [(int64, "")]
+
+
+def _roi_shape(shapes, args):
+    return [(len(known_values(args["crop_shape"])[0]),)] if known_values(args["crop_shape"]) else None
+
+
+def roi_crop_range(crop, roi_start, roi_end, in_shape):
+    """The lowest and highest crop start per dimension: the crop holds the ROI when
+    it is larger and lies inside it otherwise, and stays inside ``in_shape`` (if given)."""
+    crop = np.asarray(crop, np.int64)
+    start = np.asarray(roi_start, np.int64)
+    end = np.asarray(roi_end, np.int64)
+    lo = np.where(crop >= end - start, end - crop, start)
+    hi = np.where(crop >= end - start, start, end - crop)
+    if in_shape is not None:
+        limit = np.asarray(in_shape, np.int64)
+        if np.any(crop > limit):
+            raise ValueError(
+                f"{_ROI}: 'crop_shape' {crop.tolist()} is larger than the input {limit.tolist()}"
+            )
+        if np.any(start < 0) or np.any(end > limit) or np.any(start > end):
+            raise ValueError(
+                f"{_ROI}: the ROI [{start.tolist()}, {end.tolist()}) must lie within the input {limit.tolist()}"
+            )
+        lo = np.clip(lo, 0, limit - crop)
+        hi = np.clip(hi, 0, limit - crop)
+    return lo, hi
+
+
+def _roi_random_crop(generator, arrays, args):
+    crop = args["crop_shape"]
+    start = args["roi_start"]
+    end = args["roi_end"]
+    if end is None:
+        end = tuple(s + n for s, n in zip(start, args["roi_shape"], strict=True))
+    in_shape = args["in_shape"] if arrays[0] is None else arrays[0].shape
+    if in_shape is not None and len(in_shape) != len(crop):
+        raise ValueError(
+            f"{_ROI}: 'crop_shape' has {len(crop)} values but the input has {len(in_shape)} dimensions"
+        )
+    if len({len(crop), len(start), len(end)}) != 1:
+        raise ValueError(
+            f"{_ROI}: 'crop_shape', 'roi_start' and the ROI end must have one value per dimension"
+        )
+    if any(c < 0 for c in crop):
+        raise ValueError(f"{_ROI}: 'crop_shape' must not be negative, got {list(crop)}")
+    lo, hi = roi_crop_range(crop, start, end, in_shape)
+    return generator.integers(lo, hi, endpoint=True).astype(np.int64).reshape(len(crop))
+
+
+def _roi_batch(inputs, sample_args, batch_size, ctx):
+    return _run_per_sample(_roi_random_crop, inputs, sample_args, batch_size, 1)
+
+
+def _roi_list_arg(name, required, doc):
+    return Arg(
+        name,
+        "int_list",
+        REQUIRED if required else None,
+        per_sample=True,
+        doc=doc,
+        type_doc="list of int",
+    )
+
+
+ROI_RANDOM_CROP = Operator(
+    "roi_random_crop",
+    inputs=[
+        Input("input", optional=True, doc="Data to crop (only its shape is used); or give ``in_shape``.")
+    ],
+    args=[
+        _roi_list_arg("crop_shape", True, "The crop window's extent per dimension."),
+        _roi_list_arg("in_shape", False, "The shape of the data; the window stays inside it."),
+        _roi_list_arg("roi_end", False, "The ROI's end (exclusive) per dimension; excludes ``roi_shape``."),
+        _roi_list_arg("roi_shape", False, "The ROI's extent per dimension; excludes ``roi_end``."),
+        _roi_list_arg("roi_start", True, "The ROI's start per dimension."),
+        RNG_ARG,
+    ],
+    prepare_args=_roi_prepare,
+    infer_types=_roi_types,
+    infer_shape=_roi_shape,
+    kernel=lambda arrays, args: _roi_random_crop(args["rng"].generator(), arrays, args),
+    batch_kernel=_roi_batch,
+    doc="A random start (int64, per dimension) for a crop window of ``crop_shape`` that covers "
+    "as much of a region of interest as it can.\n\n"
+    "A window larger than the ROI contains it; a smaller one lies inside it. With an input or "
+    "``in_shape`` the window also stays inside the data. The start is uniform over the "
+    "positions allowed.",
+)
+
+
+# -- random_bbox_crop ---------------------------------------------------------------
+
+_BBOX = "ndd.random_bbox_crop"
+_START = "xyz"
+_END = "XYZ"
+_EXTENT = "WHD"
+
+
+def _bbox_layout(args, ndim):
+    layout = args["bbox_layout"]
+    if layout is None:
+        if not args["ltrb"]:
+            return "xyWH" if ndim == 2 else "xyzWHD"
+        return "xyXY" if ndim == 2 else "xyzXYZ"
+    expected = set(_START[:ndim])
+    starts = {c for c in layout if c in _START}
+    others = {c.lower() if c in _END else "xyz"[_EXTENT.index(c)] for c in layout if c in _END + _EXTENT}
+    if len(layout) != 2 * ndim or starts != expected or others != expected or len(set(layout)) != len(layout):
+        raise ValueError(
+            f"{_BBOX}: 'bbox_layout' must name the start and the end or extent of each of the {ndim} "
+            f"dimensions (such as {'xyXY' if ndim == 2 else 'xyzXYZ'}), got {layout!r}"
+        )
+    return layout
+
+
+def to_corners(boxes, layout):
+    """Rows of ``[start..., end...]`` (x, y[, z] order) from boxes in ``layout``."""
+    ndim = len(layout) // 2
+    out = np.empty((len(boxes), 2 * ndim), np.float32)
+    for column, c in enumerate(layout):
+        if c in _START:
+            out[:, _START.index(c)] = boxes[:, column]
+    for column, c in enumerate(layout):
+        if c in _END:
+            out[:, ndim + _END.index(c)] = boxes[:, column]
+        elif c in _EXTENT:
+            axis = _EXTENT.index(c)
+            out[:, ndim + axis] = out[:, axis] + boxes[:, column]
+    return out
+
+
+def from_corners(corners, layout):
+    """Boxes in ``layout`` from rows of ``[start..., end...]``."""
+    ndim = len(layout) // 2
+    out = np.empty((len(corners), 2 * ndim), np.float32)
+    for column, c in enumerate(layout):
+        if c in _START:
+            out[:, column] = corners[:, _START.index(c)]
+        elif c in _END:
+            out[:, column] = corners[:, ndim + _END.index(c)]
+        else:
+            axis = _EXTENT.index(c)
+            out[:, column] = corners[:, ndim + axis] - corners[:, axis]
+    return out
+
+
+def _overlaps(corners, window_start, window_end):
+    """Intersection volume of each box with the window, and each box's volume (float32)."""
+    ndim = corners.shape[1] // 2
+    lo = np.maximum(corners[:, :ndim], window_start)
+    hi = np.minimum(corners[:, ndim:], window_end)
+    inter = np.prod(np.maximum(hi - lo, np.float32(0)), axis=1, dtype=np.float32)
+    volume = np.prod(corners[:, ndim:] - corners[:, :ndim], axis=1, dtype=np.float32)
+    return inter, volume
+
+
+def crop_metric(corners, window_start, window_end, threshold_type):
+    """IoU of each box with the window, or the fraction of each box inside it ("overlap")."""
+    inter, volume = _overlaps(corners, window_start, window_end)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if threshold_type == "overlap":
+            metric = inter / volume
+        else:
+            window = np.float32(np.prod(window_end - window_start, dtype=np.float32))
+            metric = inter / (volume + window - inter)
+    return np.nan_to_num(metric, nan=0.0).astype(np.float32, copy=False)
+
+
+def crop_boxes(corners, window_start, window_end, prune_threshold):
+    """The boxes kept in a window and their corners mapped to it.
+
+    A box is kept when its center lies in the window (``prune_threshold`` None) or
+    when at least that fraction of it, and some of it, is inside. Kept boxes are
+    clipped to the window and expressed relative to it (0 to 1). Returns the
+    corners and the indices of the kept boxes.
+    """
+    ndim = corners.shape[1] // 2
+    if prune_threshold is None:
+        center = (corners[:, :ndim] + corners[:, ndim:]) * np.float32(0.5)
+        keep = np.all((center >= window_start) & (center <= window_end), axis=1)
+    else:
+        inter, volume = _overlaps(corners, window_start, window_end)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fraction = np.nan_to_num(inter / volume, nan=0.0)
+        keep = (inter > 0) & (fraction >= np.float32(prune_threshold))
+    indices = np.flatnonzero(keep).astype(np.int32)
+    kept = corners[indices]
+    extent = window_end - window_start
+    start = (np.maximum(kept[:, :ndim], window_start) - window_start) / extent
+    end = (np.minimum(kept[:, ndim:], window_end) - window_start) / extent
+    mapped = np.concatenate([start, end], axis=1).astype(np.float32, copy=False)
+    return mapped, indices
+
+
+def _axis_order(args, ndim, name):
+    """Indices reordering ``crop_shape``/``input_shape`` (in ``shape_layout``) to x, y[, z]."""
+    layout = args["shape_layout"] or _EXTENT[:ndim]
+    if sorted(layout) != sorted(_EXTENT[:ndim]):
+        raise ValueError(
+            f"{_BBOX}: 'shape_layout' must order {_EXTENT[:ndim]!r} for {ndim}-D boxes, got {layout!r}"
+        )
+    return [layout.index(c) for c in _EXTENT[:ndim]]
+
+
+def _ranges(name, values, pairs):
+    """``pairs`` ranges [lo, hi] from a flat list of 2 (repeated) or 2 * pairs values."""
+    values = list(values)
+    if len(values) == 2:
+        values = values * pairs
+    if len(values) != 2 * pairs:
+        raise ValueError(f"{_BBOX}: '{name}' must have 2 or {2 * pairs} values, got {values}")
+    ranges = [(values[2 * k], values[2 * k + 1]) for k in range(pairs)]
+    for lo, hi in ranges:
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise ValueError(
+                f"{_BBOX}: '{name}' ranges must be finite [min, max] with min <= max, got {values}"
+            )
+    return ranges
+
+
+def _bbox_prepare(ins, args):
+    boxes, labels = ins
+    if boxes._dtype is not float32:
+        raise TypeError(f"{_BBOX}: the boxes must be float32, got {boxes._dtype}")
+    if labels is not None and labels._dtype is not int32:
+        raise TypeError(f"{_BBOX}: the labels must be int32, got {labels._dtype}")
+    if args["ltrb"] is not None and args["bbox_layout"] is not None:
+        raise ValueError(f"{_BBOX}: 'ltrb' is a deprecated form of 'bbox_layout'; give only 'bbox_layout'")
+    if args["ltrb"] is not None:
+        warnings.warn(
+            f"{_BBOX}: 'ltrb' is deprecated; use bbox_layout='xyXY' (ltrb=True) or 'xyWH' (ltrb=False)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    else:
+        args["ltrb"] = True
+    if args["crop_shape"] is not None:
+        if args["input_shape"] is None:
+            raise ValueError(f"{_BBOX}: 'input_shape' must be given with 'crop_shape'")
+        for name in ("scaling", "aspect_ratio"):
+            if args[name] is not None:
+                raise ValueError(f"{_BBOX}: '{name}' cannot be given together with 'crop_shape'")
+    scaling = args["scaling"] or (1.0, 1.0)
+    args["_scaling"] = _ranges("scaling", scaling, 1)[0]
+    if args["_scaling"][0] < 0:
+        raise ValueError(f"{_BBOX}: 'scaling' must not be negative, got {list(scaling)}")
+    aspect = args["aspect_ratio"] or (1.0, 1.0)
+    if len(aspect) not in (2, 6) or min(aspect) <= 0:
+        raise ValueError(f"{_BBOX}: 'aspect_ratio' must be 2 or 6 positive values, got {list(aspect)}")
+    args["_aspect"] = tuple(aspect)
+    thresholds = args["thresholds"]
+    if len(thresholds) == 0:
+        raise ValueError(f"{_BBOX}: 'thresholds' must not be empty")
+    if args["num_attempts"] < 1:
+        raise ValueError(f"{_BBOX}: 'num_attempts' must be at least 1, got {args['num_attempts']}")
+    prune = args["bbox_prune_threshold"]
+    if prune is not None and not 0.0 <= prune <= 1.0:
+        raise ValueError(f"{_BBOX}: 'bbox_prune_threshold' must be in [0, 1], got {prune}")
+
+
+def _bbox_types(ins, args):
+    types = [(float32, ""), (float32, ""), (float32, ins[0]._layout)]
+    if ins[1] is not None:
+        types.append((int32, ins[1]._layout))
+    if args["output_bbox_indices"]:
+        types.append((int32, ""))
+    return types
+
+
+def _bbox_shape(shapes, args):
+    boxes, labels = shapes
+    if len(boxes) != 2 or boxes[1] not in (4, 6):
+        raise ValueError(f"{_BBOX}: the boxes must have shape (N, 4) or (N, 6), got {tuple(boxes)}")
+    if labels is not None and (
+        labels[:1] != boxes[:1] or len(labels) > 2 or (len(labels) == 2 and labels[1] != 1)
+    ):
+        raise ValueError(
+            f"{_BBOX}: the labels must have shape ({boxes[0]},) or ({boxes[0]}, 1), got {tuple(labels)}"
+        )
+    _bbox_layout(args, boxes[1] // 2)
+    return None
+
+
+def _window_sizes(generator, args, ndim, input_shape):
+    """A window extent per axis (relative to the image), within ``scaling`` and with
+    aspect ratios within ``aspect_ratio`` (in pixels when ``input_shape`` is known)."""
+    lo, hi = args["_scaling"]
+    pixels = np.ones(ndim) if input_shape is None else np.asarray(input_shape, np.float64)
+    pairs = [(0, 1)] if ndim == 2 else [(0, 1), (0, 2), (1, 2)]
+    ranges = _ranges("aspect_ratio", args["_aspect"], len(pairs))
+    for _ in range(1000):
+        size = [generator.uniform(lo, hi)]
+        for axis in range(1, ndim):
+            # Each later extent is drawn from the range that the ratios with the
+            # earlier extents and the scaling allow.
+            low, high = lo, hi
+            for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True):
+                if b == axis:
+                    ratio_pixels = size[a] * pixels[a] / pixels[b]
+                    low = max(low, ratio_pixels / rmax)
+                    high = min(high, ratio_pixels / rmin)
+            if low > high * (1 + 1e-9):
+                break
+            size.append(generator.uniform(low, max(low, high)))
+        if len(size) == ndim:
+            return np.asarray(size, np.float32)
+    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
+
+
+def _draw_window(generator, args, ndim, input_shape, crop_shape):
+    if crop_shape is not None:
+        free = np.asarray(input_shape, np.int64) - np.asarray(crop_shape, np.int64)
+        anchor = generator.integers(0, free, endpoint=True)
+        return (
+            (anchor / input_shape).astype(np.float32),
+            (np.asarray(crop_shape, np.float64) / input_shape).astype(np.float32),
+            anchor,
+        )
+    size = _window_sizes(generator, args, ndim, input_shape)
+    start = generator.uniform(np.minimum(0, 1 - size), np.maximum(0, 1 - size)).astype(np.float32)
+    return start, size, None
+
+
+def _random_bbox_crop(generator, arrays, args):
+    boxes = np.asarray(arrays[0], np.float32)
+    labels = arrays[1]
+    ndim = boxes.shape[1] // 2
+    layout = _bbox_layout(args, ndim)
+    corners = to_corners(boxes, layout)
+    if (
+        np.any(corners[:, :ndim] < 0)
+        or np.any(corners[:, ndim:] > 1)
+        or np.any(corners[:, ndim:] < corners[:, :ndim])
+    ):
+        raise ValueError(f"{_BBOX}: the boxes must lie within [0, 1] with start <= end, in layout {layout!r}")
+    order = _axis_order(args, ndim, "shape_layout")
+    input_shape = crop_shape = None
+    if args["input_shape"] is not None:
+        if len(args["input_shape"]) != ndim:
+            raise ValueError(
+                f"{_BBOX}: 'input_shape' must have {ndim} values, got {list(args['input_shape'])}"
+            )
+        input_shape = np.asarray(args["input_shape"], np.float64)[order]
+    if args["crop_shape"] is not None:
+        if len(args["crop_shape"]) != ndim:
+            raise ValueError(f"{_BBOX}: 'crop_shape' must have {ndim} values, got {list(args['crop_shape'])}")
+        crop_shape = np.asarray(args["crop_shape"], np.float64)[order]
+        if np.any(crop_shape > input_shape) or np.any(crop_shape <= 0):
+            raise ValueError(
+                f"{_BBOX}: 'crop_shape' {list(args['crop_shape'])} must be positive and fit "
+                f"'input_shape' {list(args['input_shape'])}"
+            )
+    thresholds = list(args["thresholds"])
+    allow_no_crop = args["allow_no_crop"] and crop_shape is None
+    choices = len(thresholds) + (1 if allow_no_crop else 0)
+    total = args["total_num_attempts"]
+    limit = total if total > 0 else _UNBOUNDED_ATTEMPTS
+    require_all = args["all_boxes_above_threshold"]
+    best = None
+    attempts = 0
+    window = None
+    while window is None and attempts < limit:
+        pick = generator.integers(0, choices)
+        if pick == len(thresholds):
+            window = (np.zeros(ndim, np.float32), np.ones(ndim, np.float32), None)
+            break
+        threshold = np.float32(thresholds[pick])
+        for _ in range(args["num_attempts"]):
+            if attempts >= limit:
+                break
+            attempts += 1
+            start, size, anchor = _draw_window(generator, args, ndim, input_shape, crop_shape)
+            metric = crop_metric(corners, start, start + size, args["threshold_type"])
+            if len(metric) == 0:
+                score = np.float32(1.0)
+            else:
+                score = metric.min() if require_all else metric.max()
+            if score >= threshold:
+                window = (start, size, anchor)
+                break
+            if best is None or score > best[0]:
+                best = (score, (start, size, anchor))
+    if window is None:
+        if not args["quiet"]:
+            warnings.warn(
+                f"{_BBOX}: no crop window satisfied the thresholds in {attempts} attempts; "
+                f"using the best one (metric {float(best[0]):.4g})",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        window = best[1]
+    start, size, anchor = window
+    mapped, indices = crop_boxes(corners, start, start + size, args["bbox_prune_threshold"])
+    if crop_shape is not None:
+        out_anchor = anchor.astype(np.float32)
+        out_shape = crop_shape.astype(np.float32)
+    else:
+        out_anchor, out_shape = start, size
+    outputs = [out_anchor.astype(np.float32), out_shape.astype(np.float32), from_corners(mapped, layout)]
+    if labels is not None:
+        outputs.append(np.ascontiguousarray(labels[indices]))
+    if args["output_bbox_indices"]:
+        outputs.append(indices)
+    return tuple(outputs)
+
+
+def _bbox_batch(inputs, sample_args, batch_size, ctx):
+    count = 3 + (inputs[1] is not None) + bool(sample_args[0]["output_bbox_indices"]) if batch_size else 5
+    return _run_per_sample(_random_bbox_crop, inputs, sample_args, batch_size, count)
+
+
+RANDOM_BBOX_CROP = Operator(
+    "random_bbox_crop",
+    inputs=[
+        Input("boxes", doc="Boxes: float32 (N, 4) or (N, 6), relative coordinates in ``bbox_layout``."),
+        Input("labels", optional=True, doc="Their labels: int32 (N,) or (N, 1)."),
+    ],
+    args=[
+        Arg(
+            "all_boxes_above_threshold",
+            "bool",
+            True,
+            doc="A window must overlap every box as ``thresholds`` asks (else: at least one box).",
+        ),
+        Arg("allow_no_crop", "bool", True, doc="Not cropping is one more equally likely outcome."),
+        Arg(
+            "aspect_ratio",
+            "float_list",
+            None,
+            doc="``[min, max]`` of the window's width / height ([1, 1] by default); for 3-D boxes "
+            "also six values, for x/y, x/z and y/z. Relative to the image unless ``input_shape``.",
+            type_doc="list of float",
+        ),
+        Arg(
+            "bbox_layout",
+            "layout",
+            None,
+            doc="Meaning of the box coordinates: x, y, z (start), X, Y, Z (end), W, H, D (extent); "
+            "'xyXY' or 'xyzXYZ' by default.",
+            type_doc="str",
+        ),
+        Arg(
+            "bbox_prune_threshold",
+            "float",
+            None,
+            doc="Keep boxes with at least this fraction of their area in the window; by default "
+            "boxes whose center is in the window.",
+        ),
+        Arg(
+            "crop_shape",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="A fixed window extent in pixels (in ``shape_layout`` order; needs ``input_shape``).",
+            type_doc="list of int",
+        ),
+        Arg(
+            "input_shape",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="The image extent in pixels, in ``shape_layout`` order.",
+            type_doc="list of int",
+        ),
+        Arg("ltrb", "bool", None, doc="Deprecated: True means bbox_layout 'xyXY', False 'xyWH'."),
+        Arg(
+            "num_attempts",
+            "int",
+            1,
+            doc="Windows tried for one drawn threshold before another threshold is drawn.",
+        ),
+        Arg(
+            "output_bbox_indices",
+            "bool",
+            False,
+            doc="Add an output: the indices (int32) of the kept boxes in the input.",
+        ),
+        Arg(
+            "quiet", "bool", False, doc="Do not warn when the best window is used after the attempts ran out."
+        ),
+        Arg(
+            "scaling",
+            "float_list",
+            None,
+            doc="``[min, max]`` of the window extent relative to the image ([1, 1] by default).",
+            type_doc="list of float",
+        ),
+        Arg(
+            "shape_layout",
+            "layout",
+            None,
+            doc="Order of ``crop_shape`` and ``input_shape``: 'WH' or 'WHD' by default.",
+            type_doc="str",
+        ),
+        Arg(
+            "threshold_type",
+            "str",
+            "iou",
+            choices=("iou", "overlap"),
+            doc="'iou': thresholds bound the IoU of box and window; 'overlap': the fraction of the box inside.",
+        ),
+        Arg(
+            "thresholds",
+            "float_list",
+            [0.0],
+            doc="Minimum overlaps; each round of attempts draws one.",
+            type_doc="list of float",
+        ),
+        Arg(
+            "total_num_attempts",
+            "int",
+            -1,
+            doc="Stop after this many windows and use the best one (-1: keep searching).",
+        ),
+        RNG_ARG,
+    ],
+    prepare_args=_bbox_prepare,
+    infer_types=_bbox_types,
+    infer_shape=_bbox_shape,
+    kernel=lambda arrays, args: _random_bbox_crop(args["rng"].generator(), arrays, args),
+    batch_kernel=_bbox_batch,
+    doc="A random crop window that overlaps the boxes as asked, and the boxes cropped to it (SSD).\n\n"
+    "Returns ``(anchor, shape, boxes[, labels][, bbox_indices])``: the window's start and extent "
+    "in x, y[, z] order (float32; relative, or pixels with ``crop_shape``), the kept boxes clipped "
+    "to the window and relative to it (in ``bbox_layout``), their labels and their indices.",
+)
+
+
+OPERATORS = [RANDOM_BBOX_CROP, ROI_RANDOM_CROP]

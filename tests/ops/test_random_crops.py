@@ -1,0 +1,274 @@
+"""ndd.random_bbox_crop and ndd.roi_random_crop (ndd/_ops/random_crops.py).
+
+The windows are random, so the reference's values cannot be reproduced. The box
+cropping is deterministic: for windows the reference chose (recorded in
+tests/golden/detection_reference.json with its outputs), ``crop_boxes`` must give
+the reference's boxes, labels and indices. The search itself is checked by its
+rules: every window ndd returns satisfies the thresholds, scaling and aspect ratio
+asked for, and the draws cover the allowed range (chi-square tests with a 1e-6
+false-alarm rate, on seeded RNGs).
+"""
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from detection_golden import _load, case_id, cases
+
+import ndd
+from ndd._ops.random_crops import crop_boxes, crop_metric, from_corners, to_corners
+
+BOXES = np.array(
+    [[0.1, 0.1, 0.3, 0.4], [0.5, 0.5, 0.9, 0.8], [0.2, 0.6, 0.4, 0.95], [0.6, 0.05, 0.7, 0.2]], np.float32
+)
+LABELS = np.array([1, 2, 3, 4], np.int32)
+
+
+def chi2_critical(df, false_alarm=1e-6):
+    z = NormalDist().inv_cdf(1 - false_alarm)
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def outputs(result):
+    return [np.asarray(r) for r in result]
+
+
+# -- box cropping against the reference's windows -------------------------------------
+
+
+def _recorded(case):
+    arrays = _load()[1]
+    inputs = [arrays[i["tensor"]] for i in case["inputs"]]
+    results = [arrays[o["tensor"]] for o in case["outputs"]]
+    return inputs, case["kwargs"], results
+
+
+@pytest.mark.parametrize("case", cases("random_bbox_crop"), ids=case_id)
+def test_crop_boxes_matches_reference_for_its_window(case):
+    inputs, kwargs, results = _recorded(case)
+    boxes = inputs[0]
+    ndim = boxes.shape[1] // 2
+    layout = kwargs.get("bbox_layout") or ("xyXY" if ndim == 2 else "xyzXYZ")
+    anchor, shape = results[0], results[1]
+    if "crop_shape" in kwargs:
+        order = [(kwargs.get("shape_layout") or "WH").index(c) for c in "WH"]
+        extent = np.asarray(kwargs["input_shape"], np.float32)[order]
+        # Fixed windows have whole-pixel anchors inside the image.
+        assert np.array_equal(anchor, np.round(anchor)) and np.all(anchor + shape <= extent)
+        start, size = anchor / extent, shape / extent
+    else:
+        start, size = anchor, shape
+    mapped, indices = crop_boxes(
+        to_corners(boxes, layout), start, start + size, kwargs.get("bbox_prune_threshold")
+    )
+    np.testing.assert_allclose(from_corners(mapped, layout), results[2], rtol=1e-5, atol=2e-6)
+    rest = list(results[3:])
+    if len(inputs) > 1:
+        np.testing.assert_array_equal(inputs[1][indices], rest.pop(0))
+    if kwargs.get("output_bbox_indices"):
+        np.testing.assert_array_equal(indices, rest.pop(0))
+    assert not rest
+
+
+@pytest.mark.parametrize("case", cases("random_bbox_crop"), ids=case_id)
+def test_reference_windows_obey_the_rules_ndd_checks(case):
+    # The rules the window search below is tested with hold for the reference's windows too.
+    inputs, kwargs, results = _recorded(case)
+    if "crop_shape" in kwargs or "scaling" not in kwargs:
+        return
+    size = results[1]
+    lo, hi = kwargs["scaling"]
+    whole = np.all(results[0] == 0) and np.all(size == 1)
+    if not whole:
+        assert np.all(size >= lo - 1e-6) and np.all(size <= hi + 1e-6)
+        if "aspect_ratio" in kwargs:
+            ratio = size[0] / size[1]
+            assert kwargs["aspect_ratio"][0] - 1e-5 <= ratio <= kwargs["aspect_ratio"][1] + 1e-5
+
+
+# -- the window search --------------------------------------------------------------
+
+
+def _windows(count, boxes=BOXES, **kwargs):
+    rng = ndd.random.RNG(seed=7)
+    batch = ndd.batch([boxes] * count)
+    anchor, shape, *_ = random_bbox_crop = ndd.random_bbox_crop(batch, rng=rng, **kwargs)
+    del random_bbox_crop
+    return np.stack([np.asarray(a) for a in anchor]), np.stack([np.asarray(s) for s in shape])
+
+
+def test_windows_satisfy_the_drawn_iou_threshold_for_all_boxes():
+    anchor, shape = _windows(300, thresholds=[0.1, 0.3, 0.5], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0])
+    corners = to_corners(BOXES, "xyXY")
+    for a, s in zip(anchor, shape, strict=True):
+        if np.all(a == 0) and np.all(s == 1):
+            continue
+        assert crop_metric(corners, a, a + s, "iou").min() >= 0.1 - 1e-6
+
+
+def test_windows_with_any_box_above_threshold_and_overlap_metric():
+    anchor, shape = _windows(
+        300,
+        thresholds=[0.7],
+        threshold_type="overlap",
+        all_boxes_above_threshold=False,
+        allow_no_crop=False,
+        scaling=[0.3, 0.6],
+    )
+    corners = to_corners(BOXES, "xyXY")
+    for a, s in zip(anchor, shape, strict=True):
+        assert crop_metric(corners, a, a + s, "overlap").max() >= 0.7 - 1e-6
+
+
+def test_windows_keep_to_scaling_and_aspect_ratio():
+    anchor, shape = _windows(500, scaling=[0.3, 0.8], aspect_ratio=[0.5, 2.0], allow_no_crop=False)
+    assert np.all(shape >= 0.3 - 1e-6) and np.all(shape <= 0.8 + 1e-6)
+    ratio = shape[:, 0] / shape[:, 1]
+    assert np.all(ratio >= 0.5 - 1e-5) and np.all(ratio <= 2.0 + 1e-5)
+    assert np.all(anchor >= 0) and np.all(anchor + shape <= 1 + 1e-6)
+    # The anchors spread over the free range: the relative position is uniform.
+    position = anchor[:, 0] / (1 - shape[:, 0])
+    counts, _ = np.histogram(position, bins=5, range=(0, 1))
+    expected = len(position) / 5
+    assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(4)
+
+
+def test_aspect_ratio_is_in_pixels_with_input_shape():
+    anchor, shape = _windows(
+        200, scaling=[0.2, 0.9], aspect_ratio=[1.0, 1.0], input_shape=[200, 100], allow_no_crop=False
+    )
+    np.testing.assert_allclose(shape[:, 0] * 200, shape[:, 1] * 100, rtol=1e-5)
+
+
+def test_default_windows_are_square_relative_to_the_image():
+    anchor, shape = _windows(100, scaling=[0.3, 0.9], allow_no_crop=False)
+    np.testing.assert_allclose(shape[:, 0], shape[:, 1])
+
+
+def test_allow_no_crop_is_one_more_equally_likely_outcome():
+    anchor, shape = _windows(2000, thresholds=[0.0, 0.0, 0.0], scaling=[0.3, 0.5])
+    whole = np.sum(np.all(shape == 1, axis=1))
+    expected = np.array([500.0, 1500.0])
+    counts = np.array([whole, 2000 - whole])
+    assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(1)
+
+
+def test_fixed_crop_shape_gives_whole_pixel_anchors_inside_the_image():
+    rng = ndd.random.RNG(seed=1)
+    batch = ndd.batch([BOXES] * 300)
+    anchor, shape, boxes = ndd.random_bbox_crop(batch, crop_shape=[60, 40], input_shape=[100, 120], rng=rng)
+    anchor = np.stack([np.asarray(a) for a in anchor])
+    assert anchor.dtype == np.float32
+    assert np.array_equal(anchor, np.round(anchor))
+    assert anchor[:, 0].min() == 0 and anchor[:, 0].max() == 40
+    assert anchor[:, 1].min() == 0 and anchor[:, 1].max() == 80
+    assert all(np.asarray(s).tolist() == [60.0, 40.0] for s in shape)
+
+
+def test_best_window_is_used_with_a_warning_when_attempts_run_out():
+    with pytest.warns(RuntimeWarning, match=r"no crop window satisfied"):
+        result = ndd.random_bbox_crop(
+            BOXES,
+            thresholds=[0.99],
+            allow_no_crop=False,
+            scaling=[0.1, 0.2],
+            total_num_attempts=5,
+            rng=ndd.random.RNG(seed=2),
+        )
+        outputs(result)
+
+
+def test_outputs_labels_and_indices_of_the_kept_boxes():
+    anchor, shape, boxes, labels, indices = outputs(
+        ndd.random_bbox_crop(
+            BOXES, LABELS, scaling=[0.4, 0.8], output_bbox_indices=True, rng=ndd.random.RNG(seed=3)
+        )
+    )
+    assert anchor.dtype == shape.dtype == boxes.dtype == np.float32
+    assert labels.dtype == indices.dtype == np.int32
+    np.testing.assert_array_equal(labels, LABELS[indices])
+    expected, kept = crop_boxes(BOXES, anchor, anchor + shape, None)
+    np.testing.assert_array_equal(kept, indices)
+    np.testing.assert_array_equal(boxes, expected)
+
+
+def test_same_seed_same_windows():
+    a = outputs(ndd.random_bbox_crop(BOXES, scaling=[0.3, 1.0], rng=ndd.random.RNG(seed=4)))
+    b = outputs(ndd.random_bbox_crop(BOXES, scaling=[0.3, 1.0], rng=ndd.random.RNG(seed=4)))
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(crop_shape=[10, 10]), r"'input_shape' must be given with 'crop_shape'"),
+        (dict(crop_shape=[10, 10], input_shape=[20, 20], scaling=[0.5, 0.5]), r"'scaling' cannot be given"),
+        (dict(bbox_layout="xyXZ"), r"'bbox_layout' must name"),
+        (dict(thresholds=[]), r"'thresholds' must not be empty"),
+        (dict(threshold_type="area"), r"'threshold_type' must be one of"),
+    ],
+)
+def test_bad_arguments_fail_at_the_call(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ndd.random_bbox_crop(BOXES, **kwargs)
+
+
+def test_boxes_must_be_float32_and_labels_int32():
+    with pytest.raises(TypeError, match=r"ndd.random_bbox_crop: the boxes must be float32"):
+        ndd.random_bbox_crop(BOXES.astype(np.float64))
+    with pytest.raises(TypeError, match=r"ndd.random_bbox_crop: the labels must be int32"):
+        ndd.random_bbox_crop(BOXES, LABELS.astype(np.int64))
+
+
+# -- roi_random_crop ----------------------------------------------------------------
+
+
+def _roi_starts(count, **kwargs):
+    rng = ndd.random.RNG(seed=5)
+    return [tuple(np.asarray(s).tolist()) for s in ndd.roi_random_crop(batch_size=count, rng=rng, **kwargs)]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "allowed"),
+    [
+        # A crop larger than the ROI contains it; a smaller one lies inside it.
+        (dict(crop_shape=[4, 1], roi_start=[2, 3], roi_end=[5, 4]), {(1, 3), (2, 3)}),
+        (dict(crop_shape=[2, 1], roi_start=[2, 3], roi_shape=[3, 1]), {(2, 3), (3, 3)}),
+        # in_shape keeps the window inside the data.
+        (dict(crop_shape=[4, 1], roi_start=[0, 3], roi_end=[3, 4], in_shape=[5, 6]), {(0, 3)}),
+        (
+            dict(crop_shape=[2, 1], roi_start=[0, 3], roi_end=[6, 4], in_shape=[6, 6]),
+            {(k, 3) for k in range(5)},
+        ),
+    ],
+)
+def test_roi_random_crop_draws_every_allowed_start_equally(kwargs, allowed):
+    starts = _roi_starts(2000, **kwargs)
+    assert set(starts) == allowed
+    counts = np.array([starts.count(s) for s in sorted(allowed)], np.float64)
+    if len(counts) > 1:
+        expected = len(starts) / len(counts)
+        assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(len(counts) - 1)
+
+
+def test_roi_random_crop_takes_the_shape_of_its_input():
+    start = np.asarray(
+        ndd.roi_random_crop(
+            np.zeros((6, 7, 3), np.uint8), crop_shape=[6, 2, 3], roi_start=[0, 0, 0], roi_end=[6, 7, 3]
+        )
+    )
+    assert start.dtype == np.int64
+    assert start[0] == 0 and 0 <= start[1] <= 5 and start[2] == 0
+
+
+def test_roi_random_crop_argument_errors():
+    with pytest.raises(ValueError, match=r"exactly one of 'roi_end' and 'roi_shape'"):
+        ndd.roi_random_crop(crop_shape=[2, 2], roi_start=[0, 0])
+    with pytest.raises(ValueError, match=r"one value per dimension"):
+        ndd.roi_random_crop(crop_shape=[2, 2, 1], roi_start=[0, 0], roi_end=[1, 1])
+    with pytest.raises(ValueError, match=r"larger than the input"):
+        np.asarray(
+            ndd.roi_random_crop(crop_shape=[20, 2], roi_start=[0, 0], roi_end=[1, 1], in_shape=[10, 10])
+        )
