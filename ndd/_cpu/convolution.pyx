@@ -6,10 +6,34 @@ then view them as ``(planes, rows, row elements)``: a window position is a row
 offset and an offset of ``step`` elements along the row, so one loop serves the
 separable passes of gaussian_blur and laplacian (one-row or one-column windows)
 and the 2-D windows of filter and median_blur, for any channel layout.
+
+Sums run in float32 (as the reference's); a result is written in the output type
+directly, rounded (halves away from zero) and saturated when that type is an
+integer one, so no float32 copy of the sample is made on the way in or out.
 """
 
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
+
+ctypedef fused in_t:
+    unsigned char
+    signed char
+    unsigned short
+    short
+    unsigned int
+    int
+    float
+    double
+
+ctypedef fused out_t:
+    unsigned char
+    signed char
+    unsigned short
+    short
+    unsigned int
+    int
+    float
+    double
 
 ctypedef fused pixel_t:
     unsigned char
@@ -24,36 +48,89 @@ ctypedef fused pixel_t:
     double
 
 
-def correlate(const float[:, :, ::1] padded, float[:, :, ::1] out, const float[:, ::1] weights,
-              Py_ssize_t step):
-    """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``, in float32.
+cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double low, double high,
+                        bint integer) noexcept nogil:
+    """Write float32 sums in the output type: rounded and saturated for integers."""
+    cdef Py_ssize_t t
+    cdef double v
+    cdef float f, flow = <float> low, fhigh = <float> high
+    cdef float half = 0.5
+    if not integer or out_t is float or out_t is double:
+        for t in range(length):
+            dst[t] = <out_t> acc[t]
+    elif sizeof(out_t) <= 2 and low >= 0:
+        # Clamped to a small unsigned range, float32 holds every bound exactly and
+        # adding a half then truncating rounds halves away from zero; this loop vectorises.
+        for t in range(length):
+            f = acc[t]
+            f = flow if f < flow else f
+            f = fhigh if f > fhigh else f
+            dst[t] = <out_t> <int> (f + half)
+    elif sizeof(out_t) <= 2:
+        for t in range(length):
+            f = acc[t]
+            f = flow if f < flow else f
+            f = fhigh if f > fhigh else f
+            dst[t] = <out_t> <int> (f + (half if f >= 0 else -half))
+    else:
+        # 32-bit bounds are not exact in float32: clamp in double.
+        for t in range(length):
+            v = acc[t]
+            v = low if v < low else v
+            v = high if v > high else v
+            dst[t] = <out_t> (v + 0.5 if v >= 0 else v - 0.5)
 
-    ``padded`` must have ``out``'s rows plus ``weights.shape[0] - 1`` and its row
-    elements plus ``(weights.shape[1] - 1) * step``.
+
+def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:, ::1] weights,
+              Py_ssize_t step, double low=0, double high=0, bint integer=False):
+    """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``.
+
+    The sum is float32; for an integer ``out`` (``integer=True``) it is rounded
+    (halves away from zero) and saturated to ``[low, high]``. ``padded`` must have
+    ``out``'s rows plus ``weights.shape[0] - 1`` and at least its row elements plus
+    ``(weights.shape[1] - 1) * step``.
     """
     cdef Py_ssize_t planes = out.shape[0], rows = out.shape[1], length = out.shape[2]
     cdef Py_ssize_t wrows = weights.shape[0], wcols = weights.shape[1]
     if (padded.shape[0] != planes or padded.shape[1] != rows + wrows - 1
             or padded.shape[2] < length + (wcols - 1) * step):
         raise ValueError("correlate: the padded input does not fit the output and the window")
+    if planes == 0 or rows == 0 or length == 0:
+        return
     cdef Py_ssize_t p, y, i, j, t, shift
     cdef float w
-    cdef float *dst
-    cdef const float *src
+    cdef const in_t *src
+    cdef float *acc = <float *> malloc(length * sizeof(float))
+    if acc == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for p in range(planes):
+                for y in range(rows):
+                    memset(acc, 0, length * sizeof(float))
+                    for i in range(wrows):
+                        src = &padded[p, y + i, 0]
+                        for j in range(wcols):
+                            w = weights[i, j]
+                            if w == 0:
+                                continue
+                            shift = j * step
+                            for t in range(length):
+                                acc[t] += w * <float> src[t + shift]
+                    _store(acc, &out[p, y, 0], length, low, high, integer)
+    finally:
+        free(acc)
+
+
+def store_float(const float[::1] values, out_t[::1] out, double low=0, double high=0, bint integer=False):
+    """Write float32 ``values`` into ``out``: rounded (halves away) and saturated to
+    ``[low, high]`` for an integer ``out`` (``integer=True``), else converted."""
+    if out.shape[0] != values.shape[0]:
+        raise ValueError("store_float: the output and the values differ in length")
+    if values.shape[0] == 0:
+        return
     with nogil:
-        for p in range(planes):
-            for y in range(rows):
-                dst = &out[p, y, 0]
-                memset(dst, 0, length * sizeof(float))
-                for i in range(wrows):
-                    src = &padded[p, y + i, 0]
-                    for j in range(wcols):
-                        w = weights[i, j]
-                        if w == 0:
-                            continue
-                        shift = j * step
-                        for t in range(length):
-                            dst[t] += w * src[t + shift]
+        _store(&values[0], &out[0], values.shape[0], low, high, integer)
 
 
 cdef inline void _insertion_sort(pixel_t *values, Py_ssize_t n) noexcept nogil:

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from .._cpu.convolution import correlate, median_window
+from .._cpu.convolution import correlate, median_window, store_float
 from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
 from .conversions import cast_array
@@ -112,11 +112,43 @@ def _per_axis(op, name, values, count):
     return values
 
 
-def _to_output(result, dtype):
-    """The float32 result in the output type: integers rounded (halves away) and saturated."""
-    if result.dtype == dtype:
-        return result
-    return cast_array(result, dtype)
+# Element types the compiled kernels read and write; others go through float32.
+_KERNEL_TYPES = frozenset(
+    np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.float32, np.float64)
+)
+
+
+def _kernel_input(x):
+    """``x`` in a type the kernels read."""
+    return x if x.dtype in _KERNEL_TYPES else x.astype(np.float32)
+
+
+def _bounds(dtype):
+    """(low, high, integer) arguments of the kernels for an output of ``dtype``."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return float(info.min), float(info.max), True
+    return 0.0, 0.0, False
+
+
+def _store(values, dtype):
+    """float32 ``values`` in ``dtype``: integers rounded (halves away) and saturated."""
+    if values.dtype == dtype:
+        return values
+    if dtype not in _KERNEL_TYPES:
+        return cast_array(values, dtype)
+    out = np.empty(values.shape, dtype)
+    store_float(values.reshape(-1), out.reshape(-1), *_bounds(dtype))
+    return out
+
+
+def _correlate_into(padded, out_shape, weights, step, dtype):
+    """Run ``correlate`` into a new array of ``out_shape`` and ``dtype`` (through float32
+    for a type the kernel does not write)."""
+    kernel_type = dtype if dtype in _KERNEL_TYPES else np.dtype(np.float32)
+    out = np.empty(out_shape, kernel_type)
+    correlate(padded, out, weights, step, *_bounds(kernel_type))
+    return _store(out, dtype)
 
 
 def _pad(planes, axis, before, after, mode, fill=0.0):
@@ -129,32 +161,35 @@ def _pad(planes, axis, before, after, mode, fill=0.0):
     return np.pad(planes, widths, mode=mode)
 
 
-def _correlate_axis(x, axis, window, anchor, mode="reflect"):
-    """Correlate float32 ``x`` with the 1-D ``window`` along ``axis`` (anchor: the window
-    index over the output position); borders by np.pad ``mode``."""
+def _correlate_axis(x, axis, window, anchor, dtype, mode="reflect"):
+    """Correlate ``x`` with the 1-D ``window`` along ``axis`` (anchor: the window index over
+    the output position) into ``dtype``; borders by np.pad ``mode``."""
     shape = x.shape
     outer = math.prod(shape[:axis])
     extent = shape[axis]
     inner = math.prod(shape[axis + 1 :])
     size = len(window)
     planes = _pad(x.reshape(outer, extent, inner), 1, anchor, size - 1 - anchor, mode)
-    out = np.empty((outer, extent, inner), np.float32)
     weights = np.asarray(window, np.float32)
     if inner >= _LONG_ROW:
-        correlate(planes, out, weights.reshape(size, 1), 0)
+        out = _correlate_into(planes, (outer, extent, inner), weights.reshape(size, 1), 0, dtype)
     else:
         padded_rows = planes.reshape(outer, 1, (extent + size - 1) * inner)
-        correlate(padded_rows, out.reshape(outer, 1, extent * inner), weights.reshape(1, size), inner)
+        out = _correlate_into(padded_rows, (outer, 1, extent * inner), weights.reshape(1, size), inner, dtype)
     return out.reshape(shape)
 
 
-def _separable(x, axes, windows):
-    """``x`` (float32) correlated with ``windows[k]`` along ``axes[k]``, centred, with
-    mirrored borders (reflect 101); a window of one element 1 is skipped."""
-    for axis, window in zip(axes, windows, strict=True):
-        if len(window) == 1 and window[0] == 1:
-            continue
-        x = _correlate_axis(x, axis, window, len(window) // 2)
+def _separable(x, axes, windows, dtype):
+    """``x`` correlated with ``windows[k]`` along ``axes[k]``, centred, with mirrored borders
+    (reflect 101), in ``dtype``; the passes between store float32. A window of one element
+    1 is skipped."""
+    passes = [(axis, w) for axis, w in zip(axes, windows, strict=True) if not (len(w) == 1 and w[0] == 1)]
+    if not passes:
+        return x.astype(dtype)
+    x = _kernel_input(x)
+    for k, (axis, window) in enumerate(passes):
+        step_type = dtype if k == len(passes) - 1 else np.dtype(np.float32)
+        x = _correlate_axis(x, axis, window, len(window) // 2, step_type)
     return x
 
 
@@ -193,7 +228,7 @@ def _gaussian_kernel(arrays, args):
     spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args["_layout"], x.ndim)
     windows = _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
     out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
-    return _to_output(_separable(x.astype(np.float32), spatial, windows), out_type)
+    return _separable(x, spatial, windows, np.dtype(out_type))
 
 
 GAUSSIAN_BLUR = Operator(
@@ -248,7 +283,7 @@ def _derivative_window(size):
 
 
 def _laplacian_plan(op, args, spatial_count):
-    """For each partial derivative: its windows (one per spatial axis) and its scale."""
+    """For each partial derivative, its windows (one per spatial axis, the derivative one scaled)."""
     sizes = _per_axis(op, "window_size", args["window_size"], spatial_count)
     smoothing = args["smoothing_size"]
     if smoothing is not None:
@@ -277,11 +312,12 @@ def _laplacian_plan(op, args, spatial_count):
             _derivative_window(sizes[k]) if a == k else _binomial(across[a]) for a in range(spatial_count)
         ]
         if args["normalized_kernel"]:
-            total = sum(len(w) for w in windows)
-            scale = 2.0 ** (spatial_count + 2 - total)
+            scale = 2.0 ** (spatial_count + 2 - sum(len(w) for w in windows))
         else:
             scale = scales[k]
-        plan.append(([w.astype(np.float32) for w in windows], np.float32(scale)))
+        # The factor of the partial derivative goes into its derivative window.
+        windows[k] = windows[k] * scale
+        plan.append([w.astype(np.float32) for w in windows])
     return plan
 
 
@@ -295,15 +331,13 @@ def _laplacian_kernel(arrays, args):
     x = arrays[0]
     spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], x.ndim)
     plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
-    source = x.astype(np.float32)
+    source = _kernel_input(x)
     total = None
-    for windows, scale in plan:
-        partial = _separable(source, spatial, windows)
-        if scale != 1:
-            partial *= scale
+    for windows in plan:
+        partial = _separable(source, spatial, windows, np.dtype(np.float32))
         total = partial if total is None else np.add(total, partial, out=total)
     out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
-    return _to_output(total, out_type)
+    return _store(total, np.dtype(out_type))
 
 
 LAPLACIAN = Operator(
@@ -419,7 +453,7 @@ def _filter_kernel(arrays, args):
     first, last = spatial[0], spatial[-1]
     outer = math.prod(x.shape[:first])
     inner = math.prod(x.shape[last + 1 :])
-    planes = x.astype(np.float32).reshape(outer, *x.shape[first : last + 1], inner)
+    planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
     if args["mode"] == "same":
         border = args["border"]
         widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
@@ -429,23 +463,22 @@ def _filter_kernel(arrays, args):
         else:
             planes = np.pad(planes, widths, mode=_PAD_MODES[border])
     out_spatial = out_shape[first : last + 1]
-    out = np.empty((outer, *out_spatial, inner), np.float32)
     weights = np.ascontiguousarray(weights, dtype=np.float32)
     rows, cols = out_spatial[-2], out_spatial[-1]
+    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
     if len(spatial) == 2:
         src = planes.reshape(outer, planes.shape[1], planes.shape[2] * inner)
-        correlate(src, out.reshape(outer, rows, cols * inner), weights, inner)
+        return _correlate_into(src, (outer, rows, cols * inner), weights, inner, out_type).reshape(out_shape)
     else:
         # A volume: a 2-D correlation per output slice and filter slice, summed over the slices.
-        out[...] = 0
+        out = np.zeros((outer, *out_spatial, inner), np.float32)
         partial = np.empty((outer, rows, cols * inner), np.float32)
         for d in range(out_spatial[0]):
             for k in range(weights.shape[0]):
                 slab = np.ascontiguousarray(planes[:, d + k]).reshape(outer, planes.shape[2], -1)
                 correlate(slab, partial, weights[k], inner)
                 out[:, d] += partial.reshape(outer, rows, cols, inner)
-    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
-    return _to_output(out.reshape(out_shape), out_type)
+        return _store(out.reshape(out_shape), out_type)
 
 
 FILTER = Operator(
