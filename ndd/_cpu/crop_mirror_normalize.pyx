@@ -69,20 +69,33 @@ def normalize_window(const source_t[:, :, :] source, target_t[:, :, :] target,
     cdef const source_t *src
     cdef target_t *dst
     cdef Py_ssize_t r, k, c, step = t_col
-    cdef float m, k_mult
+    cdef float m, k_mult, m0, m1, m2, k0, k1, k2
     with nogil:
         if mirror:
             dst_origin += (columns - 1) * t_col
             step = -t_col
-        for r in range(rows):
-            for k in range(channels):
-                m = mean[k]
-                k_mult = multiplier[k]
-                src = src_origin + r * s_row + k * s_chan
-                dst = dst_origin + r * t_row + k * t_chan
-                if s_col == 1 and step == 1:
-                    for c in range(columns):
-                        dst[c] = _convert((<float>src[c] - m) * k_mult + shift, dst)
-                else:
-                    for c in range(columns):
-                        dst[c * step] = _convert((<float>src[c * s_col] - m) * k_mult + shift, dst)
+        if channels == 3:
+            # Three channels (the common case): each pixel is read once, as a unit.
+            m0, m1, m2 = mean[0], mean[1], mean[2]
+            k0, k1, k2 = multiplier[0], multiplier[1], multiplier[2]
+            for r in range(rows):
+                src = src_origin + r * s_row
+                dst = dst_origin + r * t_row
+                for c in range(columns):
+                    dst[c * step] = _convert((<float>src[c * s_col] - m0) * k0 + shift, dst)
+                    dst[c * step + t_chan] = _convert((<float>src[c * s_col + s_chan] - m1) * k1 + shift, dst)
+                    dst[c * step + 2 * t_chan] = _convert(
+                        (<float>src[c * s_col + 2 * s_chan] - m2) * k2 + shift, dst)
+        else:
+            for r in range(rows):
+                for k in range(channels):
+                    m = mean[k]
+                    k_mult = multiplier[k]
+                    src = src_origin + r * s_row + k * s_chan
+                    dst = dst_origin + r * t_row + k * t_chan
+                    if s_col == 1 and step == 1:
+                        for c in range(columns):
+                            dst[c] = _convert((<float>src[c] - m) * k_mult + shift, dst)
+                    else:
+                        for c in range(columns):
+                            dst[c * step] = _convert((<float>src[c * s_col] - m) * k_mult + shift, dst)

@@ -14,6 +14,8 @@ Deliberate divergences from the reference:
   leaves all channels but the first at 0 in the part inside the image.
 """
 
+import functools
+
 import numpy as np
 
 from .._cpu.crop_mirror_normalize import normalize_window
@@ -42,6 +44,10 @@ def _known_ndim(x):
     return None
 
 
+_f32 = np.float32
+
+
+@functools.lru_cache(maxsize=256)
 def _image_layout(op, layout, ndim):
     """The layout of an image sample: its own, or the usual one for its dimensions."""
     return image_axes(op, layout, ndim).layout
@@ -96,24 +102,23 @@ def _crop_sizes(op, args):
     return sizes
 
 
+_POSITION_NAMES = {2: ("crop_pos_y", "crop_pos_x"), 3: ("crop_pos_z", "crop_pos_y", "crop_pos_x")}
+
+
 def _crop_window(op, args, layout, shape):
     """[(axis, start, size)] of the cropped axes, before the out-of-bounds policy."""
     sizes = _crop_sizes(op, args)
     axes = _crop_axes(op, layout, len(sizes))
-    positions = {"crop_pos_x": args["crop_pos_x"], "crop_pos_y": args["crop_pos_y"]}
-    if len(sizes) == 3:
-        positions["crop_pos_z"] = args["crop_pos_z"]
-    for name, pos in positions.items():
-        if not 0.0 <= pos <= 1.0:
-            raise InvalidArgumentError(f"{op.qualname}: '{name}' must be within [0, 1], got {pos}")
-    order = (["crop_pos_z"] if len(sizes) == 3 else []) + ["crop_pos_y", "crop_pos_x"]
     truncate = args["rounding"] == "truncate"
     window = []
-    for axis, size, pos_name in zip(axes, sizes, order, strict=True):
+    for axis, size, pos_name in zip(axes, sizes, _POSITION_NAMES[len(sizes)], strict=True):
+        pos = args[pos_name]
+        if not 0.0 <= pos <= 1.0:
+            raise InvalidArgumentError(f"{op.qualname}: '{pos_name}' must be within [0, 1], got {pos}")
         extent = shape[axis]
         size = int(size) if size > 0 else extent
         # The reference scales the position in single precision.
-        start = float(np.float32(extent - size) * np.float32(positions[pos_name]))
+        start = float(_f32(extent - size) * _f32(pos))
         start = int(start) if truncate else round_half_away(start)
         window.append((axis, start, size))
     return window
@@ -333,12 +338,17 @@ _CMN_INPUT_TYPES = tuple(sorted(t.name for t in _CMN_KERNEL_SOURCES)) + ("float1
 
 def _cmn_layouts(op, args, layout, ndim):
     """(input layout, output layout) of a sample; the output one may have a channel added."""
+    return _cmn_layouts_of(op, layout, ndim, args["output_layout"])
+
+
+@functools.lru_cache(maxsize=256)
+def _cmn_layouts_of(op, layout, ndim, output_layout):
     layout = _image_layout(op, layout, ndim)
     if "C" not in layout:
         raise InvalidArgumentError(
             f"{op.qualname}: the input layout must have a channel axis C, got {layout!r}"
         )
-    out_layout = args["output_layout"] or layout
+    out_layout = output_layout or layout
     if sorted(out_layout) != sorted(layout):
         raise InvalidArgumentError(
             f"{op.qualname}: 'output_layout' must be a permutation of the input layout {layout!r}, "
@@ -371,17 +381,23 @@ def _cmn_types(ins, args):
     return [(dtype, out_layout)]
 
 
-def _per_channel(op, args, name, channels):
-    values = args[name]
-    if len(values) not in (1, channels):
+def _check_per_channel(op, args, name, channels):
+    count = len(args[name])
+    if count not in (1, channels):
         raise InvalidArgumentError(
-            f"{op.qualname}: '{name}' must have 1 value or one per channel ({channels}), got {len(values)}"
+            f"{op.qualname}: '{name}' must have 1 value or one per channel ({channels}), got {count}"
         )
-    return np.broadcast_to(np.asarray(values, dtype=np.float32), (channels,))
+
+
+def _per_channel(args, name, channels):
+    values = args[name]
+    if len(values) == 1:
+        return np.full(channels, values[0], dtype=np.float32)
+    return np.array(values, dtype=np.float32)
 
 
 def _cmn_plan(args, layout_in, shape):
-    """What one sample needs: window bounds, layouts, output shape and fill values."""
+    """What one sample needs: the layouts, the window bounds and the output shape."""
     op = CROP_MIRROR_NORMALIZE
     layout, out_layout = _cmn_layouts(op, args, layout_in, len(shape))
     bounds = _crop_bounds(op, args, layout, shape)
@@ -390,17 +406,16 @@ def _cmn_plan(args, layout_in, shape):
     extents = [hi - lo for lo, hi in bounds]
     out_channels = channels + 1 if args["pad_output"] else channels
     extents[channel] = out_channels
-    out_shape = tuple(extents[layout.index(a)] for a in out_layout)
-    mean = _per_channel(op, args, "mean", channels)
-    std = _per_channel(op, args, "std", channels)
+    out_shape = tuple([extents[layout.index(a)] for a in out_layout])
+    _check_per_channel(op, args, "mean", channels)
+    _check_per_channel(op, args, "std", channels)
     fill = args["fill_values"]
-    padding = args["out_of_bounds_policy"] == "pad"
-    if padding and len(fill) not in (1, out_channels):
+    if args["out_of_bounds_policy"] == "pad" and len(fill) not in (1, out_channels):
         raise InvalidArgumentError(
             f"{op.qualname}: 'fill_values' must have 1 value or one per output channel ({out_channels}), "
             f"got {len(fill)}"
         )
-    return layout, out_layout, bounds, out_shape, mean, std
+    return layout, out_layout, bounds, out_shape
 
 
 def _cmn_shape(shapes, args):
@@ -416,13 +431,25 @@ def _saturate(values, target):
     return values.astype(target)
 
 
+def _work_type(args):
+    # float16 results are computed in float32 and rounded once at the end.
+    target = args["dtype"].numpy
+    return np.dtype(np.float32) if target == np.float16 else target
+
+
 def _cmn_kernel(arrays, args):
     data = arrays[0]
-    layout, out_layout, bounds, out_shape, mean, std = _cmn_plan(args, args[_LAYOUT], data.shape)
+    plan = _cmn_plan(args, args[_LAYOUT], data.shape)
+    out = np.empty(plan[3], dtype=_work_type(args))
+    _cmn_into(data, args, plan, out)
     target = args["dtype"].numpy
-    # float16 results are computed in float32 and rounded once at the end.
-    work_type = np.dtype(np.float32) if target == np.float16 else target
-    out = np.empty(out_shape, dtype=work_type)
+    return out if out.dtype == target else out.astype(target)
+
+
+def _cmn_into(data, args, plan, out):
+    """Write the result of one sample into ``out`` (of the work type)."""
+    layout, out_layout, bounds, _ = plan
+    work_type = out.dtype
     channel = layout.index("C")
     channels = data.shape[channel]
     inside = _inside(bounds, data.shape)
@@ -457,9 +484,44 @@ def _cmn_kernel(arrays, args):
     source = data[tuple(region_index)]
     dest = out_view[tuple(target_index)]
     if source.size:
-        multiplier = np.float32(args["scale"]) / std
-        _normalize(source, dest, layout, np.ascontiguousarray(mean), multiplier, args["shift"], mirror)
-    return out if work_type == target else out.astype(target)
+        channels_in = data.shape[channel]
+        multiplier = _f32(args["scale"]) / _per_channel(args, "std", channels_in)
+        mean = _per_channel(args, "mean", channels_in)
+        _normalize(source, dest, layout, mean, multiplier, args["shift"], mirror)
+
+
+# Below this many input bytes per batch the thread pool costs more than it saves
+# (the value the per-sample path of the call machinery uses).
+_PARALLEL_MIN_BYTES = 1 << 18
+
+
+def _cmn_batch_kernel(inputs, sample_args, batch_size, ctx):
+    """A batch whose samples all give one output shape is written into one dense
+    array: one allocation, reused by the allocator from batch to batch, instead of
+    fresh pages for every sample."""
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+    plans = [_cmn_plan(a, a[_LAYOUT], x.shape) for x, a in zip(samples, sample_args, strict=True)]
+    shapes = {plan[3] for plan in plans}
+    target = sample_args[0]["dtype"].numpy if batch_size else None
+    if len(shapes) == 1 and batch_size and _work_type(sample_args[0]) == target:
+        out = np.empty((batch_size, *shapes.pop()), dtype=target)
+
+        def run(i):
+            _cmn_into(samples[i], sample_args[i], plans[i], out[i])
+
+    else:
+        out = [None] * batch_size
+
+        def run(i):
+            out[i] = _cmn_kernel((samples[i],), sample_args[i])
+
+    if batch_size > 1 and sum(x.nbytes for x in samples) >= _PARALLEL_MIN_BYTES:
+        ctx.thread_pool.map(run, range(batch_size))
+    else:
+        for i in range(batch_size):
+            run(i)
+    return [out]
 
 
 def _normalize(source, dest, layout, mean, multiplier, shift, mirror):
@@ -467,6 +529,9 @@ def _normalize(source, dest, layout, mean, multiplier, shift, mirror):
     order = [layout.index(a) for a in layout if a not in "HWC"] + [layout.index(a) for a in "HWC"]
     source = source.transpose(order)
     dest = dest.transpose(order)
+    if source.ndim == 3:
+        normalize_window(source, dest, mean, multiplier, shift, mirror)
+        return
     outer = source.shape[:-3]
     for index in np.ndindex(*outer):
         normalize_window(source[index], dest[index], mean, multiplier, shift, mirror)
@@ -539,6 +604,7 @@ CROP_MIRROR_NORMALIZE = Operator(
     infer_types=_cmn_types,
     infer_shape=_cmn_shape,
     kernel=_cmn_kernel,
+    batch_kernel=_cmn_batch_kernel,
     doc="Crop, mirror, normalize and change the layout of images in one pass.\n\n"
     "Each output value is ``(x - mean) / std * scale + shift`` for the element ``x`` of the crop "
     "window (see ``crop``), mirrored horizontally where ``mirror`` is nonzero, laid out as "
