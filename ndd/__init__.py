@@ -67,6 +67,7 @@ from ._ops.registry import all_operators as all_public_operators  # noqa: E402
 from ._ops.registry import install_public_operators  # noqa: E402
 
 install_public_operators(globals())
+from ._imread import imread  # noqa: E402 - reads and decodes through the installed operators
 
 DeviceLike = Device | str
 __version__ = "0.1.0"
@@ -101,6 +102,7 @@ __all__ = [
     "get_current_stream",
     "get_default_stream",
     "get_num_threads",
+    "imread",
     "int8",
     "int16",
     "int32",

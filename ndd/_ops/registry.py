@@ -19,6 +19,7 @@ FAMILIES = [
     "batch_ops",
     "reductions",
     "random_ops",
+    "decoders",
     "crop",
     "filters",
     "boxes",

@@ -1,0 +1,747 @@
+"""Image decoding and reading files: ``ndd.decoders.image``, ``image_crop``,
+``image_random_crop``, ``image_slice`` (and their deprecated aliases in
+``ndd.experimental.decoders``), ``ndd.peek_image_shape`` (and
+``ndd.experimental.peek_image_shape``) and ``ndd.io.file.read``.
+
+Images are decoded with Pillow (``image_codec.py``), one sample per task on the
+context's thread pool; Pillow's decoders release the GIL. The crop decoders
+cut their window out of the decoded image before converting colours, so only the
+window's pixels are converted and copied (Pillow offers no cropped JPEG decoding).
+
+Errors: a sample that cannot be decoded (corrupt, truncated, unknown format) makes
+the call fail with ``ImageDecodeError`` (a RuntimeError) naming the operator, the
+sample's index in the batch and, for data from a reader, its file. In batch mode the
+other samples are still decoded: the error (the ``__cause__`` of the exception
+raised when the result is used) holds them in ``decoded``, with None for the
+samples in ``failed``. The reference loses the whole batch.
+
+Arguments of the reference's GPU decoder (memory paddings, hardware decoder load,
+caches, hints, ``use_fast_idct``, ``jpeg_fancy_upsampling``, ``affine``) are
+accepted and have no effect on the CPU.
+"""
+
+import math
+import os
+
+import numpy as np
+
+from .._prepare.args import InvalidArgumentError
+from .._prepare.invocation import PerSample
+from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from ..types import DALIImageType, enum_value
+from . import image_codec
+from .image_codec import ImageDecodeError
+from .random_ops import RNG_ARG, _crop_windows
+from .schema import Arg, Input, Operator
+
+__all__ = ["OPERATORS", "ImageDecodeError"]
+
+# The types the reference decodes to and gives shapes in.
+_OUTPUT_DTYPES = (uint8, int8, uint16, int16, uint32, int32, float32)
+_SHAPE_DTYPES = (int32, uint32, int64, uint64, float32, float64)
+_SOURCES = "_sources"
+
+
+def _no_effect(name, kind, default, doc="Accepted for compatibility; no effect on the CPU."):
+    return Arg(name, kind, default, doc=doc, type_doc=kind)
+
+
+# The reference's decoder arguments that only tune its GPU decoder.
+_GPU_TUNING = [
+    _no_effect("affine", "bool", True),
+    _no_effect("device_memory_padding", "int", 16777216),
+    _no_effect("device_memory_padding_jpeg2k", "int", 0),
+    _no_effect("host_memory_padding", "int", 8388608),
+    _no_effect("host_memory_padding_jpeg2k", "int", 0),
+    _no_effect("hw_decoder_load", "float", 0.65),
+    _no_effect("hybrid_huffman_threshold", "int", 1000000),
+    _no_effect(
+        "jpeg_fancy_upsampling",
+        "bool",
+        False,
+        doc="Accepted for compatibility; JPEG chroma is always upsampled as Pillow (libjpeg-turbo) does, "
+        "which is what the reference's CPU decoder gives.",
+    ),
+    _no_effect("memory_stats", "bool", False, doc="Deprecated; no effect."),
+    _no_effect("preallocate_height_hint", "int", 0),
+    _no_effect("preallocate_width_hint", "int", 0),
+    _no_effect("split_stages", "bool", False, doc="Deprecated; no effect."),
+    _no_effect("use_chunk_allocator", "bool", False, doc="Deprecated; no effect."),
+    _no_effect(
+        "use_fast_idct",
+        "bool",
+        False,
+        doc="Accepted for compatibility; the accurate integer IDCT is always used.",
+    ),
+]
+_CACHE_ARGS = [
+    _no_effect("cache_batch_copy", "bool", True),
+    _no_effect("cache_debug", "bool", False),
+    _no_effect("cache_size", "int", 0),
+    _no_effect("cache_threshold", "int", 0),
+    _no_effect("cache_type", "str", ""),
+]
+_DECODE_ARGS = [
+    Arg(
+        "adjust_orientation",
+        "bool",
+        True,
+        doc="Apply the EXIF orientation of the image (rotations and mirrorings).",
+        type_doc="bool",
+    ),
+    Arg(
+        "dtype",
+        "dtype",
+        uint8,
+        doc="Output type: uint8, int8, uint16, int16, uint32, int32 or float32. Values are scaled "
+        "to the type's range (float32: [0, 1]).",
+        type_doc="DType",
+    ),
+    Arg(
+        "output_type",
+        "any",
+        DALIImageType.RGB,
+        doc="Colour space of the output (``ndd.types``): RGB, BGR, GRAY (one channel), YCbCr "
+        "(ITU-R BT.601) or ANY_DATA (the channels stored in the file).",
+        type_doc="DALIImageType",
+    ),
+]
+
+
+def _signature_order(args):
+    """Keyword arguments in the reference's order: by name, ``rng`` last."""
+    return sorted(args, key=lambda a: (a.name == "rng", a.name))
+
+
+def _decode_prepare(op_name):
+    def prepare(ins, args):
+        data = ins[0]
+        if not data._dtype.is_integer or data._dtype.bits != 8:
+            raise InvalidArgumentError(
+                f"{op_name}: the input must be encoded image bytes (uint8), got {data._dtype}"
+            )
+        try:
+            args["output_type"] = enum_value(args["output_type"], DALIImageType)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(
+                f"{op_name}: 'output_type' must be an image type such as ndd.types.RGB, "
+                f"got {args['output_type']!r}"
+            ) from exc
+        if args["dtype"] not in _OUTPUT_DTYPES:
+            raise InvalidArgumentError(
+                f"{op_name}: 'dtype' must be one of {', '.join(map(str, _OUTPUT_DTYPES))}, got {args['dtype']}"
+            )
+        args[_SOURCES] = data._source_info
+
+    return prepare
+
+
+def _image_types(ins, args):
+    return [(args["dtype"], "HWC")]
+
+
+def _describe_source(args, index):
+    """' (sample 3, file a/b.jpg)' for error messages."""
+    parts = []
+    if index is not None:
+        parts.append(f"sample {index}")
+    sources = args.get(_SOURCES)
+    if isinstance(sources, list):
+        sources = sources[index] if index is not None and index < len(sources) else None
+    if sources:
+        parts.append(f"file {sources}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
+    """Decode every sample on the thread pool; collect the failures so that one bad
+    image does not discard the others."""
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+
+    def one(i):
+        try:
+            return decode_one(samples[i], sample_args[i], i), None
+        except Exception as exc:  # any decoder failure is reported per sample
+            return None, exc
+
+    results = ctx.thread_pool.map(one, range(batch_size))
+    failed = [i for i, (_, exc) in enumerate(results) if exc is not None]
+    if failed:
+        first = failed[0]
+        exc = results[first][1]
+        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
+        raise ImageDecodeError(
+            f"{qualname}: cannot decode{_describe_source(sample_args[first], first)}: {exc}{more}",
+            decoded=[r for r, _ in results],
+            failed=failed,
+        ) from exc
+    return [[r for r, _ in results]]
+
+
+def _sample_kernel(qualname, decode_one):
+    def kernel(arrays, args):
+        try:
+            return decode_one(arrays[0], args, None)
+        except Exception as exc:
+            raise ImageDecodeError(f"{qualname}: cannot decode{_describe_source(args, None)}: {exc}") from exc
+
+    return kernel
+
+
+def _decoder(name, module, *, extra_args, window, inputs=None, prepare_extra=None, doc, cache_args=False):
+    """An image decoder operator; ``window(image, (H, W), args, index)`` gives the
+    (y, x, h, w) window to decode in the oriented image, or None for all of it."""
+    qualname = f"{module}.{name}"
+    base_prepare = _decode_prepare(qualname)
+
+    def prepare(ins, args):
+        base_prepare(ins, args)
+        if prepare_extra is not None:
+            prepare_extra(qualname, ins, args)
+
+    def decode_one(data, args, index):
+        image = image_codec.open_image(data)
+        orient = image_codec.orientation(image) if args["adjust_orientation"] else 1
+        region = None
+        if window is not None:
+            size = image_codec.oriented_size(image, orient)
+            region = window(qualname, size, data, args, index)
+        return image_codec.decode(
+            image, output_type=args["output_type"], dtype=args["dtype"].numpy, orient=orient, window=region
+        )
+
+    def batch_kernel(inputs, sample_args, batch_size, ctx):
+        return _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx)
+
+    args = _DECODE_ARGS + _GPU_TUNING + (_CACHE_ARGS if cache_args else []) + extra_args
+    return Operator(
+        name,
+        module=module,
+        inputs=inputs or [Input("input", doc="Encoded images (uint8 bytes of a file).")],
+        args=_signature_order(args),
+        prepare_args=prepare,
+        infer_types=_image_types,
+        kernel=_sample_kernel(qualname, decode_one),
+        batch_kernel=batch_kernel,
+        doc=doc,
+    )
+
+
+# -- image_crop ------------------------------------------------------------------------
+
+
+def _anchor(position, free, rounding):
+    """The window's start for a relative ``position`` with ``free`` pixels to spare.
+    The reference takes the position in single precision: 0.7 * 25 is 17.4999..."""
+    value = float(np.float32(position)) * free
+    if rounding == "truncate":
+        return math.floor(value)
+    return math.floor(value + 0.5)
+
+
+def _crop_prepare(qualname, ins, args):
+    crop = args["crop"]
+    if type(crop) is not PerSample and crop is not None and len(crop) != 2:
+        raise InvalidArgumentError(
+            f"{qualname}: 'crop' must have 2 values (height, width) for an image, got {list(crop)}"
+        )
+    given_w = args["crop_w"] != 0.0
+    given_h = args["crop_h"] != 0.0
+    if crop is not None and (given_w or given_h):
+        raise InvalidArgumentError(f"{qualname}: 'crop' and 'crop_w'/'crop_h' are mutually exclusive")
+    if crop is None and given_w != given_h:
+        raise InvalidArgumentError(f"{qualname}: 'crop_w' and 'crop_h' must be given together")
+    if crop is None and not given_w:
+        raise InvalidArgumentError(f"{qualname}: give the window size with 'crop' or 'crop_w' and 'crop_h'")
+
+
+def _crop_window(qualname, size, data, args, index):
+    height, width = size
+    crop = args["crop"]
+    if crop is not None:
+        if len(crop) != 2:
+            raise ValueError(f"'crop' must have 2 values (height, width), got {list(crop)}")
+        crop_h, crop_w = crop
+    else:
+        crop_h, crop_w = args["crop_h"], args["crop_w"]
+    # The window's size is truncated whatever 'rounding' says, as in the reference.
+    h, w = int(crop_h), int(crop_w)
+    if h < 0 or w < 0:
+        raise ValueError(f"the crop size must not be negative, got {(crop_h, crop_w)}")
+    y = _anchor(args["crop_pos_y"], height - h, args["rounding"])
+    x = _anchor(args["crop_pos_x"], width - w, args["rounding"])
+    if y < 0 or x < 0 or y + h > height or x + w > width:
+        raise ValueError(
+            f"the crop window [{y}..{y + h}, {x}..{x + w}] (rows, columns) does not fit the image "
+            f"of {height} x {width}"
+        )
+    return (y, x, h, w)
+
+
+_CROP_ARGS = [
+    Arg(
+        "crop",
+        "float_list",
+        None,
+        per_sample=True,
+        doc="Window size (height, width); truncated to whole pixels.",
+        type_doc="list of float",
+    ),
+    Arg("crop_d", "float", 0.0, per_sample=True, doc="Window depth; volumes only, unused for images."),
+    Arg("crop_h", "float", 0.0, per_sample=True, doc="Window height (with ``crop_w``), instead of ``crop``."),
+    Arg(
+        "crop_pos_x",
+        "float",
+        0.5,
+        per_sample=True,
+        doc="Horizontal position of the window: 0 is the left edge, 1 the right one.",
+    ),
+    Arg(
+        "crop_pos_y",
+        "float",
+        0.5,
+        per_sample=True,
+        doc="Vertical position of the window: 0 is the top edge, 1 the bottom one.",
+    ),
+    Arg("crop_pos_z", "float", 0.5, per_sample=True, doc="Depth position; volumes only, unused for images."),
+    Arg("crop_w", "float", 0.0, per_sample=True, doc="Window width (with ``crop_h``), instead of ``crop``."),
+    Arg(
+        "rounding",
+        "str",
+        "round",
+        choices=("round", "truncate"),
+        doc="How the window's position is brought to whole pixels: ``'round'`` (halves up) or "
+        "``'truncate'``.",
+    ),
+]
+
+
+# -- image_random_crop -----------------------------------------------------------------
+
+
+def _range(qualname, name, values, *, positive):
+    if len(values) == 1:
+        values = (values[0], values[0])
+    if len(values) != 2 or not all(math.isfinite(v) for v in values) or values[0] > values[1]:
+        raise InvalidArgumentError(f"{qualname}: '{name}' must be one value or [lo, hi], got {list(values)}")
+    if (values[0] <= 0) if positive else (values[0] < 0):
+        kind = "positive" if positive else "non-negative"
+        raise InvalidArgumentError(f"{qualname}: '{name}' must be {kind}, got {list(values)}")
+    return tuple(values)
+
+
+def _random_crop_prepare(qualname, ins, args):
+    if args["num_attempts"] < 0:
+        raise InvalidArgumentError(
+            f"{qualname}: 'num_attempts' must be non-negative, got {args['num_attempts']}"
+        )
+    args["_area"] = _range(qualname, "random_area", args["random_area"], positive=False)
+    args["_aspect_ratio"] = _range(
+        qualname, "random_aspect_ratio", args["random_aspect_ratio"], positive=True
+    )
+
+
+def _random_window(qualname, size, data, args, index):
+    key = args["rng"]
+    generator = key.generator() if index is None else key.sample_generator(index)
+    anchor, shape = _crop_windows(generator, np.array([size], np.int64), args)
+    return (int(anchor[0, 0]), int(anchor[0, 1]), int(shape[0, 0]), int(shape[0, 1]))
+
+
+_RANDOM_CROP_ARGS = [
+    Arg("num_attempts", "int", 10, doc="How many random windows to try before the fallback window."),
+    Arg(
+        "random_area",
+        "float_list",
+        [0.08, 1.0],
+        doc="``[lo, hi]``: range of the window's area as a fraction of the image's.",
+        type_doc="list of float",
+    ),
+    Arg(
+        "random_aspect_ratio",
+        "float_list",
+        [0.75, 1.333333],
+        doc="``[lo, hi]``: range of the window's aspect ratio (width / height), drawn log-uniformly.",
+        type_doc="list of float",
+    ),
+    RNG_ARG,
+]
+
+
+# -- image_slice -----------------------------------------------------------------------
+
+_SLICE_STARTS = ("start", "rel_start")
+_SLICE_ENDS = ("end", "rel_end", "shape", "rel_shape")
+
+
+def _slice_prepare(qualname, ins, args):
+    anchor, shape_input = ins[1], ins[2]
+    if (anchor is None) != (shape_input is None):
+        raise InvalidArgumentError(f"{qualname}: the anchor and shape inputs must be given together")
+    named = [n for n in _SLICE_STARTS + _SLICE_ENDS if args[n] is not None]
+    if anchor is not None and named:
+        raise InvalidArgumentError(
+            f"{qualname}: the named arguments {named} cannot be used with the anchor and shape inputs"
+        )
+    if anchor is None and not named:
+        raise InvalidArgumentError(
+            f"{qualname}: give the window as the anchor and shape inputs or with start/rel_start and "
+            "end/rel_end/shape/rel_shape"
+        )
+    if args["start"] is not None and args["rel_start"] is not None:
+        raise InvalidArgumentError(f"{qualname}: 'start' and 'rel_start' are mutually exclusive")
+    ends = [n for n in _SLICE_ENDS if args[n] is not None]
+    if len(ends) > 1:
+        raise InvalidArgumentError(
+            f"{qualname}: 'end', 'rel_end', 'shape' and 'rel_shape' are mutually exclusive, got {ends}"
+        )
+    axes = args["axes"]
+    names = args["axis_names"]
+    if axes is not None and type(axes) is not PerSample:
+        _slice_axes(axes, names)
+
+
+def _slice_axes(axes, axis_names):
+    """Indices into (H, W, C) of the sliced dimensions, in the order of the values."""
+    if axes is not None and list(axes) != [1, 0]:
+        chosen = [a + 3 if a < 0 else a for a in axes]
+    else:
+        chosen = ["HWC".index(c) if c in "HWC" else -1 for c in axis_names]
+        if -1 in chosen:
+            raise ValueError(f"'axis_names' must name dimensions of 'HWC', got {axis_names!r}")
+    if any(not 0 <= a < 3 for a in chosen) or len(set(chosen)) != len(chosen):
+        raise ValueError(f"'axes' must be distinct dimensions of an HWC image, got {list(axes)}")
+    return chosen
+
+
+def _relative(value, extent):
+    # Single precision, as the reference: 0.35 * 10 is 3.5 in float32 (3.4999... in float64).
+    return float(np.float32(value) * np.float32(extent))
+
+
+def _values_per_axis(name, values, count):
+    if len(values) == 1:
+        values = tuple(values) * count
+    if len(values) != count:
+        raise ValueError(f"'{name}' must have 1 value or one per sliced axis ({count}), got {list(values)}")
+    return values
+
+
+def _slice_window(qualname, size, data, args, index):
+    extents = (size[0], size[1], 1 << 30)
+    axes = _slice_axes(args["axes"], args["axis_names"])
+    start = [0.0, 0.0]
+    end = [float(size[0]), float(size[1])]
+    positional = args.get("_anchor") is not None
+    if positional:
+        anchor = np.asarray(args["_anchor"]).reshape(-1)
+        shape = np.asarray(args["_shape_input"]).reshape(-1)
+        anchor = _values_per_axis("anchor", anchor.tolist(), len(axes))
+        shape = _values_per_axis("shape_input", shape.tolist(), len(axes))
+        scale_anchor = args["normalized_anchor"] and args["_anchor"].dtype.kind == "f"
+        scale_shape = args["normalized_shape"] and args["_shape_input"].dtype.kind == "f"
+    for i, d in enumerate(axes):
+        if d == 2:
+            continue  # channels are always all decoded
+        extent = extents[d]
+        if positional:
+            lo = anchor[i] * extent if scale_anchor else float(anchor[i])
+            hi = lo + (shape[i] * extent if scale_shape else float(shape[i]))
+        else:
+            lo = 0.0
+            if args["start"] is not None:
+                lo = float(_values_per_axis("start", args["start"], len(axes))[i])
+            elif args["rel_start"] is not None:
+                lo = _relative(_values_per_axis("rel_start", args["rel_start"], len(axes))[i], extent)
+            hi = float(extent)
+            if args["shape"] is not None:
+                hi = lo + _values_per_axis("shape", args["shape"], len(axes))[i]
+            elif args["rel_shape"] is not None:
+                hi = lo + _relative(_values_per_axis("rel_shape", args["rel_shape"], len(axes))[i], extent)
+            elif args["end"] is not None:
+                hi = float(_values_per_axis("end", args["end"], len(axes))[i])
+            elif args["rel_end"] is not None:
+                hi = _relative(_values_per_axis("rel_end", args["rel_end"], len(axes))[i], extent)
+        # Halves away from zero, as slice.
+        start[d] = math.copysign(math.floor(abs(lo) + 0.5), lo)
+        end[d] = math.copysign(math.floor(abs(hi) + 0.5), hi)
+    y0, x0, y1, x1 = int(start[0]), int(start[1]), int(end[0]), int(end[1])
+    if y0 < 0 or x0 < 0 or y1 > size[0] or x1 > size[1] or y1 < y0 or x1 < x0:
+        raise ValueError(
+            f"the slice [{y0}..{y1}, {x0}..{x1}] (rows, columns) does not fit the image "
+            f"of {size[0]} x {size[1]}"
+        )
+    return (y0, x0, y1 - y0, x1 - x0)
+
+
+_SLICE_ARGS = [
+    Arg(
+        "axes",
+        "int_list",
+        [1, 0],
+        per_sample=True,
+        doc="Dimensions of the HWC image that the window values refer to, in their order; the "
+        "default [1, 0] means (x, y). Used instead of ``axis_names`` when given.",
+        type_doc="list of int",
+    ),
+    Arg(
+        "axis_names",
+        "layout",
+        "WH",
+        doc="Names of the dimensions the window values refer to, in their order.",
+        type_doc="str",
+    ),
+    Arg("end", "int_list", None, per_sample=True, doc="End of the window (exclusive), in pixels."),
+    Arg(
+        "normalized_anchor",
+        "bool",
+        True,
+        doc="Whether a float ``anchor`` input is a fraction of the image size.",
+    ),
+    Arg(
+        "normalized_shape",
+        "bool",
+        True,
+        doc="Whether a float ``shape_input`` is a fraction of the image size.",
+    ),
+    Arg("rel_end", "float_list", None, per_sample=True, doc="End of the window as fractions of the size."),
+    Arg("rel_shape", "float_list", None, per_sample=True, doc="Window size as fractions of the size."),
+    Arg(
+        "rel_start", "float_list", None, per_sample=True, doc="Start of the window as fractions of the size."
+    ),
+    Arg("shape", "int_list", None, per_sample=True, doc="Window size, in pixels."),
+    Arg("start", "int_list", None, per_sample=True, doc="Start of the window, in pixels."),
+]
+
+_SLICE_INPUTS = {
+    "ndd.decoders": ["data", "anchor", "shape_input"],
+    "ndd.experimental.decoders": ["input_0", "input_1", "input_2"],
+}
+
+
+def _slice_operator(module):
+    data_name, anchor_name, shape_name = _SLICE_INPUTS[module]
+    op = _decoder(
+        "image_slice",
+        module,
+        inputs=[
+            Input(data_name, doc="Encoded images (uint8 bytes of a file)."),
+            Input(anchor_name, optional=True, doc="Start of the window, one value per sliced dimension."),
+            Input(shape_name, optional=True, doc="Size of the window, one value per sliced dimension."),
+        ],
+        extra_args=_SLICE_ARGS,
+        window=_slice_window,
+        prepare_extra=_slice_prepare,
+        doc="Decode a window of images, given like ``ndd.slice`` does.\n\n"
+        "The window comes from the anchor and shape inputs (integers are pixels; floats are "
+        "fractions of the size unless ``normalized_anchor``/``normalized_shape`` is False) or "
+        "from the named arguments ``start``/``rel_start`` and ``end``/``rel_end``/``shape``/"
+        "``rel_shape``. By default the values are (x, y) pairs (``axis_names='WH'``). Positions "
+        "are rounded to the nearest pixel, halves away from zero; a window outside the image is "
+        "an error. The window is in the image as displayed (after the EXIF orientation).",
+    )
+    # The anchor and shape inputs are values the window is computed from: pass them
+    # to the per-sample work as arguments.
+    kernel, batch_kernel = op.kernel, op.batch_kernel
+
+    def with_window_inputs(arrays, args):
+        args = dict(args, _anchor=arrays[1], _shape_input=arrays[2])
+        return kernel(arrays[:1], args)
+
+    def batch_with_window_inputs(inputs, sample_args, batch_size, ctx):
+        anchors, shapes = inputs[1], inputs[2]
+        sample_args = [
+            dict(
+                a,
+                _anchor=anchors[i] if isinstance(anchors, list) else anchors,
+                _shape_input=shapes[i] if isinstance(shapes, list) else shapes,
+            )
+            for i, a in enumerate(sample_args)
+        ]
+        return batch_kernel(inputs[:1], sample_args, batch_size, ctx)
+
+    op.kernel = with_window_inputs
+    op.batch_kernel = batch_with_window_inputs
+    return op
+
+
+# -- peek_image_shape --------------------------------------------------------------------
+
+
+def _peek_prepare(op_name):
+    def prepare(ins, args):
+        try:
+            args["image_type"] = enum_value(args["image_type"], DALIImageType)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(
+                f"{op_name}: 'image_type' must be an image type such as ndd.types.RGB, "
+                f"got {args['image_type']!r}"
+            ) from exc
+        if args["dtype"] not in _SHAPE_DTYPES:
+            raise InvalidArgumentError(
+                f"{op_name}: 'dtype' must be one of {', '.join(map(str, _SHAPE_DTYPES))}, got {args['dtype']}"
+            )
+        args[_SOURCES] = ins[0]._source_info
+
+    return prepare
+
+
+def _peek_operator(module):
+    qualname = f"{module}.peek_image_shape"
+
+    def peek_one(data, args, index):
+        image = image_codec.open_image(data)
+        orient = image_codec.orientation(image) if args["adjust_orientation"] else 1
+        height, width = image_codec.oriented_size(image, orient)
+        channels = image_codec.channel_count(image, args["image_type"])
+        return np.array([height, width, channels], dtype=args["dtype"].numpy)
+
+    def batch_kernel(inputs, sample_args, batch_size, ctx):
+        return _run_samples(qualname, peek_one, inputs, sample_args, batch_size, ctx)
+
+    return Operator(
+        "peek_image_shape",
+        module=module,
+        inputs=[Input("input", doc="Encoded images (uint8 bytes of a file).")],
+        args=[
+            Arg(
+                "adjust_orientation",
+                "bool",
+                True,
+                doc="Give the shape of the image as displayed (EXIF orientation applied).",
+            ),
+            Arg(
+                "dtype",
+                "dtype",
+                int64,
+                doc="Type of the result: int32, uint32, int64, uint64, float32 or float64.",
+                type_doc="DType",
+            ),
+            Arg(
+                "image_type",
+                "any",
+                DALIImageType.RGB,
+                doc="Colour space the channel count is given for (GRAY: 1, ANY_DATA: the file's).",
+                type_doc="DALIImageType",
+            ),
+        ],
+        prepare_args=_peek_prepare(qualname),
+        infer_types=lambda ins, args: [(args["dtype"], "")],
+        infer_shape=lambda shapes, args: [(3,)],
+        kernel=_sample_kernel(qualname, peek_one),
+        batch_kernel=batch_kernel,
+        doc="The shape (height, width, channels) of encoded images, read from their headers "
+        "without decoding them.",
+    )
+
+
+# -- io.file.read --------------------------------------------------------------------------
+
+
+def _read_prepare(ins, args):
+    x = ins[0]
+    if x._dtype != uint8:
+        raise InvalidArgumentError(
+            f"ndd.io.file.read: 'filepaths' must be uint8 tensors of UTF-8 path bytes, got {x._dtype}"
+        )
+
+
+def _read_file(path_bytes):
+    path = np.ascontiguousarray(path_bytes).reshape(-1).tobytes().decode("utf-8")
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        out = np.empty(size, np.uint8)
+        view = memoryview(out)
+        done = 0
+        while done < size:
+            n = os.readv(fd, [view[done:]])
+            if n == 0:
+                raise OSError(f"file {path!r} ended after {done} of {size} bytes")
+            done += n
+        return out
+    finally:
+        os.close(fd)
+
+
+def _read_kernel(arrays, args):
+    return _read_file(arrays[0])
+
+
+def _read_batch_kernel(inputs, sample_args, batch_size, ctx):
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+    return [ctx.thread_pool.map(lambda i: _read_file(samples[i]), range(batch_size))]
+
+
+FILE_READ = Operator(
+    "read",
+    module="ndd.io.file",
+    inputs=[Input("filepaths", doc="Paths of the files, as uint8 tensors of UTF-8 bytes.")],
+    args=[
+        Arg("dont_use_mmap", "bool", False, doc="Accepted for compatibility; files are always read."),
+        Arg(
+            "use_o_direct", "bool", False, doc="Accepted for compatibility; files are read through the cache."
+        ),
+    ],
+    prepare_args=_read_prepare,
+    infer_types=lambda ins, args: [(uint8, "")],
+    kernel=_read_kernel,
+    batch_kernel=_read_batch_kernel,
+    doc="Read whole files into 1-D uint8 tensors.\n\n"
+    "Each path is a uint8 tensor holding the UTF-8 bytes of the path, e.g. "
+    '``ndd.tensor(np.frombuffer(b"photo.jpg", np.uint8))``. A file that cannot be read '
+    "is an error when the result is used.",
+)
+
+
+# -- the operators -----------------------------------------------------------------------------
+
+
+def _image_operators(module, deprecated):
+    note = " Deprecated alias of ``ndd.decoders.{}``." if deprecated else ""
+    return [
+        _decoder(
+            "image",
+            module,
+            extra_args=[],
+            window=None,
+            cache_args=True,
+            doc="Decode JPEG, PNG, BMP, TIFF, WebP, JPEG 2000 and PNM images to HWC arrays."
+            + note.format("image")
+            + "\n\nA gray image gives 3 equal channels unless ``output_type`` is GRAY or ANY_DATA; "
+            "alpha is dropped unless it is ANY_DATA. The EXIF orientation is applied unless "
+            "``adjust_orientation`` is False.",
+        ),
+        _decoder(
+            "image_crop",
+            module,
+            extra_args=_CROP_ARGS,
+            window=_crop_window,
+            prepare_extra=_crop_prepare,
+            doc="Decode a fixed-size window of images." + note.format("image_crop") + "\n\n"
+            "The window has the size ``crop`` (or ``crop_h`` x ``crop_w``) and its top-left corner "
+            "at ``crop_pos_y * (H - h)``, ``crop_pos_x * (W - w)``. It must lie inside the image "
+            "as displayed (after the EXIF orientation).",
+        ),
+        _decoder(
+            "image_random_crop",
+            module,
+            extra_args=_RANDOM_CROP_ARGS,
+            window=_random_window,
+            prepare_extra=_random_crop_prepare,
+            doc="Decode a random window of images, chosen as ``random_crop_generator`` does."
+            + note.format("image_random_crop")
+            + "\n\nEach sample gets its own window, whose area fraction is drawn from "
+            "``random_area`` and its aspect ratio from ``random_aspect_ratio``.",
+        ),
+        _slice_operator(module),
+    ]
+
+
+OPERATORS = (
+    _image_operators("ndd.decoders", deprecated=False)
+    + _image_operators("ndd.experimental.decoders", deprecated=True)
+    + [_peek_operator("ndd"), _peek_operator("ndd.experimental"), FILE_READ]
+)

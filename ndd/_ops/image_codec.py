@@ -1,0 +1,267 @@
+"""Decoding one encoded image with Pillow, as the reference's CPU decoders do.
+
+What the reference does, and this module matches (see tests/ops/test_decoders.py
+and the goldens of tests/golden/make_decoder_goldens.py):
+
+- Pixels are Pillow's (its libjpeg-turbo, libpng, libwebp, libtiff and OpenJPEG),
+  bit-exact for every format except 16-bit RGB PNG, whose low bytes Pillow drops.
+- Colour conversions work on 8- or 16-bit values: gray sources are repeated into 3
+  channels, alpha is dropped, BGR reverses RGB. GRAY from colour is
+  ``0.299 R + 0.587 G + 0.114 B`` rounded, except for PNG where the reference uses
+  libpng's truncating fixed-point formula. YCbCr is ITU-R BT.601 studio range
+  (Y in [16, 235]), rounded.
+- ``dtype`` scales last, in single precision: the value times the ratio of the
+  types' maxima, rounded (uint16 = 8-bit value * 257, uint8 from 16 bits = v / 257,
+  int16 = v * 32767 / 255); float32 is value / (2^bits - 1). YCbCr of a type other than
+  uint8 is computed in floats (offsets 1/16 and 1/2 instead of 16/255 and 128/255).
+- The EXIF orientation (1-8) is applied after decoding, and crop windows are given
+  in the oriented image; the window is cut from the decoded image before any colour
+  conversion, so only its pixels are converted and copied.
+"""
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from ..types import DALIImageType
+
+__all__ = [
+    "ImageDecodeError",
+    "open_image",
+    "orientation",
+    "oriented_size",
+    "channel_count",
+    "decode",
+]
+
+_ORIENTATION_TAG = 0x0112
+# Orientations that swap the height and the width of the stored image.
+_TRANSPOSING = (5, 6, 7, 8)
+
+# BT.601 studio-range RGB -> YCbCr on values in [0, 1]: rows Y, Cb, Cr; then the offset.
+_YCBCR_MATRIX = np.array(
+    [[0.256788, 0.504129, 0.097906], [-0.148223, -0.290993, 0.439216], [0.439216, -0.367788, -0.071427]],
+    dtype=np.float32,
+)
+_YCBCR_OFFSET_8BIT = np.array([16 / 255, 128 / 255, 128 / 255], dtype=np.float32)
+_YCBCR_OFFSET = np.array([1 / 16, 1 / 2, 1 / 2], dtype=np.float32)
+_GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+# libpng's rgb_to_gray weights (x / 32768) for 0.299 and 0.587, blue taking the rest.
+_PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
+
+
+class ImageDecodeError(RuntimeError):
+    """An encoded image could not be decoded.
+
+    In batch mode, the exception raised from the run phase carries the samples
+    that were decoded: ``decoded`` (a list with one array per sample, None for the
+    samples that failed) and ``failed`` (the indices of the failed samples).
+    """
+
+    def __init__(self, message, *, decoded=None, failed=()):
+        super().__init__(message)
+        self.decoded = decoded
+        self.failed = tuple(failed)
+
+
+def open_image(data):
+    """A Pillow image over the encoded bytes ``data`` (a uint8 array); only the
+    header is read."""
+    return Image.open(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
+
+
+def orientation(image):
+    """The EXIF orientation of ``image`` (1 when absent or invalid)."""
+    try:
+        value = image.getexif().get(_ORIENTATION_TAG, 1)
+    except Exception:  # a damaged EXIF block does not stop the decoding, as in the reference
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def oriented_size(image, orient):
+    """(height, width) of ``image`` once oriented."""
+    width, height = image.size
+    return (width, height) if orient in _TRANSPOSING else (height, width)
+
+
+def _native_channels(image):
+    mode = image.mode
+    if mode in ("L", "I", "I;16", "I;16B", "I;16L", "I;16N", "1", "F"):
+        return 1
+    if mode in ("LA", "La", "PA"):
+        return 4 if mode == "PA" else 2
+    if mode in ("RGBA", "RGBa"):
+        return 4
+    if mode == "P":
+        return 4 if "transparency" in image.info else 3
+    return 3
+
+
+def channel_count(image, output_type):
+    """Channels of the decoded image for ``output_type``."""
+    if output_type == DALIImageType.GRAY:
+        return 1
+    if output_type == DALIImageType.ANY_DATA:
+        return _native_channels(image)
+    return 3
+
+
+def _source_box(orient, window, height, width):
+    """The box (left, upper, right, lower) of the stored image that holds the
+    window (y, x, h, w) of the image oriented with ``orient``; the stored image is
+    ``height`` x ``width``."""
+    y, x, h, w = window
+    corners = []
+    for i, j in ((y, x), (y + h - 1, x + w - 1)):
+        # (row, column) in the stored image of pixel (i, j) of the oriented one.
+        source = {
+            1: (i, j),
+            2: (i, width - 1 - j),
+            3: (height - 1 - i, width - 1 - j),
+            4: (height - 1 - i, j),
+            5: (j, i),
+            6: (height - 1 - j, i),
+            7: (height - 1 - j, width - 1 - i),
+            8: (j, width - 1 - i),
+        }[orient]
+        corners.append(source)
+    rows = sorted(c[0] for c in corners)
+    cols = sorted(c[1] for c in corners)
+    return (cols[0], rows[0], cols[1] + 1, rows[1] + 1)
+
+
+def _orient(array, orient):
+    """``array`` (H, W, C) as displayed for EXIF orientation ``orient``."""
+    if orient == 1:
+        return array
+    view = {
+        2: lambda a: a[:, ::-1],
+        3: lambda a: a[::-1, ::-1],
+        4: lambda a: a[::-1],
+        5: lambda a: a.swapaxes(0, 1),
+        6: lambda a: a[::-1].swapaxes(0, 1),
+        7: lambda a: a[::-1, ::-1].swapaxes(0, 1),
+        8: lambda a: a[:, ::-1].swapaxes(0, 1),
+    }[orient](array)
+    return np.ascontiguousarray(view)
+
+
+def _pixels(image, box):
+    """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16."""
+    mode = image.mode
+    if mode.startswith("I;16") or mode == "I":
+        image.load()
+        region = image.crop(box) if box is not None else image
+        values = np.asarray(region)
+        if mode == "I":
+            values = np.clip(values, 0, 65535)
+        return values.astype(np.uint16)[:, :, None]
+    if mode not in ("RGB", "RGBA", "L", "LA"):
+        if mode == "P":
+            target = "RGBA" if "transparency" in image.info else "RGB"
+        elif mode == "PA":
+            target = "RGBA"
+        elif mode in ("1", "F"):
+            target = "L"
+        else:
+            target = "RGBA" if "A" in image.getbands() else "RGB"
+        image = image.convert(target)
+    region = image.crop(box) if box is not None else image
+    values = np.asarray(region)
+    return values if values.ndim == 3 else values[:, :, None]
+
+
+def _to_rgb(values):
+    channels = values.shape[2]
+    if channels <= 2:
+        return np.repeat(values[:, :, :1], 3, axis=2)
+    return values[:, :, :3]
+
+
+def _to_gray(values, is_png):
+    if values.shape[2] <= 2:
+        return values[:, :, :1]
+    rgb = values[:, :, :3]
+    if is_png and rgb.dtype == np.uint8:
+        r, g, b = (rgb[:, :, k].astype(np.uint32) for k in range(3))
+        wr, wg, wb = _PNG_GRAY_WEIGHTS
+        return ((r * wr + g * wg + b * wb) >> 15).astype(np.uint8)[:, :, None]
+    gray = rgb.astype(np.float32) @ _GRAY_WEIGHTS
+    return np.rint(gray).astype(rgb.dtype)[:, :, None]
+
+
+def _to_ycbcr(values, dtype):
+    """YCbCr as the reference computes it: for uint8, from values in [0, 1] with
+    offsets 16/255 and 128/255 (then scaled by 255); for floats with offsets 1/16 and
+    1/2; for other integer types on the values already scaled to the type, with
+    offsets 1/16 and 1/2 of (maximum + 1)."""
+    rgb = _to_rgb(values)
+    if dtype == np.uint8 or dtype.kind == "f":
+        normalized = rgb.astype(np.float32) / np.float32(_top(rgb.dtype))
+        offset = _YCBCR_OFFSET_8BIT if dtype == np.uint8 else _YCBCR_OFFSET
+        return normalized @ _YCBCR_MATRIX.T + offset
+    top = _top(dtype)
+    scaled = _scale(rgb, dtype).astype(np.float32)
+    ycbcr = scaled @ _YCBCR_MATRIX.T + _YCBCR_OFFSET * np.float32(top + 1)
+    return np.clip(np.rint(ycbcr), 0, top).astype(dtype)
+
+
+def _convert(values, output_type, dtype, is_png):
+    """The colour conversion; integer values at the source's depth, or floats in [0, 1]."""
+    if output_type == DALIImageType.ANY_DATA:
+        return values
+    if output_type == DALIImageType.GRAY:
+        return _to_gray(values, is_png)
+    if output_type == DALIImageType.YCbCr:
+        return _to_ycbcr(values, dtype)
+    rgb = _to_rgb(values)
+    return rgb[:, :, ::-1] if output_type == DALIImageType.BGR else rgb
+
+
+def _top(dtype):
+    """The value that stands for full intensity in ``dtype``."""
+    return 1.0 if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _scale(values, dtype):
+    """``values`` (uint8, uint16 or floats in [0, 1]) as ``dtype``, scaled to its range."""
+    if values.dtype == dtype:
+        return np.ascontiguousarray(values)
+    if dtype == np.uint16 and values.dtype == np.uint8:
+        return values.astype(np.uint16) * np.uint16(257)
+    # Single precision, as the reference: int32 results keep only 24 significant bits.
+    scaled = values.astype(np.float32)
+    if values.dtype.kind != "f":
+        scaled /= np.float32(_top(values.dtype))
+    scaled *= np.float32(_top(dtype))
+    if dtype.kind == "f":
+        return scaled.astype(dtype)
+    return np.clip(np.rint(scaled), 0, _top(dtype)).astype(dtype)
+
+
+def decode(image, *, output_type, dtype, orient, window=None):
+    """Decode ``image`` (from ``open_image``) to an (H, W, C) array.
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+    output_type : DALIImageType
+    dtype : numpy.dtype
+        uint8, uint16 or float32.
+    orient : int
+        EXIF orientation to apply (1: none).
+    window : tuple of int, optional
+        (y, x, h, w) in the oriented image; the whole image when omitted.
+    """
+    box = None
+    if window is not None:
+        width, height = image.size
+        box = _source_box(orient, window, height, width)
+        if window[2] == 0 or window[3] == 0:
+            channels = channel_count(image, output_type)
+            return np.zeros((window[2], window[3], channels), dtype)
+    values = _pixels(image, box)
+    values = _convert(values, output_type, dtype, image.format == "PNG")
+    return _scale(_orient(values, orient), dtype)

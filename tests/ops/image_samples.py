@@ -1,0 +1,134 @@
+"""Small deterministic test images, encoded with Pillow.
+
+Shared by the decoder tests and the script that records the reference's decoder
+goldens (``tests/golden/make_decoder_goldens.py``, run with the reference's
+interpreter): both rebuild exactly the same encoded bytes from these recipes, so the
+goldens store only what the reference decoded. Other tests may import it for
+ready-made encoded images.
+
+``encoded(name)`` gives the bytes of one named sample; ``SAMPLE_NAMES`` lists them.
+Every recipe depends only on numpy and Pillow with fixed seeds and settings.
+"""
+
+import io
+import struct
+import zlib
+
+import numpy as np
+from PIL import Image
+
+__all__ = ["HEIGHT", "WIDTH", "SAMPLE_NAMES", "EXIF_ORIENTATIONS", "encoded", "pixels", "png_rgb16"]
+
+# Odd sizes: JPEG's 8x8/16x16 blocks and chroma subsampling do not divide them.
+HEIGHT, WIDTH = 23, 31
+
+
+def pixels(height=HEIGHT, width=WIDTH, channels=3, seed=0):
+    """Smooth gradients with a little noise, uint8 (H, W, C)."""
+    rng = np.random.default_rng(seed)
+    y = np.linspace(0, 1, height)[:, None]
+    x = np.linspace(0, 1, width)[None, :]
+    planes = [
+        40 + 170 * x + 20 * y,
+        220 - 160 * y + 10 * x,
+        90 + 120 * x * y + 40 * np.sin(6 * x),
+        255 - 200 * x * (1 - y),
+    ]
+    image = np.stack(planes[:channels], axis=-1)
+    image += rng.normal(0, 6, image.shape)
+    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+
+
+def _save(image, fmt, **options):
+    buf = io.BytesIO()
+    image.save(buf, format=fmt, **options)
+    return buf.getvalue()
+
+
+def png_rgb16(array):
+    """A 16-bit RGB PNG of ``array`` (uint16, H x W x 3), which Pillow cannot write."""
+    height, width, _ = array.shape
+    rows = array.astype(">u2").reshape(height, width * 3)
+    raw = b"".join(b"\x00" + row.tobytes() for row in rows)
+
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 16, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
+
+
+def _rgb():
+    return Image.fromarray(pixels())
+
+
+def _gray():
+    return Image.fromarray(pixels(channels=1)[:, :, 0])
+
+
+def _rgba():
+    return Image.fromarray(pixels(channels=4), "RGBA")
+
+
+def _exif_jpeg(orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return _save(_rgb(), "JPEG", quality=95, subsampling=0, exif=exif.tobytes())
+
+
+def _noise16(channels):
+    """16-bit values over the whole range, so that every way of narrowing them to
+    8 bits (dropping the low byte, rounding v / 257) gives a different result."""
+    rng = np.random.default_rng(16)
+    return rng.integers(0, 65536, (HEIGHT, WIDTH, channels), dtype=np.uint16)
+
+
+def _gray16():
+    return _save(Image.fromarray(_noise16(1)[:, :, 0]), "PNG")
+
+
+def _rgb16():
+    return png_rgb16(_noise16(3))
+
+
+EXIF_ORIENTATIONS = tuple(range(1, 9))
+
+_RECIPES = {
+    "jpeg_q95_444": lambda: _save(_rgb(), "JPEG", quality=95, subsampling=0),
+    "jpeg_q90_422": lambda: _save(_rgb(), "JPEG", quality=90, subsampling=1),
+    "jpeg_q75_420": lambda: _save(_rgb(), "JPEG", quality=75, subsampling=2),
+    "jpeg_q50_420": lambda: _save(_rgb(), "JPEG", quality=50, subsampling=2),
+    "jpeg_progressive": lambda: _save(_rgb(), "JPEG", quality=85, progressive=True),
+    "jpeg_gray": lambda: _save(_gray(), "JPEG", quality=90),
+    "png_rgb": lambda: _save(_rgb(), "PNG"),
+    "png_rgba": lambda: _save(_rgba(), "PNG"),
+    "png_gray": lambda: _save(_gray(), "PNG"),
+    "png_gray_alpha": lambda: _save(_rgba().convert("LA"), "PNG"),
+    "png_palette": lambda: _save(_rgb().quantize(16, dither=Image.Dither.NONE), "PNG"),
+    "png_gray16": _gray16,
+    "png_rgb16": _rgb16,
+    "bmp_rgb": lambda: _save(_rgb(), "BMP"),
+    "tiff_rgb": lambda: _save(_rgb(), "TIFF"),
+    "tiff_gray": lambda: _save(_gray(), "TIFF"),
+    "webp_lossless": lambda: _save(_rgb(), "WEBP", lossless=True),
+    "webp_rgba_lossless": lambda: _save(_rgba(), "WEBP", lossless=True),
+    "webp_lossy": lambda: _save(_rgb(), "WEBP", quality=80, method=0),
+    "jpeg2000_lossless": lambda: _save(_rgb(), "JPEG2000", irreversible=False),
+    "ppm_rgb": lambda: _save(_rgb(), "PPM"),
+    "pgm_gray": lambda: _save(_gray(), "PPM"),
+}
+for _orientation in EXIF_ORIENTATIONS:
+    _RECIPES[f"jpeg_exif{_orientation}"] = lambda o=_orientation: _exif_jpeg(o)
+
+SAMPLE_NAMES = tuple(_RECIPES)
+
+
+def encoded(name):
+    """The encoded bytes of sample ``name`` as a uint8 numpy array."""
+    return np.frombuffer(_RECIPES[name](), dtype=np.uint8)

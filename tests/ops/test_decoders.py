@@ -1,0 +1,421 @@
+"""Image decoders, peek_image_shape, io.file.read and imread: against the
+reference's outputs (tests/golden/decoder_cases.json, made by
+tests/golden/make_decoder_goldens.py from the images of image_samples.py), Pillow
+and numpy.
+
+Exactness: pixels are bit-exact with the reference for RGB, BGR and ANY_DATA of
+every format, and for GRAY of PNG images. GRAY and YCbCr of other sources, and of
+16-bit images, are within 1 of the reference (its single-precision arithmetic
+rounds a few halves the other way). 16-bit RGB PNGs are read by Pillow at 8 bits,
+so their uint16/float results are within 1/255 of the range of the reference's.
+"""
+
+import functools
+import io
+import json
+import pathlib
+
+import image_samples
+import numpy as np
+import pytest
+from PIL import Image, ImageOps
+
+import ndd
+from ndd import types
+from ndd._ops.image_codec import ImageDecodeError
+
+GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
+_SHAPE = (image_samples.HEIGHT, image_samples.WIDTH, 3)
+
+
+@functools.cache
+def _goldens():
+    cases = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["cases"]
+    with np.load(GOLDEN_DIR / "decoder_values.npz") as npz:
+        values = {k: npz[k] for k in npz.files}
+    return cases, values
+
+
+def _kwargs(kwargs):
+    out = {}
+    for name, value in kwargs.items():
+        if name in ("output_type", "image_type"):
+            value = getattr(types, value)
+        elif name == "dtype":
+            value = getattr(types, value)
+        elif isinstance(value, dict) and "batch" in value:
+            value = ndd.batch([np.array(v, dtype=np.float32) for v in value["batch"]])
+        out[name] = value
+    return out
+
+
+def _call(case):
+    if "samples" in case:
+        data = ndd.batch([image_samples.encoded(s) for s in case["samples"]])
+    else:
+        data = ndd.tensor(image_samples.encoded(case["sample"]))
+    op = case["op"]
+    fn = ndd.peek_image_shape if op == "peek_image_shape" else getattr(ndd.decoders, op)
+    inputs = [data] + [np.array(p["values"], dtype=p["dtype"]) for p in case.get("positional", [])]
+    result = fn(*inputs, **_kwargs(case["kwargs"]))
+    if "samples" in case:
+        return [np.asarray(x) for x in result]
+    return [np.asarray(result)]
+
+
+def _tolerance(case):
+    """Largest difference allowed, in steps of the output type (1/255 of its range;
+    for 32-bit types, float32's precision at the top of the range)."""
+    kwargs = case["kwargs"]
+    names = case.get("samples") or [case["sample"]]
+    if "png_rgb16" in names:
+        return 2  # Pillow keeps 8 of the 16 bits of RGB PNGs
+    if kwargs.get("use_fast_idct"):
+        return 4  # Pillow has the accurate IDCT only
+    if kwargs.get("dtype") in ("INT32", "UINT32"):
+        return 1  # single-precision scaling, rounded in another order
+    output_type = kwargs.get("output_type", "RGB")
+    if output_type == "YCbCr":
+        return 1
+    if output_type == "GRAY" and not all(n.startswith("png") and "16" not in n for n in names):
+        return 1
+    return 0
+
+
+# Calls the reference fails on and ndd answers; test_reference_failures_ndd_answers
+# checks what ndd gives instead.
+_REFERENCE_FAILS = {
+    ("image", "png_gray_alpha", '{"output_type": "ANY_DATA"}'),
+    ("image_slice", "*", '{"end": [20], "start": [4]}'),
+}
+
+
+def _reference_fails(case):
+    kwargs = json.dumps(case["kwargs"], sort_keys=True)
+    return (case["op"], case.get("sample"), kwargs) in _REFERENCE_FAILS or (
+        case["op"],
+        "*",
+        kwargs,
+    ) in _REFERENCE_FAILS
+
+
+def _golden_cases():
+    cases, _ = _goldens()
+    return [c for c in cases if not _reference_fails(c)]
+
+
+def _case_id(case):
+    where = case.get("sample") or "+".join(case["samples"])
+    return f"{case['id']}-{where}-{json.dumps(case['kwargs'], sort_keys=True)}"
+
+
+@pytest.mark.parametrize("case", _golden_cases(), ids=_case_id)
+def test_matches_reference(case):
+    _, values = _goldens()
+    if case["expected"] == "error":
+        with pytest.raises((RuntimeError, ValueError, TypeError)):
+            _call(case)
+        return
+    got = _call(case)
+    keys = [f"{case['id']}/{i}" for i in range(len(got))] if "samples" in case else [case["id"]]
+    for key, ours in zip(keys, got, strict=True):
+        expected = values[key]
+        assert ours.dtype == expected.dtype
+        assert ours.shape == expected.shape
+        if case["op"] == "peek_image_shape":
+            np.testing.assert_array_equal(ours, expected)
+            continue
+        top = 1.0 if ours.dtype.kind == "f" else np.iinfo(ours.dtype).max
+        if ours.dtype.kind == "f" or ours.dtype.itemsize < 4:
+            step = max(top / 255, 1) if ours.dtype.kind != "f" else top / 255
+        else:
+            step = top / 2**23  # float32 precision
+        tol = _tolerance(case)
+        diff = np.abs(ours.astype(np.float64) - expected.astype(np.float64))
+        if ours.dtype == np.float32:
+            assert diff.max() <= tol * step + 1e-6
+        else:
+            assert diff.max() <= tol * step
+        if (
+            tol == 1
+            and ours.dtype == np.uint8
+            and "png_rgb16" not in (case.get("samples") or [case["sample"]])
+        ):
+            # Off-by-one values are rare: rounding of exact halves only.
+            assert np.count_nonzero(diff) <= 0.01 * diff.size + 1
+
+
+def _signature_params(fn):
+    import inspect
+
+    return [
+        [p.name, p.kind.name, p.default is inspect.Parameter.empty]
+        for p in inspect.signature(fn).parameters.values()
+    ]
+
+
+@pytest.mark.parametrize(
+    "path", sorted(json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["signatures"])
+)
+def test_signature_matches_reference(path):
+    expected = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["signatures"][path]
+    fn = ndd
+    for part in path.split("."):
+        fn = getattr(fn, part)
+    assert _signature_params(fn) == expected
+
+
+def _pil(name):
+    return Image.open(io.BytesIO(image_samples.encoded(name).tobytes()))
+
+
+def test_gray_alpha_any_data_keeps_both_channels():
+    # The reference fails on this call; ndd returns the two stored channels.
+    out = ndd.decoders.image(ndd.tensor(image_samples.encoded("png_gray_alpha")), output_type=types.ANY_DATA)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(_pil("png_gray_alpha")))
+
+
+def test_gray_jpeg_any_data_is_one_channel():
+    # This call crashes the reference's process; ndd returns the stored gray channel.
+    out = ndd.decoders.image(ndd.tensor(image_samples.encoded("jpeg_gray")), output_type=types.ANY_DATA)
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(_pil("jpeg_gray"))[:, :, None])
+
+
+def test_slice_value_for_every_axis():
+    # The reference rejects a single start/end value; ndd applies it to both axes, as ndd.slice.
+    data = ndd.tensor(image_samples.encoded("png_rgb"))
+    one = ndd.decoders.image_slice(data, start=[4], end=[20])
+    both = ndd.decoders.image_slice(data, start=[4, 4], end=[20, 20])
+    np.testing.assert_array_equal(np.asarray(one), np.asarray(both))
+
+
+@pytest.mark.parametrize("orientation", image_samples.EXIF_ORIENTATIONS)
+def test_exif_orientation_as_pillow_transposes(orientation):
+    name = f"jpeg_exif{orientation}"
+    out = ndd.decoders.image(ndd.tensor(image_samples.encoded(name)))
+    expected = np.asarray(ImageOps.exif_transpose(_pil(name)).convert("RGB"))
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_metadata_known_before_decoding():
+    with ndd.EvalMode.deferred:
+        out = ndd.decoders.image(ndd.tensor(image_samples.encoded("png_rgb")), dtype=ndd.float32)
+        assert out.dtype == ndd.float32
+        assert out.layout == "HWC"
+
+
+def test_batch_of_formats_matches_samples():
+    names = ["jpeg_q75_420", "png_rgba", "jpeg_exif6", "webp_lossless", "bmp_rgb", "tiff_gray"]
+    out = ndd.decoders.image(ndd.batch([image_samples.encoded(n) for n in names]), output_type=types.BGR)
+    assert isinstance(out, ndd.Batch)
+    for name, sample in zip(names, out, strict=True):
+        single = ndd.decoders.image(ndd.tensor(image_samples.encoded(name)), output_type=types.BGR)
+        np.testing.assert_array_equal(np.asarray(sample), np.asarray(single))
+
+
+def test_batch_decodes_on_the_thread_pool(monkeypatch):
+    import threading
+
+    from ndd._ops import image_codec
+
+    threads = set()
+    decode = image_codec.decode
+
+    def recording_decode(*args, **kwargs):
+        threads.add(threading.get_ident())
+        return decode(*args, **kwargs)
+
+    monkeypatch.setattr(image_codec, "decode", recording_decode)
+    data = ndd.batch([image_samples.encoded("jpeg_q95_444")] * 16)
+    with ndd.EvalContext(num_threads=2):
+        out = ndd.decoders.image(data)
+        assert len(list(out)) == 16
+    assert threading.get_ident() not in threads
+
+
+def test_per_sample_crop_arguments():
+    names = ["png_rgb", "jpeg_q95_444"]
+    data = ndd.batch([image_samples.encoded(n) for n in names])
+    out = ndd.decoders.image_crop(
+        data, crop=ndd.batch([np.array([5, 7], np.float32), np.array([9, 4], np.float32)]), crop_pos_x=0.0
+    )
+    for name, sample, (h, w) in zip(names, out, [(5, 7), (9, 4)], strict=True):
+        full = np.asarray(ndd.decoders.image(ndd.tensor(image_samples.encoded(name))))
+        y = int(np.floor(0.5 * (full.shape[0] - h) + 0.5))
+        np.testing.assert_array_equal(np.asarray(sample), full[y : y + h, :w])
+
+
+def test_random_crop_is_a_window_of_the_image():
+    names = ["png_rgb", "jpeg_exif6", "png_rgba", "bmp_rgb"]
+    data = ndd.batch([image_samples.encoded(n) for n in names])
+    out = ndd.decoders.image_random_crop(data, rng=ndd.random.RNG(seed=3), random_area=[0.2, 0.5])
+    again = ndd.decoders.image_random_crop(data, rng=ndd.random.RNG(seed=3), random_area=[0.2, 0.5])
+    for name, sample, repeat in zip(names, out, again, strict=True):
+        sample = np.asarray(sample)
+        np.testing.assert_array_equal(sample, np.asarray(repeat))
+        full = np.asarray(ndd.decoders.image(ndd.tensor(image_samples.encoded(name))))
+        h, w = sample.shape[:2]
+        assert 0.2 * full.shape[0] * full.shape[1] * 0.8 <= h * w <= 0.5 * full.shape[0] * full.shape[1] * 1.2
+        assert 0.75 * 0.9 <= w / h <= 1.333333 * 1.1
+        found = [
+            (y, x)
+            for y in range(full.shape[0] - h + 1)
+            for x in range(full.shape[1] - w + 1)
+            if np.array_equal(full[y : y + h, x : x + w], sample)
+        ]
+        assert found
+
+
+def test_random_crop_windows_differ_between_samples():
+    data = ndd.batch([image_samples.encoded("png_rgb")] * 8)
+    out = ndd.decoders.image_random_crop(data, rng=ndd.random.RNG(seed=5))
+    assert len({np.asarray(s).tobytes() for s in out}) > 1
+
+
+def test_experimental_aliases_decode_alike():
+    data = ndd.tensor(image_samples.encoded("jpeg_exif7"))
+    np.testing.assert_array_equal(
+        np.asarray(ndd.experimental.decoders.image_crop(data, crop=(10, 12))),
+        np.asarray(ndd.decoders.image_crop(data, crop=(10, 12))),
+    )
+    np.testing.assert_array_equal(
+        np.asarray(ndd.experimental.peek_image_shape(data)), np.asarray(ndd.peek_image_shape(data))
+    )
+
+
+def _corrupt_batch():
+    good = image_samples.encoded("jpeg_q95_444")
+    truncated = good[: len(good) // 2]
+    return ndd.batch([good, truncated, image_samples.encoded("png_rgb")])
+
+
+def test_corrupt_sample_error_names_operator_and_sample():
+    with pytest.raises(RuntimeError, match=r"ndd.decoders.image.*sample 1") as info:
+        ndd.decoders.image(_corrupt_batch()).evaluate()
+    cause = info.value.__cause__
+    assert isinstance(cause, ImageDecodeError)
+    assert cause.failed == (1,)
+
+
+def test_corrupt_sample_keeps_the_other_samples():
+    with pytest.raises(RuntimeError) as info:
+        ndd.decoders.image(_corrupt_batch()).evaluate()
+    decoded = info.value.__cause__.decoded
+    assert decoded[1] is None
+    np.testing.assert_array_equal(decoded[0], np.asarray(_pil("jpeg_q95_444")))
+    np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
+
+
+@pytest.mark.parametrize(
+    "data", [np.arange(100, dtype=np.uint8), np.zeros(0, np.uint8)], ids=["garbage", "empty"]
+)
+def test_undecodable_tensor_raises_when_used(data):
+    out = ndd.decoders.image(ndd.tensor(data))
+    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode"):
+        np.asarray(out)
+
+
+def test_reader_error_names_the_file_and_the_reader_goes_on(tmp_path):
+    folder = tmp_path / "cls"
+    folder.mkdir()
+    (folder / "a.jpg").write_bytes(image_samples.encoded("jpeg_q95_444").tobytes())
+    (folder / "b.jpg").write_bytes(image_samples.encoded("jpeg_q95_444")[:300].tobytes())
+    (folder / "c.png").write_bytes(image_samples.encoded("png_rgb").tobytes())
+    (folder / "d.png").write_bytes(image_samples.encoded("png_gray").tobytes())
+    reader = ndd.readers.File(file_root=str(tmp_path))
+    batches = iter(reader.next_epoch(batch_size=2))
+    data, _ = next(batches)
+    with pytest.raises(RuntimeError, match=r"sample 1, file .*b\.jpg"):
+        ndd.decoders.image(data).evaluate()
+    data, _ = next(batches)
+    shapes = [np.asarray(s).shape for s in ndd.decoders.image(data)]
+    assert shapes == [_SHAPE, _SHAPE]
+
+
+def test_peek_image_shape_of_a_batch():
+    names = ["png_rgba", "jpeg_exif8", "png_gray"]
+    out = ndd.peek_image_shape(ndd.batch([image_samples.encoded(n) for n in names]), dtype=ndd.int32)
+    h, w = image_samples.HEIGHT, image_samples.WIDTH
+    assert [np.asarray(s).tolist() for s in out] == [[h, w, 3], [w, h, 3], [h, w, 3]]
+    assert out.dtype == ndd.int32
+
+
+def _path(p):
+    return np.frombuffer(str(p).encode(), np.uint8)
+
+
+def test_file_read_gives_the_bytes(tmp_path):
+    (tmp_path / "x.bin").write_bytes(b"hello")
+    (tmp_path / "y.bin").write_bytes(b"")
+    out = ndd.io.file.read(ndd.batch([_path(tmp_path / "x.bin"), _path(tmp_path / "y.bin")]))
+    assert [bytes(np.asarray(s)) for s in out] == [b"hello", b""]
+    assert out.dtype == ndd.uint8
+    single = ndd.io.file.read(ndd.tensor(_path(tmp_path / "x.bin")))
+    assert bytes(np.asarray(single)) == b"hello"
+
+
+def test_file_read_missing_file_names_it(tmp_path):
+    out = ndd.io.file.read(ndd.tensor(_path(tmp_path / "nope.jpg")))
+    with pytest.raises(FileNotFoundError, match="nope.jpg"):
+        np.asarray(out)
+
+
+def test_imread(tmp_path):
+    (tmp_path / "a.png").write_bytes(image_samples.encoded("png_rgba").tobytes())
+    (tmp_path / "b.jpg").write_bytes(image_samples.encoded("jpeg_exif6").tobytes())
+    one = ndd.imread(str(tmp_path / "a.png"))
+    assert isinstance(one, ndd.Tensor)
+    np.testing.assert_array_equal(np.asarray(one), np.asarray(_pil("png_rgba").convert("RGB")))
+    many = ndd.imread([tmp_path / "a.png", tmp_path / "b.jpg"], output_type=types.GRAY)
+    assert isinstance(many, ndd.Batch)
+    h, w = image_samples.HEIGHT, image_samples.WIDTH
+    assert [np.asarray(s).shape for s in many] == [(h, w, 1), (w, h, 1)]
+    paths = ndd.batch([_path(tmp_path / "a.png")])
+    assert np.asarray(ndd.imread(paths).select(0)).shape == _SHAPE
+
+
+def test_imread_rejects_unknown_device_and_arguments(tmp_path):
+    with pytest.raises(ValueError, match="'device' must be 'cpu' or 'gpu'"):
+        ndd.imread("x.png", device="mixed")
+    with pytest.raises(TypeError, match="crop"):
+        ndd.imread("x.png", crop=(2, 2))
+
+
+_DATA = image_samples.encoded("png_rgb")
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ndd.decoders.image(_DATA, output_type="GRAY"), "'output_type' must be an image type"),
+        (lambda: ndd.decoders.image(_DATA, dtype=ndd.float64), "'dtype' must be one of"),
+        (lambda: ndd.decoders.image(np.zeros(3, np.float32)), "encoded image bytes"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(1, 2, 3)), "'crop' must have 2 values"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop_w=3), "must be given together"),
+        (lambda: ndd.decoders.image_crop(_DATA), "give the window size"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), rounding="up"), "'rounding' must be one of"),
+        (lambda: ndd.decoders.image_random_crop(_DATA, random_area=[0.5, 0.1]), "'random_area'"),
+        (lambda: ndd.decoders.image_random_crop(_DATA, num_attempts=-1), "'num_attempts'"),
+        (lambda: ndd.decoders.image_slice(_DATA), "give the window"),
+        (lambda: ndd.decoders.image_slice(_DATA, start=[1, 1], rel_start=[0, 0]), "mutually exclusive"),
+        (lambda: ndd.decoders.image_slice(_DATA, np.array([1, 1], np.int32)), "given together"),
+        (lambda: ndd.peek_image_shape(_DATA, dtype=ndd.uint8), "'dtype' must be one of"),
+        (lambda: ndd.io.file.read(np.zeros(3, np.int32)), "UTF-8 path bytes"),
+    ],
+)
+def test_bad_arguments_fail_at_the_call(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        call()
+
+
+@pytest.mark.parametrize("crop", [(image_samples.HEIGHT + 1, 10), (10, image_samples.WIDTH + 1)])
+def test_crop_outside_the_image_fails(crop):
+    out = ndd.decoders.image_crop(ndd.tensor(_DATA), crop=crop)
+    with pytest.raises(RuntimeError, match="does not fit the image"):
+        np.asarray(out)
+
+
+def test_gpu_device_is_refused_at_the_call():
+    # Without a GPU: "needs a CUDA GPU"; with one: no GPU decoder in this build yet.
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU|no GPU implementation"):
+        ndd.decoders.image(_DATA, device="gpu")
