@@ -548,22 +548,19 @@ CHOICE = Operator(
 # -- random_crop_generator ------------------------------------------------------------
 
 
-def _range_arg(name, values, *, positive):
-    """A range argument of ``random_crop_generator``: one value (a fixed value) or [lo, hi]."""
+def _range_arg(name, values, *, positive, qualname="ndd.random_crop_generator"):
+    """A range argument of ``random_crop_generator`` (and of the operators that choose
+    windows as it does, named by ``qualname``): one value (a fixed value) or [lo, hi]."""
     if len(values) == 1:
         values = (values[0], values[0])
     if len(values) != 2 or not all(math.isfinite(v) for v in values):
-        raise ValueError(
-            f"ndd.random_crop_generator: '{name}' must be one or two finite numbers, got {list(values)}"
-        )
+        raise ValueError(f"{qualname}: '{name}' must be one or two finite numbers, got {list(values)}")
     lo, hi = values
     if lo > hi:
-        raise ValueError(
-            f"ndd.random_crop_generator: '{name}' [lo, hi] must have lo <= hi, got {list(values)}"
-        )
+        raise ValueError(f"{qualname}: '{name}' [lo, hi] must have lo <= hi, got {list(values)}")
     if (lo <= 0) if positive else (lo < 0):
         kind = "positive" if positive else "non-negative"
-        raise ValueError(f"ndd.random_crop_generator: '{name}' must be {kind}, got {list(values)}")
+        raise ValueError(f"{qualname}: '{name}' must be {kind}, got {list(values)}")
     return lo, hi
 
 

@@ -20,6 +20,7 @@ FAMILIES = [
     "reductions",
     "random_ops",
     "decoders",
+    "resize",
     "crop",
     "filters",
     "boxes",

@@ -1,0 +1,13 @@
+import numpy as np
+
+FILTER_NN: int
+FILTER_LINEAR: int
+FILTER_CUBIC: int
+FILTER_LANCZOS3: int
+FILTER_TRIANGULAR: int
+FILTER_GAUSSIAN: int
+
+def filter_table(
+    lo: float, hi: float, out_size: int, in_size: int, kind: int, antialias: bool
+) -> tuple[np.ndarray, np.ndarray]: ...
+def resample_pass(src: np.ndarray, dst: np.ndarray, indices: np.ndarray, weights: np.ndarray) -> None: ...

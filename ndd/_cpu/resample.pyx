@@ -1,0 +1,232 @@
+# cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Separable resampling: filter tables for one axis and one resampling pass.
+
+An image is resized one spatial axis at a time. For each axis, ``filter_table``
+lists, per output pixel, the input pixels it reads (indices clamped to the
+image, so the border pixel repeats) and their normalised weights; ``resample_pass``
+applies such a table along the middle axis of a 4-D view ``(outer, mid, n, inner)``
+of the data, reading any strided view whose innermost axis is contiguous and
+writing with rounding and saturation when the output is an integer type.
+"""
+
+import numpy as np
+
+cimport numpy as cnp
+from libc.math cimport M_PI, ceil, exp, fabs, floor, sin
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t
+from libc.stdlib cimport free, malloc
+
+cnp.import_array()
+
+# Filter kinds, numbered as DALIInterpType.
+cdef enum:
+    _NN = 0
+    _LINEAR = 1
+    _CUBIC = 2
+    _LANCZOS3 = 3
+    _TRIANGULAR = 4
+    _GAUSSIAN = 5
+
+FILTER_NN = _NN
+FILTER_LINEAR = _LINEAR
+FILTER_CUBIC = _CUBIC
+FILTER_LANCZOS3 = _LANCZOS3
+FILTER_TRIANGULAR = _TRIANGULAR
+FILTER_GAUSSIAN = _GAUSSIAN
+
+ctypedef fused src_t:
+    uint8_t
+    int16_t
+    uint16_t
+    float
+
+ctypedef fused dst_t:
+    uint8_t
+    int16_t
+    uint16_t
+    float
+
+
+cdef inline double _sinc(double x) noexcept nogil:
+    if x == 0:
+        return 1.0
+    x *= M_PI
+    return sin(x) / x
+
+
+cdef inline double _filter_value(int kind, double x) noexcept nogil:
+    """The filter at ``x`` (in filter units: input pixels divided by the widening)."""
+    x = fabs(x)
+    if kind == _CUBIC:
+        # Catmull-Rom (Keys' cubic with a = -0.5).
+        if x < 1:
+            return (1.5 * x - 2.5) * x * x + 1
+        if x < 2:
+            return ((-0.5 * x + 2.5) * x - 4) * x + 2
+        return 0.0
+    if kind == _LANCZOS3:
+        return _sinc(x) * _sinc(x / 3) if x < 3 else 0.0
+    if kind == _GAUSSIAN:
+        # The reference's Gaussian: exp(-4 x^2) cut at |x| = 1.
+        return exp(-4 * x * x) if x < 1 else 0.0
+    return 1 - x if x < 1 else 0.0
+
+
+cdef inline double _filter_radius(int kind) noexcept nogil:
+    if kind == _CUBIC:
+        return 2.0
+    if kind == _LANCZOS3:
+        return 3.0
+    return 1.0
+
+
+def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, int kind, bint antialias):
+    """Indices (int32) and weights (float32), both ``(out_size, taps)``, of the
+    input pixels each output pixel reads along one axis.
+
+    The output covers the input interval ``[lo, hi]`` (pixel k spans [k, k + 1];
+    ``hi < lo`` flips); output pixel j samples at ``lo + (j + 0.5) * scale``.
+    Nearest neighbour takes the pixel under that point; the other filters are
+    centred there and, with ``antialias`` when scaling down, widened by the
+    scale. Indices are clamped to ``[0, in_size)``.
+    """
+    cdef double scale = (hi - lo) / out_size if out_size > 0 else 1.0
+    cdef double widen = 1.0
+    if antialias and kind != _NN and fabs(scale) > 1:
+        widen = fabs(scale)
+    cdef double support = _filter_radius(kind) * widen
+    cdef Py_ssize_t taps = 1 if kind == _NN else <Py_ssize_t>ceil(2 * support) + 1
+    indices_arr = np.zeros((out_size, taps), np.int32)
+    weights_arr = np.zeros((out_size, taps), np.float32)
+    cdef int32_t[:, ::1] indices = indices_arr
+    cdef float[:, ::1] weights = weights_arr
+    cdef Py_ssize_t j, t, k, first, last = in_size - 1
+    cdef double center, total, value
+    with nogil:
+        for j in range(out_size):
+            center = lo + (j + 0.5) * scale
+            if kind == _NN:
+                # A sampling point computed as exactly on a pixel edge (up to rounding)
+                # takes the pixel after it.
+                k = <Py_ssize_t>floor(center + 1e-6)
+                indices[j, 0] = <int32_t>(0 if k < 0 else (last if k > last else k))
+                weights[j, 0] = 1
+                continue
+            # Pixels whose centre (k + 0.5) is strictly inside the support.
+            first = <Py_ssize_t>floor(center - 0.5 - support) + 1
+            total = 0
+            for t in range(taps):
+                k = first + t
+                value = _filter_value(kind, (k + 0.5 - center) / widen)
+                if value != 0 and (k + 0.5 - center) >= support:
+                    value = 0
+                total += value
+                weights[j, t] = <float>value
+                indices[j, t] = <int32_t>(0 if k < 0 else (last if k > last else k))
+            if total != 0:
+                for t in range(taps):
+                    weights[j, t] = <float>(weights[j, t] / total)
+    return indices_arr, weights_arr
+
+
+cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
+    # Integers saturate, then round half away from zero (without a call to floor);
+    # kind_tag only selects the type.
+    if dst_t is float:
+        return value
+    elif dst_t is uint8_t:
+        value = 0 if value < 0 else (255 if value > 255 else value)
+        return <uint8_t>(value + 0.5)
+    elif dst_t is uint16_t:
+        value = 0 if value < 0 else (65535 if value > 65535 else value)
+        return <uint16_t>(value + 0.5)
+    else:
+        value = -32768 if value < -32768 else (32767 if value > 32767 else value)
+        return <int16_t>(value + 0.5) if value >= 0 else <int16_t>(value - 0.5)
+
+
+def resample_pass(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] indices,
+                  float[:, ::1] weights):
+    """``dst[a, b, j, i] = sum_t weights[j, t] * src[a, b, indices[j, t], i]``.
+
+    ``src`` may be any strided view whose last axis is contiguous (or of extent 1);
+    ``dst`` has ``indices.shape[0]`` rows along its third axis. Runs without the GIL.
+    """
+    cdef Py_ssize_t outer = src.shape[0], mid = src.shape[1], inner = src.shape[3]
+    cdef Py_ssize_t n_out = indices.shape[0], taps = indices.shape[1]
+    cdef Py_ssize_t a, b, j, t, i
+    cdef float wt, acc, acc1, acc2
+    cdef float small[8]
+    cdef const float* weight_row
+    cdef const int32_t* index_row
+    cdef float* sums
+    cdef const char* plane
+    cdef const src_t* row
+    cdef dst_t* out_row
+    if dst.shape[0] != outer or dst.shape[1] != mid or dst.shape[2] != n_out or dst.shape[3] != inner:
+        raise ValueError("resample_pass: the output shape does not match the input and the table")
+    if outer * mid * n_out * inner == 0:
+        return
+    if inner > 1 and src.strides[3] != sizeof(src_t):
+        raise ValueError("resample_pass: the last axis of the input must be contiguous")
+    cdef const char* base = <const char*>&src[0, 0, 0, 0]
+    cdef Py_ssize_t stride_a = src.strides[0], stride_b = src.strides[1], stride_n = src.strides[2]
+    with nogil:
+        if inner >= 8:
+            # Rows of many values: accumulate whole rows (vectorisable).
+            sums = <float*>malloc(inner * sizeof(float))
+            for a in range(outer):
+                for b in range(mid):
+                    plane = base + a * stride_a + b * stride_b
+                    for j in range(n_out):
+                        for i in range(inner):
+                            sums[i] = 0
+                        weight_row = &weights[j, 0]
+                        index_row = &indices[j, 0]
+                        for t in range(taps):
+                            wt = weight_row[t]
+                            if wt == 0:
+                                continue
+                            row = <const src_t*>(plane + index_row[t] * stride_n)
+                            for i in range(inner):
+                                sums[i] += wt * row[i]
+                        out_row = &dst[a, b, j, 0]
+                        for i in range(inner):
+                            out_row[i] = _store(sums[i], out_row)
+            free(sums)
+        elif inner == 3:
+            # Interleaved RGB: three accumulators in registers.
+            for a in range(outer):
+                for b in range(mid):
+                    plane = base + a * stride_a + b * stride_b
+                    for j in range(n_out):
+                        acc = acc1 = acc2 = 0
+                        weight_row = &weights[j, 0]
+                        index_row = &indices[j, 0]
+                        for t in range(taps):
+                            wt = weight_row[t]
+                            row = <const src_t*>(plane + index_row[t] * stride_n)
+                            acc += wt * row[0]
+                            acc1 += wt * row[1]
+                            acc2 += wt * row[2]
+                        out_row = &dst[a, b, j, 0]
+                        out_row[0] = _store(acc, out_row)
+                        out_row[1] = _store(acc1, out_row)
+                        out_row[2] = _store(acc2, out_row)
+        else:
+            for a in range(outer):
+                for b in range(mid):
+                    plane = base + a * stride_a + b * stride_b
+                    for j in range(n_out):
+                        for i in range(inner):
+                            small[i] = 0
+                        weight_row = &weights[j, 0]
+                        index_row = &indices[j, 0]
+                        for t in range(taps):
+                            wt = weight_row[t]
+                            row = <const src_t*>(plane + index_row[t] * stride_n)
+                            for i in range(inner):
+                                small[i] += wt * row[i]
+                        out_row = &dst[a, b, j, 0]
+                        for i in range(inner):
+                            out_row[i] = _store(small[i], out_row)

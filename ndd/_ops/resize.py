@@ -1,0 +1,728 @@
+"""Resizing: resize, random_resized_crop, resize_crop_mirror.
+
+Every operator here resamples a region of the input (the whole image, a random
+window, the part of the resized image a crop keeps) to an output size with the
+separable filters of ``ndd._cpu.resample``: one pass per spatial axis, in the
+order that costs the fewest multiplications, reading the region straight from
+the input (a crop window is never copied first).
+
+Output sizes follow the reference's rules: a requested extent of 0 is absent;
+``mode`` decides how absent or conflicting extents follow the given ones; the
+extents are rounded half up (at least 1), and with ``subpixel_scale`` the input
+region shrinks or grows about its centre so that the scale stays the requested
+one.
+
+Deliberate divergences from the reference:
+- ``interp_type`` sets both filters unless ``min_filter``/``mag_filter`` are
+  given with a value other than their default; passing the default value
+  explicitly (``min_filter=INTERP_LINEAR``) cannot be told from omitting it.
+- Any numeric input type is resized (the reference takes uint8, int16, uint16,
+  float and a few others); types other than uint8, int16, uint16 and float32 are
+  computed in float32.
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from .._cpu.resample import filter_table, resample_pass
+from .._prepare.args import InvalidArgumentError
+from .._prepare.invocation import PendingArg, PerSample
+from .._types import float32, int32
+from ..types import DALIInterpType
+from .image_layout import image_axes
+from .random_ops import RNG_ARG, _crop_windows, _range_arg
+from .schema import Arg, Input, Operator
+
+_RESAMPLED_TYPES = (np.uint8, np.int16, np.uint16, np.float32)
+_LAYOUTS_DOC = "HWC, CHW, FHWC, FCHW, CFHW (sequences, per frame), DHWC, CDHW, FDHWC, ... (volumes)"
+
+
+# -- resampling of one region -------------------------------------------------------------
+
+
+def _pass_view(array, axis):
+    """``array`` as a 4-D view (outer, mid, n, inner) resampled along ``n`` = ``axis``,
+    with a contiguous innermost axis (copied only when no view has one)."""
+    shape = array.shape
+    mid = shape[axis - 1] if axis > 0 else 1
+    outer = math.prod(shape[: max(axis - 1, 0)])
+    inner = math.prod(shape[axis + 1 :])
+    view = array.reshape(outer, mid, shape[axis], inner)
+    if inner > 1 and view.strides[3] != view.itemsize:
+        view = np.ascontiguousarray(view)
+    return view
+
+
+def _is_identity(indices, weights):
+    return (
+        indices.shape[1] == 1
+        and np.array_equal(indices[:, 0], np.arange(indices.shape[0]))
+        and np.all(weights == 1)
+    )
+
+
+def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
+    """Resample the region ``[lo[k], hi[k]]`` of ``image`` along each spatial axis
+    ``axes[k]`` to ``out_sizes[k]`` pixels with filter ``kinds[k]``.
+
+    Returns a new array of ``out_dtype`` (never a view of ``image``).
+    """
+    out_dtype = np.dtype(out_dtype)
+    if image.dtype.type not in _RESAMPLED_TYPES:
+        image = image.astype(np.float32)
+    tables = {}
+    window = [slice(None)] * image.ndim
+    for k, axis in enumerate(axes):
+        indices, weights = filter_table(lo[k], hi[k], out_sizes[k], image.shape[axis], kinds[k], antialias)
+        if indices.size:
+            # Only the pixels some output reads are visited: the region, plus the filter's reach.
+            first = int(indices.min())
+            window[axis] = slice(first, int(indices.max()) + 1)
+            indices -= first
+        if not _is_identity(indices, weights):
+            tables[axis] = (indices, weights)
+    data = image[tuple(window)]
+    if not tables:
+        return data.astype(out_dtype, copy=True)
+    # The pass order with the fewest multiply-adds: each pass costs (its output size) x taps.
+    best_order, best_cost = None, None
+    for order in itertools.permutations(tables):
+        shape = list(data.shape)
+        cost = 0
+        for axis in order:
+            shape[axis] = tables[axis][0].shape[0]
+            cost += math.prod(shape) * tables[axis][0].shape[1]
+        if best_cost is None or cost < best_cost:
+            best_order, best_cost = order, cost
+    direct = out_dtype.type in _RESAMPLED_TYPES
+    for step, axis in enumerate(best_order):
+        indices, weights = tables[axis]
+        last = step == len(best_order) - 1
+        shape = list(data.shape)
+        shape[axis] = indices.shape[0]
+        out = np.empty(shape, out_dtype if (last and direct) else np.float32)
+        resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
+        data = out
+    if data.dtype != out_dtype:
+        if out_dtype.kind in "iu":
+            info = np.iinfo(out_dtype)
+            data = np.clip(np.floor(data + 0.5), info.min, info.max)
+        data = data.astype(out_dtype)
+    return data
+
+
+# -- output sizes ---------------------------------------------------------------------------
+
+
+def _adjust_sizes(requested, in_sizes, mode, max_size):
+    """Output extents (floats) from the requested ones (0: absent) and the input
+    region's extents, by the rules of ``mode`` and ``max_size``."""
+    ndim = len(requested)
+    given = [requested[d] != 0 and in_sizes[d] != 0 for d in range(ndim)]
+    scale = [requested[d] / in_sizes[d] if in_sizes[d] else 1.0 for d in range(ndim)]
+    out = list(requested)
+    if not any(given):
+        return list(in_sizes)
+    if mode in ("default", "stretch"):
+        if mode == "default":
+            # Absent extents scale by the geometric mean of the given scales.
+            mean_scale = math.prod(abs(scale[d]) for d in range(ndim) if given[d]) ** (1 / sum(given))
+        for d in range(ndim):
+            if not given[d]:
+                out[d] = in_sizes[d] * (mean_scale if mode == "default" else 1.0)
+        if max_size is not None:
+            for d in range(ndim):
+                if max_size[d] > 0 and abs(out[d]) > max_size[d]:
+                    out[d] = math.copysign(max_size[d], out[d])
+        return out
+    # not_larger / not_smaller: one scale for all axes, the smallest (largest) given one.
+    pick = max if mode == "not_smaller" else min
+    final = pick(abs(scale[d]) for d in range(ndim) if given[d])
+    if max_size is not None:
+        for d in range(ndim):
+            if max_size[d] > 0 and in_sizes[d] > 0:
+                final = min(final, max_size[d] / in_sizes[d])
+    for d in range(ndim):
+        if not given[d] or abs(scale[d]) != final:
+            out[d] = math.copysign(final, scale[d]) * in_sizes[d]
+    return out
+
+
+class Geometry:
+    """Where one sample's output comes from: per spatial axis, the output extent
+    and the input interval ``[lo, hi]`` it covers (``hi < lo`` flips)."""
+
+    __slots__ = ("sizes", "lo", "hi")
+
+    def __init__(self, sizes, lo, hi):
+        self.sizes = sizes
+        self.lo = lo
+        self.hi = hi
+
+
+def resize_geometry(requested, in_extents, lo, hi, *, mode="default", max_size=None, subpixel_scale=True):
+    """The output extents and input intervals of a resize.
+
+    ``requested``: one float per spatial axis (0: absent, negative: flip);
+    ``lo``/``hi``: the input region (the whole extents by default).
+    """
+    lo, hi = list(lo), list(hi)
+    in_sizes = [abs(hi[d] - lo[d]) for d in range(len(requested))]
+    adjusted = _adjust_sizes(list(requested), in_sizes, mode, max_size)
+    sizes = []
+    for d, wanted in enumerate(adjusted):
+        if wanted < 0:
+            lo[d], hi[d] = hi[d], lo[d]
+        wanted = abs(wanted)
+        size = max(1, math.floor(wanted + 0.5)) if in_extents[d] > 0 else 0
+        if subpixel_scale and wanted > 0 and size != wanted:
+            # Keep the requested scale: the region grows or shrinks about its centre.
+            center = (lo[d] + hi[d]) * 0.5
+            half = (hi[d] - lo[d]) * 0.5 * size / wanted
+            lo[d], hi[d] = center - half, center + half
+        sizes.append(size)
+    return Geometry(sizes, lo, hi)
+
+
+# -- arguments shared by the resize family ----------------------------------------------------
+
+
+def _interp(name, doc):
+    return Arg(
+        name,
+        "int",
+        DALIInterpType.INTERP_LINEAR,
+        per_sample=True,
+        doc=doc,
+        type_doc="DALIInterpType",
+    )
+
+
+INTERP_ARGS = [
+    _interp("interp_type", "Filter for scaling up and down (``min_filter``/``mag_filter`` override it)."),
+    _interp("mag_filter", "Filter used when scaling up."),
+    _interp("min_filter", "Filter used when scaling down."),
+]
+ANTIALIAS_ARG = Arg(
+    "antialias", "bool", True, doc="Widen the filter by the scale when scaling down (not for INTERP_NN)."
+)
+DTYPE_ARG = Arg(
+    "dtype", "dtype", None, doc="Output type: the input's (default) or float32.", type_doc="DType"
+)
+HINT_ARGS = [
+    Arg("minibatch_size", "int", 32, doc="Accepted for compatibility; samples are resized one at a time."),
+    Arg("temp_buffer_hint", "int", 0, doc="Accepted for compatibility; ignored on the CPU."),
+]
+SIZE_ARGS = [
+    Arg(
+        "max_size",
+        "float_list",
+        None,
+        doc="Limit of the output extents (one, or one per axis).",
+        type_doc="float or list of float",
+    ),
+    Arg(
+        "mode",
+        "str",
+        "default",
+        choices=("default", "stretch", "not_larger", "not_smaller"),
+        doc="How absent or conflicting extents are sized: ``default`` (absent extents scale by the "
+        "mean scale of the given ones), ``stretch`` (absent extents keep their size), ``not_larger`` / "
+        "``not_smaller`` (keep the aspect ratio; no extent larger / smaller than requested).",
+    ),
+    Arg(
+        "resize_longer",
+        "float",
+        0.0,
+        per_sample=True,
+        doc="Extent of the longer side (keeps the aspect ratio, as ``mode='not_larger'``).",
+    ),
+    Arg(
+        "resize_shorter",
+        "float",
+        0.0,
+        per_sample=True,
+        doc="Extent of the shorter side (keeps the aspect ratio, as ``mode='not_smaller'``).",
+    ),
+    Arg("resize_x", "float", 0.0, per_sample=True, doc="Output width (negative flips)."),
+    Arg("resize_y", "float", 0.0, per_sample=True, doc="Output height (negative flips)."),
+    Arg("resize_z", "float", 0.0, per_sample=True, doc="Output depth of a volume (negative flips)."),
+    Arg(
+        "roi_end",
+        "float_list",
+        None,
+        per_sample=True,
+        doc="End of the input region, in the order of ``size`` (with ``roi_start``).",
+        type_doc="float or list of float",
+    ),
+    Arg("roi_relative", "bool", False, doc="ROI coordinates are fractions of the input extents."),
+    Arg(
+        "roi_start",
+        "float_list",
+        None,
+        per_sample=True,
+        doc="Start of the input region, in the order of ``size``; start > end flips.",
+        type_doc="float or list of float",
+    ),
+]
+SIZE_ARG = Arg(
+    "size",
+    "float_list",
+    None,
+    per_sample=True,
+    doc="Output extents, one per spatial axis (D, H, W order), or one for all; 0 means absent.",
+    type_doc="float or list of float",
+)
+SUBPIXEL_ARG = Arg(
+    "subpixel_scale",
+    "bool",
+    True,
+    doc="Fractional output extents keep the exact scale by adjusting the input region; "
+    "otherwise the region maps to the rounded extents.",
+)
+
+
+def _given(args, name, spec_default):
+    return args[name] is not spec_default
+
+
+def _per_axis(qualname, name, values, ndim, layout):
+    if values is None:
+        return None
+    if len(values) == 1:
+        return [values[0]] * ndim
+    if len(values) != ndim:
+        raise InvalidArgumentError(
+            f"{qualname}: '{name}' must have 1 or {ndim} elements for layout {layout}, got {len(values)}"
+        )
+    return list(values)
+
+
+def _filters(op, args):
+    """Filter kinds for scaling down and up of one sample."""
+    specs = {a.name: a for a in op.arg_specs}
+    kind = args["interp_type"]
+    min_kind = (
+        args["min_filter"] if _given(args, "min_filter", specs["min_filter"].converted_default) else kind
+    )
+    mag_kind = (
+        args["mag_filter"] if _given(args, "mag_filter", specs["mag_filter"].converted_default) else kind
+    )
+    for name, value in (("interp_type", kind), ("min_filter", min_kind), ("mag_filter", mag_kind)):
+        if value not in DALIInterpType._value2member_map_:
+            raise InvalidArgumentError(f"{op.qualname}: '{name}' must be a DALIInterpType, got {value!r}")
+    return int(min_kind), int(mag_kind)
+
+
+def _check_size_methods(op, args):
+    """Exactly one way of giving the size, as the reference demands."""
+    separate = any(args[n] != 0 for n in ("resize_x", "resize_y", "resize_z"))
+    size = args["size"] is not None and len(args["size"]) > 0
+    shorter = args["resize_shorter"] != 0
+    longer = args["resize_longer"] != 0
+    if separate + size + shorter + longer != 1:
+        raise InvalidArgumentError(
+            f"{op.qualname}: give the output size in exactly one way: 'size', 'resize_x'/'resize_y'/'resize_z', "
+            "'resize_shorter' or 'resize_longer'"
+        )
+    if (shorter or longer) and args["mode"] != "default":
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'resize_shorter' and 'resize_longer' cannot be combined with 'mode'"
+        )
+
+
+def sample_geometry(op, args, shape, axes):
+    """The Geometry of one sample of ``shape`` with image axes ``axes``."""
+    spatial = axes.spatial
+    ndim = len(spatial)
+    _check_size_methods(op, args)
+    extents = [shape[a] for a in spatial]
+    mode = args["mode"]
+    if args["size"] is not None and len(args["size"]) > 0:
+        requested = _per_axis(op.qualname, "size", args["size"], ndim, axes.layout)
+    elif args["resize_shorter"] != 0 or args["resize_longer"] != 0:
+        shorter = args["resize_shorter"] != 0
+        requested = [args["resize_shorter"] if shorter else args["resize_longer"]] * ndim
+        mode = "not_smaller" if shorter else "not_larger"
+    else:
+        by_name = {"D": args["resize_z"], "H": args["resize_y"], "W": args["resize_x"]}
+        requested = [by_name[axes.layout[a]] for a in spatial]
+    max_size = _per_axis(op.qualname, "max_size", args["max_size"], ndim, axes.layout)
+    lo, hi = [0.0] * ndim, [float(e) for e in extents]
+    if (args["roi_start"] is None) != (args["roi_end"] is None):
+        raise InvalidArgumentError(f"{op.qualname}: 'roi_start' and 'roi_end' must be given together")
+    if args["roi_start"] is not None:
+        lo = _per_axis(op.qualname, "roi_start", args["roi_start"], ndim, axes.layout)
+        hi = _per_axis(op.qualname, "roi_end", args["roi_end"], ndim, axes.layout)
+        if args["roi_relative"]:
+            lo = [v * e for v, e in zip(lo, extents, strict=True)]
+            hi = [v * e for v, e in zip(hi, extents, strict=True)]
+    return resize_geometry(
+        requested, extents, lo, hi, mode=mode, max_size=max_size, subpixel_scale=args["subpixel_scale"]
+    )
+
+
+def _output_dtype(op, x, args):
+    dtype = args["dtype"]
+    if dtype is None:
+        return x._dtype
+    if dtype != x._dtype and dtype != float32:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'dtype' must be the input's type ({x._dtype}) or float32, got {dtype}"
+        )
+    return dtype
+
+
+def run_geometry(op, image, axes, geometry, args, out_dtype):
+    """Resample one sample by ``geometry`` (per frame of a sequence: the same for all)."""
+    min_kind, mag_kind = _filters(op, args)
+    kinds = [
+        min_kind if size < abs(end - start) else mag_kind
+        for size, start, end in zip(geometry.sizes, geometry.lo, geometry.hi, strict=True)
+    ]
+    return resample(
+        image, axes.spatial, geometry.sizes, geometry.lo, geometry.hi, kinds, args["antialias"], out_dtype
+    )
+
+
+def _shape_with(shape, axes, sizes):
+    out = list(shape)
+    for a, n in zip(axes.spatial, sizes, strict=True):
+        out[a] = n
+    return tuple(out)
+
+
+# -- resize ------------------------------------------------------------------------------------
+
+
+def _pending(args):
+    """Whether some argument varies per sample or is only known in the run phase."""
+    return any(type(v) is PendingArg or type(v) is PerSample for v in args.values())
+
+
+def _make_resize(name, module):
+    def prepare(ins, args):
+        x = ins[0]
+        args["_axes"] = image_axes(op, x._layout, x.ndim)
+        args["_dtype"] = _output_dtype(op, x, args)
+        if not _pending(args):
+            _check_size_methods(op, args)
+
+    def types(ins, args):
+        out = [(args["_dtype"], ins[0]._layout)]
+        if args["save_attrs"]:
+            out.append((int32, ""))
+        return out
+
+    def shape(shapes, args):
+        geometry = sample_geometry(op, args, shapes[0], args["_axes"])
+        out = [_shape_with(shapes[0], args["_axes"], geometry.sizes)]
+        if args["save_attrs"]:
+            out.append((len(geometry.sizes),))
+        return out
+
+    def kernel(arrays, args):
+        image = arrays[0]
+        axes = args["_axes"]
+        geometry = sample_geometry(op, args, image.shape, axes)
+        out = run_geometry(op, image, axes, geometry, args, args["_dtype"].numpy)
+        if args["save_attrs"]:
+            return out, np.asarray([image.shape[a] for a in axes.spatial], np.int32)
+        return out
+
+    op = Operator(
+        name,
+        inputs=[Input("input", doc=f"Images, sequences or volumes ({_LAYOUTS_DOC}).")],
+        args=[
+            ANTIALIAS_ARG,
+            DTYPE_ARG,
+            Arg("image_type", "any", None, doc="Deprecated and ignored."),
+            INTERP_ARGS[0],
+            INTERP_ARGS[1],
+            SIZE_ARGS[0],
+            INTERP_ARGS[2],
+            HINT_ARGS[0],
+            *SIZE_ARGS[1:],
+            Arg("save_attrs", "bool", False, doc="Also return the input's spatial extents (int32)."),
+            SIZE_ARG,
+            SUBPIXEL_ARG,
+            HINT_ARGS[1],
+        ],
+        prepare_args=prepare,
+        infer_types=types,
+        infer_shape=shape,
+        kernel=kernel,
+        module=module,
+        doc="Resize images, sequences (per frame) and volumes.\n\n"
+        "The output size comes from exactly one of ``size``, ``resize_x``/``resize_y``/``resize_z``, "
+        "``resize_shorter`` or ``resize_longer``, with ``mode`` and ``max_size``; ``roi_start``/"
+        "``roi_end`` select the input region. ``min_filter`` resamples the axes that shrink, "
+        "``mag_filter`` the others.",
+    )
+    return op
+
+
+RESIZE = _make_resize("resize", "ndd")
+EXPERIMENTAL_RESIZE = _make_resize("resize", "ndd.experimental")
+
+
+# -- random_resized_crop ---------------------------------------------------------------------
+
+# Batches at least this large (in input bytes) are resized on the context's thread pool.
+_PARALLEL_MIN_BYTES = 1 << 18
+
+
+def _rrc_prepare(ins, args):
+    op = RANDOM_RESIZED_CROP
+    x = ins[0]
+    axes = image_axes(op, x._layout, x.ndim)
+    if axes.depth is not None:
+        raise InvalidArgumentError(f"{op.qualname}: volumes are not supported, got layout {axes.layout!r}")
+    args["_axes"] = axes
+    args["_dtype"] = _output_dtype(op, x, args)
+    size = args["size"]
+    if len(size) == 1:
+        size = size * 2
+    if len(size) != 2 or min(size) <= 0:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'size' must be one or two positive extents (H, W), got {list(args['size'])}"
+        )
+    args["_size"] = [int(v) for v in size]
+    if args["num_attempts"] < 0:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'num_attempts' must be non-negative, got {args['num_attempts']}"
+        )
+    args["_area"] = _range_arg("random_area", args["random_area"], positive=False, qualname=op.qualname)
+    args["_aspect_ratio"] = _range_arg(
+        "random_aspect_ratio", args["random_aspect_ratio"], positive=True, qualname=op.qualname
+    )
+
+
+def _rrc_types(ins, args):
+    return [(args["_dtype"], ins[0]._layout)]
+
+
+def _rrc_shape(shapes, args):
+    return [_shape_with(shapes[0], args["_axes"], args["_size"])]
+
+
+def _crop_and_resize(image, anchor, extent, args):
+    """Resize the window (anchor, extent), both (y, x), of one sample to ``size``."""
+    axes = args["_axes"]
+    lo = [float(anchor[0]), float(anchor[1])]
+    hi = [float(anchor[0] + extent[0]), float(anchor[1] + extent[1])]
+    return run_geometry(
+        RANDOM_RESIZED_CROP, image, axes, Geometry(args["_size"], lo, hi), args, args["_dtype"].numpy
+    )
+
+
+def _image_extents(samples, axes):
+    return np.array([[s.shape[axes.height], s.shape[axes.width]] for s in samples], np.int64).reshape(-1, 2)
+
+
+def _rrc_kernel(arrays, args):
+    image = arrays[0]
+    anchor, extent = _crop_windows(args["rng"].generator(), _image_extents([image], args["_axes"]), args)
+    return _crop_and_resize(image, anchor[0], extent[0], args)
+
+
+def _rrc_batch_kernel(inputs, sample_args, batch_size, ctx):
+    if batch_size == 0:
+        return [[]]
+    data = inputs[0]
+    samples = list(data) if isinstance(data, list) else [data] * batch_size
+    first = sample_args[0]
+    # All windows come from one generator, in sample order, as random_crop_generator draws them.
+    anchor, extent = _crop_windows(first["rng"].generator(), _image_extents(samples, first["_axes"]), first)
+
+    def one(i):
+        return _crop_and_resize(samples[i], anchor[i], extent[i], sample_args[i])
+
+    if batch_size > 1 and sum(s.nbytes for s in samples) >= _PARALLEL_MIN_BYTES:
+        return [ctx.thread_pool.map(one, range(batch_size))]
+    return [[one(i) for i in range(batch_size)]]
+
+
+RANDOM_RESIZED_CROP = Operator(
+    "random_resized_crop",
+    inputs=[Input("input", doc="Images or sequences (HWC, CHW, FHWC, FCHW, CFHW).")],
+    args=[
+        ANTIALIAS_ARG,
+        DTYPE_ARG,
+        INTERP_ARGS[0],
+        INTERP_ARGS[1],
+        INTERP_ARGS[2],
+        HINT_ARGS[0],
+        Arg("num_attempts", "int", 10, doc="How many random windows to try before the fallback window."),
+        Arg(
+            "random_area",
+            "float_list",
+            [0.08, 1.0],
+            doc="``[lo, hi]``: range of the window's area as a fraction of the image area.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "random_aspect_ratio",
+            "float_list",
+            [0.75, 1.333333],
+            doc="``[lo, hi]``: range of the window's aspect ratio (width / height), drawn log-uniformly.",
+            type_doc="float or list of float",
+        ),
+        Arg("size", "int_list", doc="Output extents (H, W), or one for both.", type_doc="int or list of int"),
+        HINT_ARGS[1],
+        RNG_ARG,
+    ],
+    prepare_args=_rrc_prepare,
+    infer_types=_rrc_types,
+    infer_shape=_rrc_shape,
+    kernel=_rrc_kernel,
+    batch_kernel=_rrc_batch_kernel,
+    doc="Crop a random window (random area fraction and aspect ratio) and resize it to ``size``.\n\n"
+    "The window is chosen as ``random_crop_generator`` chooses it (the same windows for the same "
+    "random key) and resampled directly from the input; all frames of a sequence share a window.",
+)
+
+
+# -- resize_crop_mirror ----------------------------------------------------------------------
+
+
+def _rcm_prepare(ins, args):
+    op = RESIZE_CROP_MIRROR
+    x = ins[0]
+    args["_axes"] = image_axes(op, x._layout, x.ndim)
+    args["_dtype"] = _output_dtype(op, x, args)
+    if not _pending(args):
+        _check_size_methods(op, args)
+
+
+def _crop_extents(op, args, axes):
+    """The crop window's extents, one per spatial axis."""
+    ndim = len(axes.spatial)
+    separate = {"D": args["crop_d"], "H": args["crop_h"], "W": args["crop_w"]}
+    has_separate = any(separate[axes.layout[a]] != 0 for a in axes.spatial)
+    if args["crop"] is not None and len(args["crop"]) > 0:
+        if has_separate:
+            raise InvalidArgumentError(
+                f"{op.qualname}: 'crop' cannot be combined with 'crop_h'/'crop_w'/'crop_d'"
+            )
+        return _per_axis(op.qualname, "crop", args["crop"], ndim, axes.layout)
+    if not has_separate:
+        return None
+    return [separate[axes.layout[a]] for a in axes.spatial]
+
+
+def _rcm_geometry(args, shape):
+    """The resize geometry narrowed to the crop window (and flipped by ``mirror``)."""
+    op = RESIZE_CROP_MIRROR
+    axes = args["_axes"]
+    geometry = sample_geometry(op, args, shape, axes)
+    crop = _crop_extents(op, args, axes)
+    if crop is None:
+        crop = list(geometry.sizes)
+    positions = {"D": args["crop_pos_z"], "H": args["crop_pos_y"], "W": args["crop_pos_x"]}
+    mirror_bits = {"D": 4, "H": 2, "W": 1}
+    sizes, lo, hi = [], [], []
+    for k, axis in enumerate(axes.spatial):
+        name = axes.layout[axis]
+        extent = int(crop[k])
+        if extent <= 0:
+            raise InvalidArgumentError(f"{op.qualname}: the crop extents must be positive, got {list(crop)}")
+        position = positions[name] * (geometry.sizes[k] - extent)
+        anchor = math.trunc(position) if args["rounding"] == "truncate" else math.floor(abs(position) + 0.5)
+        if args["rounding"] != "truncate" and position < 0:
+            anchor = -anchor
+        scale = (geometry.hi[k] - geometry.lo[k]) / geometry.sizes[k]
+        start = geometry.lo[k] + anchor * scale
+        end = geometry.lo[k] + (anchor + extent) * scale
+        if args["mirror"] & mirror_bits[name]:
+            start, end = end, start
+        sizes.append(extent)
+        lo.append(start)
+        hi.append(end)
+    return Geometry(sizes, lo, hi)
+
+
+def _rcm_shape(shapes, args):
+    return [_shape_with(shapes[0], args["_axes"], _rcm_geometry(args, shapes[0]).sizes)]
+
+
+def _rcm_kernel(arrays, args):
+    image = arrays[0]
+    geometry = _rcm_geometry(args, image.shape)
+    return run_geometry(RESIZE_CROP_MIRROR, image, args["_axes"], geometry, args, args["_dtype"].numpy)
+
+
+def _crop_extent_arg(name, axis_doc):
+    return Arg(
+        name, "float", 0.0, per_sample=True, doc=f"Crop window {axis_doc} (with the other crop_* extents)."
+    )
+
+
+def _crop_pos_arg(name, axis_doc):
+    return Arg(
+        name,
+        "float",
+        0.5,
+        per_sample=True,
+        doc=f"Normalised {axis_doc} position of the window: ``pos * (extent - crop_extent)``.",
+    )
+
+
+RESIZE_CROP_MIRROR = Operator(
+    "resize_crop_mirror",
+    inputs=[Input("input", doc=f"Images, sequences or volumes ({_LAYOUTS_DOC}).")],
+    args=[
+        ANTIALIAS_ARG,
+        Arg(
+            "crop",
+            "float_list",
+            None,
+            per_sample=True,
+            doc="Crop window extents, one per spatial axis (D, H, W order).",
+            type_doc="float or list of float",
+        ),
+        _crop_extent_arg("crop_d", "depth (volumes)"),
+        _crop_extent_arg("crop_h", "height"),
+        _crop_pos_arg("crop_pos_x", "horizontal"),
+        _crop_pos_arg("crop_pos_y", "vertical"),
+        _crop_pos_arg("crop_pos_z", "depth"),
+        _crop_extent_arg("crop_w", "width"),
+        DTYPE_ARG,
+        INTERP_ARGS[0],
+        INTERP_ARGS[1],
+        SIZE_ARGS[0],
+        INTERP_ARGS[2],
+        HINT_ARGS[0],
+        Arg(
+            "mirror",
+            "int",
+            0,
+            per_sample=True,
+            doc="Flip mask: 1 horizontal, 2 vertical, 4 depthwise (bitwise combinations).",
+        ),
+        *SIZE_ARGS[1:],
+        Arg(
+            "rounding",
+            "str",
+            "round",
+            choices=("round", "truncate"),
+            doc="How the window's start becomes whole: ``round`` (half away from zero) or ``truncate``.",
+        ),
+        SIZE_ARG,
+        SUBPIXEL_ARG,
+        HINT_ARGS[1],
+    ],
+    prepare_args=_rcm_prepare,
+    infer_shape=_rcm_shape,
+    infer_types=lambda ins, args: [(args["_dtype"], ins[0]._layout)],
+    kernel=_rcm_kernel,
+    doc="Resize, then crop a window of the resized image, then flip it by ``mirror``, in one pass.\n\n"
+    "The resize takes the arguments of ``resize``; the window's extents come from ``crop`` (or "
+    "``crop_h``/``crop_w``/``crop_d``) and its position from ``crop_pos_*``. Only the pixels of the "
+    "window are computed; a window larger than the resized image extends it with the input's borders.",
+)
+
+
+OPERATORS = [RESIZE, EXPERIMENTAL_RESIZE, RANDOM_RESIZED_CROP, RESIZE_CROP_MIRROR]

@@ -1,0 +1,279 @@
+"""resize, experimental.resize, random_resized_crop and resize_crop_mirror.
+
+Values and shapes are replayed from the reference's goldens
+(``tests/golden/resize_cases.json`` / ``resize_values.npz``, made by
+``tests/golden/make_resize_goldens.py``). Output shapes must match exactly; values
+within a tolerance, because the reference samples its filters from tables
+(weights within about 4e-4 of the exact filter): uint8 within 1 (2 for the
+Gaussian filter, whose table is the coarsest), int16 within 16 (5e-4 of full
+scale), float32 within 1e-3 of the largest magnitude.
+"""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import ndd
+from ndd import types
+
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
+sys.path.insert(0, str(GOLDEN))
+from make_resize_goldens import make_input  # noqa: E402
+
+CASES = json.loads((GOLDEN / "resize_cases.json").read_text())
+with np.load(GOLDEN / "resize_values.npz") as _npz:
+    VALUES = {key: _npz[key] for key in _npz.files}
+
+# The reference flips CHW images vertically for mirror=1 (the bit meant for the width):
+# ndd flips the width, as the argument's documentation says; see test_mirror_flips_width_in_chw.
+_DIVERGENT = {
+    i
+    for i, c in enumerate(CASES["cases"])
+    if c["op"] == "resize_crop_mirror" and c["input"] == "u8_chw" and c["kwargs"].get("mirror")
+}
+
+
+def _kwargs(raw):
+    out = {}
+    for key, value in raw.items():
+        if isinstance(value, str) and value.startswith("INTERP_"):
+            value = getattr(types, value)
+        elif key == "dtype":
+            value = ndd.float32
+        out[key] = value
+    return out
+
+
+def _tolerance(case, expected):
+    if expected.dtype == np.float32:
+        return 1e-3 * max(1.0, float(np.abs(expected).max()))
+    if expected.dtype == np.int16:
+        return 16
+    filters = {case["kwargs"].get(k) for k in ("interp_type", "min_filter", "mag_filter")}
+    return 2 if "INTERP_GAUSSIAN" in filters else 1
+
+
+def _assert_close(actual, expected, tolerance):
+    assert actual.shape == expected.shape
+    assert actual.dtype == expected.dtype
+    diff = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
+    assert diff.max(initial=0) <= tolerance
+
+
+VALUE_CASES = [(i, c) for i, c in enumerate(CASES["cases"]) if "error" not in c and i not in _DIVERGENT]
+ERROR_CASES = [(i, c) for i, c in enumerate(CASES["cases"]) if "error" in c]
+
+
+@pytest.mark.parametrize(
+    "index, case", VALUE_CASES, ids=[f"{i}-{c['op']}-{c['input']}" for i, c in VALUE_CASES]
+)
+def test_matches_reference(index, case):
+    image, layout = make_input(case["input"])
+    op = getattr(ndd, case["op"])
+    out = op(ndd.tensor(image, layout=layout), **_kwargs(case["kwargs"]))
+    expected = VALUES[f"case{index}"]
+    assert tuple(out.shape) == tuple(case["shape"])  # the shape known before the run
+    _assert_close(np.asarray(out), expected, _tolerance(case, expected))
+    assert out.layout == layout
+
+
+@pytest.mark.parametrize("index, case", ERROR_CASES, ids=[str(i) for i, _ in ERROR_CASES])
+def test_rejects_what_the_reference_rejects(index, case):
+    image, layout = make_input(case["input"])
+    with pytest.raises(ValueError, match="ndd.resize"):
+        ndd.resize(ndd.tensor(image, layout=layout), **_kwargs(case["kwargs"]))
+
+
+@pytest.mark.parametrize("index", range(len(CASES["batch_cases"])))
+def test_per_sample_arguments_match_reference(index):
+    record = CASES["batch_cases"][index]
+    images = [make_input("u8")[0], make_input("u8_odd")[0]]
+    kwargs = {}
+    for key, value in record["kwargs"].items():
+        if not isinstance(value, list):
+            kwargs[key] = value
+        elif isinstance(value[0], str):
+            kwargs[key] = ndd.batch(np.array([getattr(types, v) for v in value], np.int32))
+        else:
+            kwargs[key] = ndd.batch(np.asarray(value, np.float32))
+    out = ndd.resize(ndd.batch(images, layout="HWC"), **kwargs)
+    for k in range(2):
+        expected = VALUES[f"batch{index}_{k}"]
+        assert list(expected.shape) == record["shapes"][k]
+        _assert_close(np.asarray(out.select(k)), expected, 1)
+
+
+def test_experimental_resize_is_resize():
+    image = make_input("u8")[0]
+    a = ndd.experimental.resize(image, size=[9, 40], interp_type=types.INTERP_CUBIC)
+    b = ndd.resize(image, size=[9, 40], interp_type=types.INTERP_CUBIC)
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_save_attrs_returns_input_extents():
+    image = make_input("u8")[0]
+    out, attrs = ndd.resize(
+        ndd.tensor(image, layout="HWC"), size=[8, 12], roi_start=[2, 3], roi_end=[10, 10], save_attrs=True
+    )
+    assert out.shape == (8, 12, 3)
+    np.testing.assert_array_equal(np.asarray(attrs), np.array([20, 28], np.int32))
+
+
+def test_sequence_frames_resize_like_images():
+    frames, _ = make_input("u8_seq")
+    out = np.asarray(
+        ndd.resize(ndd.tensor(frames, layout="FHWC"), size=[7, 9], interp_type=types.INTERP_CUBIC)
+    )
+    for f in range(frames.shape[0]):
+        single = ndd.resize(ndd.tensor(frames[f], layout="HWC"), size=[7, 9], interp_type=types.INTERP_CUBIC)
+        np.testing.assert_array_equal(out[f], np.asarray(single))
+
+
+def test_large_batch_on_thread_pool_matches_samples():
+    rng = np.random.default_rng(3)
+    images = [rng.integers(0, 256, (200 + 10 * k, 300 - 7 * k, 3), dtype=np.uint8) for k in range(6)]
+    out = ndd.resize(ndd.batch(images, layout="HWC"), size=[64, 80])
+    for k, image in enumerate(images):
+        np.testing.assert_array_equal(np.asarray(out.select(k)), np.asarray(ndd.resize(image, size=[64, 80])))
+
+
+def test_identity_resize_copies_input():
+    image = make_input("u8")[0]
+    out = np.asarray(ndd.resize(image, size=[20, 28]))
+    np.testing.assert_array_equal(out, image)
+
+
+def test_mirror_flips_width_in_chw():
+    chw = make_input("u8_chw")[0]
+    hwc = np.ascontiguousarray(chw.transpose(1, 2, 0))
+    kwargs = {"size": [16, 20], "crop": [10, 12], "mirror": 1}
+    a = np.asarray(ndd.resize_crop_mirror(ndd.tensor(chw, layout="CHW"), **kwargs))
+    b = np.asarray(ndd.resize_crop_mirror(ndd.tensor(hwc, layout="HWC"), **kwargs))
+    np.testing.assert_array_equal(a, b.transpose(2, 0, 1))
+    unflipped = np.asarray(
+        ndd.resize_crop_mirror(ndd.tensor(hwc, layout="HWC"), size=[16, 20], crop=[10, 12])
+    )
+    np.testing.assert_array_equal(b, unflipped[:, ::-1])
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"size": [4, 5], "dtype": ndd.int32}, "'dtype'"),
+        ({"size": [4, 5], "roi_start": [1, 1]}, "'roi_start'"),
+        ({"size": [4, 5], "mode": "bigger"}, "'mode'"),
+        ({"size": [4, 5], "max_size": [1, 2, 3]}, "'max_size'"),
+        ({"size": [4, 5], "interp_type": 9}, "'interp_type'"),
+    ],
+)
+def test_bad_arguments_name_the_argument(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ndd.resize(make_input("u8")[0], **kwargs)
+
+
+# -- random_resized_crop -----------------------------------------------------------------------
+
+
+def _coordinate_image(height, width):
+    """float32 HWC image whose channels are the row and column of each pixel."""
+    rows, cols = np.meshgrid(
+        np.arange(height, dtype=np.float32), np.arange(width, dtype=np.float32), indexing="ij"
+    )
+    return np.stack([rows, cols], axis=-1)
+
+
+def test_random_resized_crop_is_resize_of_the_generated_window():
+    rng = np.random.default_rng(1)
+    samples = [
+        rng.integers(0, 256, shape, dtype=np.uint8) for shape in ((375, 500, 3), (300, 500, 3), (375, 200, 3))
+    ]
+    out = ndd.random_resized_crop(
+        ndd.batch(samples, layout="HWC"), size=[224, 224], rng=ndd.random.RNG(seed=5)
+    )
+    shapes = ndd.batch([np.array(s.shape, np.int32) for s in samples])
+    anchors, extents = ndd.random_crop_generator(shapes, rng=ndd.random.RNG(seed=5))
+    for k, image in enumerate(samples):
+        anchor, extent = np.asarray(anchors.select(k)), np.asarray(extents.select(k))
+        expected = ndd.resize(
+            image, size=[224, 224], roi_start=anchor.tolist(), roi_end=(anchor + extent).tolist()
+        )
+        np.testing.assert_array_equal(np.asarray(out.select(k)), np.asarray(expected))
+
+
+def test_random_resized_crop_windows_follow_area_and_ratio():
+    image = _coordinate_image(120, 160)
+    rng = ndd.random.RNG(seed=11)
+    areas, ratios = [], []
+    for _ in range(150):
+        out = np.asarray(ndd.random_resized_crop(image, size=[32, 32], interp_type=types.INTERP_NN, rng=rng))
+        # Nearest-neighbour samples span the window (to within one output pixel's reach).
+        height = out[..., 0].max() - out[..., 0].min() + 1
+        width = out[..., 1].max() - out[..., 1].min() + 1
+        areas.append(height * width / (120 * 160))
+        ratios.append(width / height)
+    areas, ratios = np.array(areas), np.array(ratios)
+    assert areas.min() >= 0.05 and areas.max() <= 1.0
+    assert areas.min() < 0.2 and areas.max() > 0.7  # the whole range is used
+    assert ratios.min() > 0.6 and ratios.max() < 1.6
+
+
+def test_random_resized_crop_same_seed_same_result_and_sequences_share_window():
+    frames = make_input("u8_seq")[0]
+    a = np.asarray(
+        ndd.random_resized_crop(ndd.tensor(frames, layout="FHWC"), size=8, rng=ndd.random.RNG(seed=3))
+    )
+    b = np.asarray(
+        ndd.random_resized_crop(ndd.tensor(frames, layout="FHWC"), size=8, rng=ndd.random.RNG(seed=3))
+    )
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (3, 8, 8, 3)
+    # A constant sequence gives identical frames: one window for all of them.
+    same = np.repeat(frames[:1], 3, axis=0)
+    c = np.asarray(
+        ndd.random_resized_crop(ndd.tensor(same, layout="FHWC"), size=8, rng=ndd.random.RNG(seed=4))
+    )
+    np.testing.assert_array_equal(c[0], c[1])
+    np.testing.assert_array_equal(c[0], c[2])
+
+
+def test_random_resized_crop_whole_image_window_is_plain_resize():
+    image = make_input("u8")[0]
+    out = ndd.random_resized_crop(
+        image,
+        size=[9, 11],
+        random_area=[1.0, 1.0],
+        random_aspect_ratio=[28 / 20, 28 / 20],
+        rng=ndd.random.RNG(seed=0),
+    )
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(ndd.resize(image, size=[9, 11])))
+
+
+def test_random_resized_crop_dtype_and_layouts():
+    chw = make_input("u8_chw")[0]
+    out = ndd.random_resized_crop(
+        ndd.tensor(chw, layout="CHW"), size=[8, 6], dtype=ndd.float32, rng=ndd.random.RNG(seed=1)
+    )
+    assert out.shape == (3, 8, 6) and out.dtype == ndd.float32 and out.layout == "CHW"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"size": [8, 8, 8]}, "'size'"),
+        ({"size": [8, 0]}, "'size'"),
+        ({"size": 8, "random_area": [0.5, 0.1]}, "'random_area'"),
+        ({"size": 8, "random_aspect_ratio": [0.0, 1.0]}, "'random_aspect_ratio'"),
+        ({"size": 8, "num_attempts": -1}, "'num_attempts'"),
+    ],
+)
+def test_random_resized_crop_rejects_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=f"ndd.random_resized_crop: {message}"):
+        ndd.random_resized_crop(make_input("u8")[0], **kwargs)
+
+
+def test_random_resized_crop_needs_size():
+    with pytest.raises(TypeError):
+        ndd.random_resized_crop(make_input("u8")[0])
