@@ -539,3 +539,206 @@ JPEG_COMPRESSION_DISTORTION = Operator(
 )
 
 OPERATORS.append(JPEG_COMPRESSION_DISTORTION)
+
+
+# -- clahe -------------------------------------------------------------------------------------
+#
+# OpenCV's CLAHE, which the reference runs on the CPU: the image is padded (mirrored
+# without repeating the edge) to a whole number of tiles when it does not divide
+# evenly (then by a remainder-based amount on both axes, a whole extra tile where an
+# axis did divide), each tile's 256-bin histogram is clipped at
+# max(int(clip_limit * tile_area / 256), 1) with the excess spread evenly and the
+# remainder on every (256 // remainder)-th bin, and each pixel blends the lookup
+# tables of its four nearest tile centres in float32, rounding halves to even.
+
+
+def _clahe_luts(ext, tiles_x, tiles_y, clip_limit):
+    height, width = ext.shape
+    tile_h, tile_w = height // tiles_y, width // tiles_x
+    area = tile_h * tile_w
+    tiles = (
+        ext.reshape(tiles_y, tile_h, tiles_x, tile_w).transpose(0, 2, 1, 3).reshape(tiles_y * tiles_x, area)
+    )
+    count = tiles_y * tiles_x
+    offsets = (np.arange(count, dtype=np.int64) * 256)[:, None]
+    hist = np.bincount((tiles + offsets).ravel(), minlength=count * 256).reshape(count, 256)
+    if clip_limit > 0:
+        limit = max(int(clip_limit * area / 256), 1)
+        excess = np.maximum(hist - limit, 0).sum(axis=1, keepdims=True)
+        hist = np.minimum(hist, limit) + excess // 256
+        residual = excess % 256
+        step = np.maximum(256 // np.maximum(residual, 1), 1)
+        bins = np.arange(256)[None, :]
+        hist += (bins % step == 0) & (bins // step < residual)
+    scale = np.float32(255.0) / np.float32(area)
+    luts = np.rint(np.cumsum(hist, axis=1).astype(np.float32) * scale)
+    return np.clip(luts, 0, 255).reshape(tiles_y, tiles_x, 256), tile_h, tile_w
+
+
+def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
+    height, width = plane.shape
+    if height % tiles_y or width % tiles_x:
+        ext = _reflect101(plane, ((0, tiles_y - height % tiles_y), (0, tiles_x - width % tiles_x)))
+    else:
+        ext = plane
+    luts, tile_h, tile_w = _clahe_luts(ext, tiles_x, tiles_y, clip_limit)
+    f32 = np.float32
+
+    def neighbours(size, tile, tiles):
+        pos = np.arange(size, dtype=f32) * (f32(1.0) / f32(tile)) - f32(0.5)
+        first = np.floor(pos).astype(np.int64)
+        weight = (pos - first).astype(f32)
+        return np.maximum(first, 0), np.minimum(first + 1, tiles - 1), weight
+
+    y1, y2, wy = neighbours(height, tile_h, tiles_y)
+    x1, x2, wx = neighbours(width, tile_w, tiles_x)
+    y1, y2, wy = y1[:, None], y2[:, None], wy[:, None]
+    one = f32(1.0)
+    top = luts[y1, x1, plane] * (one - wx) + luts[y1, x2, plane] * wx
+    bottom = luts[y2, x1, plane] * (one - wx) + luts[y2, x2, plane] * wx
+    result = top * (one - wy) + bottom * wy
+    return np.clip(np.rint(result), 0, 255).astype(np.uint8)
+
+
+def _reflect101(plane, pad):
+    """Mirror padding without repeating the edge (also where the pad is longer than the image)."""
+    rows = _reflect_index(plane.shape[0] + pad[0][1], plane.shape[0])
+    cols = _reflect_index(plane.shape[1] + pad[1][1], plane.shape[1])
+    return plane[rows[:, None], cols[None, :]]
+
+
+def _reflect_index(size, length):
+    if length == 1:
+        return np.zeros(size, np.int64)
+    period = 2 * (length - 1)
+    index = np.arange(size) % period
+    return np.where(index < length, index, period - index)
+
+
+# sRGB (D65) <-> CIE Lab, with 8-bit Lab as OpenCV stores it (L * 255 / 100, a + 128, b + 128).
+_RGB_TO_XYZ = np.array(
+    [[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169], [0.019334, 0.119193, 0.950227]]
+)
+_WHITE = np.array([0.950456, 1.0, 1.088754])
+_LAB_EPSILON = 0.008856
+_LAB_KAPPA = 903.3
+
+
+def _srgb_to_linear(c):
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _lab_f(t):
+    return np.where(t > _LAB_EPSILON, np.cbrt(t), 7.787 * t + 16.0 / 116.0)
+
+
+# RGB -> 8-bit Lab in OpenCV's fixed point (the reference's numbers, which float
+# arithmetic misses by up to 2 in dark colours): linear values in 1/8 units from a
+# table, XYZ / white with 12 fractional bits, f(t) from a table with 15.
+_LAB_XYZ_BITS, _LAB_F_BITS = 12, 15
+_LINEAR_TABLE = np.rint(
+    np.float32(255 * 8)
+    * _srgb_to_linear((np.arange(256, dtype=np.float32) / np.float32(255)).astype(np.float64))
+).astype(np.int64)
+_XYZ_COEFFS = np.rint(_RGB_TO_XYZ * ((1 << _LAB_XYZ_BITS) / _WHITE)[:, None]).astype(np.int64)
+_F_TABLE = np.rint(
+    np.float32(1 << _LAB_F_BITS) * _lab_f(np.arange(3 * 1024, dtype=np.float32) * np.float32(1.0 / (255 * 8)))
+).astype(np.int64)
+
+
+def _descale(x, bits):
+    return (x + (1 << (bits - 1))) >> bits
+
+
+def _rgb_to_lab8(rgb):
+    xyz = _descale(_LINEAR_TABLE[rgb] @ _XYZ_COEFFS.T, _LAB_XYZ_BITS)
+    f = _F_TABLE[xyz]
+    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
+    # L = 116 f(Y) - 16 on 0..255: 296 = round(116 * 255 / 100), the offset 16 * 255 / 100.
+    lightness = 296 * fy - (16 * 255 * (1 << _LAB_F_BITS) + 50) // 100
+    a = 500 * (fx - fy) + 128 * (1 << _LAB_F_BITS)
+    b = 200 * (fy - fz) + 128 * (1 << _LAB_F_BITS)
+    lab = _descale(np.stack([lightness, a, b], axis=-1), _LAB_F_BITS)
+    return np.clip(lab, 0, 255).astype(np.uint8)
+
+
+def _lab8_to_rgb(lab):
+    # OpenCV goes back in float arithmetic.
+    lab = lab.astype(np.float32)
+    lightness = lab[..., 0] * np.float32(100.0 / 255.0)
+    a, b = lab[..., 1] - 128.0, lab[..., 2] - 128.0
+    low = lightness <= 8.0
+    y = np.where(low, lightness / _LAB_KAPPA, ((lightness + 16.0) / 116.0) ** 3)
+    fy = np.where(low, 7.787 * y + 16.0 / 116.0, (lightness + 16.0) / 116.0)
+    f = np.stack([a / 500.0 + fy, fy, fy - b / 200.0], axis=-1)
+    xyz = np.where(f > 0.206893, f**3, (f - 16.0 / 116.0) / 7.787)
+    xyz[..., 1] = y
+    linear = np.clip(
+        (xyz * _WHITE.astype(np.float32)) @ np.linalg.inv(_RGB_TO_XYZ).T.astype(np.float32), 0, 1
+    )
+    c = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)
+    return np.clip(np.rint(c * 255.0), 0, 255).astype(np.uint8)
+
+
+def _clahe_prepare(ins, args):
+    op = CLAHE
+    if ins[0]._dtype is not uint8:
+        raise InvalidArgumentError(f"{op.qualname}: the input must be uint8, got {ins[0]._dtype}")
+    if ins[0].ndim != 3 or ins[0]._layout not in ("", "HWC"):
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected HWC images, got {ins[0].ndim}-D data with layout {ins[0]._layout!r}"
+        )
+    for name in ("tiles_x", "tiles_y"):
+        if args[name] < 1:
+            raise InvalidArgumentError(f"{op.qualname}: '{name}' must be at least 1, got {args[name]}")
+    bins = args["bins"]
+    if bins < 1 or bins & (bins - 1):
+        raise InvalidArgumentError(f"{op.qualname}: 'bins' must be a power of 2, got {bins}")
+
+
+def _clahe_shape(shapes, args):
+    shape = shapes[0]
+    if shape[2] not in (1, 3):
+        raise InvalidArgumentError(f"ndd.clahe: expected 1 or 3 channels, got {shape[2]}")
+    return [shape]
+
+
+def _clahe_kernel(arrays, args):
+    arr = arrays[0]
+    tiles = (args["tiles_x"], args["tiles_y"], args["clip_limit"])
+    if arr.shape[2] == 1:
+        return _clahe_plane(arr[..., 0], *tiles)[..., None]
+    if args["luma_only"]:
+        lab = _rgb_to_lab8(arr)
+        lab[..., 0] = _clahe_plane(np.ascontiguousarray(lab[..., 0]), *tiles)
+        return _lab8_to_rgb(lab)
+    return np.stack([_clahe_plane(np.ascontiguousarray(arr[..., c]), *tiles) for c in range(3)], axis=-1)
+
+
+CLAHE = Operator(
+    "clahe",
+    inputs=[Input("input", doc="uint8 HWC images with 1 or 3 (RGB) channels.")],
+    args=[
+        Arg("bins", "int", 256, doc="Histogram bins; a power of 2 (the histograms of uint8 data have 256)."),
+        Arg(
+            "clip_limit",
+            "float",
+            doc="Clip limit relative to the mean bin count, ``clip_limit * area / 256``.",
+        ),
+        Arg(
+            "luma_only",
+            "bool",
+            True,
+            doc="For RGB images, equalize the lightness (L of CIE Lab) only; else every channel.",
+        ),
+        Arg("tiles_x", "int", doc="Number of tiles across the width."),
+        Arg("tiles_y", "int", doc="Number of tiles down the height."),
+    ],
+    prepare_args=_clahe_prepare,
+    infer_shape=_clahe_shape,
+    kernel=_clahe_kernel,
+    doc="Contrast-limited adaptive histogram equalization of uint8 images, as OpenCV's CLAHE: per tile "
+    "clipped histograms whose lookup tables are blended bilinearly between tile centres.",
+)
+
+OPERATORS.append(CLAHE)

@@ -213,11 +213,34 @@ def jpeg_cases():
     case("jpeg_compression_distortion", [x, y], batch_mode=True, quality={"per_sample": [20, 80]})
 
 
+def clahe_cases():
+    rgb = image((37, 50, 3), np.uint8, 13)
+    gray = np.ascontiguousarray(image((40, 48, 3), np.uint8, 14)[..., :1])
+    case("clahe", [gray], tiles_x=8, tiles_y=8, clip_limit=3.0)
+    case("clahe", [gray], tiles_x=5, tiles_y=8, clip_limit=2.0)  # only the height divides
+    case("clahe", [gray], tiles_x=4, tiles_y=7, clip_limit=2.0)  # only the width divides
+    case("clahe", [gray], tiles_x=3, tiles_y=3, clip_limit=0.5)
+    case("clahe", [gray], tiles_x=1, tiles_y=1, clip_limit=40.0)
+    case("clahe", [np.ascontiguousarray(gray[:6, :5])], tiles_x=4, tiles_y=4, clip_limit=2.0)
+    case("clahe", [rgb], tiles_x=4, tiles_y=3, clip_limit=2.0, luma_only=False)
+    case("clahe", [rgb], tiles_x=4, tiles_y=3, clip_limit=2.0)
+    case("clahe", [image((32, 32, 3), np.uint8, 15)], tiles_x=2, tiles_y=2, clip_limit=4.0)
+    case(
+        "clahe",
+        [gray, np.ascontiguousarray(rgb[..., :1])],
+        batch_mode=True,
+        tiles_x=3,
+        tiles_y=2,
+        clip_limit=2.5,
+    )
+
+
 def main():
     value_cases()
     csc_cases()
     equalize_cases()
     jpeg_cases()
+    clahe_cases()
     (HERE / "color_cases.json").write_text(json.dumps({"cases": CASES}, indent=0))
     np.savez_compressed(HERE / "color_values.npz", **ARRAYS)
     print(len(CASES), "cases")

@@ -26,7 +26,7 @@ def _assert_close(out, expected):
     [
         c
         for c in CASES
-        if c["op"] not in ("color_space_conversion", "equalize", "jpeg_compression_distortion")
+        if c["op"] not in ("color_space_conversion", "equalize", "jpeg_compression_distortion", "clahe")
     ],
     ids=case_id,
 )
@@ -50,6 +50,34 @@ def test_equalize_and_jpeg_match_reference_exactly(case):
     outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
         np.testing.assert_array_equal(out, exp)
+
+
+def _clahe_on_lightness(case):
+    return (
+        case["op"] == "clahe"
+        and ARRAYS[case["inputs"][0]].shape[-1] == 3
+        and case["kwargs"].get("luma_only", True)
+    )
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c["op"] == "clahe"], ids=case_id)
+def test_clahe_matches_reference(case):
+    outs, expected = replay(case, ARRAYS)
+    for out, exp in zip(outs, expected, strict=True):
+        if not _clahe_on_lightness(case):
+            np.testing.assert_array_equal(out, exp)
+            continue
+        # Lab back to RGB is float arithmetic here and fixed point in OpenCV.
+        diff = np.abs(out.astype(np.int64) - exp)
+        assert diff.max() <= 1 and np.count_nonzero(diff) <= diff.size // 10
+
+
+def test_clahe_without_clipping_on_one_tile_is_equalization_of_the_cdf():
+    x = np.repeat(np.arange(0, 200, 20, dtype=np.uint8), 10).reshape(10, 10, 1)
+    out = np.asarray(ndd.clahe(ndd.tensor(x, layout="HWC"), tiles_x=1, tiles_y=1, clip_limit=1000.0))
+    # One tile: every pixel takes round(255 * cdf / area) of its value.
+    expected = np.rint(np.arange(10, 110, 10, dtype=np.float32) * (np.float32(255) / np.float32(100)))
+    np.testing.assert_array_equal(np.unique(out), expected.astype(np.uint8))
 
 
 def test_equalize_spreads_a_narrow_histogram_over_the_full_range():
