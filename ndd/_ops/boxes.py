@@ -1,4 +1,4 @@
-"""Bounding boxes and point coordinates: bb_flip, bbox_paste, box_encoder, coord_flip.
+"""Bounding boxes and point coordinates: bb_flip, bbox_paste, bbox_rotate, box_encoder, coord_flip.
 
 Boxes are rows of four float32 values in normalized coordinates, either
 ``[x, y, w, h]`` (xywh) or ``[left, top, right, bottom]`` (ltrb). The kernels
@@ -10,6 +10,8 @@ Deliberate divergences from the reference:
   multiple of 4 (the reference reads past the data); ``bbox_paste`` rejects a
   ``ratio`` below 1, which the reference documents as invalid but accepts.
 """
+
+import math
 
 import numpy as np
 
@@ -412,4 +414,199 @@ BOX_ENCODER = Operator(
 )
 
 
-OPERATORS = [BB_FLIP, BBOX_PASTE, BOX_ENCODER, COORD_FLIP]
+# -- bbox_rotate --------------------------------------------------------------------
+
+_ROTATE = "ndd.bbox_rotate"
+
+
+def _rotate_prepare(ins, args):
+    boxes, labels = ins
+    _require_float32(_ROTATE, boxes, "the boxes")
+    if labels is not None and labels._dtype is not int32:
+        raise TypeError(f"{_ROTATE}: the labels must be int32, got {labels._dtype}")
+    if args["bbox_layout"] not in ("xyXY", "xyWH"):
+        raise ValueError(f"{_ROTATE}: 'bbox_layout' must be 'xyXY' or 'xyWH', got {args['bbox_layout']!r}")
+    layout = args["shape_layout"]
+    if "H" not in layout or "W" not in layout:
+        raise ValueError(f"{_ROTATE}: 'shape_layout' must contain H and W, got {layout!r}")
+    # 1 is rejected as in the reference (which documents [0, 1] but checks [0, 1)).
+    if not 0.0 <= args["remove_threshold"] < 1.0:
+        raise ValueError(f"{_ROTATE}: 'remove_threshold' must be in [0, 1), got {args['remove_threshold']}")
+
+
+def _rotate_types(ins, args):
+    types = [(float32, ins[0]._layout)]
+    if ins[1] is not None:
+        types.append((int32, ins[1]._layout))
+    return types
+
+
+def _rotate_shape(shapes, args):
+    boxes, labels = shapes
+    if len(boxes) != 2 or boxes[1] != 4:
+        raise ValueError(f"{_ROTATE}: the boxes must have shape (N, 4), got {tuple(boxes)}")
+    if labels is not None and (
+        labels[:1] != boxes[:1] or len(labels) > 2 or (len(labels) == 2 and labels[1] != 1)
+    ):
+        raise ValueError(
+            f"{_ROTATE}: the labels must have shape ({boxes[0]},) or ({boxes[0]}, 1), got {tuple(labels)}"
+        )
+    return None
+
+
+def rotated_canvas(height, width, angle):
+    """The (height, width) of the canvas that holds an image rotated by ``angle``
+    degrees, as ``rotate`` makes it: the rotated extent rounded up (extents within
+    0.01 of an integer are taken as that integer), then grown by one where needed so
+    that its parity matches the input extent it comes from (the other one when the
+    nearest quarter turn is odd, 45 degrees counting as the next quarter turn), so
+    that the center stays on a pixel."""
+    theta = math.radians(angle)
+    cos, sin = abs(math.cos(theta)), abs(math.sin(theta))
+    out_w = math.ceil(width * cos + height * sin - 0.01)
+    out_h = math.ceil(width * sin + height * cos - 0.01)
+    quarter_turns = math.floor((angle + 45.0) / 90.0)
+    near_w, near_h = (height, width) if quarter_turns % 2 else (width, height)
+    out_w += (out_w - near_w) % 2
+    out_h += (out_h - near_h) % 2
+    return out_h, out_w
+
+
+def _bbox_rotate_kernel(arrays, args):
+    boxes = np.asarray(arrays[0], np.float32).reshape(-1, 4)
+    labels = arrays[1]
+    layout = args["shape_layout"]
+    shape = args["input_shape"]
+    if len(shape) < len(layout):
+        raise ValueError(
+            f"{_ROTATE}: 'input_shape' {list(shape)} has fewer values than 'shape_layout' {layout!r}"
+        )
+    height = float(shape[layout.index("H")])
+    width = float(shape[layout.index("W")])
+    theta = math.radians(args["angle"])
+    cos, sin = math.cos(theta), math.sin(theta)
+    size = args["size"]
+    if size:
+        if len(size) != 2:
+            raise ValueError(f"{_ROTATE}: 'size' must be the canvas (height, width), got {list(size)}")
+        # Fractional sizes are truncated, as the reference does.
+        out_h, out_w = (float(math.trunc(v)) for v in size)
+    elif args["keep_size"]:
+        out_h, out_w = height, width
+    else:
+        out_h, out_w = (float(v) for v in rotated_canvas(height, width, args["angle"]))
+    left, top = boxes[:, 0].astype(np.float64), boxes[:, 1].astype(np.float64)
+    right, bottom = boxes[:, 2].astype(np.float64), boxes[:, 3].astype(np.float64)
+    if args["bbox_layout"] == "xyWH":
+        right, bottom = left + right, top + bottom
+    if args["bbox_normalized"]:
+        left, right = left * width, right * width
+        top, bottom = top * height, bottom * height
+    # Corners relative to the image center, rotated counter-clockwise on screen
+    # (y points down), then placed around the canvas center.
+    xs = np.stack([left, right, right, left], axis=1) - width / 2
+    ys = np.stack([top, top, bottom, bottom], axis=1) - height / 2
+    rx = xs * cos + ys * sin + out_w / 2
+    ry = -xs * sin + ys * cos + out_h / 2
+    lo_x, hi_x = rx.min(axis=1), rx.max(axis=1)
+    lo_y, hi_y = ry.min(axis=1), ry.max(axis=1)
+    mode = args["mode"]
+    if mode != "expand":
+        # 'fixed' keeps the box's own size about the rotated center; 'halfway' the mean of both sizes.
+        weight = 1.0 if mode == "fixed" else 0.5
+        half_w = (weight * (right - left) + (1 - weight) * (hi_x - lo_x)) / 2
+        half_h = (weight * (bottom - top) + (1 - weight) * (hi_y - lo_y)) / 2
+        cx, cy = (lo_x + hi_x) / 2, (lo_y + hi_y) / 2
+        lo_x, hi_x, lo_y, hi_y = cx - half_w, cx + half_w, cy - half_h, cy + half_h
+    area = (hi_x - lo_x) * (hi_y - lo_y)
+    lo_x, hi_x = np.clip(lo_x, 0, out_w), np.clip(hi_x, 0, out_w)
+    lo_y, hi_y = np.clip(lo_y, 0, out_h), np.clip(hi_y, 0, out_h)
+    inside = (hi_x - lo_x) * (hi_y - lo_y)
+    keep = ~(inside < args["remove_threshold"] * area)
+    out = np.stack([lo_x, lo_y, hi_x, hi_y], axis=1)[keep]
+    if args["bbox_layout"] == "xyWH":
+        out[:, 2:] -= out[:, :2]
+    if args["bbox_normalized"]:
+        out /= np.array([out_w, out_h, out_w, out_h])
+    out = out.astype(np.float32)
+    if labels is None:
+        return out
+    return out, np.ascontiguousarray(labels[keep])
+
+
+BBOX_ROTATE = Operator(
+    "bbox_rotate",
+    inputs=[
+        Input("bboxes", doc="Boxes: float32 (N, 4) in ``bbox_layout``."),
+        Input("labels", optional=True, doc="Their labels: int32 (N,) or (N, 1); removed with their boxes."),
+    ],
+    args=[
+        Arg(
+            "angle",
+            "float",
+            per_sample=True,
+            doc="Rotation angle in degrees, counter-clockwise, as ``rotate``.",
+        ),
+        Arg(
+            "bbox_layout",
+            "layout",
+            "xyXY",
+            doc="'xyXY' (corners) or 'xyWH' (corner and size).",
+            type_doc="str",
+        ),
+        Arg("bbox_normalized", "bool", True, doc="Boxes are relative to the image (0 to 1); else pixels."),
+        Arg(
+            "input_shape",
+            "int_list",
+            per_sample=True,
+            doc="Shape of the image the boxes belong to, in ``shape_layout`` order (extra dimensions ignored).",
+            type_doc="list of int",
+        ),
+        Arg(
+            "keep_size",
+            "bool",
+            False,
+            doc="The rotated image keeps the input's size (as ``rotate``'s ``keep_size``).",
+        ),
+        Arg(
+            "mode",
+            "str",
+            "expand",
+            choices=("expand", "halfway", "fixed"),
+            doc="'expand': the box enclosing the rotated box; 'fixed': the box's own size about its "
+            "rotated center; 'halfway': a size between the two.",
+        ),
+        Arg(
+            "remove_threshold",
+            "float",
+            0.1,
+            doc="Boxes with less than this fraction of their area inside the canvas are removed (in [0, 1)).",
+        ),
+        Arg(
+            "shape_layout",
+            "layout",
+            "HW",
+            doc="Layout of ``input_shape`` (must contain H and W).",
+            type_doc="str",
+        ),
+        Arg(
+            "size",
+            "float_list",
+            [],
+            per_sample=True,
+            doc="The canvas (height, width) given to ``rotate``, if any.",
+            type_doc="list of float",
+        ),
+    ],
+    prepare_args=_rotate_prepare,
+    infer_types=_rotate_types,
+    infer_shape=_rotate_shape,
+    kernel=_bbox_rotate_kernel,
+    doc="Rotate boxes with their image, as ``rotate`` turns the image (call it with the same angle, "
+    "``keep_size`` and ``size``).\n\n"
+    "Returns the boxes (and the labels, when given) in the rotated image's frame, clipped to it; "
+    "boxes mostly outside it are removed (``remove_threshold``).",
+)
+
+
+OPERATORS = [BB_FLIP, BBOX_PASTE, BBOX_ROTATE, BOX_ENCODER, COORD_FLIP]

@@ -284,6 +284,45 @@ def bbox_crop_windows(rng):
             case("random_bbox_crop", inputs, rng=ref_rng, **kwargs)
 
 
+def rotations(rng):
+    boxes = boxes_ltrb(rng, 6)
+    labels = rng.integers(0, 50, 6).astype(np.int32)
+    xywh = boxes_xywh(rng, 6)
+    small = np.array([[0.45, 0.47, 0.5, 0.52]], np.float32)
+    for angle in (0.0, 10.0, 30.0, 45.0, 60.0, 90.0, 135.0, 180.0, -30.0, 270.0, 33.3, 89.999, 0.001):
+        for shape in ([100, 200], [101, 200], [100, 201], [37, 59]):
+            case("bbox_rotate", [small], angle=angle, input_shape=shape)
+        case("bbox_rotate", [boxes, labels], angle=angle, input_shape=[60, 80])
+        case("bbox_rotate", [boxes, labels], angle=angle, input_shape=[61, 80], keep_size=True)
+    for mode in ("fixed", "halfway"):
+        for keep in (False, True):
+            case("bbox_rotate", [boxes, labels], angle=25.0, input_shape=[60, 80], mode=mode, keep_size=keep)
+    for threshold in (0.0, 0.5, 1.0):
+        case(
+            "bbox_rotate",
+            [boxes, labels],
+            angle=40.0,
+            input_shape=[60, 80],
+            keep_size=True,
+            remove_threshold=threshold,
+        )
+    case("bbox_rotate", [xywh, labels.reshape(-1, 1)], angle=20.0, input_shape=[60, 80], bbox_layout="xyWH")
+    case("bbox_rotate", [boxes * np.float32(60)], angle=20.0, input_shape=[60, 80], bbox_normalized=False)
+    case("bbox_rotate", [boxes], angle=20.0, input_shape=[60, 80, 3])
+    case("bbox_rotate", [boxes], angle=20.0, input_shape=[80, 60], shape_layout="WH")
+    case("bbox_rotate", [boxes, labels], angle=35.0, input_shape=[60, 80], size=[50, 70])
+    case("bbox_rotate", [boxes, labels], angle=35.0, input_shape=[60, 80], size=[50.4, 70.6])
+    case(
+        "bbox_rotate",
+        [Batch([boxes, boxes[:2]]), Batch([labels, labels[:2]])],
+        angle=Batch([np.float32(15), np.float32(-50)]),
+        input_shape=Batch([np.array([60, 80], np.int32), np.array([33, 47], np.int32)]),
+    )
+    case("bbox_rotate", [boxes], angle=30.0, input_shape=[60, 80], mode="xx")
+    case("bbox_rotate", [boxes.astype(np.float64)], angle=30.0, input_shape=[60, 80])
+    case("bbox_rotate", [boxes, labels.astype(np.int64)], angle=30.0, input_shape=[60, 80])
+
+
 def main():
     rng = np.random.default_rng(0)
     flips_and_pastes(rng)
@@ -292,6 +331,7 @@ def main():
     select_masks(rng)
     random_segmentation()
     bbox_crop_windows(rng)
+    rotations(rng)
     (HERE / "detection_reference.json").write_text(json.dumps({"cases": CASES}, indent=1) + "\n")
     np.savez_compressed(HERE / "detection_reference.npz", **ARRAYS)
     print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")

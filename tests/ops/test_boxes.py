@@ -73,3 +73,37 @@ def test_box_encoder_with_offsets_and_no_boxes_gives_zeros():
     )
     np.testing.assert_array_equal(np.asarray(boxes), np.zeros((3, 4), np.float32))
     np.testing.assert_array_equal(np.asarray(labels), np.zeros(3, np.int32))
+
+
+@pytest.mark.parametrize("case", cases("bbox_rotate"), ids=case_id)
+def test_bbox_rotate_matches_reference(case):
+    # Pixel boxes are within float32 rounding of the reference; normalized ones too.
+    replay(case, rtol=2e-6, atol=2e-6)
+
+
+def test_bbox_rotate_four_quarter_turns_give_the_boxes_back():
+    boxes = np.array([[0.1, 0.2, 0.35, 0.5], [0.6, 0.1, 0.9, 0.3]], np.float32)
+    shape = [60, 90]
+    out = boxes
+    for _ in range(4):
+        out = np.asarray(ndd.bbox_rotate(out, angle=90.0, input_shape=shape))
+        shape = shape[::-1]
+    np.testing.assert_allclose(out, boxes, atol=1e-6)
+
+
+def test_bbox_rotate_removes_labels_with_their_boxes():
+    boxes = np.array([[0.0, 0.0, 0.1, 0.1], [0.4, 0.4, 0.6, 0.6]], np.float32)
+    labels = np.array([7, 8], np.int32)
+    out, kept = ndd.bbox_rotate(boxes, labels, angle=45.0, input_shape=[100, 100], keep_size=True)
+    assert np.asarray(kept).tolist() == [8]
+    assert np.asarray(out).shape == (1, 4)
+
+
+def test_bbox_rotate_argument_errors():
+    boxes = np.zeros((1, 4), np.float32)
+    with pytest.raises(ValueError, match=r"ndd.bbox_rotate: 'mode' must be one of"):
+        ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], mode="grow")
+    with pytest.raises(ValueError, match=r"'remove_threshold' must be in \[0, 1\)"):
+        ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], remove_threshold=1.0)
+    with pytest.raises(ValueError, match=r"'bbox_layout' must be 'xyXY' or 'xyWH'"):
+        ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], bbox_layout="XYxy")
