@@ -31,6 +31,7 @@ FAMILIES = [
     "noise",
     "transforms",
     "warp",
+    "debug",
 ]
 
 
