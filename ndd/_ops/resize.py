@@ -31,6 +31,7 @@ from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
 from ..types import DALIInterpType
+from .axes import axes_from_list, axes_from_names
 from .image_layout import image_axes
 from .random_ops import RNG_ARG, _crop_windows, _range_arg
 from .schema import Arg, Input, Operator
@@ -162,26 +163,49 @@ class Geometry:
         self.hi = hi
 
 
-def resize_geometry(requested, in_extents, lo, hi, *, mode="default", max_size=None, subpixel_scale=True):
+_ROUNDINGS = {
+    "round": lambda v: math.floor(v + 0.5),
+    "truncate": math.floor,
+    "ceil": math.ceil,
+}
+
+
+def resize_geometry(
+    requested,
+    in_extents,
+    lo,
+    hi,
+    *,
+    mode="default",
+    max_size=None,
+    subpixel_scale=True,
+    alignment=None,
+    rounding="round",
+):
     """The output extents and input intervals of a resize.
 
-    ``requested``: one float per spatial axis (0: absent, negative: flip);
-    ``lo``/``hi``: the input region (the whole extents by default).
+    ``requested``: one float per resized axis (0: absent, negative: flip);
+    ``lo``/``hi``: the input region (the whole extents by default); ``alignment``:
+    per axis, the relative point of the region that keeps its place when the
+    region is adjusted to a rounded extent (0.5, its centre, by default);
+    ``rounding``: ``round`` (half up), ``truncate`` or ``ceil``.
     """
     lo, hi = list(lo), list(hi)
     in_sizes = [abs(hi[d] - lo[d]) for d in range(len(requested))]
     adjusted = _adjust_sizes(list(requested), in_sizes, mode, max_size)
+    to_int = _ROUNDINGS[rounding]
     sizes = []
     for d, wanted in enumerate(adjusted):
         if wanted < 0:
             lo[d], hi[d] = hi[d], lo[d]
         wanted = abs(wanted)
-        size = max(1, math.floor(wanted + 0.5)) if in_extents[d] > 0 else 0
+        size = max(1, to_int(wanted)) if in_extents[d] > 0 else 0
         if subpixel_scale and wanted > 0 and size != wanted:
-            # Keep the requested scale: the region grows or shrinks about its centre.
-            center = (lo[d] + hi[d]) * 0.5
-            half = (hi[d] - lo[d]) * 0.5 * size / wanted
-            lo[d], hi[d] = center - half, center + half
+            # Keep the requested scale: the region grows or shrinks about its alignment point.
+            align = 0.5 if alignment is None else alignment[d]
+            anchor = (1 - align) * lo[d] + align * hi[d]
+            extent = (hi[d] - lo[d]) * size / wanted
+            lo[d], hi[d] = anchor - align * extent, anchor + (1 - align) * extent
         sizes.append(size)
     return Geometry(sizes, lo, hi)
 
@@ -288,14 +312,16 @@ def _given(args, name, spec_default):
     return args[name] is not spec_default
 
 
-def _per_axis(qualname, name, values, ndim, layout):
+def _per_axis(qualname, name, values, ndim, context):
+    """One value per axis (a single value applies to all); ``context`` ends the error
+    message ("layout HWC", "2 resized axes")."""
     if values is None:
         return None
     if len(values) == 1:
         return [values[0]] * ndim
     if len(values) != ndim:
         raise InvalidArgumentError(
-            f"{qualname}: '{name}' must have 1 or {ndim} elements for layout {layout}, got {len(values)}"
+            f"{qualname}: '{name}' must have 1 or {ndim} elements for {context}, got {len(values)}"
         )
     return list(values)
 
@@ -341,7 +367,7 @@ def sample_geometry(op, args, shape, axes):
     extents = [shape[a] for a in spatial]
     mode = args["mode"]
     if args["size"] is not None and len(args["size"]) > 0:
-        requested = _per_axis(op.qualname, "size", args["size"], ndim, axes.layout)
+        requested = _per_axis(op.qualname, "size", args["size"], ndim, f"layout {axes.layout}")
     elif args["resize_shorter"] != 0 or args["resize_longer"] != 0:
         shorter = args["resize_shorter"] != 0
         requested = [args["resize_shorter"] if shorter else args["resize_longer"]] * ndim
@@ -349,13 +375,13 @@ def sample_geometry(op, args, shape, axes):
     else:
         by_name = {"D": args["resize_z"], "H": args["resize_y"], "W": args["resize_x"]}
         requested = [by_name[axes.layout[a]] for a in spatial]
-    max_size = _per_axis(op.qualname, "max_size", args["max_size"], ndim, axes.layout)
+    max_size = _per_axis(op.qualname, "max_size", args["max_size"], ndim, f"layout {axes.layout}")
     lo, hi = [0.0] * ndim, [float(e) for e in extents]
     if (args["roi_start"] is None) != (args["roi_end"] is None):
         raise InvalidArgumentError(f"{op.qualname}: 'roi_start' and 'roi_end' must be given together")
     if args["roi_start"] is not None:
-        lo = _per_axis(op.qualname, "roi_start", args["roi_start"], ndim, axes.layout)
-        hi = _per_axis(op.qualname, "roi_end", args["roi_end"], ndim, axes.layout)
+        lo = _per_axis(op.qualname, "roi_start", args["roi_start"], ndim, f"layout {axes.layout}")
+        hi = _per_axis(op.qualname, "roi_end", args["roi_end"], ndim, f"layout {axes.layout}")
         if args["roi_relative"]:
             lo = [v * e for v, e in zip(lo, extents, strict=True)]
             hi = [v * e for v, e in zip(hi, extents, strict=True)]
@@ -607,7 +633,7 @@ def _crop_extents(op, args, axes):
             raise InvalidArgumentError(
                 f"{op.qualname}: 'crop' cannot be combined with 'crop_h'/'crop_w'/'crop_d'"
             )
-        return _per_axis(op.qualname, "crop", args["crop"], ndim, axes.layout)
+        return _per_axis(op.qualname, "crop", args["crop"], ndim, f"layout {axes.layout}")
     if not has_separate:
         return None
     return [separate[axes.layout[a]] for a in axes.spatial]
@@ -725,4 +751,152 @@ RESIZE_CROP_MIRROR = Operator(
 )
 
 
-OPERATORS = [RESIZE, EXPERIMENTAL_RESIZE, RANDOM_RESIZED_CROP, RESIZE_CROP_MIRROR]
+# -- tensor_resize -----------------------------------------------------------------------------
+
+
+def _tr_axes(args, ndim, layout):
+    """The resized dimensions: ``axes``, ``axis_names`` or all of them."""
+    qualname = TENSOR_RESIZE.qualname
+    if args["axes"] is not None and args["axis_names"] is not None:
+        raise InvalidArgumentError(f"{qualname}: 'axes' and 'axis_names' are mutually exclusive")
+    if args["axes"] is not None:
+        return tuple(axes_from_list(qualname, args["axes"], ndim))
+    if args["axis_names"] is not None:
+        return tuple(axes_from_names(qualname, args["axis_names"], layout))
+    return tuple(range(ndim))
+
+
+def _tr_prepare(ins, args):
+    x = ins[0]
+    args["_dims"] = _tr_axes(args, x.ndim, x._layout)
+    args["_dtype"] = _output_dtype(TENSOR_RESIZE, x, args)
+
+
+def _tr_geometry(args, shape):
+    qualname = TENSOR_RESIZE.qualname
+    dims = args["_dims"]
+    count = len(dims)
+    described = f"{count} resized axes"
+    sizes_given = args["sizes"] is not None and len(args["sizes"]) > 0
+    scales_given = args["scales"] is not None and len(args["scales"]) > 0
+    if sizes_given == scales_given:
+        raise InvalidArgumentError(f"{qualname}: give exactly one of 'sizes' and 'scales'")
+    extents = [shape[a] for a in dims]
+    if sizes_given:
+        requested = _per_axis(qualname, "sizes", args["sizes"], count, described)
+    else:
+        scales = _per_axis(qualname, "scales", args["scales"], count, described)
+        # Scales apply to the whole input's extents, whatever the region.
+        requested = [s * e for s, e in zip(scales, extents, strict=True)]
+    lo, hi = [0.0] * count, [float(e) for e in extents]
+    if (args["roi_start"] is None) != (args["roi_end"] is None):
+        raise InvalidArgumentError(f"{qualname}: 'roi_start' and 'roi_end' must be given together")
+    if args["roi_start"] is not None:
+        lo = _per_axis(qualname, "roi_start", args["roi_start"], count, described)
+        hi = _per_axis(qualname, "roi_end", args["roi_end"], count, described)
+        if args["roi_relative"]:
+            lo = [v * e for v, e in zip(lo, extents, strict=True)]
+            hi = [v * e for v, e in zip(hi, extents, strict=True)]
+    return resize_geometry(
+        requested,
+        extents,
+        lo,
+        hi,
+        mode=args["mode"],
+        max_size=_per_axis(qualname, "max_size", args["max_size"], count, described),
+        subpixel_scale=args["subpixel_scale"],
+        alignment=_per_axis(qualname, "alignment", args["alignment"], count, described),
+        rounding=args["size_rounding"] if scales_given else "round",
+    )
+
+
+def _tr_shape(shapes, args):
+    out = list(shapes[0])
+    for a, n in zip(args["_dims"], _tr_geometry(args, shapes[0]).sizes, strict=True):
+        out[a] = n
+    return [tuple(out)]
+
+
+def _tr_kernel(arrays, args):
+    data = arrays[0]
+    geometry = _tr_geometry(args, data.shape)
+    return run_geometry(TENSOR_RESIZE, data, _Dims(args["_dims"]), geometry, args, args["_dtype"].numpy)
+
+
+class _Dims:
+    """The resized dimensions in the form run_geometry reads (``.spatial``)."""
+
+    __slots__ = ("spatial",)
+
+    def __init__(self, spatial):
+        self.spatial = spatial
+
+
+TENSOR_RESIZE = Operator(
+    "tensor_resize",
+    inputs=[Input("input", doc="Data of any dimensionality.")],
+    args=[
+        Arg(
+            "alignment",
+            "float_list",
+            [0.5],
+            per_sample=True,
+            doc="Per resized axis, the relative point of the input region (0 start, 0.5 centre, 1 end) "
+            "that keeps its place when a fractional output extent is rounded.",
+            type_doc="float or list of float",
+        ),
+        ANTIALIAS_ARG,
+        Arg(
+            "axes",
+            "int_list",
+            None,
+            doc="Indices of the resized dimensions (negative count from the end); all by default.",
+            type_doc="int or list of int",
+        ),
+        Arg("axis_names", "layout", None, doc="Layout names of the resized dimensions.", type_doc="str"),
+        DTYPE_ARG,
+        INTERP_ARGS[0],
+        INTERP_ARGS[1],
+        SIZE_ARGS[0],
+        INTERP_ARGS[2],
+        HINT_ARGS[0],
+        SIZE_ARGS[1],
+        *SIZE_ARGS[7:],
+        Arg(
+            "scales",
+            "float_list",
+            None,
+            per_sample=True,
+            doc="Scale factors of the resized axes (exclusive with ``sizes``); the output extent is "
+            "the input's times the scale, rounded by ``size_rounding``.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "size_rounding",
+            "str",
+            "round",
+            choices=("round", "truncate", "ceil"),
+            doc="How extents computed from ``scales`` become whole: round (half up), truncate or ceil.",
+        ),
+        Arg(
+            "sizes",
+            "float_list",
+            None,
+            per_sample=True,
+            doc="Output extents of the resized axes (exclusive with ``scales``; 0 means absent).",
+            type_doc="float or list of float",
+        ),
+        SUBPIXEL_ARG,
+        HINT_ARGS[1],
+    ],
+    prepare_args=_tr_prepare,
+    infer_types=lambda ins, args: [(args["_dtype"], ins[0]._layout)],
+    infer_shape=_tr_shape,
+    kernel=_tr_kernel,
+    doc="Resize data of any dimensionality along chosen axes.\n\n"
+    "Output extents come from ``sizes`` (with ``mode`` and ``max_size`` as in ``resize``) or from "
+    "``scales``; ``roi_start``/``roi_end`` select the input region of the resized axes.",
+)
+
+
+OPERATORS = [RESIZE, EXPERIMENTAL_RESIZE, RANDOM_RESIZED_CROP, RESIZE_CROP_MIRROR, TENSOR_RESIZE]

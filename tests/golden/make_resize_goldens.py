@@ -28,6 +28,9 @@ INPUTS = {
     "u8_seq": ((3, 12, 16, 3), "uint8", "FHWC", 7),
     "f32_vol": ((6, 10, 12, 2), "float32", "DHWC", 8),
     "u8_vol": ((6, 10, 12, 2), "uint8", "DHWC", 9),
+    "f32_2d": ((10, 14), "float32", "", 10),
+    "u8_1d": ((20,), "uint8", "", 11),
+    "u8_3d": ((6, 8, 3), "uint8", "HWC", 12),
 }
 
 
@@ -173,6 +176,41 @@ def resize_cases():
         add("u8", op="resize_crop_mirror", **kw)
     add("f32", op="resize_crop_mirror", size=[16, 20], crop=[10, 12], mirror=1)
     add("u8_chw", op="resize_crop_mirror", size=[16, 20], crop=[10, 12], mirror=1)
+    # tensor_resize.
+    for inp, kw in (
+        ("f32_2d", {"sizes": [5, 7]}),
+        ("f32_2d", {"sizes": [23, 31]}),
+        ("f32_2d", {"scales": [0.5, 1.5]}),
+        ("f32_2d", {"scales": [0.37, 1.3]}),
+        ("f32_2d", {"scales": [0.37, 1.3], "size_rounding": "truncate"}),
+        ("f32_2d", {"scales": [0.37, 1.3], "size_rounding": "ceil"}),
+        ("f32_2d", {"scales": [0.37, 1.3], "alignment": [0.0, 1.0]}),
+        ("f32_2d", {"scales": [0.37, 1.3], "alignment": 0.0}),
+        ("f32_2d", {"scales": [0.37, 1.3], "subpixel_scale": False}),
+        ("f32_2d", {"sizes": [7.5, 9.3]}),
+        ("f32_2d", {"sizes": [7.5, 9.3], "alignment": [0.0, 1.0]}),
+        ("f32_2d", {"sizes": [20], "axes": [1]}),
+        ("f32_2d", {"sizes": [20], "axes": [-2]}),
+        ("f32_2d", {"sizes": [0, 20]}),
+        ("f32_2d", {"sizes": [0, 20], "mode": "stretch"}),
+        ("f32_2d", {"sizes": [8, 8], "mode": "not_larger"}),
+        ("f32_2d", {"sizes": [0, 40], "max_size": 25}),
+        ("f32_2d", {"sizes": [6, 6], "roi_start": [1, 2], "roi_end": [9, 12]}),
+        ("f32_2d", {"sizes": [6, 6], "roi_start": [0.1, 0.9], "roi_end": [0.9, 0.1], "roi_relative": True}),
+        ("f32_2d", {"scales": [2.0, 0.5], "roi_start": [1, 2], "roi_end": [9, 12]}),
+        ("f32_2d", {"sizes": [5, 7], "interp_type": "INTERP_CUBIC"}),
+        ("f32_2d", {"sizes": [5, 7], "interp_type": "INTERP_NN"}),
+        ("u8_1d", {"sizes": [7]}),
+        ("u8_1d", {"scales": [2.5]}),
+        ("u8_3d", {"sizes": [3, 5], "axes": [0, 1]}),
+        ("u8_3d", {"sizes": [3, 5], "axis_names": "HW"}),
+        ("u8_3d", {"sizes": [12, 5, 3]}),
+        ("u8_3d", {"scales": [0.5], "axes": [1]}),
+        ("u8_3d", {"sizes": [3, 5], "axes": [0, 1], "dtype": "FLOAT"}),
+        ("f32_2d", {"sizes": [5, 7], "scales": [1, 1]}),
+        ("f32_2d", {}),
+    ):
+        add(inp, op="tensor_resize", **kw)
     return cases
 
 
@@ -186,7 +224,7 @@ def run_case(ndd, types, case):
             value = getattr(types, value)
         kwargs[key] = value
     fn = getattr(ndd, case["op"])
-    out = fn(ndd.tensor(arr, layout=layout), **kwargs)
+    out = fn(ndd.tensor(arr, layout=layout or None), **kwargs)
     return np.asarray(ndd.as_tensor(out).cpu())
 
 
