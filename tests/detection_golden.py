@@ -15,15 +15,31 @@ import ndd
 
 GOLDEN_DIR = pathlib.Path(__file__).parent / "golden"
 
-__all__ = ["cases", "case_id", "replay"]
+__all__ = ["cases", "case_id", "replay", "assert_reference_signature", "function"]
+
+
+@functools.cache
+def _load_json():
+    return json.loads((GOLDEN_DIR / "detection_reference.json").read_text())
 
 
 @functools.cache
 def _load():
-    data = json.loads((GOLDEN_DIR / "detection_reference.json").read_text())
     with np.load(GOLDEN_DIR / "detection_reference.npz") as npz:
         arrays = {key: npz[key] for key in npz.files}
-    return data["cases"], arrays
+    return _load_json()["cases"], arrays
+
+
+def assert_reference_signature(op):
+    """The public function ``op`` has the reference's parameters (names, kinds, order,
+    which are required); defaults may differ in form (the reference shows None)."""
+    import inspect
+
+    ours = [
+        [p.name, p.kind.name, p.default is inspect.Parameter.empty]
+        for p in inspect.signature(function(op)).parameters.values()
+    ]
+    assert ours == _load_json()["signatures"][op]
 
 
 def cases(op):
@@ -50,7 +66,8 @@ def _value(spec, arrays):
     return spec
 
 
-def _function(op):
+def function(op):
+    """The ndd function named ``op`` (``"segmentation.select_masks"``)."""
     fn = ndd
     for part in op.split("."):
         fn = getattr(fn, part)
@@ -74,7 +91,7 @@ def replay(case, *, rtol=0.0, atol=0.0):
     dtype and shape and within the tolerances, or an error raised where the
     reference raised one."""
     arrays = _load()[1]
-    fn = _function(case["op"])
+    fn = function(case["op"])
     inputs = [_value(i, arrays) for i in case["inputs"]]
     kwargs = {k: _value(v, arrays) for k, v in case["kwargs"].items()}
     if "error" in case:

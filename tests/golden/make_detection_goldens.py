@@ -323,6 +323,36 @@ def rotations(rng):
     case("bbox_rotate", [boxes, labels.astype(np.int64)], angle=30.0, input_shape=[60, 80])
 
 
+OPERATORS = [
+    "bb_flip",
+    "bbox_paste",
+    "bbox_rotate",
+    "box_encoder",
+    "coord_flip",
+    "random_bbox_crop",
+    "roi_random_crop",
+    "segmentation.random_mask_pixel",
+    "segmentation.random_object_bbox",
+    "segmentation.select_masks",
+]
+
+
+def signatures():
+    """Each operator's parameters: (name, kind, required), in order."""
+    import inspect
+
+    out = {}
+    for op in OPERATORS:
+        fn = ndd
+        for part in op.split("."):
+            fn = getattr(fn, part)
+        out[op] = [
+            [p.name, p.kind.name, p.default is inspect.Parameter.empty]
+            for p in inspect.signature(fn).parameters.values()
+        ]
+    return out
+
+
 def main():
     rng = np.random.default_rng(0)
     flips_and_pastes(rng)
@@ -332,7 +362,9 @@ def main():
     random_segmentation()
     bbox_crop_windows(rng)
     rotations(rng)
-    (HERE / "detection_reference.json").write_text(json.dumps({"cases": CASES}, indent=1) + "\n")
+    (HERE / "detection_reference.json").write_text(
+        json.dumps({"signatures": signatures(), "cases": CASES}, indent=1) + "\n"
+    )
     np.savez_compressed(HERE / "detection_reference.npz", **ARRAYS)
     print(f"{len(CASES)} cases, {len(ARRAYS)} arrays")
 

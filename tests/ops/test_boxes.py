@@ -6,7 +6,7 @@ the kernels compute in float32 in the reference's order, so results are exact.
 
 import numpy as np
 import pytest
-from detection_golden import case_id, cases, replay
+from detection_golden import assert_reference_signature, case_id, cases, replay
 
 import ndd
 
@@ -107,3 +107,31 @@ def test_bbox_rotate_argument_errors():
         ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], remove_threshold=1.0)
     with pytest.raises(ValueError, match=r"'bbox_layout' must be 'xyXY' or 'xyWH'"):
         ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], bbox_layout="XYxy")
+
+
+@pytest.mark.parametrize("op", ["bb_flip", "bbox_paste", "bbox_rotate", "box_encoder", "coord_flip"])
+def test_signature_matches_reference(op):
+    assert_reference_signature(op)
+
+
+GPU_CALLS = {
+    "bb_flip": lambda: ndd.bb_flip(np.zeros((1, 4), np.float32), device="gpu"),
+    "bbox_paste": lambda: ndd.bbox_paste(np.zeros((1, 4), np.float32), ratio=2.0, device="gpu"),
+    "bbox_rotate": lambda: ndd.bbox_rotate(
+        np.zeros((1, 4), np.float32), angle=1.0, input_shape=[4, 4], device="gpu"
+    ),
+    "box_encoder": lambda: ndd.box_encoder(
+        np.zeros((1, 4), np.float32), np.zeros(1, np.int32), anchors=[0.0, 0.0, 1.0, 1.0], device="gpu"
+    ),
+    "coord_flip": lambda: ndd.coord_flip(np.zeros((1, 2), np.float32), device="gpu"),
+}
+
+
+@pytest.mark.parametrize("op", ["bb_flip", "bbox_paste", "bbox_rotate", "box_encoder", "coord_flip"])
+def test_gpu_device_needs_a_gpu(op):
+    from ndd._cuda import driver
+
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(driver.GpuUnavailableError, match=r"needs a CUDA GPU"):
+        GPU_CALLS[op]()

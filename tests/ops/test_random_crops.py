@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from detection_golden import _load, case_id, cases
+from detection_golden import _load, assert_reference_signature, case_id, cases
 
 import ndd
 from ndd._ops.random_crops import crop_boxes, crop_metric, from_corners, to_corners
@@ -272,3 +272,24 @@ def test_roi_random_crop_argument_errors():
         np.asarray(
             ndd.roi_random_crop(crop_shape=[20, 2], roi_start=[0, 0], roi_end=[1, 1], in_shape=[10, 10])
         )
+
+
+@pytest.mark.parametrize("op", ["random_bbox_crop", "roi_random_crop"])
+def test_signature_matches_reference(op):
+    assert_reference_signature(op)
+
+
+GPU_CALLS = {
+    "random_bbox_crop": lambda: ndd.random_bbox_crop(BOXES, device="gpu"),
+    "roi_random_crop": lambda: ndd.roi_random_crop(crop_shape=[2], roi_start=[0], roi_end=[1], device="gpu"),
+}
+
+
+@pytest.mark.parametrize("op", ["random_bbox_crop", "roi_random_crop"])
+def test_gpu_device_needs_a_gpu(op):
+    from ndd._cuda import driver
+
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(driver.GpuUnavailableError, match=r"needs a CUDA GPU"):
+        GPU_CALLS[op]()

@@ -12,7 +12,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from detection_golden import case_id, cases, replay
+from detection_golden import assert_reference_signature, case_id, cases, replay
 
 import ndd
 from ndd._ops.segmentation import connected_blobs
@@ -244,3 +244,31 @@ def test_random_mask_pixel_is_reproducible_per_seed():
     a = [np.asarray(random_mask_pixel(MASK, rng=ndd.random.RNG(seed=9))).tolist() for _ in range(3)]
     assert a[0] == a[1] == a[2]
     assert np.asarray(random_mask_pixel(MASK, rng=ndd.random.RNG(seed=9))).dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    "op", ["segmentation.random_mask_pixel", "segmentation.random_object_bbox", "segmentation.select_masks"]
+)
+def test_signature_matches_reference(op):
+    assert_reference_signature(op)
+
+
+GPU_CALLS = {
+    "segmentation.random_mask_pixel": lambda: random_mask_pixel(MASK, device="gpu"),
+    "segmentation.random_object_bbox": lambda: random_object_bbox(MASK, device="gpu"),
+    "segmentation.select_masks": lambda: ndd.segmentation.select_masks(
+        np.zeros(1, np.int32), np.zeros((1, 3), np.int32), np.zeros((1, 2), np.float32), device="gpu"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "op", ["segmentation.random_mask_pixel", "segmentation.random_object_bbox", "segmentation.select_masks"]
+)
+def test_gpu_device_needs_a_gpu(op):
+    from ndd._cuda import driver
+
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(driver.GpuUnavailableError, match=r"needs a CUDA GPU"):
+        GPU_CALLS[op]()
