@@ -23,6 +23,8 @@ from .random_ops import RNG_ARG, known_values
 from .schema import REQUIRED, Arg, Input, Operator
 
 _UNBOUNDED_ATTEMPTS = 100_000
+# Draws of a window's extents before 'scaling' and 'aspect_ratio' are declared incompatible.
+_SIZE_TRIES = 10_000
 
 
 def _sample_data(data, i):
@@ -348,28 +350,29 @@ def _bbox_shape(shapes, args):
 
 def _window_sizes(generator, args, ndim, input_shape):
     """A window extent per axis (relative to the image), within ``scaling`` and with
-    aspect ratios within ``aspect_ratio`` (in pixels when ``input_shape`` is known)."""
+    aspect ratios within ``aspect_ratio`` (in pixels when ``input_shape`` is known).
+
+    The extents are drawn independently and uniformly and redrawn until their
+    ratios fit, as the reference does (so ratios near 1 are the most likely); a
+    range of one ratio fixes each later extent from the first.
+    """
     lo, hi = args["_scaling"]
     pixels = np.ones(ndim) if input_shape is None else np.asarray(input_shape, np.float64)
     pairs = [(0, 1)] if ndim == 2 else [(0, 1), (0, 2), (1, 2)]
     ranges = _ranges("aspect_ratio", args["_aspect"], len(pairs))
-    for _ in range(1000):
-        size = [generator.uniform(lo, hi)]
-        for axis in range(1, ndim):
-            # Each later extent is drawn from the range that the ratios with the
-            # earlier extents and the scaling allow.
-            low, high = lo, hi
-            for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True):
-                if b == axis:
-                    ratio_pixels = size[a] * pixels[a] / pixels[b]
-                    low = max(low, ratio_pixels / rmax)
-                    high = min(high, ratio_pixels / rmin)
-            if low > high * (1 + 1e-9):
-                break
-            size.append(generator.uniform(low, max(low, high)))
-        if len(size) == ndim:
-            return np.asarray(size, np.float32)
-    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
+    if all(rmin == rmax for rmin, rmax in ranges[: ndim - 1]):
+        first = generator.uniform(lo, hi)
+        size = [first] + [first * pixels[0] / pixels[b] / ranges[b - 1][0] for b in range(1, ndim)]
+        return np.asarray(size, np.float32)
+    for _ in range(_SIZE_TRIES):
+        size = generator.uniform(lo, hi, ndim)
+        in_pixels = size * pixels
+        if all(
+            rmin <= in_pixels[a] / in_pixels[b] <= rmax
+            for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True)
+        ):
+            return size.astype(np.float32)
+    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio' (tried {_SIZE_TRIES})")
 
 
 def _draw_window(generator, args, ndim, input_shape, crop_shape):
@@ -421,6 +424,7 @@ def _random_bbox_crop(generator, arrays, args):
     total = args["total_num_attempts"]
     limit = total if total > 0 else _UNBOUNDED_ATTEMPTS
     require_all = args["all_boxes_above_threshold"]
+    prune = args["bbox_prune_threshold"]
     best = None
     attempts = 0
     window = None
@@ -440,7 +444,9 @@ def _random_bbox_crop(generator, arrays, args):
                 score = np.float32(1.0)
             else:
                 score = metric.min() if require_all else metric.max()
-            if score >= threshold:
+            # As in the reference, a window must also keep at least one box.
+            keeps_a_box = len(corners) == 0 or len(crop_boxes(corners, start, start + size, prune)[1]) > 0
+            if score >= threshold and keeps_a_box:
                 window = (start, size, anchor)
                 break
             if best is None or score > best[0]:

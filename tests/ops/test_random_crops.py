@@ -121,6 +121,29 @@ def test_windows_with_any_box_above_threshold_and_overlap_metric():
         assert crop_metric(corners, a, a + s, "overlap").max() >= 0.7 - 1e-6
 
 
+def test_windows_keep_at_least_one_box():
+    # As the reference's: a window keeping no box is not valid even when it meets the threshold.
+    small = np.array([[0.1, 0.1, 0.15, 0.15], [0.8, 0.8, 0.85, 0.86]], np.float32)
+    rng = ndd.random.RNG(seed=8)
+    _, _, boxes = ndd.random_bbox_crop(
+        ndd.batch([small] * 300), scaling=[0.2, 0.3], allow_no_crop=False, rng=rng
+    )
+    assert all(np.asarray(b).shape[0] >= 1 for b in boxes)
+
+
+def test_window_extents_are_drawn_independently_then_fit_to_the_ratio():
+    # Independent uniform extents kept when their ratio fits: the log-ratio is
+    # triangular around 0, as in the reference's windows.
+    anchor, shape = _windows(4000, scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], allow_no_crop=False)
+    draws = np.random.default_rng(0).uniform(0.3, 1.0, (400_000, 2))
+    ratio = draws[:, 0] / draws[:, 1]
+    draws = draws[(ratio >= 0.5) & (ratio <= 2.0)]
+    bins = np.linspace(np.log(0.5), np.log(2.0), 7)
+    expected = np.histogram(np.log(draws[:, 0] / draws[:, 1]), bins=bins)[0] / len(draws) * len(shape)
+    counts = np.histogram(np.log(shape[:, 0] / shape[:, 1]), bins=bins)[0]
+    assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(len(counts) - 1)
+
+
 def test_windows_keep_to_scaling_and_aspect_ratio():
     anchor, shape = _windows(500, scaling=[0.3, 0.8], aspect_ratio=[0.5, 2.0], allow_no_crop=False)
     assert np.all(shape >= 0.3 - 1e-6) and np.all(shape <= 0.8 + 1e-6)
@@ -147,7 +170,8 @@ def test_default_windows_are_square_relative_to_the_image():
 
 
 def test_allow_no_crop_is_one_more_equally_likely_outcome():
-    anchor, shape = _windows(2000, thresholds=[0.0, 0.0, 0.0], scaling=[0.3, 0.5])
+    # Enough attempts that a round of attempts always finds a window keeping a box.
+    anchor, shape = _windows(2000, thresholds=[0.0, 0.0, 0.0], scaling=[0.3, 0.5], num_attempts=200)
     whole = np.sum(np.all(shape == 1, axis=1))
     expected = np.array([500.0, 1500.0])
     counts = np.array([whole, 2000 - whole])
