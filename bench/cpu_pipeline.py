@@ -297,8 +297,12 @@ def _worker(impl, root, profile):
     if profile:
         _profile(ndd, runners)
         return
-    for run_epoch in runners.values():
-        run_epoch()  # warm-up: loading threads, worker processes, caches
+    for case, run_epoch in list(runners.items()):
+        try:
+            run_epoch()  # warm-up: loading threads, worker processes, caches
+        except Exception as error:  # reported in the table instead of stopping the other measurements
+            del runners[case]
+            missing[case] = [f"error: {type(error).__name__}: {str(error)[-80:]}"]
     print(json.dumps({"ready": impl, "cases": sorted(runners), "missing": missing}), flush=True)
     for line in sys.stdin:
         req = json.loads(line)
@@ -478,7 +482,11 @@ def main():
     for case in CASES:
         row = rates[case]
         missing = workers["ndd"].missing.get(case) if "ndd" in workers else None
-        ndd_cell = f"missing: {', '.join(missing)}" if missing else _cell(row["ndd"])
+        if missing and missing[0].startswith("error: "):
+            print(f"{case}: ndd failed: {missing[0]}")
+            ndd_cell = "error"
+        else:
+            ndd_cell = f"missing: {', '.join(missing)}" if missing else _cell(row["ndd"])
         print(
             f"{case:<11} {ndd_cell:>18} {_cell(row['ref']):>18} {_cell(row['torchvision']):>18} "
             f"{_ratio(row, 'ndd', 'ref', TARGET_VS_REF[case]):>20} "
