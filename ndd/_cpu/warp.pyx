@@ -5,16 +5,25 @@ source image and the source is sampled there.
 Coordinates follow the pixel-centre convention: pixel ``(i, j)`` covers the square
 ``[j, j + 1) x [i, i + 1)``, so its centre is ``(j + 0.5, i + 0.5)`` (x first). An
 output pixel is mapped from its centre; nearest-neighbour sampling takes the source
-pixel containing the point, bilinear sampling blends the four pixels whose centres
-surround it. Source pixels outside the image are either the fill value (constant
-border) or the nearest edge pixel (clamped border).
+pixel containing the point (or, with ``round_even``, the pixel whose centre is
+nearest, ties to even), bilinear sampling blends the four pixels whose centres
+surround it. Source pixels outside the image follow a border mode: a constant
+fill value (one per channel), the nearest edge pixel, a reflection or wrapping.
 
 Images are ``(rows, columns, channels)`` views with any strides; source and
 output have the same element type (the operators convert around the kernels).
 """
 
 cimport cython
-from libc.math cimport floorf, roundf
+from libc.math cimport floorf, rintf
+
+# Border modes (the same numbers as BORDER_MODES in ndd/_ops/warp.py).
+cdef enum:
+    BORDER_CONSTANT = 0
+    BORDER_CLAMP = 1
+    BORDER_REFLECT = 2
+    BORDER_REFLECT_101 = 3
+    BORDER_WRAP = 4
 
 ctypedef fused value_t:
     unsigned char
@@ -30,8 +39,14 @@ ctypedef fused value_t:
 cdef float _FAR = 1e7
 
 
-cdef inline value_t _convert(float value, value_t *kind) noexcept nogil:
-    # Integer outputs round halves away from zero and saturate.
+cdef inline float _round(float value, bint round_even) noexcept nogil:
+    if round_even:
+        return rintf(value)
+    return floorf(value + 0.5) if value >= 0 else -floorf(0.5 - value)
+
+
+cdef inline value_t _convert(float value, value_t *kind, bint round_even) noexcept nogil:
+    # Integer outputs are rounded (halves away from zero, or to even) and saturated.
     if value_t is float or value_t is double:
         return <value_t>value
     elif value_t is cython.uchar:
@@ -39,39 +54,64 @@ cdef inline value_t _convert(float value, value_t *kind) noexcept nogil:
             return 0
         if value >= 255:
             return 255
+        if round_even:
+            return <unsigned char>rintf(value)
         return <unsigned char>(<int>(value + 0.5))
     elif value_t is cython.ushort:
         if not value > 0:
             return 0
         if value >= 65535:
             return 65535
+        if round_even:
+            return <unsigned short>rintf(value)
         return <unsigned short>(<int>(value + 0.5))
     elif value_t is cython.schar:
         if not value > -128:
             return -128 if value < 0 else 0
         if value >= 127:
             return 127
-        return <signed char>roundf(value)
+        return <signed char>_round(value, round_even)
     elif value_t is short:
         if not value > -32768:
             return -32768 if value < 0 else 0
         if value >= 32767:
             return 32767
-        return <short>roundf(value)
+        return <short>_round(value, round_even)
     else:
         if not value > -2147483648.0:
             return -2147483648 if value < 0 else 0
         if value >= 2147483647.0:
             return 2147483647
-        return <int>roundf(value)
+        return <int>_round(value, round_even)
 
 
-cdef inline Py_ssize_t _clamp(Py_ssize_t i, Py_ssize_t n) noexcept nogil:
-    if i < 0:
+cdef inline Py_ssize_t _border_index(Py_ssize_t i, Py_ssize_t n, int mode) noexcept nogil:
+    """The source index read for index ``i`` of an axis of ``n`` pixels; -1 for the fill value."""
+    cdef Py_ssize_t period
+    if 0 <= i < n:
+        return i
+    if mode == BORDER_CONSTANT:
+        return -1
+    if mode == BORDER_CLAMP:
+        return 0 if i < 0 else n - 1
+    if mode == BORDER_WRAP:
+        i = i % n
+        return i + n if i < 0 else i
+    if mode == BORDER_REFLECT:
+        # ... 2 1 0 | 0 1 2 ... n-1 | n-1 n-2 ...
+        period = 2 * n
+        i = i % period
+        if i < 0:
+            i += period
+        return period - 1 - i if i >= n else i
+    # BORDER_REFLECT_101: ... 2 1 | 0 1 2 ... n-1 | n-2 ...
+    if n == 1:
         return 0
-    if i >= n:
-        return n - 1
-    return i
+    period = 2 * n - 2
+    i = i % period
+    if i < 0:
+        i += period
+    return period - i if i >= n else i
 
 
 cdef struct Image:
@@ -81,48 +121,64 @@ cdef struct Image:
     Py_ssize_t row_stride, column_stride, channel_stride
 
 
-cdef inline void _fill_pixel(value_t *out, Py_ssize_t out_ks, Py_ssize_t channels, value_t value) noexcept nogil:
+cdef struct Sampling:
+    bint linear
+    bint round_even
+    int border
+    const float *fill  # one value per channel, for BORDER_CONSTANT
+
+
+cdef inline void _write_pixel(const value_t *pixel, Py_ssize_t ks, value_t *out, Py_ssize_t out_ks,
+                              Py_ssize_t channels, const Sampling *how) noexcept nogil:
+    """Copy a source pixel, or write the fill values where ``pixel`` is NULL."""
     cdef Py_ssize_t k
-    for k in range(channels):
-        out[k * out_ks] = value
+    if pixel == NULL:
+        for k in range(channels):
+            out[k * out_ks] = _convert(how.fill[k], out, how.round_even)
+    else:
+        for k in range(channels):
+            out[k * out_ks] = pixel[k * ks]
 
 
-cdef inline void _sample(const value_t *src, Image *s, value_t *out, Py_ssize_t out_ks,
-                         float sx, float sy, bint linear, bint constant, float fill,
-                         value_t fill_converted) noexcept nogil:
+cdef inline const value_t *_pixel(const value_t *src, const Image *s, Py_ssize_t y, Py_ssize_t x,
+                                  int border) noexcept nogil:
+    """The source pixel at ``(y, x)`` after the border rule; NULL for the fill value."""
+    x = _border_index(x, s.columns, border)
+    y = _border_index(y, s.rows, border)
+    if x < 0 or y < 0:
+        return NULL
+    return src + y * s.row_stride + x * s.column_stride
+
+
+cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
+                         float sx, float sy, const Sampling *how) noexcept nogil:
     """Write one output pixel (``out``, channel stride ``out_ks``) from the source
     sampled at point ``(sx, sy)``."""
     cdef Py_ssize_t rows = s.rows, columns = s.columns, channels = s.channels
     cdef Py_ssize_t rs = s.row_stride, cs = s.column_stride, ks = s.channel_stride
-    cdef Py_ssize_t k, x0, y0, x1, y1
+    cdef Py_ssize_t k, x0, y0
     cdef float fx, fy, px, py, v00, v01, v10, v11, top, bottom
     cdef const value_t *p00
     cdef const value_t *p01
     cdef const value_t *p10
     cdef const value_t *p11
-    cdef bint in00, in01, in10, in11
     if not (sx > -_FAR and sx < _FAR and sy > -_FAR and sy < _FAR):
-        if constant:
-            _fill_pixel(out, out_ks, channels, fill_converted)
+        # Far away (or not a number): the fill, or the nearest corner for the other modes.
+        if how.border == BORDER_CONSTANT:
+            _write_pixel(<const value_t *>NULL, ks, out, out_ks, channels, how)
         else:
-            x0 = 0 if sx < 0 else columns - 1
-            y0 = 0 if sy < 0 else rows - 1
-            p00 = src + y0 * rs + x0 * cs
-            for k in range(channels):
-                out[k * out_ks] = p00[k * ks]
+            x0 = 0 if not sx > 0 else columns - 1
+            y0 = 0 if not sy > 0 else rows - 1
+            _write_pixel(src + y0 * rs + x0 * cs, ks, out, out_ks, channels, how)
         return
-    if not linear:
-        x0 = <Py_ssize_t>floorf(sx)
-        y0 = <Py_ssize_t>floorf(sy)
-        if x0 < 0 or y0 < 0 or x0 >= columns or y0 >= rows:
-            if constant:
-                _fill_pixel(out, out_ks, channels, fill_converted)
-                return
-            x0 = _clamp(x0, columns)
-            y0 = _clamp(y0, rows)
-        p00 = src + y0 * rs + x0 * cs
-        for k in range(channels):
-            out[k * out_ks] = p00[k * ks]
+    if not how.linear:
+        if how.round_even:
+            x0 = <Py_ssize_t>rintf(sx - 0.5)
+            y0 = <Py_ssize_t>rintf(sy - 0.5)
+        else:
+            x0 = <Py_ssize_t>floorf(sx)
+            y0 = <Py_ssize_t>floorf(sy)
+        _write_pixel(_pixel(src, s, y0, x0, how.border), ks, out, out_ks, channels, how)
         return
     px = sx - 0.5
     py = sy - 0.5
@@ -132,9 +188,7 @@ cdef inline void _sample(const value_t *src, Image *s, value_t *out, Py_ssize_t 
     y0 = <Py_ssize_t>fy
     fx = px - fx
     fy = py - fy
-    x1 = x0 + 1
-    y1 = y0 + 1
-    if x0 >= 0 and y0 >= 0 and x1 < columns and y1 < rows:
+    if x0 >= 0 and y0 >= 0 and x0 + 1 < columns and y0 + 1 < rows:
         p00 = src + y0 * rs + x0 * cs
         p01 = p00 + cs
         p10 = p00 + rs
@@ -146,42 +200,20 @@ cdef inline void _sample(const value_t *src, Image *s, value_t *out, Py_ssize_t 
             v11 = p11[k * ks]
             top = v00 + (v01 - v00) * fx
             bottom = v10 + (v11 - v10) * fx
-            out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
+            out[k * out_ks] = _convert(top + (bottom - top) * fy, out, how.round_even)
         return
-    if constant:
-        in00 = 0 <= x0 < columns and 0 <= y0 < rows
-        in01 = 0 <= x1 < columns and 0 <= y0 < rows
-        in10 = 0 <= x0 < columns and 0 <= y1 < rows
-        in11 = 0 <= x1 < columns and 0 <= y1 < rows
-        p00 = src + y0 * rs + x0 * cs
-        p01 = p00 + cs
-        p10 = p00 + rs
-        p11 = p10 + cs
-        for k in range(channels):
-            v00 = p00[k * ks] if in00 else fill
-            v01 = p01[k * ks] if in01 else fill
-            v10 = p10[k * ks] if in10 else fill
-            v11 = p11[k * ks] if in11 else fill
-            top = v00 + (v01 - v00) * fx
-            bottom = v10 + (v11 - v10) * fx
-            out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
-        return
-    x0 = _clamp(x0, columns)
-    x1 = _clamp(x1, columns)
-    y0 = _clamp(y0, rows)
-    y1 = _clamp(y1, rows)
-    p00 = src + y0 * rs + x0 * cs
-    p01 = src + y0 * rs + x1 * cs
-    p10 = src + y1 * rs + x0 * cs
-    p11 = src + y1 * rs + x1 * cs
+    p00 = _pixel(src, s, y0, x0, how.border)
+    p01 = _pixel(src, s, y0, x0 + 1, how.border)
+    p10 = _pixel(src, s, y0 + 1, x0, how.border)
+    p11 = _pixel(src, s, y0 + 1, x0 + 1, how.border)
     for k in range(channels):
-        v00 = p00[k * ks]
-        v01 = p01[k * ks]
-        v10 = p10[k * ks]
-        v11 = p11[k * ks]
+        v00 = p00[k * ks] if p00 != NULL else how.fill[k]
+        v01 = p01[k * ks] if p01 != NULL else how.fill[k]
+        v10 = p10[k * ks] if p10 != NULL else how.fill[k]
+        v11 = p11[k * ks] if p11 != NULL else how.fill[k]
         top = v00 + (v01 - v00) * fx
         bottom = v10 + (v11 - v10) * fx
-        out[k * out_ks] = _convert(top + (bottom - top) * fy, &fill_converted)
+        out[k * out_ks] = _convert(top + (bottom - top) * fy, out, how.round_even)
 
 
 cdef Image _image(const value_t[:, :, :] view):
@@ -196,25 +228,40 @@ cdef Image _image(const value_t[:, :, :] view):
     return im
 
 
+cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[::1] fill,
+                        bint linear, int border, bint round_even, str name) except *:
+    cdef Sampling how
+    if src.shape[2] != dst.shape[2]:
+        raise ValueError(f"{name}: the source and output differ in channels")
+    if not BORDER_CONSTANT <= border <= BORDER_WRAP:
+        raise ValueError(f"{name}: unknown border mode {border}")
+    if fill.shape[0] < dst.shape[2]:
+        raise ValueError(f"{name}: 'fill' needs one value per channel")
+    if src.shape[0] == 0 or src.shape[1] == 0:
+        # No pixels to repeat or reflect: everything is outside.
+        border = BORDER_CONSTANT
+    how.linear = linear
+    how.round_even = round_even
+    how.border = border
+    how.fill = &fill[0] if fill.shape[0] else NULL
+    return how
+
+
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
-                    bint perspective, bint linear, bint constant, double fill):
+                    bint perspective, bint linear, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at ``matrix`` applied to each output pixel centre.
 
     ``matrix`` has 9 values (row-major 3x3, mapping ``(x, y, 1)`` of an output
     pixel centre to the source point, divided by the third coordinate when
     ``perspective``), or 6 for an affine map. ``linear`` selects bilinear
-    sampling (else nearest neighbour); ``constant`` reads ``fill`` outside the
-    source (else the nearest edge pixel). Source and output have the same
-    number of channels.
+    sampling (else nearest neighbour); ``border`` is one of the border modes
+    (0 constant, 1 clamp, 2 reflect, 3 reflect_101, 4 wrap); ``fill`` has one
+    value per channel; ``round_even`` rounds ties to even (integer results and
+    nearest-neighbour picks) instead of away from zero.
     """
-    if src.shape[2] != dst.shape[2]:
-        raise ValueError("warp_projective: the source and output differ in channels")
     if matrix.shape[0] < (9 if perspective else 6):
         raise ValueError("warp_projective: the matrix has too few values")
-    if src.shape[0] == 0 or src.shape[1] == 0:
-        if dst.shape[0] * dst.shape[1] * dst.shape[2] and not constant:
-            raise ValueError("warp_projective: an empty source has no edge pixels to repeat")
-        constant = True
+    cdef Sampling how = _sampling(src, dst, fill, linear, border, round_even, "warp_projective")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef float m0 = matrix[0], m1 = matrix[1], m2 = matrix[2]
     cdef float m3 = matrix[3], m4 = matrix[4], m5 = matrix[5]
@@ -223,8 +270,7 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
         m6 = matrix[6]
         m7 = matrix[7]
         m8 = matrix[8]
-    cdef float fill_f = fill, x, y, sx, sy, w
-    cdef value_t fill_converted = _convert(fill_f, &fill_converted)
+    cdef float x, y, sx, sy, w
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
@@ -246,29 +292,20 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     else:
                         sx = sx / w
                         sy = sy / w
-                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, linear, constant,
-                        fill_f, fill_converted)
+                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, &how)
 
 
 def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:, :] map_x,
-                const float[:, :] map_y, bint linear, bint constant, double fill):
+                const float[:, :] map_y, bint linear, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at the points ``(map_x[i, j], map_y[i, j])`` (in the
     pixel-centre convention) for each output pixel ``(i, j)``; the maps have the
-    output's rows and columns. ``linear``, ``constant`` and ``fill`` as in
-    ``warp_projective``.
+    output's rows and columns. The other arguments as in ``warp_projective``.
     """
-    if src.shape[2] != dst.shape[2]:
-        raise ValueError("warp_mapped: the source and output differ in channels")
     if map_x.shape[0] != dst.shape[0] or map_x.shape[1] != dst.shape[1] or \
             map_y.shape[0] != dst.shape[0] or map_y.shape[1] != dst.shape[1]:
         raise ValueError("warp_mapped: the maps must have the output's rows and columns")
-    if src.shape[0] == 0 or src.shape[1] == 0:
-        if dst.shape[0] * dst.shape[1] * dst.shape[2] and not constant:
-            raise ValueError("warp_mapped: an empty source has no edge pixels to repeat")
-        constant = True
+    cdef Sampling how = _sampling(src, dst, fill, linear, border, round_even, "warp_mapped")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
-    cdef float fill_f = fill
-    cdef value_t fill_converted = _convert(fill_f, &fill_converted)
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
@@ -280,4 +317,4 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
             row = <value_t *>d.data + oy * d.row_stride
             for ox in range(columns):
                 _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, map_x[oy, ox], map_y[oy, ox],
-                        linear, constant, fill_f, fill_converted)
+                        &how)

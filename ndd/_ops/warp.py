@@ -8,7 +8,8 @@ source edge pixels repeat outside the image; with it, the outside is that value.
 Integer outputs are rounded half away from zero and saturated.
 
 Samples are 2-D images with channels last (``HWC``) or sequences of them
-(``FHWC``, every frame warped alike). Deliberate divergences from the reference:
+(``FHWC``, every frame warped alike); ``experimental.warp_perspective`` also takes
+planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
 images without a channel axis (``HW``, ``FHW``) are accepted too; volumes
 (``DHWC``) are not supported yet.
 """
@@ -34,15 +35,17 @@ def _pending(*values):
     return any(type(v) is PendingArg for v in values)
 
 
-def _image_axes(op, x_layout, ndim):
+def _image_axes(op, x_layout, ndim, planar=False):
+    """The axes of an image or sequence; ``planar`` allows CHW and FCHW."""
     axes = image_axes(op, x_layout, ndim, four_dims="FHWC")
     if axes.depth is not None:
         raise InvalidArgumentError(
             f"{op.qualname}: volumes ({axes.layout}) are not supported; use 2-D images"
         )
-    if axes.channel is not None and axes.channel != ndim - 1 or axes.width != axes.height + 1:
+    allowed = ("HW", "HWC", "FHW", "FHWC") + (("CHW", "FCHW") if planar else ())
+    if axes.layout not in allowed:
         raise InvalidArgumentError(
-            f"{op.qualname}: expected the layout HWC or FHWC (channels last), got {axes.layout!r}"
+            f"{op.qualname}: expected the layout {' or '.join(allowed)}, got {axes.layout!r}"
         )
     return axes
 
@@ -79,18 +82,32 @@ def _size_arg(op, size):
 
 
 def _frames(arr, axes):
-    """``arr`` as a (frames, rows, columns, channels) view."""
+    """``arr`` as a (frames, rows, columns, channels) view (any layout of image_axes)."""
     view = arr
+    order = [axes.frame, axes.height, axes.width, axes.channel]
     if axes.channel is None:
         view = view[..., np.newaxis]
+        order[3] = view.ndim - 1
     if axes.frame is None:
         view = view[np.newaxis]
-    return view
+        order = [0] + [a + 1 for a in order[1:]]
+    return view.transpose(order)
 
 
-def warp_sample(arr, axes, out_hw, matrix, *, perspective, linear, fill, out_dtype):
+# Border modes of the kernels, by name (warp_perspective's border_mode).
+BORDER_MODES = {"constant": 0, "replicate": 1, "reflect": 2, "reflect_101": 3, "wrap": 4}
+_CLAMP = BORDER_MODES["replicate"]
+
+
+def warp_sample(
+    arr, axes, out_hw, matrix, *, perspective, linear, fill, out_dtype, border=None, round_even=False
+):
     """Warp every frame of one sample to ``out_hw`` with ``matrix`` (output pixel centre
-    to source point, 6 or 9 float64 values); ``fill`` None repeats the edges."""
+    to source point, 6 or 9 float64 values).
+
+    ``fill`` is None (the edges repeat, unless ``border`` says otherwise), a number
+    or one number per channel; ``round_even`` rounds ties to even.
+    """
     out_shape = list(arr.shape)
     out_shape[axes.height], out_shape[axes.width] = out_hw
     target = np.dtype(out_dtype)
@@ -103,11 +120,17 @@ def warp_sample(arr, axes, out_hw, matrix, *, perspective, linear, fill, out_dty
     out = np.empty(out_shape, work_type)
     src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
     m = np.ascontiguousarray(matrix, np.float64).reshape(-1)
-    constant = fill is not None
+    if border is None:
+        border = BORDER_MODES["constant"] if fill is not None else _CLAMP
+    channels = src_frames.shape[3]
+    fills = (
+        np.zeros(channels, np.float32)
+        if fill is None
+        else np.broadcast_to(np.asarray(fill, np.float32), (channels,))
+    )
+    fills = np.ascontiguousarray(fills)
     for f in range(src_frames.shape[0]):
-        warp_projective(
-            src_frames[f], dst_frames[f], m, perspective, linear, constant, 0.0 if fill is None else fill
-        )
+        warp_projective(src_frames[f], dst_frames[f], m, perspective, linear, border, fills, round_even)
     return out if work_type == target else cast_array(out, target)
 
 
@@ -414,4 +437,182 @@ ROTATE = Operator(
 )
 
 
-OPERATORS = [ROTATE, WARP_AFFINE]
+# -- experimental.warp_perspective ---------------------------------------------------
+
+
+def _perspective_matrix(value, inverse_map, origin):
+    """The 3x3 map from output pixel centres to source points (pixel-centre convention)."""
+    m = np.asarray(value, np.float64).reshape(-1)
+    if m.size != 9:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: the matrix must be 3x3, got {m.size} values"
+        )
+    m = m.reshape(3, 3)
+    if not np.all(np.isfinite(m)):
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: the matrix must be finite, got {m.tolist()}"
+        )
+    if not inverse_map:
+        if abs(np.linalg.det(m)) < 1e-12:
+            raise InvalidArgumentError(
+                f"{WARP_PERSPECTIVE.qualname}: the matrix is not invertible: {m.tolist()}"
+            )
+        m = np.linalg.inv(m)
+    if origin == "center":
+        # Pixel centres at integer coordinates: shift into and out of that convention.
+        to_center = np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1]])
+        from_center = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
+        m = from_center @ m @ to_center
+    return m
+
+
+def _perspective_prepare(ins, args):
+    _record_layout(ins, args)
+    given = _matrix_given(args["matrix"])
+    if ins[1] is not None and given:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: give the matrix either as the 'matrix_input' input or as the 'matrix' "
+            "argument, not both"
+        )
+    if ins[1] is None and not given:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: a transform is needed: the 'matrix_input' input or 'matrix'"
+        )
+    kind = args["interp_type"]
+    if kind not in _SUPPORTED_INTERP:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR (INTERP_CUBIC is not "
+            f"supported yet), got {kind!r}"
+        )
+
+
+def _perspective_types(ins, args):
+    x = ins[0]
+    axes = _image_axes(WARP_PERSPECTIVE, x._layout, x.ndim, planar=True)
+    fill = args["fill_value"]
+    if fill and len(fill) > 1 and axes.channel is not None and axes.channel < axes.height:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: 'fill_value' must be one value for planar layouts ({axes.layout}), "
+            f"got {list(fill)}"
+        )
+    return [(x._dtype, x._layout)]
+
+
+def _perspective_shape(shapes, args):
+    shape = shapes[0]
+    axes = _image_axes(WARP_PERSPECTIVE, args["_layout"], len(shape), planar=True)
+    if shapes[1] is not None and int(np.prod(shapes[1])) != 9:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: the 'matrix_input' input must be 3x3, got shape {shapes[1]}"
+        )
+    matrix = args["matrix"]
+    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 9):
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: 'matrix' must be 3x3 (9 elements), got {np.size(matrix)}"
+        )
+    fill = args["fill_value"]
+    channels = shape[axes.channel] if axes.channel is not None else 1
+    if fill and len(fill) not in (1, channels):
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: 'fill_value' must have 1 or {channels} (channels) values, got {list(fill)}"
+        )
+    if _pending(args["size"]):
+        return None
+    size = _size_arg(WARP_PERSPECTIVE, args["size"])
+    out = list(shape)
+    if size is not None:
+        out[axes.height], out[axes.width] = size
+    return [tuple(out)]
+
+
+def _perspective_kernel(arrays, args):
+    x, given = arrays
+    axes = _image_axes(WARP_PERSPECTIVE, args["_layout"], x.ndim, planar=True)
+    matrix = _perspective_matrix(
+        given if given is not None else args["matrix"], args["inverse_map"], args["pixel_origin"]
+    )
+    size = _size_arg(WARP_PERSPECTIVE, args["size"]) or (x.shape[axes.height], x.shape[axes.width])
+    fill = args["fill_value"]
+    return warp_sample(
+        x,
+        axes,
+        size,
+        matrix,
+        perspective=True,
+        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        fill=fill if fill else 0.0,
+        out_dtype=x.dtype,
+        border=BORDER_MODES[args["border_mode"]],
+        round_even=True,
+    )
+
+
+WARP_PERSPECTIVE = Operator(
+    "warp_perspective",
+    module="ndd.experimental",
+    inputs=[
+        Input("input", doc="Images (HW, HWC, CHW) or sequences of them (FHWC, FCHW)."),
+        Input("matrix_input", optional=True, doc="The 3x3 float matrix per sample (instead of ``matrix``)."),
+    ],
+    args=[
+        Arg(
+            "border_mode",
+            "str",
+            "constant",
+            choices=tuple(BORDER_MODES),
+            doc="What is read outside the source: the fill value (constant), the edge pixel (replicate), a "
+            "mirror image with (reflect) or without (reflect_101) the edge pixel repeated, or the opposite "
+            "side (wrap).",
+            type_doc="str",
+        ),
+        Arg(
+            "fill_value",
+            "float_list",
+            [],
+            doc="Value outside the source for the constant border: one, or one per channel; 0 by default.",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "interp_type",
+            "int",
+            DALIInterpType.INTERP_LINEAR,
+            doc="INTERP_NN or INTERP_LINEAR.",
+            type_doc="DALIInterpType",
+        ),
+        Arg(
+            "inverse_map",
+            "bool",
+            True,
+            doc="The matrix maps output points to the source (True) or source points to the output (False).",
+            type_doc="bool",
+        ),
+        Arg(
+            "matrix",
+            "array",
+            [],
+            per_sample=True,
+            doc="The 3x3 perspective matrix (homography) acting on ``(x, y, 1)``.",
+            type_doc="3x3 array of float",
+        ),
+        Arg(
+            "pixel_origin",
+            "str",
+            "corner",
+            choices=("corner", "center"),
+            doc="Where (0, 0) is: the top-left corner of the first pixel (corner) or its centre (center, as in "
+            "OpenCV).",
+            type_doc="str",
+        ),
+        _SIZE,
+    ],
+    prepare_args=_perspective_prepare,
+    infer_types=_perspective_types,
+    infer_shape=_perspective_shape,
+    kernel=_perspective_kernel,
+    doc="Warp images with a perspective transform (a 3x3 homography), like OpenCV's warpPerspective.\n\n"
+    "Integer results round ties to even, and nearest-neighbour sampling takes the pixel whose centre is "
+    "nearest (ties to even).",
+)
+
+
+OPERATORS = [ROTATE, WARP_AFFINE, WARP_PERSPECTIVE]

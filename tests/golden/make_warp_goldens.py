@@ -34,6 +34,10 @@ def images():
         "float": (rgb.astype(np.float32) / 4 - 10.5),
         "seq": np.stack([rgb[:12, :16], 255 - rgb[:12, :16], rgb[8:, 12:]]),
         "odd": rgb[:15, :21],
+        "gray2d": small[..., 0],
+        "planar": rgb.transpose(2, 0, 1),
+        "u16": rgb.astype(np.uint16) * 200,
+        "i16": rgb.astype(np.int16) * 100 - 12000,
     }
     return {k: np.ascontiguousarray(v) for k, v in out.items()}
 
@@ -78,6 +82,56 @@ ROTATE = [("rgb", {"angle": a}) for a in (0, 1, 10, 30, 45, 60, 89.5, 90, 135, 1
     ("odd", {"angle": 180}),
 ]
 
+H1 = [[1, 0.1, 0.5], [0.05, 1, 0], [0.01, 0.02, 1]]
+H2 = [[0.9, -0.2, 3], [0.1, 1.1, -2], [-0.004, 0.003, 1]]
+SHIFT = [[1, 0, -2.5], [0, 1, 1.25], [0, 0, 1]]
+PERSPECTIVE = (
+    [
+        ("rgb", {"matrix": H1}),
+        ("rgb", {"matrix": H2}),
+        ("rgb", {"matrix": H2, "pixel_origin": "center"}),
+        ("rgb", {"matrix": H2, "inverse_map": False}),
+        ("rgb", {"matrix": H2, "interp_type": NN}),
+        ("rgb", {"matrix": H2, "interp_type": NN, "pixel_origin": "center"}),
+        ("rgb", {"matrix": [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1]]}),
+        ("rgb", {"matrix": [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1]], "pixel_origin": "center"}),
+        ("rgb", {"matrix": [[0.5, 0, 0], [0, 0.5, 0], [0, 0, 1]], "interp_type": NN}),
+        ("rgb", {"matrix": H1, "fill_value": [7, 8, 9]}),
+        ("rgb", {"matrix": H1, "fill_value": [200]}),
+        ("rgb", {"matrix": H1, "size": [13, 31]}),
+    ]
+    + [
+        ("rgb", {"matrix": SHIFT, "border_mode": mode})
+        for mode in ("replicate", "reflect", "reflect_101", "wrap")
+    ]
+    + [
+        ("rgb", {"matrix": [[2.5, 0.3, -20], [0.2, 2.2, -15], [0, 0, 1]], "border_mode": mode})
+        for mode in ("reflect", "reflect_101", "wrap")
+    ]
+    + [
+        # Nearest neighbour away from exact ties (which float rounding decides differently).
+        (
+            "rgb",
+            {
+                "matrix": [[2.45, 0.31, -19.7], [0.21, 2.17, -15.3], [0, 0, 1]],
+                "border_mode": "wrap",
+                "interp_type": NN,
+            },
+        ),
+        ("float", {"matrix": H2}),
+        ("float", {"matrix": H2, "border_mode": "reflect", "interp_type": NN}),
+        ("gray", {"matrix": H2}),
+        ("gray2d", {"matrix": H2}),
+        ("seq", {"matrix": H2, "fill_value": [1]}),
+        ("planar", {"matrix": H2}),
+        ("planar", {"matrix": H2, "fill_value": [50], "interp_type": NN}),
+        ("u16", {"matrix": H2}),
+        ("i16", {"matrix": H2, "border_mode": "replicate"}),
+    ]
+)
+
+LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC"}
+
 BATCH = [
     ("rotate", ["rgb", "odd", "rgb"], {"angle": [10, -35, 90]}, {}),
     ("rotate", ["rgb", "rgb"], {"angle": [10, 200], "size": [[20, 28], [30, 12]]}, {"fill_value": 0}),
@@ -91,7 +145,7 @@ def _kw(kwargs):
     for k, v in kwargs.items():
         if k == "dtype":
             v = getattr(ndd, v)
-        elif k == "matrix":
+        elif k == "matrix" and np.size(v) == 6:
             v = np.asarray(v, np.float32).reshape(2, 3)
         elif k == "interp_type":
             v = types.DALIInterpType(v)
@@ -101,7 +155,7 @@ def _kw(kwargs):
 
 def _per_sample_value(name, value):
     value = np.asarray(value, np.float32)
-    return value.reshape(2, 3) if name == "matrix" else value
+    return value.reshape(2, 3) if name == "matrix" and value.size == 6 else value
 
 
 def main():
@@ -119,6 +173,24 @@ def main():
 
     for inp, kwargs in AFFINE:
         record("warp_affine", inp, kwargs, [ndd.warp_affine(imgs[inp], **_kw(kwargs))])
+    for inp, kwargs in PERSPECTIVE:
+        x = ndd.as_tensor(imgs[inp], layout=LAYOUTS.get(inp))
+        kw = {k: np.asarray(v, np.float32) if k == "matrix" else v for k, v in _kw(kwargs).items()}
+        record("experimental.warp_perspective", inp, kwargs, [ndd.experimental.warp_perspective(x, **kw)])
+    m = np.asarray(H2, np.float32)
+    out = ndd.experimental.warp_perspective(imgs["rgb"], m)
+    record("experimental.warp_perspective", "rgb", {}, [out], mtx=m.tolist())
+    data = ndd.batch([imgs["rgb"], imgs["odd"]])
+    out = ndd.experimental.warp_perspective(
+        data, matrix=ndd.batch([np.asarray(h, np.float32) for h in (H1, H2)])
+    )
+    record(
+        "experimental.warp_perspective",
+        ["rgb", "odd"],
+        {},
+        [np.asarray(t) for t in out.evaluate().tensors],
+        per_sample={"matrix": [H1, H2]},
+    )
     for inp, kwargs in ROTATE:
         record("rotate", inp, kwargs, [ndd.rotate(imgs[inp], **_kw(kwargs))])
     # The matrix as an input (a transforms result), per sample in a batch.
