@@ -22,6 +22,7 @@ FAMILIES = [
     "decoders",
     "resize",
     "crop",
+    "compose",
     "filters",
     "boxes",
     "segmentation",

@@ -253,7 +253,117 @@ def crop_cases():
 
 
 def compose_cases():
-    return []
+    cases = []
+    add = lambda op, inp, **kw: cases.append((op, inp, kw))  # noqa: E731
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3])
+    add("erase", "hwc", anchor=[1, 2, 14, 20], shape=[2, 3, 10, 10])
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], axis_names="WH")
+    add("erase", "hwc", anchor=[1.4, 2.5], shape=[2.5, 3.5])
+    add("erase", "hwc", anchor=[1.6, 2.4], shape=[1.5, 0.5])
+    add("erase", "hwc", anchor=[-1.5, -0.5], shape=[3.2, 2.9])
+    add("erase", "hwc", anchor=[0.2, 0.3], shape=[0.5, 0.4], normalized=True)
+    add("erase", "hwc", anchor=[0.2, 0.3], shape=[2, 3], normalized_anchor=True)
+    add("erase", "hwc", anchor=[2, 3], shape=[0.35, 0.45], normalized_shape=True)
+    add("erase", "hwc", anchor=[3, 4], shape=[2, 3], centered_anchor=True)
+    add("erase", "hwc", anchor=[3, 4], shape=[3, 3], centered_anchor=True)
+    add("erase", "hwc", anchor=[0.5, 0.5], shape=[0.3, 0.3], centered_anchor=True, normalized=True)
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], fill_value=[7, 8, 9])
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], fill_value=300)
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], fill_value=-1.7)
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], fill_value=[7, 8])
+    add("erase", "hwc", anchor=[1], shape=[1], axis_names="C")
+    add("erase", "hwc", anchor=[1, 2, 0], shape=[2, 3, 2], axis_names="HWC")
+    add("erase", "hwc", anchor=[1, 2], shape=[2, 3], axes=[0, 1])
+    add("erase", "hwc", anchor=[15, 20], shape=[10, 10])
+    add("erase", "hwc", anchor=[-1, -1], shape=[2, 3])
+    add("erase", "hwc")
+    add("erase", "hwc", shape=[2, 3])
+    add("erase", "hwc", anchor=[1, 2, 3], shape=[2, 3])
+    add("erase", "hwc_f32", anchor=[1, 2], shape=[2, 3], fill_value=-1.5)
+    add("erase", "chw", anchor=[1, 2], shape=[2, 3], fill_value=[7, 8, 9])
+    add("erase", "fhwc", anchor=[1, 2, 3], shape=[2, 3, 4], axis_names="FHW", fill_value=[1, 2, 3])
+    add("erase", "nolayout", anchor=[1, 2], shape=[2, 3], axes=[0, 1])
+    add(
+        "erase",
+        "batch",
+        anchor={"per_sample": [[1, 2], [0, 0, 3, 3], [5, 5]]},
+        shape={"per_sample": [[2, 3], [1, 1, 2, 2], [4, 4]]},
+        fill_value={"per_sample": [[1], [2], [3]]},
+    )
+
+    for ratio, px, py in (
+        (2.0, 0.5, 0.5),
+        (1.5, 0.5, 0.5),
+        (1.3, 0.0, 1.0),
+        (1.7, 0.3, 0.6),
+        (1.1, 0.5, 0.5),
+        (1.25, 0.77, 0.23),
+        (1.9, 1.0, 0.0),
+        (2.5, 0.25, 0.75),
+        (3.0, 0.77, 0.23),
+    ):
+        add("paste", "hwc", ratio=ratio, paste_x=px, paste_y=py, fill_value=[10, 20, 30])
+    add("paste", "hwc", ratio=1.0, fill_value=[10, 20, 30], min_canvas_size=31)
+    add("paste", "hwc", ratio=1.2, fill_value=[10, 20, 30], min_canvas_size=29.5)
+    add("paste", "hwc", ratio=0.5, fill_value=[10, 20, 30])
+    add("paste", "hwc", ratio=2, fill_value=[10])
+    add("paste", "hwc", ratio=2, fill_value=[300, -1, 20])
+    add("paste", "hwc", ratio=2, fill_value=[10, 20, 30], n_channels=4)
+    add("paste", "gray", ratio=1.6, fill_value=[10], n_channels=1)
+    add("paste", "hwc_f32", ratio=2, fill_value=[10, 20, 30])
+    add("paste", "chw", ratio=2, fill_value=[10, 20, 30])
+    add("paste", "nolayout", ratio=1.5, fill_value=[1, 2, 3])
+    add(
+        "paste",
+        "batch",
+        ratio={"per_sample": [1.5, 2.0, 1.2]},
+        paste_x={"per_sample": [0.1, 0.5, 0.9]},
+        paste_y={"per_sample": [0.9, 0.5, 0.0]},
+        min_canvas_size={"per_sample": [0, 40, 0]},
+        fill_value=[5, 6, 7],
+    )
+
+    add("grid_mask", "hwc")
+    add("grid_mask", "hwc", tile=4)
+    add("grid_mask", "hwc", tile=5, ratio=0.3)
+    add("grid_mask", "hwc", tile=6, shift_x=2.5, shift_y=-1)
+    for tile, ratio, angle, sx, sy in (
+        (6, 0.5, 0.5, 0, 0),
+        (7, 0.4, 1.1, 2.5, -3.2),
+        (5, 0.6, -0.7, 1.3, 0.4),
+        (10, 0.35, 2.0, 4, 7),
+    ):
+        add("grid_mask", "hwc", tile=tile, ratio=ratio, angle=angle, shift_x=sx, shift_y=sy)
+    add("grid_mask", "hwc_f32", tile=6, ratio=0.7, angle=0.3)
+    add("grid_mask", "chw", tile=6, angle=0.3)
+    add("grid_mask", "fhwc", tile=5, angle=0.2)
+    add("grid_mask", "gray", tile=4, ratio=0.25)
+    add("grid_mask", "nolayout", tile=4)
+    add("grid_mask", "hwc", tile=4, ratio=1.0)
+    add("grid_mask", "hwc", tile=4, ratio=0.0)
+    add(
+        "grid_mask",
+        "batch",
+        tile={"per_sample": [4, 6, 9], "int": True},
+        angle={"per_sample": [0.0, 0.4, -1.0]},
+        ratio={"per_sample": [0.5, 0.3, 0.6]},
+    )
+
+    add("sequence_rearrange", "fhwc", new_order=[3, 0, 0, 1])
+    add("sequence_rearrange", "fhwc", new_order=[2])
+    add("sequence_rearrange", "fhwc", new_order=[4])
+    add("sequence_rearrange", "fhwc", new_order=[-1])
+    add("sequence_rearrange", "fhwc", new_order=[])
+    add("sequence_rearrange", "chw", new_order=[1, 0])
+    add("sequence_rearrange", "nolayout", new_order=[9, 0, 3])
+    add("sequence_rearrange", "batch_fhwc", new_order={"per_sample": [[1, 2], [2, 2, 0, 1]], "int": True})
+
+    add("per_frame", "hwc")
+    add("per_frame", "hwc", replace=True)
+    add("per_frame", "fhwc")
+    add("per_frame", "nolayout")
+    add("per_frame", "batch", replace=True)
+    return cases
 
 
 def run(cases, inputs, batches, values, records):

@@ -1,0 +1,491 @@
+"""Operators that compose images and sequences: erase, paste, grid_mask,
+sequence_rearrange and per_frame.
+
+Fractional positions follow the reference: region bounds, canvas sizes and paste
+positions are computed in single precision and truncated toward zero.
+
+Deliberate divergences from the reference:
+- ``erase`` of an input without a layout and without ``axes`` raises a clear error
+  (the reference crashes the process); ``grid_mask`` accepts ``HW`` images (the
+  reference crashes on them too) and rejects inputs of more than 3 dimensions
+  (the reference masks them in a way that follows neither their layout nor HWC).
+"""
+
+import numpy as np
+
+from .._prepare.args import REQUIRED, InvalidArgumentError
+from .._types import uint8
+from .conversions import c_cast
+from .schema import Arg, Input, Operator
+
+_LAYOUT = "_input_layout"
+_f32 = np.float32
+
+
+def _record_layout(ins, args):
+    args[_LAYOUT] = ins[0]._layout
+
+
+def _known_ndim(x):
+    shape = getattr(x, "_shape", None)
+    if shape is not None:
+        return len(shape)
+    shapes = getattr(x, "_shapes", None)
+    if shapes:
+        return len(shapes[0])
+    return None
+
+
+def _channel_fill(op, name, values, layout, shape, dtype):
+    """Fill values converted as a C cast does, shaped to broadcast over a sample:
+    one value, or one per channel along the layout's C axis."""
+    fill = c_cast(values, dtype)
+    if fill.size == 1:
+        return fill.reshape(())
+    channel = layout.find("C") if layout else -1
+    channels = shape[channel] if channel >= 0 else 0
+    if fill.size != channels:
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must have 1 value or one per channel ({channels}), got {fill.size}"
+        )
+    return fill.reshape([-1 if d == channel else 1 for d in range(len(shape))])
+
+
+# --- erase ---------------------------------------------------------------------------
+
+_ERASE_AXES = Arg(
+    "axes",
+    "int_list",
+    [1, 0],
+    doc="Indices of the dimensions the regions refer to; used instead of ``axis_names`` when given.",
+    type_doc="list of int",
+)
+
+
+def _erase_axes(args, layout, ndim):
+    if args["axes"] is not _ERASE_AXES.converted_default:
+        axes = []
+        for a in args["axes"]:
+            if not -ndim <= a < ndim:
+                raise InvalidArgumentError(f"ndd.erase: 'axes' has axis {a}, out of range for {ndim}-D input")
+            axes.append(a % ndim)
+        return axes
+    if not layout:
+        raise InvalidArgumentError(
+            "ndd.erase: the input has no layout to find 'axis_names' in; give the layout or 'axes'"
+        )
+    names = args["axis_names"]
+    for ch in names:
+        if ch not in layout:
+            raise InvalidArgumentError(
+                f"ndd.erase: 'axis_names' has {ch!r}, which is not in the input layout {layout!r}"
+            )
+    return [layout.index(ch) for ch in names]
+
+
+def _erase_regions(args, layout, shape):
+    """[(axis, start, end) per erased axis] for every region, clipped to the sample."""
+    axes = _erase_axes(args, layout, len(shape))
+    anchor, size = list(args["anchor"]), list(args["shape"])
+    if len(anchor) != len(size):
+        raise InvalidArgumentError(
+            f"ndd.erase: 'anchor' and 'shape' must have as many values, got {len(anchor)} and {len(size)}"
+        )
+    if not size:
+        return []
+    if len(size) % len(axes):
+        raise InvalidArgumentError(
+            f"ndd.erase: 'shape' must have a multiple of {len(axes)} values (one per erased axis), "
+            f"got {len(size)}"
+        )
+    scale_anchor = args["normalized"] or args["normalized_anchor"]
+    scale_shape = args["normalized"] or args["normalized_shape"]
+    regions = []
+    for r in range(len(size) // len(axes)):
+        region = []
+        for k, axis in enumerate(axes):
+            extent = shape[axis]
+            start, length = _f32(anchor[r * len(axes) + k]), _f32(size[r * len(axes) + k])
+            if scale_anchor:
+                start *= _f32(extent)
+            if scale_shape:
+                length *= _f32(extent)
+            if args["centered_anchor"]:
+                start -= length / _f32(2)
+            lo, hi = int(start), int(start + length)
+            region.append((axis, min(max(lo, 0), extent), min(max(hi, 0), extent)))
+        regions.append(region)
+    return regions
+
+
+def _erase_kernel(arrays, args):
+    data = arrays[0]
+    layout = args[_LAYOUT]
+    regions = _erase_regions(args, layout, data.shape)
+    fill = _channel_fill(ERASE, "fill_value", args["fill_value"], layout, data.shape, data.dtype)
+    if not regions:
+        return data
+    out = data.copy()
+    for region in regions:
+        index = [slice(None)] * data.ndim
+        for axis, lo, hi in region:
+            index[axis] = slice(lo, hi)
+        target = out[tuple(index)]
+        target[...] = fill if fill.ndim == 0 else np.broadcast_to(fill, data.shape)[tuple(index)]
+    return out
+
+
+def _erase_shape(shapes, args):
+    shape = shapes[0]
+    _erase_regions(args, args[_LAYOUT], shape)
+    return [shape]
+
+
+ERASE = Operator(
+    "erase",
+    inputs=[Input("input", doc="The data to erase regions of.")],
+    args=[
+        Arg(
+            "anchor",
+            "float_list",
+            [],
+            per_sample=True,
+            doc="Start of each region, one value per erased axis, regions one after another.",
+            type_doc="list of float",
+        ),
+        _ERASE_AXES,
+        Arg(
+            "axis_names",
+            "layout",
+            "HW",
+            doc="Layout names of the dimensions the regions refer to.",
+            type_doc="str",
+        ),
+        Arg(
+            "centered_anchor",
+            "bool",
+            False,
+            doc="Whether ``anchor`` is the center of each region rather than its start.",
+            type_doc="bool",
+        ),
+        Arg(
+            "fill_value",
+            "float_list",
+            [0.0],
+            per_sample=True,
+            doc="Value of the erased elements: one, or one per channel (converted as a C cast).",
+            type_doc="float or list of float",
+        ),
+        Arg(
+            "normalized",
+            "bool",
+            False,
+            doc="Whether ``anchor`` and ``shape`` are fractions of the extent.",
+            type_doc="bool",
+        ),
+        Arg(
+            "normalized_anchor",
+            "bool",
+            False,
+            doc="Whether ``anchor`` is a fraction of the extent.",
+            type_doc="bool",
+        ),
+        Arg(
+            "normalized_shape",
+            "bool",
+            False,
+            doc="Whether ``shape`` is a fraction of the extent.",
+            type_doc="bool",
+        ),
+        Arg(
+            "shape",
+            "float_list",
+            [],
+            per_sample=True,
+            doc="Size of each region, one value per erased axis, regions one after another.",
+            type_doc="list of float",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_shape=_erase_shape,
+    kernel=_erase_kernel,
+    doc="Fill rectangular regions of the data with a value.\n\n"
+    "Region bounds are truncated toward zero (start and start + size) and clipped to the data; "
+    "without ``anchor`` and ``shape`` nothing is erased.",
+)
+
+
+# --- paste -----------------------------------------------------------------------------
+
+
+def _paste_types(ins, args):
+    x = ins[0]
+    if x._dtype != uint8:
+        raise InvalidArgumentError(f"ndd.paste: the input must be uint8, got {x._dtype}")
+    if x._layout and x._layout != "HWC":
+        raise InvalidArgumentError(f"ndd.paste: the input layout must be HWC, got {x._layout!r}")
+    n = args["n_channels"]
+    if len(args["fill_value"]) not in (1, n):
+        raise InvalidArgumentError(
+            f"ndd.paste: 'fill_value' must have 1 value or 'n_channels' ({n}), got {len(args['fill_value'])}"
+        )
+    return [(uint8, "HWC")]
+
+
+def _paste_plan(args, shape):
+    if len(shape) != 3:
+        raise InvalidArgumentError(f"ndd.paste: the input must be an HWC image, got shape {tuple(shape)}")
+    if shape[2] != args["n_channels"]:
+        raise InvalidArgumentError(
+            f"ndd.paste: the input has {shape[2]} channels, 'n_channels' is {args['n_channels']}"
+        )
+    ratio = _f32(args["ratio"])
+    if not ratio >= 1:
+        raise InvalidArgumentError(f"ndd.paste: 'ratio' must be at least 1, got {args['ratio']}")
+    height, width = shape[0], shape[1]
+    low = _f32(args["min_canvas_size"])
+    canvas_h = int(max(_f32(height) * ratio, low))
+    canvas_w = int(max(_f32(width) * ratio, low))
+    top = int(_f32(canvas_h - height) * _f32(args["paste_y"]))
+    left = int(_f32(canvas_w - width) * _f32(args["paste_x"]))
+    return (canvas_h, canvas_w, shape[2]), top, left
+
+
+def _paste_shape(shapes, args):
+    return [_paste_plan(args, shapes[0])[0]]
+
+
+def _paste_kernel(arrays, args):
+    data = arrays[0]
+    out_shape, top, left = _paste_plan(args, data.shape)
+    out = np.empty(out_shape, dtype=np.uint8)
+    out[...] = c_cast(args["fill_value"], np.dtype(np.uint8))
+    out[top : top + data.shape[0], left : left + data.shape[1]] = data
+    return out
+
+
+PASTE = Operator(
+    "paste",
+    inputs=[Input("input", doc="uint8 HWC images.")],
+    args=[
+        Arg(
+            "fill_value",
+            "int_list",
+            REQUIRED,
+            doc="Color of the canvas: one value, or ``n_channels`` values (converted as a C cast).",
+            type_doc="int or list of int",
+        ),
+        Arg(
+            "min_canvas_size",
+            "float",
+            0.0,
+            per_sample=True,
+            doc="Smallest height and width of the canvas.",
+            type_doc="float",
+        ),
+        Arg("n_channels", "int", 3, doc="Number of channels of the images.", type_doc="int"),
+        Arg(
+            "paste_x",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Horizontal position of the image on the canvas: 0 left, 1 right.",
+            type_doc="float",
+        ),
+        Arg(
+            "paste_y",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Vertical position of the image on the canvas: 0 top, 1 bottom.",
+            type_doc="float",
+        ),
+        Arg(
+            "ratio",
+            "float",
+            REQUIRED,
+            per_sample=True,
+            doc="Canvas size over image size (at least 1).",
+            type_doc="float",
+        ),
+    ],
+    infer_types=_paste_types,
+    infer_shape=_paste_shape,
+    kernel=_paste_kernel,
+    doc="Place each image on a larger canvas of one color (zoom-out augmentation).\n\n"
+    "The canvas is ``ratio`` times the image (at least ``min_canvas_size``), truncated to whole "
+    "pixels; the image starts at ``(canvas - image) * paste_y`` rows and ``* paste_x`` columns, "
+    "truncated.",
+)
+
+
+# --- grid_mask -------------------------------------------------------------------------
+
+
+def _grid_mask_types(ins, args):
+    x = ins[0]
+    return [(x._dtype, x._layout)]
+
+
+def _grid_mask_kernel(arrays, args):
+    data = arrays[0]
+    # As in the reference, the first two dimensions are the rows and columns whatever
+    # the layout says (a CHW image is masked as if it were HWC).
+    if data.ndim not in (2, 3):
+        raise InvalidArgumentError(
+            f"ndd.grid_mask: the input must be an image of 2 or 3 dimensions (HWC), got shape {data.shape}"
+        )
+    tile = args["tile"]
+    if tile <= 0:
+        raise InvalidArgumentError(f"ndd.grid_mask: 'tile' must be positive, got {tile}")
+    height, width = data.shape[0], data.shape[1]
+    # Grid coordinates in tiles, rotated by 'angle', single precision as in the reference.
+    cos_t = _f32(np.cos(_f32(args["angle"]))) / _f32(tile)
+    sin_t = _f32(np.sin(_f32(args["angle"]))) / _f32(tile)
+    shift_x = _f32(args["shift_x"]) / _f32(tile)
+    shift_y = _f32(args["shift_y"]) / _f32(tile)
+    y = np.arange(height, dtype=np.float32)[:, None]
+    x = np.arange(width, dtype=np.float32)[None, :]
+    fx = (-shift_x + y * -sin_t) + x * cos_t
+    fy = (-shift_y + y * cos_t) + x * sin_t
+    ratio = _f32(args["ratio"])
+    masked = ((fx - np.floor(fx)) < ratio) & ((fy - np.floor(fy)) < ratio)
+    if not masked.any():
+        return data
+    out = data.copy()
+    out[masked] = 0
+    return out
+
+
+GRID_MASK = Operator(
+    "grid_mask",
+    inputs=[Input("input", doc="Images (HWC, CHW, ...).")],
+    args=[
+        Arg(
+            "angle", "float", 0.0, per_sample=True, doc="Rotation of the grid, in radians.", type_doc="float"
+        ),
+        Arg(
+            "ratio",
+            "float",
+            0.5,
+            per_sample=True,
+            doc="Side of the black squares as a fraction of ``tile``.",
+            type_doc="float",
+        ),
+        Arg("shift_x", "float", 0.0, per_sample=True, doc="Horizontal offset of the grid.", type_doc="float"),
+        Arg("shift_y", "float", 0.0, per_sample=True, doc="Vertical offset of the grid.", type_doc="float"),
+        Arg("tile", "int", 100, per_sample=True, doc="Period of the grid, in pixels.", type_doc="int"),
+    ],
+    prepare_args=_record_layout,
+    infer_types=_grid_mask_types,
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=_grid_mask_kernel,
+    doc="GridMask augmentation: set to 0 the pixels of a regular grid of squares.\n\n"
+    "A pixel (x, y) is zeroed when both coordinates of its position in the grid, rotated by "
+    "``angle`` and shifted by ``shift_x``/``shift_y``, fall in the first ``ratio`` of a tile.",
+)
+
+
+# --- sequence_rearrange ----------------------------------------------------------------
+
+
+def _rearrange_types(ins, args):
+    x = ins[0]
+    if x._layout and x._layout[0] != "F":
+        raise InvalidArgumentError(
+            f"ndd.sequence_rearrange: the input layout must start with 'F' (frames), got {x._layout!r}"
+        )
+    return [(x._dtype, x._layout)]
+
+
+def _rearrange_shape(shapes, args):
+    shape = shapes[0]
+    order = args["new_order"]
+    if len(shape) < 2:
+        raise InvalidArgumentError(
+            f"ndd.sequence_rearrange: the input must have frames of at least 1 dimension, got shape {tuple(shape)}"
+        )
+    if not order:
+        raise InvalidArgumentError("ndd.sequence_rearrange: 'new_order' must not be empty")
+    for i, index in enumerate(order):
+        if not 0 <= index < shape[0]:
+            raise InvalidArgumentError(
+                f"ndd.sequence_rearrange: 'new_order'[{i}] must be within [0, {shape[0]}) (the frames of "
+                f"the sequence), got {index}"
+            )
+    return [(len(order), *shape[1:])]
+
+
+def _rearrange_kernel(arrays, args):
+    data = arrays[0]
+    _rearrange_shape([data.shape], args)
+    return data[np.asarray(args["new_order"], dtype=np.intp)]
+
+
+SEQUENCE_REARRANGE = Operator(
+    "sequence_rearrange",
+    inputs=[Input("input", doc="Sequences, frames first (layout starting with F).")],
+    args=[
+        Arg(
+            "new_order",
+            "int_list",
+            REQUIRED,
+            per_sample=True,
+            doc="Indices of the input frames that make the output, in order; frames may repeat or be left out.",
+            type_doc="list of int",
+        )
+    ],
+    infer_types=_rearrange_types,
+    infer_shape=_rearrange_shape,
+    kernel=_rearrange_kernel,
+    doc="Reorder, repeat or drop the frames of sequences.",
+)
+
+
+# --- per_frame -------------------------------------------------------------------------
+
+
+def _per_frame_layout(layout, ndim, replace):
+    if ndim == 0:
+        raise InvalidArgumentError("ndd.per_frame: a 0-D input cannot be marked as a sequence")
+    if not layout:
+        return "F" + "*" * (ndim - 1)
+    if layout[0] == "F":
+        return layout
+    if not replace:
+        raise InvalidArgumentError(
+            f"ndd.per_frame: the input layout must start with 'F' (or pass replace=True), got {layout!r}"
+        )
+    return "F" + layout[1:]
+
+
+def _per_frame_types(ins, args):
+    x = ins[0]
+    ndim = _known_ndim(x)
+    if ndim is None:
+        ndim = len(x._layout)
+    return [(x._dtype, _per_frame_layout(x._layout, ndim, args["replace"]))]
+
+
+PER_FRAME = Operator(
+    "per_frame",
+    inputs=[Input("input", doc="An argument to mark as given frame by frame.")],
+    args=[
+        Arg(
+            "replace",
+            "bool",
+            False,
+            doc="Replace the first layout name by F when the layout does not start with F (else an error).",
+            type_doc="bool",
+        )
+    ],
+    infer_types=_per_frame_types,
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=lambda arrays, args: arrays[0],
+    doc="Mark the outer dimension of the data as frames (layout ``F...``), the way the reference "
+    "marks an argument that holds one value per frame of a sequence.\n\n"
+    "The data are unchanged; an input without a layout gets ``F`` followed by ``*`` for its "
+    "other dimensions.",
+)
+
+OPERATORS = [ERASE, PASTE, GRID_MASK, SEQUENCE_REARRANGE, PER_FRAME]

@@ -1,0 +1,83 @@
+"""erase, paste, grid_mask, sequence_rearrange and per_frame against the reference
+goldens (tests/golden/make_crop_goldens.py), numpy, and their argument checks."""
+
+import numpy as np
+import pytest
+from crop_goldens import check_case, crop_cases
+
+import ndd
+
+# Cases the reference rejects and ndd accepts on purpose (see ndd/_ops/compose.py).
+_DIVERGENT = {
+    "case166": "ndd rejects grid_mask on 4-D data, which the reference masks as neither FHWC nor HWC",
+}
+
+
+@pytest.mark.parametrize("case", crop_cases("erase", "paste", "grid_mask", "sequence_rearrange", "per_frame"))
+def test_matches_reference_golden(case):
+    if case["name"] in _DIVERGENT:
+        pytest.skip(_DIVERGENT[case["name"]])
+    check_case(case)
+
+
+def _image(h=12, w=16, c=3, seed=0):
+    return np.random.default_rng(seed).integers(1, 256, (h, w, c), dtype=np.uint8)
+
+
+def test_erase_fills_the_regions_and_keeps_the_rest():
+    img = _image()
+    out = np.asarray(ndd.erase(ndd.as_tensor(img, layout="HWC"), anchor=[2, 3, 8, 10], shape=[3, 4, 9, 9]))
+    expected = img.copy()
+    expected[2:5, 3:7] = 0
+    expected[8:, 10:] = 0
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_paste_places_the_image_on_a_canvas():
+    img = _image()
+    out = np.asarray(
+        ndd.paste(ndd.as_tensor(img, layout="HWC"), ratio=2.0, paste_x=0.25, paste_y=1.0, fill_value=[9])
+    )
+    assert out.shape == (24, 32, 3)
+    np.testing.assert_array_equal(out[12:24, 4:20], img)
+    mask = np.ones(out.shape[:2], bool)
+    mask[12:24, 4:20] = False
+    assert (out[mask] == 9).all()
+
+
+def test_grid_mask_zeroes_squares_of_the_grid():
+    img = _image()
+    out = np.asarray(ndd.grid_mask(ndd.as_tensor(img, layout="HWC"), tile=4, ratio=0.5))
+    y, x = np.mgrid[0:12, 0:16]
+    black = (y % 4 < 2) & (x % 4 < 2)
+    np.testing.assert_array_equal(out[black], 0)
+    np.testing.assert_array_equal(out[~black], img[~black])
+
+
+def test_sequence_rearrange_per_sample_orders():
+    seqs = [np.arange(4 * 2 * 3, dtype=np.float32).reshape(4, 2, 3) + 100 * s for s in range(2)]
+    orders = ndd.batch([np.int32([3, 1]), np.int32([0, 0, 2])])
+    out = ndd.sequence_rearrange(ndd.batch(seqs, layout="FHW"), new_order=orders)
+    np.testing.assert_array_equal(np.asarray(out.tensors[0]), seqs[0][[3, 1]])
+    np.testing.assert_array_equal(np.asarray(out.tensors[1]), seqs[1][[0, 0, 2]])
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda x: ndd.erase(x, anchor=[1, 2, 3], shape=[2, 3]), "ndd.erase: 'anchor' and 'shape'"),
+        (lambda x: ndd.erase(x, anchor=[1, 2], shape=[2, 3], fill_value=[1, 2]), "ndd.erase: 'fill_value'"),
+        (lambda x: ndd.paste(x, ratio=0.5, fill_value=[0]), "ndd.paste: 'ratio' must be at least 1"),
+        (lambda x: ndd.paste(x, ratio=2, fill_value=[0, 1]), "ndd.paste: 'fill_value'"),
+        (lambda x: ndd.grid_mask(x, tile=0), "ndd.grid_mask: 'tile' must be positive"),
+        (lambda x: ndd.per_frame(x), "ndd.per_frame: the input layout must start with 'F'"),
+    ],
+)
+def test_bad_arguments_name_the_operator_and_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        np.asarray(call(ndd.as_tensor(_image(), layout="HWC")))
+
+
+def test_sequence_rearrange_rejects_frames_out_of_range():
+    with pytest.raises(ValueError, match=r"ndd.sequence_rearrange: 'new_order'\[0\] must be within \[0, 4\)"):
+        np.asarray(ndd.sequence_rearrange(ndd.as_tensor(np.zeros((4, 2, 2)), layout="FHW"), new_order=[4]))
