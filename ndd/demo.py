@@ -47,40 +47,6 @@ def augment(encoded: ndd.Batch, rng: ndd.random.RNG) -> ndd.Batch:
     )
 
 
-# TEMPORARY, removed once every operator of ``augment`` exists in ndd: the same steps in Pillow and numpy.
-NEEDED_OPS = ["decoders.image", "random_resized_crop", "flip", "crop_mirror_normalize"]
-
-
-def missing_ops():
-    missing = []
-    for path in NEEDED_OPS:
-        namespace, _, name = path.rpartition(".")
-        if not hasattr(getattr(ndd, namespace) if namespace else ndd, name):
-            missing.append(path)
-    return missing
-
-
-def augment_with_pillow(encoded: ndd.Batch, rng: np.random.Generator) -> ndd.Batch:
-    import io
-
-    out = []
-    for sample in encoded.tensors:
-        image = Image.open(io.BytesIO(bytes(np.asarray(sample)))).convert("RGB")
-        area = image.width * image.height * rng.uniform(0.08, 1.0)
-        ratio = math.exp(rng.uniform(math.log(3 / 4), math.log(4 / 3)))
-        width = min(image.width, round(math.sqrt(area * ratio)))
-        height = min(image.height, round(math.sqrt(area / ratio)))
-        left, top = rng.integers(image.width - width + 1), rng.integers(image.height - height + 1)
-        image = image.resize(
-            (CROP_SIZE, CROP_SIZE), Image.BILINEAR, box=(left, top, left + width, top + height)
-        )
-        pixels = np.asarray(image, dtype=np.float32)
-        if rng.random() < 0.5:
-            pixels = pixels[:, ::-1]
-        out.append(((pixels - MEAN) / STD).astype(np.float32).transpose(2, 0, 1))
-    return ndd.batch(out, layout="CHW")
-
-
 def grid_image(batch: np.ndarray, columns: int = 4) -> Image.Image:
     """Normalised float NCHW images -> one RGB picture of them side by side (2-pixel gaps)."""
     pixels = batch.transpose(0, 2, 3, 1) * STD + MEAN
@@ -101,10 +67,6 @@ def run(epochs: int, batch_size: int, output: pathlib.Path, seed: int = 42) -> n
     files = photo_files()
     reader = ndd.readers.File(files=files, random_shuffle=True, seed=seed)
     rng = ndd.random.RNG(seed=seed)
-    missing = missing_ops()
-    if missing:
-        print(f"missing in ndd: {', '.join(missing)}; the augmentation runs in Pillow and numpy meanwhile")
-        rng = np.random.default_rng(seed)
     print(
         f"{len(files) // REPEATS_PER_EPOCH} photographs from {PHOTOS}, each {REPEATS_PER_EPOCH} times per epoch"
     )
@@ -118,8 +80,7 @@ def run(epochs: int, batch_size: int, output: pathlib.Path, seed: int = 42) -> n
         start = time.perf_counter()
         images = 0
         for encoded, _labels in reader.next_epoch(batch_size=batch_size):
-            augmented = augment_with_pillow(encoded, rng) if missing else augment(encoded, rng)
-            last = np.asarray(ndd.as_tensor(augmented))
+            last = np.asarray(ndd.as_tensor(augment(encoded, rng)))
             images += last.shape[0]
         seconds = time.perf_counter() - start
         print(f"epoch {epoch}: {images} images in {seconds * 1e3:.0f} ms, {images / seconds:.0f} images/s")

@@ -42,3 +42,11 @@ def test_demo_batch_is_normalized_float_chw(tmp_path):
     high = ((255 - demo.MEAN) / demo.STD).reshape(3, 1, 1)
     assert (batch >= low - 1e-4).all() and (batch <= high + 1e-4).all()
     assert abs(float(batch.mean())) < 1.5 and 0.5 < float(batch.std()) < 2.0
+
+
+def test_demo_is_reproducible_from_its_seed(tmp_path):
+    first = demo.run(epochs=1, batch_size=8, output=tmp_path / "a.png", seed=5)
+    again = demo.run(epochs=1, batch_size=8, output=tmp_path / "b.png", seed=5)
+    other = demo.run(epochs=1, batch_size=8, output=tmp_path / "c.png", seed=6)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
