@@ -8,12 +8,14 @@ def warp_projective(
     matrix: np.ndarray,
     perspective: bool,
     linear: bool,
-    constant: bool,
-    fill: float,
+    border: int,
+    fill: np.ndarray,
+    round_even: bool,
 ) -> None:
     """Fill ``dst`` (rows, columns, channels) by sampling ``src`` (same type and channels) at the
     point that ``matrix`` (float64, 6 affine or 9 projective values, row-major) gives for each output
-    pixel centre; bilinear or nearest-neighbour sampling, constant ``fill`` or clamped border."""
+    pixel centre; bilinear or nearest-neighbour sampling; ``border`` 0 constant (``fill``, float32, one
+    value per channel), 1 clamp, 2 reflect, 3 reflect_101, 4 wrap; ``round_even`` rounds ties to even."""
 
 def warp_mapped(
     src: np.ndarray,
@@ -21,8 +23,9 @@ def warp_mapped(
     map_x: np.ndarray,
     map_y: np.ndarray,
     linear: bool,
-    constant: bool,
-    fill: float,
+    border: int,
+    fill: np.ndarray,
+    round_even: bool,
 ) -> None:
     """Fill ``dst`` by sampling ``src`` at the float32 points ``(map_x, map_y)`` given per output
-    pixel (pixel-centre convention)."""
+    pixel (pixel-centre convention); the other arguments as in ``warp_projective``."""

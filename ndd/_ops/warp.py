@@ -1,4 +1,6 @@
-"""Geometric warps of images: ``ndd.rotate`` and ``ndd.warp_affine``.
+"""Geometric warps of images: ``ndd.rotate``, ``ndd.warp_affine``,
+``ndd.experimental.warp_perspective`` and the distortions ``ndd.water`` and
+``ndd.sphere`` (per-pixel maps sampled by the same kernel).
 
 Coordinates follow the pixel-centre convention (see ``ndd/_cpu/warp.pyx``): an
 affine matrix maps the centre ``(x + 0.5, y + 0.5)`` of an output pixel, x first,
@@ -18,7 +20,7 @@ import math
 
 import numpy as np
 
-from .._cpu.warp import warp_projective
+from .._cpu.warp import warp_mapped, warp_projective
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
@@ -615,4 +617,131 @@ WARP_PERSPECTIVE = Operator(
 )
 
 
-OPERATORS = [ROTATE, WARP_AFFINE, WARP_PERSPECTIVE]
+# -- water, sphere ----------------------------------------------------------------------
+
+
+def _distortion_types(op):
+    def types(ins, args):
+        x = ins[0]
+        _image_axes(op(), x._layout, x.ndim)
+        kind = args["interp_type"]
+        if kind not in _SUPPORTED_INTERP:
+            raise InvalidArgumentError(
+                f"{op().qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got {kind!r}"
+            )
+        return [(x._dtype, x._layout)]
+
+    return types
+
+
+def _water_maps(rows, columns, args):
+    y, x = np.mgrid[0:rows, 0:columns].astype(np.float32)
+    f32 = np.float32
+    map_x = x + f32(args["ampl_x"]) * np.sin(f32(args["freq_x"]) * y + f32(args["phase_x"]))
+    map_y = y + f32(args["ampl_y"]) * np.cos(f32(args["freq_y"]) * x + f32(args["phase_y"]))
+    return map_x.astype(np.float32), map_y.astype(np.float32)
+
+
+def _sphere_maps(rows, columns, args):
+    f32 = np.float32
+    mid_x, mid_y = f32(columns / 2), f32(rows / 2)
+    # The reference divides by half the larger side rounded down (its centre is not).
+    radius = f32(max(columns // 2, rows // 2))
+    y, x = np.mgrid[0:rows, 0:columns].astype(np.float32)
+    dx = x + f32(0.5) - mid_x
+    dy = y + f32(0.5) - mid_y
+    scale = np.sqrt(dx * dx + dy * dy) / radius if radius > 0 else np.zeros_like(dx)
+    return (mid_x + scale * dx).astype(np.float32), (mid_y + scale * dy).astype(np.float32)
+
+
+def _distortion_kernel(op, maps):
+    def kernel(arrays, args):
+        x = arrays[0]
+        if not args["mask"]:
+            return x
+        axes = _image_axes(op(), args["_layout"], x.ndim)
+        rows, columns = x.shape[axes.height], x.shape[axes.width]
+        map_x, map_y = maps(rows, columns, args)
+        target = x.dtype
+        work = x if target.type in _KERNEL_TYPES else x.astype(np.float32)
+        out = np.empty(work.shape, work.dtype)
+        src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
+        fills = np.full(src_frames.shape[3], args["fill_value"], np.float32)
+        linear = args["interp_type"] == DALIInterpType.INTERP_LINEAR
+        for f in range(src_frames.shape[0]):
+            warp_mapped(
+                src_frames[f], dst_frames[f], map_x, map_y, linear, BORDER_MODES["constant"], fills, False
+            )
+        return out if out.dtype == target else cast_array(out, target)
+
+    return kernel
+
+
+def _distortion_args(*extra):
+    return [
+        *extra,
+        Arg(
+            "fill_value",
+            "float",
+            0.0,
+            doc="Value of the output pixels mapped outside the source.",
+            type_doc="float",
+        ),
+        Arg(
+            "interp_type",
+            "int",
+            DALIInterpType.INTERP_NN,
+            doc="INTERP_NN or INTERP_LINEAR.",
+            type_doc="DALIInterpType",
+        ),
+        Arg(
+            "mask",
+            "int",
+            1,
+            per_sample=True,
+            doc="Apply the distortion (1) or pass the sample through unchanged (0).",
+            type_doc="int",
+        ),
+    ]
+
+
+def _float_arg(name, default, doc):
+    return Arg(name, "float", default, doc=doc, type_doc="float")
+
+
+WATER = Operator(
+    "water",
+    inputs=[Input("input", doc="Images (HWC).")],
+    args=sorted(
+        _distortion_args(
+            _float_arg("ampl_x", 10.0, "Amplitude of the wave along x, in pixels."),
+            _float_arg("ampl_y", 10.0, "Amplitude of the wave along y, in pixels."),
+            _float_arg("freq_x", 0.049087, "Frequency of the wave along x (radians per row)."),
+            _float_arg("freq_y", 0.049087, "Frequency of the wave along y (radians per column)."),
+            _float_arg("phase_x", 0.0, "Phase of the wave along x, in radians."),
+            _float_arg("phase_y", 0.0, "Phase of the wave along y, in radians."),
+        ),
+        key=lambda a: a.name,
+    ),
+    prepare_args=_record_layout,
+    infer_types=_distortion_types(lambda: WATER),
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=_distortion_kernel(lambda: WATER, _water_maps),
+    doc="Water-ripple distortion: output pixel ``(x, y)`` reads the source at "
+    "``(x + ampl_x * sin(freq_x * y + phase_x), y + ampl_y * cos(freq_y * x + phase_y))``.",
+)
+
+SPHERE = Operator(
+    "sphere",
+    inputs=[Input("input", doc="Images (HWC).")],
+    args=_distortion_args(),
+    prepare_args=_record_layout,
+    infer_types=_distortion_types(lambda: SPHERE),
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=_distortion_kernel(lambda: SPHERE, _sphere_maps),
+    doc="Spherical (bulging) distortion: each output pixel reads the source farther from the centre by "
+    "its distance from the centre over half the larger side.",
+)
+
+
+OPERATORS = [ROTATE, SPHERE, WARP_AFFINE, WARP_PERSPECTIVE, WATER]

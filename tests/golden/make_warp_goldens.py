@@ -130,6 +130,27 @@ PERSPECTIVE = (
     ]
 )
 
+DISTORTIONS = [
+    ("water", "rgb", {}),
+    (
+        "water",
+        "rgb",
+        {"ampl_x": 3.5, "ampl_y": -2.25, "freq_x": 0.3, "freq_y": 0.2, "phase_x": 0.5, "phase_y": 1.0},
+    ),
+    ("water", "rgb", {"ampl_x": 3.5, "ampl_y": 2.25, "freq_x": 0.3, "freq_y": 0.2, "interp_type": LINEAR}),
+    ("water", "odd", {"ampl_x": 1.5, "ampl_y": 4, "fill_value": 77}),
+    ("water", "float", {"ampl_x": 2.5, "ampl_y": 1, "interp_type": LINEAR, "fill_value": -1}),
+    ("water", "gray", {"ampl_x": 1, "ampl_y": 1, "freq_x": 1, "freq_y": 1}),
+    ("water", "rgb", {"mask": 0}),
+    ("sphere", "rgb", {}),
+    ("sphere", "rgb", {"interp_type": LINEAR}),
+    ("sphere", "odd", {"fill_value": 200}),
+    ("sphere", "odd", {"interp_type": LINEAR}),
+    ("sphere", "gray", {}),
+    ("sphere", "float", {"interp_type": LINEAR}),
+    ("sphere", "rgb", {"mask": 0}),
+]
+
 LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC"}
 
 BATCH = [
@@ -191,6 +212,19 @@ def main():
         [np.asarray(t) for t in out.evaluate().tensors],
         per_sample={"matrix": [H1, H2]},
     )
+    for op, inp, kwargs in DISTORTIONS:
+        record(op, inp, kwargs, [getattr(ndd, op)(imgs[inp], **_kw(kwargs))])
+    for op in ("water", "sphere"):
+        data = ndd.batch([imgs["rgb"], imgs["odd"], imgs["rgb"]])
+        extra = {"ampl_x": 2.0} if op == "water" else {}
+        out = getattr(ndd, op)(data, mask=ndd.batch([np.int32(1), np.int32(0), np.int32(1)]), **extra)
+        record(
+            op,
+            ["rgb", "odd", "rgb"],
+            extra,
+            [np.asarray(t) for t in out.evaluate().tensors],
+            per_sample={"mask": [1, 0, 1]},
+        )
     for inp, kwargs in ROTATE:
         record("rotate", inp, kwargs, [ndd.rotate(imgs[inp], **_kw(kwargs))])
     # The matrix as an input (a transforms result), per sample in a batch.

@@ -83,7 +83,7 @@ def test_golden(case):
     data = ndd.batch([ARRAYS[f"in_{name}"] for name in case["input"]])
     per_sample = {}
     for name, values in case["per_sample"].items():
-        samples = [np.asarray(v, np.float32) for v in values]
+        samples = [np.asarray(v, np.int32 if name == "mask" else np.float32) for v in values]
         if name == "matrix" and samples[0].size == 6:
             samples = [s.reshape(2, 3) for s in samples]
         per_sample[name] = ndd.batch(samples)
