@@ -321,6 +321,22 @@ def _laplacian_plan(op, args, spatial_count):
     return plan
 
 
+# Up to this many non-zero taps a 2-D Laplacian runs as one window instead of
+# separable passes (2 partial derivatives x 2 passes, plus a sum).
+_DIRECT_LAPLACIAN_TAPS = 25
+
+
+def _laplacian_window(plan):
+    """The 2-D window equal to the sum of the separable partial derivatives of ``plan``."""
+    height = max(len(windows[0]) for windows in plan)
+    width = max(len(windows[1]) for windows in plan)
+    whole = np.zeros((height, width), np.float64)
+    for rows, cols in plan:
+        top, left = (height - len(rows)) // 2, (width - len(cols)) // 2
+        whole[top : top + len(rows), left : left + len(cols)] += np.outer(rows, cols)
+    return whole.astype(np.float32)
+
+
 def _laplacian_shape(shapes, args):
     spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], len(shapes[0]))
     _laplacian_plan(LAPLACIAN, args, len(spatial))
@@ -331,13 +347,19 @@ def _laplacian_kernel(arrays, args):
     x = arrays[0]
     spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], x.ndim)
     plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
+    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
+    if len(spatial) == 2:
+        whole = _laplacian_window(plan)
+        if np.count_nonzero(whole) <= _DIRECT_LAPLACIAN_TAPS:
+            # One pass with the whole window costs less than the separable passes here.
+            centre = tuple(n // 2 for n in whole.shape)
+            return _correlate_window(x, spatial, whole, centre, out_type, "reflect")
     source = _kernel_input(x)
     total = None
     for windows in plan:
         partial = _separable(source, spatial, windows, np.dtype(np.float32))
         total = partial if total is None else np.add(total, partial, out=total)
-    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
-    return _store(total, np.dtype(out_type))
+    return _store(total, out_type)
 
 
 LAPLACIAN = Operator(
@@ -447,38 +469,46 @@ def _filter_shape(shapes, args):
     return [_filter_plan(shapes[0], shapes[1], args)[2]]
 
 
-def _filter_kernel(arrays, args):
-    x, weights, fill = arrays
-    spatial, anchors, out_shape = _filter_plan(x.shape, weights.shape, args)
+def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0):
+    """``x`` correlated over its (adjacent) ``spatial`` axes with the 2-D or 3-D ``weights``,
+    ``anchors`` giving the weight over each output element, into ``out_type``. Borders by
+    np.pad ``pad_mode``; None: no padding, the output shrinks ('valid')."""
     first, last = spatial[0], spatial[-1]
     outer = math.prod(x.shape[:first])
     inner = math.prod(x.shape[last + 1 :])
     planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
-    if args["mode"] == "same":
-        border = args["border"]
+    if pad_mode is not None:
         widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
-        if border == "constant":
-            value = 0.0 if fill is None else float(np.asarray(fill).reshape(()))
-            planes = np.pad(planes, widths, mode="constant", constant_values=value)
+        if pad_mode == "constant":
+            planes = np.pad(planes, widths, mode="constant", constant_values=fill)
         else:
-            planes = np.pad(planes, widths, mode=_PAD_MODES[border])
-    out_spatial = out_shape[first : last + 1]
+            planes = np.pad(planes, widths, mode=pad_mode)
+    out_spatial = tuple(n - s + 1 for n, s in zip(planes.shape[1:-1], weights.shape, strict=True))
+    out_shape = x.shape[:first] + out_spatial + x.shape[last + 1 :]
     weights = np.ascontiguousarray(weights, dtype=np.float32)
     rows, cols = out_spatial[-2], out_spatial[-1]
-    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
     if len(spatial) == 2:
         src = planes.reshape(outer, planes.shape[1], planes.shape[2] * inner)
         return _correlate_into(src, (outer, rows, cols * inner), weights, inner, out_type).reshape(out_shape)
-    else:
-        # A volume: a 2-D correlation per output slice and filter slice, summed over the slices.
-        out = np.zeros((outer, *out_spatial, inner), np.float32)
-        partial = np.empty((outer, rows, cols * inner), np.float32)
-        for d in range(out_spatial[0]):
-            for k in range(weights.shape[0]):
-                slab = np.ascontiguousarray(planes[:, d + k]).reshape(outer, planes.shape[2], -1)
-                correlate(slab, partial, weights[k], inner)
-                out[:, d] += partial.reshape(outer, rows, cols, inner)
-        return _store(out.reshape(out_shape), out_type)
+    # A volume: a 2-D correlation per output slice and filter slice, summed over the slices.
+    out = np.zeros((outer, *out_spatial, inner), np.float32)
+    partial = np.empty((outer, rows, cols * inner), np.float32)
+    for d in range(out_spatial[0]):
+        for k in range(weights.shape[0]):
+            slab = np.ascontiguousarray(planes[:, d + k]).reshape(outer, planes.shape[2], -1)
+            correlate(slab, partial, weights[k], inner)
+            out[:, d] += partial.reshape(outer, rows, cols, inner)
+    return _store(out.reshape(out_shape), out_type)
+
+
+def _filter_kernel(arrays, args):
+    x, weights, fill = arrays
+    spatial, anchors, _ = _filter_plan(x.shape, weights.shape, args)
+    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
+    if args["mode"] == "valid":
+        return _correlate_window(x, spatial, weights, anchors, out_type, None)
+    value = 0.0 if fill is None else np.asarray(fill).reshape(()).item()
+    return _correlate_window(x, spatial, weights, anchors, out_type, _PAD_MODES[args["border"]], value)
 
 
 FILTER = Operator(
