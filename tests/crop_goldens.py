@@ -43,17 +43,18 @@ def _kwargs(raw):
 def call_case(case):
     """Run the recorded call with ndd; returns the result (Tensor or Batch)."""
     meta, values = _load()
-    name = case["input"]
-    if case["batch"]:
-        spec = meta["batches"][name]
-        samples = [values[f"input_{name}_{i}"] for i in range(spec["size"])]
-        x = ndd.batch(samples, layout=spec["layout"] or None)
-    else:
-        x = ndd.as_tensor(values[f"input_{name}"], layout=meta["inputs"][name]["layout"] or None)
+    xs = []
+    for name in case["input"].split("+"):
+        if name in meta["batches"]:
+            spec = meta["batches"][name]
+            samples = [values[f"input_{name}_{i}"] for i in range(spec["size"])]
+            xs.append(ndd.batch(samples, layout=spec["layout"] or None))
+        else:
+            xs.append(ndd.as_tensor(values[f"input_{name}"], layout=meta["inputs"][name]["layout"] or None))
     fn = ndd
     for part in case["op"].split("."):
         fn = getattr(fn, part)
-    return fn(x, **_kwargs(case["kwargs"]))
+    return fn(*xs, **_kwargs(case["kwargs"]))
 
 
 def _outputs(result, case):

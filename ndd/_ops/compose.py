@@ -1,5 +1,5 @@
-"""Operators that compose images and sequences: erase, paste, grid_mask,
-sequence_rearrange and per_frame.
+"""Operators that compose images and sequences: erase, paste, multi_paste,
+grid_mask, sequence_rearrange and per_frame.
 
 Fractional positions follow the reference: region bounds, canvas sizes and paste
 positions are computed in single precision and truncated toward zero.
@@ -15,7 +15,7 @@ import numpy as np
 
 from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
-from .conversions import c_cast
+from .conversions import c_cast, convert_saturating, round_half_away
 from .schema import Arg, Input, Operator
 
 _LAYOUT = "_input_layout"
@@ -488,4 +488,235 @@ PER_FRAME = Operator(
     "other dimensions.",
 )
 
-OPERATORS = [ERASE, PASTE, GRID_MASK, SEQUENCE_REARRANGE, PER_FRAME]
+
+# --- multi_paste -----------------------------------------------------------------------
+
+
+def _multi_paste_types(ins, args):
+    x = ins[0]
+    layouts = {y._layout for y in ins if y is not None}
+    if len(layouts) > 1:
+        raise InvalidArgumentError(
+            f"ndd.multi_paste: the inputs must share one layout, got {sorted(layouts)}"
+        )
+    if x._layout and x._layout != "HWC":
+        raise InvalidArgumentError(f"ndd.multi_paste: the input layout must be HWC, got {x._layout!r}")
+    for y in ins[1:]:
+        if y is not None and y._dtype != x._dtype:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: the inputs must share one type, got {x._dtype} and {y._dtype}"
+            )
+    if args["in_ids"] is not None and len(ins) > 1:
+        raise InvalidArgumentError(
+            f"ndd.multi_paste: with 'in_ids' there must be exactly one input, got {len(ins)}"
+        )
+    for absolute in ("in_anchors", "shapes", "out_anchors"):
+        if args[absolute] is not None and args[absolute + "_rel"] is not None:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: '{absolute}' and '{absolute}_rel' cannot be given together"
+            )
+    return [(args["dtype"] or x._dtype, "HWC")]
+
+
+def _region_table(args, name, count, kind):
+    """The (count, 2) values of a per-region argument, or None when not given."""
+    value = args[name]
+    if value is None:
+        return None
+    table = np.asarray(value, dtype=np.float64 if kind == "f" else np.int64)
+    if table.size == 0 and count == 0:
+        return table.reshape(0, 2)
+    if table.ndim == 1 and count == 1:
+        table = table.reshape(1, -1)
+    if table.shape != (count, 2):
+        raise InvalidArgumentError(
+            f"ndd.multi_paste: '{name}' must have one (y, x) pair per pasted region ({count} x 2), "
+            f"got shape {table.shape}"
+        )
+    return table
+
+
+def _scaled(table, extents, rounding):
+    """Relative (y, x) pairs scaled by ``extents`` in single precision, then made whole."""
+    values = table.astype(np.float32) * np.asarray(extents, dtype=np.float32)
+    return rounding(values).astype(np.int64)
+
+
+def _convert_rounding(region, target):
+    """Values converted as the reference converts pasted data: floats to integers
+    rounded half away from zero, every value saturated at the limits of ``target``."""
+    if region.dtype == target:
+        return region
+    if target.kind in "iu":
+        info = np.iinfo(target)
+        if region.dtype.kind == "f":
+            region = round_half_away(region.astype(np.float64))
+        return np.clip(region, info.min, info.max).astype(target)
+    return convert_saturating(region, target)
+
+
+def _paste_regions(index, sources, args, target, common_size):
+    """The output sample ``index``: the regions pasted, in order, onto a zero canvas."""
+    ids = args["in_ids"]
+    if ids is not None:
+        batch = sources[0]
+        for i in ids:
+            if not 0 <= i < len(batch):
+                raise InvalidArgumentError(
+                    f"ndd.multi_paste: 'in_ids' must be within [0, {len(batch)}) (the batch size), got {i}"
+                )
+        pieces = [batch[i] for i in ids]
+    else:
+        pieces = [source[index] for source in sources]
+    count = len(pieces)
+    if args["output_size"] is not None:
+        out_size = tuple(args["output_size"])
+        if len(out_size) != 2:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: 'output_size' must have 2 values (height, width), got {list(out_size)}"
+            )
+    elif common_size is None:
+        raise InvalidArgumentError(
+            "ndd.multi_paste: without 'output_size' all the input samples must have the same shape"
+        )
+    else:
+        out_size = common_size
+    channels = sources[0][index].shape[2] if sources[0] else 0
+    for piece in pieces:
+        if piece.ndim != 3 or piece.shape[2] != channels:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: the pasted samples must be HWC images with {channels} channels, "
+                f"got shape {piece.shape}"
+            )
+    in_sizes = np.array([p.shape[:2] for p in pieces], dtype=np.int64).reshape(count, 2)
+    in_anchors = _region_table(args, "in_anchors", count, "i")
+    if in_anchors is None:
+        rel = _region_table(args, "in_anchors_rel", count, "f")
+        in_anchors = np.zeros((count, 2), np.int64) if rel is None else _scaled(rel, in_sizes, np.trunc)
+    shapes = _region_table(args, "shapes", count, "i")
+    if shapes is None:
+        rel = _region_table(args, "shapes_rel", count, "f")
+        shapes = in_sizes - in_anchors if rel is None else _scaled(rel, in_sizes, np.ceil)
+    out_anchors = _region_table(args, "out_anchors", count, "i")
+    if out_anchors is None:
+        rel = _region_table(args, "out_anchors_rel", count, "f")
+        out_anchors = np.zeros((count, 2), np.int64) if rel is None else _scaled(rel, [out_size], np.trunc)
+    out = np.zeros((*out_size, channels), dtype=target)
+    for k, piece in enumerate(pieces):
+        (iy, ix), (h, w), (oy, ox) = in_anchors[k], shapes[k], out_anchors[k]
+        if min(iy, ix, h, w) < 0 or iy + h > piece.shape[0] or ix + w > piece.shape[1]:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: region {k} (anchor {[int(iy), int(ix)]}, shape {[int(h), int(w)]}) is not "
+                f"within its input of shape {piece.shape[:2]}"
+            )
+        if oy < 0 or ox < 0 or oy + h > out_size[0] or ox + w > out_size[1]:
+            raise InvalidArgumentError(
+                f"ndd.multi_paste: region {k} pasted at {[int(oy), int(ox)]} with shape {[int(h), int(w)]} "
+                f"is not within the output of size {list(out_size)}"
+            )
+        out[oy : oy + h, ox : ox + w] = _convert_rounding(piece[iy : iy + h, ix : ix + w], target)
+    return out
+
+
+def _multi_paste_batch_kernel(inputs, sample_args, batch_size, ctx):
+    sources = [x if isinstance(x, list) else [x] * batch_size for x in inputs if x is not None]
+    shapes = {s.shape[:2] for s in sources[0]}
+    common_size = shapes.pop() if len(shapes) == 1 else None
+    target = sample_args[0]["dtype"].numpy if sample_args and sample_args[0]["dtype"] is not None else None
+    outs = []
+    for i in range(batch_size):
+        kind = target if target is not None else sources[0][i].dtype
+        outs.append(_paste_regions(i, sources, sample_args[i], kind, common_size))
+    return [outs]
+
+
+def _multi_paste_kernel(arrays, args):
+    sources = [[a] for a in arrays if a is not None]
+    target = args["dtype"].numpy if args["dtype"] is not None else arrays[0].dtype
+    return _paste_regions(0, sources, args, target, arrays[0].shape[:2])
+
+
+MULTI_PASTE = Operator(
+    "multi_paste",
+    inputs=[
+        Input("input_0", doc="HWC images the regions are taken from."),
+        Input("inputs", variadic=True, doc="More batches of HWC images: region k comes from input k."),
+    ],
+    args=[
+        Arg("dtype", "dtype", None, doc="Output type; the input's when omitted.", type_doc="DType"),
+        Arg(
+            "in_anchors",
+            "array",
+            None,
+            per_sample=True,
+            doc="(y, x) start of each region in its input, one row per region; 0 by default.",
+            type_doc="array of int",
+        ),
+        Arg(
+            "in_anchors_rel",
+            "array",
+            None,
+            per_sample=True,
+            doc="``in_anchors`` as fractions of the input size (truncated).",
+            type_doc="array of float",
+        ),
+        Arg(
+            "in_ids",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="Indices of the samples of the (single) input batch that the regions come from.",
+            type_doc="list of int",
+        ),
+        Arg(
+            "out_anchors",
+            "array",
+            None,
+            per_sample=True,
+            doc="(y, x) position of each region in the output; 0 by default.",
+            type_doc="array of int",
+        ),
+        Arg(
+            "out_anchors_rel",
+            "array",
+            None,
+            per_sample=True,
+            doc="``out_anchors`` as fractions of the output size (truncated).",
+            type_doc="array of float",
+        ),
+        Arg(
+            "output_size",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="(height, width) of the output; the common size of the input samples by default.",
+            type_doc="list of int",
+        ),
+        Arg(
+            "shapes",
+            "array",
+            None,
+            per_sample=True,
+            doc="(height, width) of each region; up to the end of its input by default.",
+            type_doc="array of int",
+        ),
+        Arg(
+            "shapes_rel",
+            "array",
+            None,
+            per_sample=True,
+            doc="``shapes`` as fractions of the input size (rounded up).",
+            type_doc="array of float",
+        ),
+    ],
+    infer_types=_multi_paste_types,
+    kernel=_multi_paste_kernel,
+    batch_kernel=_multi_paste_batch_kernel,
+    doc="Paste regions of several images onto new canvases (mosaic, copy-paste augmentation).\n\n"
+    "Output sample i is a zero canvas onto which regions are pasted in order: from the samples "
+    "``in_ids`` of the input batch, or, without ``in_ids``, from sample i of each input. Pasted "
+    "values convert to ``dtype`` rounding half away from zero and saturating. Regions must lie "
+    "within their input and the output.",
+)
+
+OPERATORS = [ERASE, PASTE, GRID_MASK, SEQUENCE_REARRANGE, PER_FRAME, MULTI_PASTE]

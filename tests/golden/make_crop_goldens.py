@@ -45,7 +45,11 @@ def make_inputs():
         "nolayout": (_image(10, 12, 3, 5), ""),
     }
     batch = [_image(20, 28, 3, 6), _image(15, 31, 3, 7), _image(26, 18, 3, 8)]
+    same = [(np.arange(6 * 8 * 3).reshape(6, 8, 3) % 250 + 1 + 3 * i).astype(np.uint8) for i in range(3)]
     batches = {
+        "batch_same": (same, "HWC"),
+        "batch_same100": ([s + 100 for s in same], "HWC"),
+        "batch_same_f32": ([(s.astype(np.float32) * 3 - 5.5) for s in same], "HWC"),
         "batch": (batch, "HWC"),
         "batch_fhwc": ([_image(12, 16, 3, 20 + s)[None].repeat(3, 0) for s in range(2)], "FHWC"),
     }
@@ -363,25 +367,119 @@ def compose_cases():
     add("per_frame", "fhwc")
     add("per_frame", "nolayout")
     add("per_frame", "batch", replace=True)
+
+    mp = "multi_paste"
+    ids = lambda *v: {"per_sample": list(v), "int": True}  # noqa: E731
+    rel = lambda *v: {"per_sample": list(v)}  # noqa: E731
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0, 1], [2], [1]),
+        in_anchors=ids([[0, 0], [2, 3]], [[1, 1]], [[0, 0]]),
+        shapes=ids([[2, 2], [3, 3]], [[2, 2]], [[6, 8]]),
+        out_anchors=ids([[0, 0], [3, 5]], [[0, 0]], [[0, 0]]),
+        output_size=ids([6, 8], [6, 8], [6, 8]),
+    )
+    add(
+        mp,
+        "batch_same",
+        in_anchors=ids([[0, 0]], [[1, 1]], [[0, 0]]),
+        shapes=ids([[2, 2]], [[2, 2]], [[6, 8]]),
+    )
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]))
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]), output_size=ids([3, 4], [7, 9], [6, 8]))
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0], [1], [2]),
+        shapes=ids([[2, 3]], [[2, 3]], [[2, 3]]),
+        output_size=ids([3, 4], [7, 9], [6, 8]),
+    )
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0], [1], [2]),
+        shapes=ids([[2, 3]], [[2, 3]], [[2, 3]]),
+        output_size=[7, 9],
+    )
+    add(mp, "batch_same", in_ids=ids([1], [0], [2]), in_anchors=ids([[2, 3]], [[1, 1]], [[0, 0]]))
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0], [1], [2]),
+        in_anchors_rel=rel([[0.5, 0.5]], [[0.2, 0.3]], [[0, 0]]),
+        shapes_rel=rel([[0.5, 0.5]], [[0.3, 0.3]], [[1, 1]]),
+        out_anchors_rel=rel([[0.1, 0.2]], [[0.5, 0.5]], [[0, 0]]),
+    )
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0], [1], [2]),
+        in_anchors_rel=rel([[0.1, 0.1]], [[0.25, 0.3]], [[0.5, 0.5]]),
+        shapes_rel=rel([[0.45, 0.45]], [[0.55, 0.3]], [[0.4, 0.1]]),
+    )
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0, 1], [1], [2]),
+        out_anchors=ids([[0, 0], [1, 1]], [[0, 0]], [[0, 0]]),
+        shapes=ids([[3, 3], [3, 3]], [[1, 1]], [[1, 1]]),
+    )
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]), out_anchors=ids([[5, 7]], [[0, 0]], [[0, 0]]))
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]), in_anchors=ids([[5, 7]], [[0, 0]], [[0, 0]]))
+    add(mp, "batch_same", in_ids=ids([3], [1], [2]))
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]), in_anchors=ids([[0, 0, 0]], [[0, 0, 0]], [[0, 0, 0]]))
+    add(
+        mp,
+        "batch_same",
+        in_ids=ids([0], [1], [2]),
+        in_anchors=ids([[0, 0]], [[0, 0]], [[0, 0]]),
+        in_anchors_rel=rel([[0, 0]], [[0, 0]], [[0, 0]]),
+    )
+    add(mp, "batch_same", in_ids=[0, 1], shapes=[[2, 2], [1, 1]], out_anchors=[[0, 0], [4, 4]])
+    add(mp, "batch_same", in_ids=ids([0], [1], [2]), dtype={"dtype": "float32"})
+    add(
+        mp,
+        "batch_same_f32",
+        in_ids=ids([0, 2], [1], [2]),
+        dtype={"dtype": "uint8"},
+        out_anchors=ids([[0, 0], [2, 2]], [[0, 0]], [[0, 0]]),
+        shapes=ids([[3, 3], [2, 2]], [[6, 8]], [[1, 1]]),
+    )
+    add(
+        mp,
+        "batch_same+batch_same100",
+        in_anchors=ids([[0, 0], [1, 1]], [[0, 0], [2, 2]], [[0, 0], [0, 0]]),
+        shapes=ids([[2, 2], [2, 2]], [[1, 1], [1, 1]], [[1, 1], [1, 1]]),
+        out_anchors=ids([[0, 0], [3, 3]], [[0, 0], [4, 4]], [[0, 0], [1, 1]]),
+    )
+    add(mp, "batch_same+batch_same100")
+    add(mp, "batch_same")
+    add(mp, "batch", in_ids=ids([1], [0], [2]))
+    add(mp, "batch", in_ids=ids([1], [0], [2]), output_size=ids([20, 31], [20, 31], [30, 30]))
+    add(mp, "batch_same+batch_same100", in_ids=ids([0], [1], [2]))
     return cases
 
 
 def run(cases, inputs, batches, values, records):
     for op, inp, kw in cases:
         name = f"case{len(records)}"
-        record = {"name": name, "op": op, "input": inp, "kwargs": kw, "batch": inp in batches}
+        is_batch = inp.split("+")[0] in batches
+        record = {"name": name, "op": op, "input": inp, "kwargs": kw, "batch": is_batch}
         try:
-            if inp in batches:
-                samples, layout = batches[inp]
-                x = ndd.batch(samples, layout=layout or None)
-            else:
-                arr, layout = inputs[inp]
-                x = ndd.as_tensor(arr, layout=layout or None)
+            xs = []
+            for part in inp.split("+"):
+                if part in batches:
+                    samples, layout = batches[part]
+                    xs.append(ndd.batch(samples, layout=layout or None))
+                else:
+                    arr, layout = inputs[part]
+                    xs.append(ndd.as_tensor(arr, layout=layout or None))
             fn = ndd
             for part in op.split("."):
                 fn = getattr(fn, part)
-            result = fn(x, **_kwargs(kw))
-            if inp in batches:
+            result = fn(*xs, **_kwargs(kw))
+            if is_batch:
                 outs = [np.asarray(s) for s in result.tensors]
             else:
                 outs = [np.asarray(result)]

@@ -13,7 +13,9 @@ _DIVERGENT = {
 }
 
 
-@pytest.mark.parametrize("case", crop_cases("erase", "paste", "grid_mask", "sequence_rearrange", "per_frame"))
+@pytest.mark.parametrize(
+    "case", crop_cases("erase", "paste", "multi_paste", "grid_mask", "sequence_rearrange", "per_frame")
+)
 def test_matches_reference_golden(case):
     if case["name"] in _DIVERGENT:
         pytest.skip(_DIVERGENT[case["name"]])
@@ -81,3 +83,15 @@ def test_bad_arguments_name_the_operator_and_argument(call, message):
 def test_sequence_rearrange_rejects_frames_out_of_range():
     with pytest.raises(ValueError, match=r"ndd.sequence_rearrange: 'new_order'\[0\] must be within \[0, 4\)"):
         np.asarray(ndd.sequence_rearrange(ndd.as_tensor(np.zeros((4, 2, 2)), layout="FHW"), new_order=[4]))
+
+
+def test_multi_paste_builds_a_mosaic_from_in_ids():
+    imgs = [_image(8, 8, 3, s) for s in range(4)]
+    ids = ndd.batch([np.int32([0, 1, 2, 3])] * 4)
+    anchors = np.int32([[0, 0], [0, 4], [4, 0], [4, 4]])
+    out = ndd.multi_paste(
+        ndd.batch(imgs, layout="HWC"), in_ids=ids, shapes=np.int32([[4, 4]] * 4), out_anchors=anchors
+    )
+    got = np.asarray(out.tensors[0])
+    for k, (y, x) in enumerate(anchors):
+        np.testing.assert_array_equal(got[y : y + 4, x : x + 4], imgs[k][:4, :4])
