@@ -11,3 +11,11 @@ def filter_table(
     lo: float, hi: float, out_size: int, in_size: int, kind: int, antialias: bool
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def resample_pass(src: np.ndarray, dst: np.ndarray, indices: np.ndarray, weights: np.ndarray) -> None: ...
+def resample_rows_columns(
+    src: np.ndarray,
+    dst: np.ndarray,
+    row_indices: np.ndarray,
+    row_weights: np.ndarray,
+    column_indices: np.ndarray,
+    column_weights: np.ndarray,
+) -> None: ...

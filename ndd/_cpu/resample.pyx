@@ -230,3 +230,78 @@ def resample_pass(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1
                         out_row = &dst[a, b, j, 0]
                         for i in range(inner):
                             out_row[i] = _store(small[i], out_row)
+
+
+def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
+                          float[:, ::1] row_weights, int32_t[:, ::1] column_indices,
+                          float[:, ::1] column_weights):
+    """Both passes of a 2-D resize of ``src`` (outer, H, W, C) into ``dst``
+    (outer, out_H, out_W, C), with whole-row accumulations in both.
+
+    The vertical pass sums input rows (W * C contiguous values) and stores its result
+    transposed, column-major (W, out_H, C); the horizontal pass then sums those
+    columns as rows too, and stores the result transposed back. Interleaved
+    channels never need a per-pixel gather. Each row of ``src`` must be contiguous
+    (W * C values). Runs without the GIL.
+    """
+    cdef Py_ssize_t outer = src.shape[0], in_w = src.shape[2], channels = src.shape[3]
+    cdef Py_ssize_t out_h = row_indices.shape[0], out_w = column_indices.shape[0]
+    cdef Py_ssize_t row_taps = row_indices.shape[1], column_taps = column_indices.shape[1]
+    cdef Py_ssize_t row_len = in_w * channels, column_len = out_h * channels
+    cdef Py_ssize_t a, r, j, t, i, x, c
+    cdef float wt
+    cdef float* sums
+    cdef float* columns
+    cdef const float* column
+    cdef const float* weight_row
+    cdef const int32_t* index_row
+    cdef const char* plane
+    cdef const src_t* row
+    cdef dst_t* out_pixel
+    if (dst.shape[0] != outer or dst.shape[1] != out_h or dst.shape[2] != out_w
+            or dst.shape[3] != channels):
+        raise ValueError("resample_rows_columns: the output shape does not match the input and the tables")
+    if outer * out_h * out_w * channels * in_w * src.shape[1] == 0:
+        return
+    if (channels > 1 and src.strides[3] != sizeof(src_t)) or src.strides[2] != channels * sizeof(src_t):
+        raise ValueError("resample_rows_columns: each input row must be contiguous")
+    cdef const char* base = <const char*>&src[0, 0, 0, 0]
+    cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
+    with nogil:
+        sums = <float*>malloc((row_len if row_len > column_len else column_len) * sizeof(float))
+        columns = <float*>malloc(in_w * column_len * sizeof(float))
+        for a in range(outer):
+            plane = base + a * stride_a
+            for r in range(out_h):
+                for i in range(row_len):
+                    sums[i] = 0
+                weight_row = &row_weights[r, 0]
+                index_row = &row_indices[r, 0]
+                for t in range(row_taps):
+                    wt = weight_row[t]
+                    if wt == 0:
+                        continue
+                    row = <const src_t*>(plane + index_row[t] * stride_row)
+                    for i in range(row_len):
+                        sums[i] += wt * row[i]
+                for x in range(in_w):
+                    for c in range(channels):
+                        columns[(x * out_h + r) * channels + c] = sums[x * channels + c]
+            for j in range(out_w):
+                for i in range(column_len):
+                    sums[i] = 0
+                weight_row = &column_weights[j, 0]
+                index_row = &column_indices[j, 0]
+                for t in range(column_taps):
+                    wt = weight_row[t]
+                    if wt == 0:
+                        continue
+                    column = columns + index_row[t] * column_len
+                    for i in range(column_len):
+                        sums[i] += wt * column[i]
+                for r in range(out_h):
+                    out_pixel = &dst[a, r, j, 0]
+                    for c in range(channels):
+                        out_pixel[c] = _store(sums[r * channels + c], out_pixel)
+        free(columns)
+        free(sums)

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .._cpu.resample import filter_table, resample_pass
+from .._cpu.resample import filter_table, resample_pass, resample_rows_columns
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -64,6 +64,59 @@ def _is_identity(indices, weights):
     )
 
 
+def _rows_and_columns(data, tables, out_dtype):
+    """Both passes at once when the two resized axes are adjacent and the rows they
+    form are contiguous (HWC, CHW, FHWC, ... with or without a window); else None."""
+    row_axis, column_axis = sorted(tables)
+    if column_axis != row_axis + 1:
+        return None
+    shape = data.shape
+    outer = math.prod(shape[:row_axis])
+    channels = math.prod(shape[column_axis + 1 :])
+    # A view for every layout the resize family takes (numpy copies only if none exists).
+    view = data.reshape(outer, shape[row_axis], shape[column_axis], channels)
+    itemsize = view.itemsize
+    if view.strides[2] != channels * itemsize or (channels > 1 and view.strides[3] != itemsize):
+        return None
+    row_indices, row_weights = tables[row_axis]
+    column_indices, column_weights = tables[column_axis]
+    out_shape = list(shape)
+    out_shape[row_axis] = row_indices.shape[0]
+    out_shape[column_axis] = column_indices.shape[0]
+    out = np.empty(out_shape, out_dtype)
+    resample_rows_columns(
+        view,
+        out.reshape(outer, out_shape[row_axis], out_shape[column_axis], channels),
+        row_indices,
+        row_weights,
+        column_indices,
+        column_weights,
+    )
+    return out
+
+
+def _separable_passes(data, tables, out_dtype):
+    """One pass per resized axis, in the order with the fewest multiply-adds (each
+    pass costs its output size times its taps); the last writes ``out_dtype``."""
+    best_order, best_cost = None, None
+    for order in itertools.permutations(tables):
+        shape = list(data.shape)
+        cost = 0
+        for axis in order:
+            shape[axis] = tables[axis][0].shape[0]
+            cost += math.prod(shape) * tables[axis][0].shape[1]
+        if best_cost is None or cost < best_cost:
+            best_order, best_cost = order, cost
+    for step, axis in enumerate(best_order):
+        indices, weights = tables[axis]
+        shape = list(data.shape)
+        shape[axis] = indices.shape[0]
+        out = np.empty(shape, out_dtype if step == len(best_order) - 1 else np.float32)
+        resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
+        data = out
+    return data
+
+
 def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
     """Resample the region ``[lo[k], hi[k]]`` of ``image`` along each spatial axis
     ``axes[k]`` to ``out_sizes[k]`` pixels with filter ``kinds[k]``.
@@ -87,25 +140,13 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
     data = image[tuple(window)]
     if not tables:
         return data.astype(out_dtype, copy=True)
-    # The pass order with the fewest multiply-adds: each pass costs (its output size) x taps.
-    best_order, best_cost = None, None
-    for order in itertools.permutations(tables):
-        shape = list(data.shape)
-        cost = 0
-        for axis in order:
-            shape[axis] = tables[axis][0].shape[0]
-            cost += math.prod(shape) * tables[axis][0].shape[1]
-        if best_cost is None or cost < best_cost:
-            best_order, best_cost = order, cost
     direct = out_dtype.type in _RESAMPLED_TYPES
-    for step, axis in enumerate(best_order):
-        indices, weights = tables[axis]
-        last = step == len(best_order) - 1
-        shape = list(data.shape)
-        shape[axis] = indices.shape[0]
-        out = np.empty(shape, out_dtype if (last and direct) else np.float32)
-        resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
-        data = out
+    pass_dtype = out_dtype if direct else np.dtype(np.float32)
+    resized = _rows_and_columns(data, tables, pass_dtype) if len(tables) == 2 else None
+    if resized is not None:
+        data = resized
+    else:
+        data = _separable_passes(data, tables, pass_dtype)
     if data.dtype != out_dtype:
         if out_dtype.kind in "iu":
             info = np.iinfo(out_dtype)
