@@ -169,7 +169,7 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                 tap_rows[k] = i
                 tap_shifts[k] = j * step
                 k += 1
-    cdef Py_ssize_t p, y, t
+    cdef Py_ssize_t p, y
     cdef float w1, w2, w3
     cdef int count
     cdef const in_t *s0

@@ -184,7 +184,7 @@ def _separable(x, axes, windows, dtype):
     (reflect 101), in ``dtype``; the passes between store float32. A window of one element
     1 is skipped."""
     passes = [(axis, w) for axis, w in zip(axes, windows, strict=True) if not (len(w) == 1 and w[0] == 1)]
-    if not passes:
+    if not passes or x.size == 0:
         return x.astype(dtype)
     x = _kernel_input(x)
     for k, (axis, window) in enumerate(passes):
@@ -474,6 +474,11 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
     ``anchors`` giving the weight over each output element, into ``out_type``. Borders by
     np.pad ``pad_mode``; None: no padding, the output shrinks ('valid')."""
     first, last = spatial[0], spatial[-1]
+    if x.size == 0:
+        # Nothing to pad or sum: only the shape changes ('valid' mode).
+        shrink = [weights.shape[k] - 1 if pad_mode is None else 0 for k in range(len(spatial))]
+        out_spatial = tuple(max(n - d, 0) for n, d in zip(x.shape[first : last + 1], shrink, strict=True))
+        return np.empty(x.shape[:first] + out_spatial + x.shape[last + 1 :], out_type)
     outer = math.prod(x.shape[:first])
     inner = math.prod(x.shape[last + 1 :])
     planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
@@ -731,6 +736,8 @@ def _median_kernel(arrays, args):
     x = arrays[0]
     planes, height, width, inner = _image_planes(MEDIAN_BLUR, args["_layout"], x.shape)
     win_w, win_h = _median_window_size(args)
+    if x.size == 0:
+        return x.copy()
     widths = ((0, 0), (win_h // 2, win_h // 2), (win_w // 2, win_w // 2), (0, 0))
     # The reference repeats the edge values beyond the border.
     padded = np.pad(x.reshape(planes, height, width, inner), widths, mode="edge")

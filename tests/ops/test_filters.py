@@ -407,3 +407,33 @@ def test_experimental_signature_has_the_reference_parameters(name):
     params = inspect.signature(getattr(ndd.experimental, name)).parameters
     assert sorted(params) == sorted(_EXPERIMENTAL_SIGNATURES[name])
     assert params["input"].kind is inspect.Parameter.POSITIONAL_ONLY
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: ndd.gaussian_blur(x, sigma=1.0),
+        lambda x: ndd.laplacian(x),
+        lambda x: ndd.filter(x, np.ones((3, 3), np.float32)),
+        lambda x: ndd.experimental.median_blur(x),
+        lambda x: ndd.experimental.erode(x),
+    ],
+)
+def test_empty_samples_give_empty_results(call):
+    out = np.asarray(call(ndd.tensor(np.zeros((0, 5, 3), np.uint8), layout="HWC")))
+    assert out.shape == (0, 5, 3) and out.dtype == np.uint8
+
+
+def test_filter_valid_mode_of_an_empty_sample_shrinks_its_shape():
+    x = ndd.tensor(np.zeros((0, 5, 3), np.uint8), layout="HWC")
+    assert np.asarray(ndd.filter(x, np.ones((1, 3), np.float32), mode="valid")).shape == (0, 3, 3)
+
+
+def test_filter_one_filter_and_per_sample_fill_values_for_a_batch():
+    samples = [np.full((5, 6, 1), 10, np.uint8), np.full((4, 4, 1), 20, np.uint8)]
+    box = np.full((3, 3), 1 / 9, np.float32)
+    fills = ndd.batch([np.uint8(0), np.uint8(110)])
+    out = ndd.filter(ndd.batch(samples, layout="HWC"), box, fills, border="constant")
+    for sample, fill, got in zip(samples, [0, 110], out, strict=True):
+        expected = _correlate_reference(sample[:, :, 0], box, (1, 1), "constant", fill)
+        np.testing.assert_array_equal(np.asarray(got)[:, :, 0], np.floor(expected + 0.5).astype(np.uint8))
