@@ -26,6 +26,7 @@ import math
 import numpy as np
 from PIL import Image
 
+from .._cpu.color import color_matrix, equalize_frames
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -241,6 +242,12 @@ def _hsv_matrix(hue, saturation, value):
 
 def _apply_matrix(arr, matrix, offset, out_type):
     """``out[..., i] = sum_j matrix[i, j] * in[..., j] + offset`` in float32."""
+    if arr.dtype == out_type and arr.dtype in (np.uint8, np.float32):
+        # The common cases in one compiled pass.
+        coeffs = np.concatenate([matrix.reshape(-1), np.full(3, offset)]).astype(np.float32)
+        out = np.empty(arr.shape, arr.dtype)
+        color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
+        return out
     pixels = arr.reshape(-1, 3).astype(np.float32)
     result = pixels @ matrix.T.astype(np.float32)
     if offset:
@@ -435,46 +442,20 @@ def _equalize_prepare(ins, args):
     args["_frame"], args["_channel"] = axes.frame, axes.channel
 
 
-def _equalize_lut(flat, planes):
-    """The equalizing lookup tables of ``planes`` images given as one array of
-    ``plane * 256 + value``: (planes, 256), as OpenCV's equalizeHist."""
-    hist = np.bincount(flat.ravel(), minlength=planes * 256).reshape(planes, 256)
-    cdf = np.cumsum(hist, axis=1)
-    total = cdf[:, -1:]
-    first = np.argmax(hist > 0, axis=1)[:, None]
-    cdf_min = np.take_along_axis(cdf, first, axis=1)
-    span = total - cdf_min
-    # float32 scale and halves to even, as OpenCV's equalizeHist (the reference's results).
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = (np.float32(255.0) / span.astype(np.float32)).astype(np.float32)
-        lut = np.rint((cdf - cdf_min).astype(np.float32) * scale)
-    # A plane of one value stays as it is.
-    lut = np.where(span > 0, np.clip(lut, 0, 255), np.arange(256))
-    return lut.astype(np.uint8)
-
-
 def _equalize_kernel(arrays, args):
     arr = arrays[0]
-    # Move frames first and channels last: planes are (frame, channel) pairs.
-    order = [a for a in (args["_frame"],) if a is not None]
-    spatial = [a for a in range(arr.ndim) if a not in (args["_frame"], args["_channel"])]
-    order += spatial + ([args["_channel"]] if args["_channel"] is not None else [])
+    frame, channel = args["_frame"], args["_channel"]
+    # Frames first and channels last, as (frames, pixels, channels) for the kernel.
+    order = [a for a in (frame,) if a is not None]
+    order += [a for a in range(arr.ndim) if a not in (frame, channel)]
+    order += [channel] if channel is not None else []
     moved = arr.transpose(order)
-    if args["_frame"] is None:
-        moved = moved[None]
-    if args["_channel"] is None:
-        moved = moved[..., None]
-    frames, channels = moved.shape[0], moved.shape[-1]
-    planes = frames * channels
-    plane_index = (np.arange(planes, dtype=np.int64) * 256).reshape(frames, 1, 1, channels)
-    flat = moved.astype(np.int64) + plane_index
-    lut = _equalize_lut(flat, planes)
-    out = lut.reshape(-1)[flat]
-    if args["_channel"] is None:
-        out = out[..., 0]
-    if args["_frame"] is None:
-        out = out[0]
-    return np.ascontiguousarray(out.transpose(np.argsort(order)))
+    frames = arr.shape[frame] if frame is not None else 1
+    channels = arr.shape[channel] if channel is not None else 1
+    source = np.ascontiguousarray(moved).reshape(frames, -1, channels)
+    target = np.empty_like(source)
+    equalize_frames(source, target)
+    return np.ascontiguousarray(target.reshape(moved.shape).transpose(np.argsort(order)))
 
 
 EQUALIZE = Operator(

@@ -21,6 +21,9 @@ _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _OUTPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _QUALNAME = "ndd.normalize"
 
+# Below this many elements per batch, the thread pool costs more than it saves.
+_PARALLEL_MIN_ELEMENTS = 1 << 16
+
 
 def _check_type(what, dtype, allowed):
     if not any(dtype is t for t in allowed):
@@ -141,17 +144,32 @@ def _given_inverse(stddev, epsilon):
 def _kernel(arrays, args):
     arr = arrays[0]
     axes = _reduced_axes(arr, args)
-    x = arr.astype(np.float64)
     mean = _param(arr, args, "mean")
-    args = dict(args, _stddev=_param(arr, args, "stddev"))
-    mean, inv = _stats([x], axes, args, mean)
-    return _finish(arr, mean, inv, args)
+    stddev = _param(arr, args, "stddev")
+    count = int(np.prod([arr.shape[a] for a in axes]))
+    if mean is None:
+        mean = arr.sum(axis=axes, keepdims=True, dtype=np.float64) / max(count, 1)
+    # One float32 array serves for the deviations and becomes the result.
+    out = arr.astype(np.float32)
+    out -= np.asarray(mean, np.float32)
+    if stddev is not None:
+        inv = _given_inverse(stddev, args["epsilon"])
+    else:
+        squares = np.square(out).sum(axis=axes, keepdims=True, dtype=np.float64)
+        dof = count - args["ddof"]
+        inv = _inverse_stddev(squares / dof if dof > 0 else squares, args["epsilon"], dof > 0)
+    out *= (inv * args["scale"]).astype(np.float32)
+    out += np.float32(args["shift"])
+    target = args["dtype"].numpy
+    return out if target == np.float32 else cast_array(out, target)
 
 
 def _batch_kernel(inputs, sample_args, batch_size, ctx):
     args = sample_args[0]
     samples = inputs[0]
     if not args["batch"]:
+        if sum(s.size for s in samples) >= _PARALLEL_MIN_ELEMENTS:
+            return [ctx.thread_pool.map(lambda i: _kernel([samples[i]], sample_args[i]), range(batch_size))]
         return [[_kernel([s], a) for s, a in zip(samples, sample_args, strict=True)]]
     if batch_size == 0:
         return [[]]
@@ -162,10 +180,9 @@ def _batch_kernel(inputs, sample_args, batch_size, ctx):
             f"{_QUALNAME}: with batch=True the samples must have equal extents in the axes not reduced, "
             f"got shapes {[s.shape for s in samples]}"
         )
-    xs = [s.astype(np.float64) for s in samples]
     mean = _param(samples[0], args, "mean")
     args = dict(args, _stddev=_param(samples[0], args, "stddev"))
-    mean, inv = _stats(xs, axes, args, mean)
+    mean, inv = _stats(samples, axes, args, mean)
     return [[_finish(s, mean, inv, args) for s in samples]]
 
 
