@@ -1,7 +1,7 @@
 """Image decoding and reading files: ``ndd.decoders.image``, ``image_crop``,
 ``image_random_crop``, ``image_slice`` (and their deprecated aliases in
 ``ndd.experimental.decoders``), ``ndd.peek_image_shape`` (and
-``ndd.experimental.peek_image_shape``) and ``ndd.io.file.read``.
+``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy`` and ``ndd.io.file.read``.
 
 Images are decoded with Pillow (``image_codec.py``), one sample per task on the
 context's thread pool; Pillow's decoders release the GIL. The crop decoders
@@ -20,6 +20,7 @@ caches, hints, ``use_fast_idct``, ``jpeg_fancy_upsampling``, ``affine``) are
 accepted and have no effect on the CPU.
 """
 
+import io
 import math
 import os
 
@@ -27,9 +28,13 @@ import numpy as np
 
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PerSample
+from .._prepare.storage import TensorBase, batch_samples, tensor_data
+from .._types import dtype as to_dtype
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
 from ..types import DALIImageType, enum_value
 from . import image_codec
+from .conversions import cast_array
 from .image_codec import ImageDecodeError
 from .random_ops import RNG_ARG, _crop_windows
 from .schema import Arg, Input, Operator
@@ -696,6 +701,103 @@ FILE_READ = Operator(
 )
 
 
+# -- decoders.numpy ------------------------------------------------------------------------
+
+# The element types of the .npy files the reference decodes.
+_NPY_KINDS = "biuf"
+
+
+def _npy_header(data):
+    """The header of the .npy file in ``data`` (uint8 bytes), checked."""
+    try:
+        header = _parse_header(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
+    except (_FormatError, _UnsupportedArray) as exc:
+        raise ValueError(f"not a .npy file that can be decoded: {exc}") from None
+    dtype = header.dtype
+    if dtype.kind not in _NPY_KINDS or dtype.itemsize > 8 or dtype.byteorder == ">":
+        raise ValueError(
+            f"the .npy file holds {dtype.str} elements; supported are little-endian bool, "
+            "integers and 16/32/64-bit floats"
+        )
+    return header
+
+
+def _numpy_prepare(ins, args):
+    data = ins[0]
+    if data._dtype != uint8:
+        raise InvalidArgumentError(
+            f"ndd.decoders.numpy: the input must be .npy file bytes (uint8), got {data._dtype}"
+        )
+    if args["dtype"] is not None:
+        return
+    # The element type is in the files' headers: read them now (waiting for the data
+    # if it is still being computed), so that the result's dtype is known at once.
+    samples = [tensor_data(data)] if isinstance(data, TensorBase) else batch_samples(data)
+    types = set()
+    for i, sample in enumerate(samples):
+        try:
+            types.add(_npy_header(sample).dtype.newbyteorder("="))
+        except ValueError as exc:
+            where = f" (sample {i})" if not isinstance(data, TensorBase) else ""
+            raise InvalidArgumentError(f"ndd.decoders.numpy{where}: {exc}") from None
+    if len(types) > 1:
+        raise InvalidArgumentError(
+            f"ndd.decoders.numpy: the samples hold different element types {sorted(t.str for t in types)}; "
+            "pass 'dtype' to convert them to one"
+        )
+    args["_file_dtype"] = to_dtype(types.pop()) if types else uint8
+
+
+def _numpy_types(ins, args):
+    return [(args["dtype"] or args["_file_dtype"], "")]
+
+
+def _decode_npy(data, args):
+    header = _npy_header(data)
+    count = math.prod(header.shape)
+    start = header.data_offset
+    raw = np.ascontiguousarray(data).reshape(-1)[start : start + count * header.dtype.itemsize]
+    if raw.size < count * header.dtype.itemsize:
+        raise ValueError(f"the .npy data is cut short: {raw.size} of {count * header.dtype.itemsize} bytes")
+    values = raw.view(header.dtype.newbyteorder("=")).reshape(header.shape, order=header.order)
+    target = (args["dtype"] or args["_file_dtype"]).numpy
+    if values.dtype == target:
+        return np.array(values, order="C")
+    # As ``cast``: floats round half away from zero, values saturate.
+    return np.ascontiguousarray(cast_array(values, target))
+
+
+def _numpy_kernel(arrays, args):
+    try:
+        return _decode_npy(arrays[0], args)
+    except ValueError as exc:
+        raise ValueError(f"ndd.decoders.numpy: {exc}") from exc
+
+
+NUMPY = Operator(
+    "numpy",
+    module="ndd.decoders",
+    inputs=[Input("data", doc="Contents of .npy files, as uint8 tensors.")],
+    args=[
+        Arg(
+            "dtype",
+            "dtype",
+            None,
+            doc="Type to convert the arrays to, with ``cast``'s rules; by default the type stored in "
+            "the files (then every sample of a batch must store the same type).",
+            type_doc="DType",
+        )
+    ],
+    prepare_args=_numpy_prepare,
+    infer_types=_numpy_types,
+    kernel=_numpy_kernel,
+    doc="Decode the contents of .npy files into arrays.\n\n"
+    "Little-endian bool, integer and float arrays of any shape, C or Fortran order, are "
+    "accepted. Without ``dtype``, the headers are read in the call (waiting for the input "
+    "if it is being computed) so that the result's type is known at once.",
+)
+
+
 # -- the operators -----------------------------------------------------------------------------
 
 
@@ -743,5 +845,5 @@ def _image_operators(module, deprecated):
 OPERATORS = (
     _image_operators("ndd.decoders", deprecated=False)
     + _image_operators("ndd.experimental.decoders", deprecated=True)
-    + [_peek_operator("ndd"), _peek_operator("ndd.experimental"), FILE_READ]
+    + [_peek_operator("ndd"), _peek_operator("ndd.experimental"), FILE_READ, NUMPY]
 )

@@ -11,7 +11,8 @@ Writes tests/golden/decoder_cases.json and decoder_values.npz:
       "cases": [{"id", "op", "sample" | "samples", "kwargs", "expected"}]
     }
 
-``op`` is "image", "image_crop", "image_slice" or "peek_image_shape"; ``sample`` names
+``op`` is "image", "image_crop", "image_slice", "peek_image_shape" or "numpy" (whose
+``array`` names a recipe of ``image_samples.npy_recipe``, saved with numpy.save); ``sample`` names
 an image of image_samples (``samples``: a batch of them); in ``kwargs`` the values of
 ``output_type``/``image_type`` are names of ``types.DALIImageType`` members,
 ``dtype`` names of ``types.DALIDataType`` members, and {"batch": [...]} is a per-sample
@@ -95,6 +96,7 @@ SIGNED = [
     "decoders.image_crop",
     "decoders.image_random_crop",
     "decoders.image_slice",
+    "decoders.numpy",
     "experimental.decoders.image",
     "experimental.decoders.image_crop",
     "experimental.decoders.image_random_crop",
@@ -118,6 +120,55 @@ def signatures():
             for p in inspect.signature(fn).parameters.values()
         ]
     return out
+
+
+# .npy decoding cases: (array recipe, kwargs). Each runs in a fresh process: the
+# reference reuses one decoder per call signature and then refuses files of another
+# element type than the first one it decoded.
+NUMPY_CASES = [
+    ("arange_i16_3x4", {}),
+    ("arange_i16_3x4", {"dtype": "FLOAT"}),
+    ("arange_f64_2x3_fortran", {}),
+    ("scalar_u8", {}),
+    ("bools", {}),
+    ("arange_f32_2x3", {"dtype": "INT32"}),
+    ("big_endian_i32", {}),
+]
+
+
+_NUMPY_CHILD = """
+import io, sys, json, numpy as np
+import nvidia.dali.experimental.dynamic as ndd
+from nvidia.dali import types
+sys.path.insert(0, {ops!r})
+from image_samples import npy_recipe
+buf = io.BytesIO()
+np.save(buf, npy_recipe({name!r}))
+kwargs = {{k: getattr(types, v) for k, v in {kwargs!r}.items()}}
+try:
+    out = np.asarray(ndd.decoders.numpy(ndd.tensor(np.frombuffer(buf.getvalue(), np.uint8)), **kwargs))
+    np.save(sys.argv[1], out)
+except Exception:
+    pass
+"""
+
+
+def record_numpy_cases():
+    import subprocess
+    import tempfile
+
+    for name, kwargs in NUMPY_CASES:
+        case_id = f"numpy/{len(CASES)}"
+        with tempfile.TemporaryDirectory() as tmp:
+            target = os.path.join(tmp, "out.npy")
+            ops = os.path.join(os.path.dirname(HERE), "ops")
+            code = _NUMPY_CHILD.format(ops=ops, name=name, kwargs=kwargs)
+            subprocess.run([sys.executable, "-c", code, target], check=True, capture_output=True)
+            expected = "error"
+            if os.path.exists(target):
+                VALUES[case_id] = np.load(target)
+                expected = case_id
+        CASES.append({"id": case_id, "op": "numpy", "array": name, "kwargs": kwargs, "expected": expected})
 
 
 def main():
@@ -221,6 +272,7 @@ def main():
             positional=[{"dtype": "float32", "values": [3, 4]}, {"dtype": "float32", "values": [0.5, 0.25]}],
         )
 
+    record_numpy_cases()
     with open(os.path.join(HERE, "decoder_cases.json"), "w") as f:
         json.dump(
             {"reference_version": dali.__version__, "signatures": signatures(), "cases": CASES}, f, indent=1

@@ -1,4 +1,4 @@
-"""Small deterministic test images, encoded with Pillow.
+"""Small deterministic test images, encoded with Pillow (and arrays for .npy files).
 
 Shared by the decoder tests and the script that records the reference's decoder
 goldens (``tests/golden/make_decoder_goldens.py``, run with the reference's
@@ -17,7 +17,16 @@ import zlib
 import numpy as np
 from PIL import Image
 
-__all__ = ["HEIGHT", "WIDTH", "SAMPLE_NAMES", "EXIF_ORIENTATIONS", "encoded", "pixels", "png_rgb16"]
+__all__ = [
+    "HEIGHT",
+    "WIDTH",
+    "SAMPLE_NAMES",
+    "EXIF_ORIENTATIONS",
+    "encoded",
+    "pixels",
+    "png_rgb16",
+    "npy_recipe",
+]
 
 # Odd sizes: JPEG's 8x8/16x16 blocks and chroma subsampling do not divide them.
 HEIGHT, WIDTH = 23, 31
@@ -132,3 +141,15 @@ SAMPLE_NAMES = tuple(_RECIPES)
 def encoded(name):
     """The encoded bytes of sample ``name`` as a uint8 numpy array."""
     return np.frombuffer(_RECIPES[name](), dtype=np.uint8)
+
+
+def npy_recipe(name):
+    """A small array to save as a .npy file, by name."""
+    return {
+        "arange_i16_3x4": lambda: np.arange(12, dtype=np.int16).reshape(3, 4) - 5,
+        "arange_f64_2x3_fortran": lambda: np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3) / 4),
+        "scalar_u8": lambda: np.array(5, np.uint8),
+        "bools": lambda: np.array([True, False, True]),
+        "arange_f32_2x3": lambda: np.arange(6, dtype=np.float32).reshape(2, 3) * 1.7 - 3,
+        "big_endian_i32": lambda: np.arange(6, dtype=">i4"),
+    }[name]()
