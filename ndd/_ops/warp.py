@@ -1,5 +1,5 @@
-"""Geometric warps of images: ``ndd.rotate``, ``ndd.warp_affine``,
-``ndd.experimental.warp_perspective`` and the distortions ``ndd.water`` and
+"""Geometric warps of images: ``ndd.rotate``, ``ndd.warp_affine``, ``ndd.jitter``,
+``ndd.experimental.warp_perspective``, ``ndd.experimental.remap`` and the distortions ``ndd.water`` and
 ``ndd.sphere`` (per-pixel maps sampled by the same kernel).
 
 Coordinates follow the pixel-centre convention (see ``ndd/_cpu/warp.pyx``): an
@@ -13,7 +13,9 @@ Samples are 2-D images with channels last (``HWC``) or sequences of them
 (``FHWC``, every frame warped alike); ``experimental.warp_perspective`` also takes
 planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
 images without a channel axis (``HW``, ``FHW``) are accepted too; volumes
-(``DHWC``) are not supported yet.
+(``DHWC``, rotate's ``axis``) and warp_perspective's INTERP_CUBIC are not
+supported yet; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
+has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
 """
 
 import math
@@ -26,6 +28,7 @@ from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
 from .conversions import cast_array
 from .image_layout import image_axes
+from .random_ops import RNG_ARG
 from .schema import Arg, Input, Operator
 
 # Element types the kernels work in directly; others go through float32.
@@ -744,4 +747,227 @@ SPHERE = Operator(
 )
 
 
-OPERATORS = [ROTATE, SPHERE, WARP_AFFINE, WARP_PERSPECTIVE, WATER]
+# -- experimental.remap -------------------------------------------------------------------
+
+
+def _map_hw(op, shape, name, frames):
+    """The (H, W) of a map: (H, W) or (H, W, 1) for an image, (F, H, W) or (F, H, W, 1) for a
+    sequence of F frames."""
+    dims = tuple(shape)
+    lead = 0 if frames is None else 1
+    if len(dims) == lead + 3 and dims[-1] == 1:
+        dims = dims[:-1]
+    if len(dims) != lead + 2 or (frames is not None and dims[0] != frames):
+        expected = "(H, W) or (H, W, 1)" if frames is None else f"({frames}, H, W) or ({frames}, H, W, 1)"
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' must have the shape {expected}, got {tuple(shape)}"
+        )
+    return dims[-2:]
+
+
+def _remap_types(ins, args):
+    op = REMAP
+    x = ins[0]
+    _image_axes(op, x._layout, x.ndim)
+    for name, m in (("mapx", ins[1]), ("mapy", ins[2])):
+        if m._dtype.numpy is None or np.dtype(m._dtype.numpy) != np.float32:
+            raise InvalidArgumentError(f"{op.qualname}: '{name}' must be float32, got {m._dtype}")
+    if args["interp"] not in _SUPPORTED_INTERP:
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'interp' must be INTERP_NN or INTERP_LINEAR, got {args['interp']!r}"
+        )
+    return [(x._dtype, x._layout)]
+
+
+def _remap_shape(shapes, args):
+    op = REMAP
+    shape, sx, sy = shapes
+    axes = _image_axes(op, args["_layout"], len(shape))
+    frames = shape[axes.frame] if axes.frame is not None else None
+    hw_x = _map_hw(op, sx, "mapx", frames)
+    _map_hw(op, sy, "mapy", frames)
+    if tuple(sx) != tuple(sy):
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'mapx' and 'mapy' differ in shape: {tuple(sx)} and {tuple(sy)}"
+        )
+    out = list(shape)
+    out[axes.height], out[axes.width] = hw_x
+    return [tuple(out)]
+
+
+def _remap_kernel(arrays, args):
+    op = REMAP
+    x, map_x, map_y = arrays
+    axes = _image_axes(op, args["_layout"], x.ndim)
+    frames = x.shape[axes.frame] if axes.frame is not None else None
+    rows, columns = _map_hw(op, map_x.shape, "mapx", frames)
+    # 'center': the maps give pixel indices (centres at integers); the kernel wants
+    # centre-convention points (centres at +0.5).
+    offset = np.float32(0.5 if args["pixel_origin"] == "center" else 0.0)
+    map_shape = (frames or 1, rows, columns)
+    mx = np.asarray(map_x, np.float32).reshape(map_shape) + offset
+    my = np.asarray(map_y, np.float32).reshape(map_shape) + offset
+    out_shape = list(x.shape)
+    out_shape[axes.height], out_shape[axes.width] = rows, columns
+    work = x if x.dtype.type in _KERNEL_TYPES else x.astype(np.float32)
+    out = np.empty(out_shape, work.dtype)
+    src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
+    fills = np.zeros(src_frames.shape[3], np.float32)
+    linear = args["interp"] == DALIInterpType.INTERP_LINEAR
+    for f in range(src_frames.shape[0]):
+        warp_mapped(src_frames[f], dst_frames[f], mx[f], my[f], linear, BORDER_MODES["constant"], fills, True)
+    return out if out.dtype == x.dtype else cast_array(out, x.dtype)
+
+
+REMAP = Operator(
+    "remap",
+    module="ndd.experimental",
+    inputs=[
+        Input("input", doc="Images (HWC) or sequences of images (FHWC)."),
+        Input(
+            "mapx",
+            doc="float32 x coordinate in the source of each output pixel: (H, W), or (F, H, W) for sequences.",
+        ),
+        Input("mapy", doc="float32 y coordinate in the source of each output pixel, shaped like ``mapx``."),
+    ],
+    args=[
+        Arg(
+            "interp",
+            "int",
+            DALIInterpType.INTERP_LINEAR,
+            doc="INTERP_NN or INTERP_LINEAR.",
+            type_doc="DALIInterpType",
+        ),
+        Arg(
+            "pixel_origin",
+            "str",
+            "corner",
+            choices=("corner", "center"),
+            doc="Whether the map coordinates put (0, 0) at the top-left corner of the first pixel (corner) or at "
+            "its centre (center, as OpenCV's remap).",
+            type_doc="str",
+        ),
+    ],
+    prepare_args=_record_layout,
+    infer_types=_remap_types,
+    infer_shape=_remap_shape,
+    kernel=_remap_kernel,
+    doc="Remap images: ``output[y, x] = input(mapy[y, x], mapx[y, x])`` sampled with nearest-neighbour or "
+    "bilinear interpolation; outside the source reads 0. The output has the maps' height and width.\n\n"
+    "The reference has only a GPU implementation; this one follows its documentation (ties rounded to even, "
+    "as its sibling warp_perspective does).",
+)
+
+
+# -- jitter ----------------------------------------------------------------------------------
+
+
+def _jitter_prepare(ins, args):
+    _record_layout(ins, args)
+    if args["nDegree"] < 1:
+        raise InvalidArgumentError(f"{JITTER.qualname}: 'nDegree' must be at least 1, got {args['nDegree']}")
+
+
+def _jitter_draw(generator, x, args):
+    if not args["mask"]:
+        return x
+    axes = _image_axes(JITTER, args["_layout"], x.ndim)
+    work = x if x.dtype.type in _KERNEL_TYPES else x.astype(np.float32)
+    out = np.empty(work.shape, work.dtype)
+    src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
+    frames, rows, columns = src_frames.shape[:3]
+    degree = args["nDegree"]
+    half = degree // 2
+    # Integer moves in [-nDegree/2, nDegree/2], then the centre of the source pixel.
+    base_y, base_x = np.mgrid[0:rows, 0:columns].astype(np.float32) + np.float32(0.5)
+    fills = np.full(src_frames.shape[3], args["fill_value"], np.float32)
+    linear = args["interp_type"] == DALIInterpType.INTERP_LINEAR
+    for f in range(frames):
+        moves = generator.integers(0, degree, size=(2, rows, columns)).astype(np.float32) - np.float32(half)
+        warp_mapped(
+            src_frames[f],
+            dst_frames[f],
+            base_x + moves[0],
+            base_y + moves[1],
+            linear,
+            BORDER_MODES["constant"],
+            fills,
+            False,
+        )
+    return out if out.dtype == x.dtype else cast_array(out, x.dtype)
+
+
+def _jitter_types(ins, args):
+    x = ins[0]
+    _image_axes(JITTER, x._layout, x.ndim)
+    if args["interp_type"] not in _SUPPORTED_INTERP:
+        raise InvalidArgumentError(
+            f"{JITTER.qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got {args['interp_type']!r}"
+        )
+    return [(x._dtype, x._layout)]
+
+
+def _jitter_kernel(arrays, args):
+    return _jitter_draw(args["rng"].generator(), arrays[0], args)
+
+
+def _jitter_batch_kernel(inputs, sample_args, batch_size, ctx):
+    samples = inputs[0]
+    key = sample_args[0]["rng"]
+
+    def one(i):
+        return _jitter_draw(key.sample_generator(i), samples[i], sample_args[i])
+
+    if sum(s.nbytes for s in samples) >= (1 << 18):
+        return [ctx.thread_pool.map(one, range(batch_size))]
+    return [[one(i) for i in range(batch_size)]]
+
+
+JITTER = Operator(
+    "jitter",
+    inputs=[Input("input", doc="Images (HWC) or sequences of images (FHWC).")],
+    args=[
+        Arg(
+            "fill_value",
+            "float",
+            0.0,
+            doc="Value of the pixels moved in from outside the image.",
+            type_doc="float",
+        ),
+        Arg(
+            "interp_type",
+            "int",
+            DALIInterpType.INTERP_NN,
+            doc="INTERP_NN or INTERP_LINEAR.",
+            type_doc="DALIInterpType",
+        ),
+        Arg(
+            "mask",
+            "int",
+            1,
+            per_sample=True,
+            doc="Apply the jitter (1) or pass the sample through unchanged (0).",
+            type_doc="int",
+        ),
+        Arg(
+            "nDegree",
+            "int",
+            2,
+            doc="Each pixel comes from a random whole-pixel offset in ``[-nDegree // 2, nDegree - 1 - nDegree // 2]`` "
+            "along each axis.",
+            type_doc="int",
+        ),
+        RNG_ARG,
+    ],
+    prepare_args=_jitter_prepare,
+    infer_types=_jitter_types,
+    infer_shape=lambda shapes, args: [shapes[0]],
+    kernel=_jitter_kernel,
+    batch_kernel=_jitter_batch_kernel,
+    doc="Move every pixel by a random whole number of pixels along x and y (independently per pixel).\n\n"
+    "The reference has only a GPU implementation; this one draws its offsets from ``rng`` (so its values "
+    "differ from the reference's).",
+)
+
+
+OPERATORS = [JITTER, ROTATE, SPHERE, WARP_AFFINE, WARP_PERSPECTIVE, WATER, REMAP]

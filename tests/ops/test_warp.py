@@ -188,3 +188,141 @@ def test_errors_name_the_argument(call, message):
     img = ARRAYS["in_rgb"]
     with pytest.raises((ValueError, TypeError), match=message):
         np.asarray(call(img))
+
+
+# -- experimental.remap and jitter: GPU-only in the reference, tested against numpy -------------
+
+
+def _bilinear_numpy(img, px, py):
+    """Bilinear sampling at pixel-index coordinates (centres at integers), outside reads 0."""
+    rows, columns = img.shape[:2]
+    x0, y0 = np.floor(px).astype(int), np.floor(py).astype(int)
+    fx, fy = (px - x0)[..., None], (py - y0)[..., None]
+
+    def at(y, x):
+        inside = (x >= 0) & (y >= 0) & (x < columns) & (y < rows)
+        out = np.zeros(px.shape + img.shape[2:], np.float64)
+        out[inside] = img[y[inside], x[inside]]
+        return out
+
+    top = at(y0, x0) * (1 - fx) + at(y0, x0 + 1) * fx
+    bottom = at(y0 + 1, x0) * (1 - fx) + at(y0 + 1, x0 + 1) * fx
+    return top * (1 - fy) + bottom * fy
+
+
+@pytest.mark.parametrize("origin", ["corner", "center"])
+def test_remap_matches_numpy_bilinear(origin):
+    img = ARRAYS["in_rgb"]
+    rng = np.random.default_rng(1)
+    map_x = rng.uniform(-3, 30, (11, 17)).astype(np.float32)
+    map_y = rng.uniform(-3, 22, (11, 17)).astype(np.float32)
+    out = np.asarray(ndd.experimental.remap(img, map_x, map_y, pixel_origin=origin))
+    shift = 0.5 if origin == "corner" else 0.0
+    expected = _bilinear_numpy(img, map_x.astype(np.float64) - shift, map_y.astype(np.float64) - shift)
+    assert out.shape == (11, 17, 3) and out.dtype == np.uint8
+    assert np.abs(out.astype(np.float64) - expected).max() <= 0.5 + 1e-3
+
+
+def test_remap_nearest_and_identity():
+    img = ARRAYS["in_rgb"]
+    y, x = np.mgrid[0:20, 0:28].astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(ndd.experimental.remap(img, x, y, pixel_origin="center")), img)
+    np.testing.assert_array_equal(np.asarray(ndd.experimental.remap(img, x + 0.5, y + 0.5)), img)
+    nn = DALIInterpType.INTERP_NN
+    moved = np.asarray(ndd.experimental.remap(img, x + 2.2, y - 0.9, pixel_origin="center", interp=nn))
+    np.testing.assert_array_equal(moved[1:, :-2], img[:-1, 2:])
+    assert not moved[0].any() and not moved[:, -2:].any()
+
+
+def test_remap_sequences_and_batches():
+    seq = ARRAYS["in_seq"]
+    frames = seq.shape[0]
+    y, x = np.mgrid[0:12, 0:16].astype(np.float32)
+    map_x = np.stack([x + f for f in range(frames)])
+    map_y = np.stack([y] * frames)
+    out = np.asarray(
+        ndd.experimental.remap(ndd.as_tensor(seq, layout="FHWC"), map_x, map_y, pixel_origin="center")
+    )
+    for f in range(frames):
+        np.testing.assert_array_equal(out[f, :, : 16 - f], seq[f, :, f:])
+    batch = ndd.experimental.remap(
+        ndd.batch([ARRAYS["in_rgb"], ARRAYS["in_odd"]]),
+        ndd.batch([x[:5, :6], x[:3, :4]]),
+        ndd.batch([y[:5, :6], y[:3, :4]]),
+        pixel_origin="center",
+    )
+    shapes = [np.asarray(t).shape for t in batch.tensors]
+    assert shapes == [(5, 6, 3), (3, 4, 3)]
+
+
+def test_jitter_moves_pixels_within_the_degree():
+    # Unique values (row * 28 + column, in every channel) tell where each output pixel came from.
+    img = (np.arange(20 * 28).reshape(20, 28, 1) * np.ones(3, np.int32)).astype(np.int32)
+    out = np.asarray(ndd.jitter(img, nDegree=3, fill_value=-1, rng=ndd.random.RNG(seed=5)))
+    assert out.shape == img.shape and out.dtype == np.int32
+    assert (out[..., 0:1] == out).all()  # the same move for every channel
+    values = out[..., 0]
+    inside = values >= 0
+    rows, columns = np.divmod(values[inside], 28)
+    ys, xs = np.nonzero(inside)
+    assert np.all(np.abs(rows - ys) <= 1) and np.all(np.abs(columns - xs) <= 1)
+    assert (rows != ys).any() and (columns != xs).any()
+    # Only pixels near the border can take the fill value.
+    ys_fill, xs_fill = np.nonzero(~inside)
+    assert np.all((ys_fill == 0) | (ys_fill == 19) | (xs_fill == 0) | (xs_fill == 27))
+
+
+def test_jitter_is_reproducible_and_masked():
+    img = ARRAYS["in_rgb"]
+    a = np.asarray(ndd.jitter(img, rng=ndd.random.RNG(seed=3)))
+    b = np.asarray(ndd.jitter(img, rng=ndd.random.RNG(seed=3)))
+    c = np.asarray(ndd.jitter(img, rng=ndd.random.RNG(seed=4)))
+    np.testing.assert_array_equal(a, b)
+    assert (a != c).any()
+    np.testing.assert_array_equal(np.asarray(ndd.jitter(img, nDegree=1)), img)
+    batch = ndd.jitter(
+        ndd.batch([img, img]), mask=ndd.batch([np.int32(0), np.int32(1)]), rng=ndd.random.RNG(seed=3)
+    )
+    first, second = (np.asarray(t) for t in batch.tensors)
+    np.testing.assert_array_equal(first, img)
+    assert (second != img).any()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda img: ndd.jitter(img, nDegree=0), "nDegree"),
+        (lambda img: ndd.jitter(img, interp_type=DALIInterpType.INTERP_CUBIC), "interp_type"),
+        (lambda img: ndd.jitter(img, rng=5), "rng"),
+        (
+            lambda img: ndd.experimental.remap(
+                img, np.zeros((3, 4), np.float32), np.zeros((3, 5), np.float32)
+            ),
+            "mapy",
+        ),
+        (
+            lambda img: ndd.experimental.remap(
+                img, np.zeros((3, 4, 2), np.float32), np.zeros((3, 4, 2), np.float32)
+            ),
+            "mapx",
+        ),
+        (lambda img: ndd.experimental.remap(img, np.zeros((3, 4)), np.zeros((3, 4))), "float32"),
+        (lambda img: ndd.water(img, interp_type=DALIInterpType.INTERP_CUBIC), "interp_type"),
+        (lambda img: ndd.experimental.warp_perspective(img, matrix=np.eye(2, dtype=np.float32)), "3x3"),
+        (
+            lambda img: ndd.experimental.warp_perspective(
+                img, matrix=np.eye(3, dtype=np.float32), border_mode="x"
+            ),
+            "border_mode",
+        ),
+        (
+            lambda img: ndd.experimental.warp_perspective(
+                img, matrix=np.eye(3, dtype=np.float32), fill_value=[1, 2]
+            ),
+            "fill_value",
+        ),
+    ],
+)
+def test_more_errors_name_the_argument(call, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        np.asarray(call(ARRAYS["in_rgb"]))
