@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._cpu import box_matching as _box_matching
 from .._types import float32, int32
 from .schema import Arg, Input, Operator
 
@@ -290,41 +291,6 @@ def _encoder_shape(shapes, args):
     return [(anchors, 4), (anchors,)]
 
 
-def box_iou(boxes, anchors):
-    """IoU (float32) of every box (rows) with every anchor (columns); both ltrb."""
-    left = np.maximum(boxes[:, None, 0], anchors[None, :, 0])
-    top = np.maximum(boxes[:, None, 1], anchors[None, :, 1])
-    right = np.minimum(boxes[:, None, 2], anchors[None, :, 2])
-    bottom = np.minimum(boxes[:, None, 3], anchors[None, :, 3])
-    inter = np.maximum(right - left, 0) * np.maximum(bottom - top, 0)
-    box_area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    anchor_area = (anchors[:, 2] - anchors[:, 0]) * (anchors[:, 3] - anchors[:, 1])
-    union = box_area[:, None] + anchor_area[None, :] - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        iou = inter / union
-    return np.where(union > 0, iou, np.float32(0)).astype(np.float32, copy=False)
-
-
-def match_anchors(iou, criteria):
-    """The box each anchor is matched to (-1: none).
-
-    An anchor takes the box it overlaps most when that IoU exceeds ``criteria``;
-    then every box claims the anchor it overlaps most, boxes later in the list
-    winning an anchor claimed twice. Of equal overlaps the last wins, as in the
-    reference.
-    """
-    anchors = iou.shape[1]
-    matches = np.full(anchors, -1, np.intp)
-    if iou.shape[0] == 0:
-        return matches
-    best_box = iou.shape[0] - 1 - np.argmax(iou[::-1], axis=0)
-    best_iou = iou[best_box, np.arange(anchors)]
-    matches[best_iou > criteria] = best_box[best_iou > criteria]
-    last_best_anchor = anchors - 1 - np.argmax(iou[:, ::-1], axis=1)
-    matches[last_best_anchor] = np.arange(iou.shape[0])
-    return matches
-
-
 def _center_form(ltrb):
     """Rows of ``[cx, cy, w, h]`` from rows of ``[l, t, r, b]`` (float32)."""
     width = ltrb[:, 2] - ltrb[:, 0]
@@ -338,7 +304,7 @@ def _box_encoder_kernel(arrays, args):
     boxes = np.asarray(arrays[0], np.float32)
     labels = arrays[1].reshape(-1)
     anchors = args["_anchors"]
-    matches = match_anchors(box_iou(boxes, anchors), np.float32(args["criteria"]))
+    matches = _box_matching.match_anchors(boxes, anchors, args["criteria"])
     matched = matches >= 0
     out_labels = np.zeros(len(anchors), np.int32)
     out_labels[matched] = labels[matches[matched]]

@@ -212,45 +212,54 @@ def from_corners(corners, layout):
 
 
 def _overlaps(corners, window_start, window_end):
-    """Intersection volume of each box with the window, and each box's volume (float32)."""
+    """Intersection volume of each box with each window, and each box's volume
+    (float32). Windows are rows of ``window_start``/``window_end`` (any leading
+    dimensions, or one window); the result has the windows' leading dimensions
+    followed by the boxes."""
     ndim = corners.shape[1] // 2
+    window_start = np.asarray(window_start)[..., None, :]
+    window_end = np.asarray(window_end)[..., None, :]
     lo = np.maximum(corners[:, :ndim], window_start)
     hi = np.minimum(corners[:, ndim:], window_end)
-    inter = np.prod(np.maximum(hi - lo, np.float32(0)), axis=1, dtype=np.float32)
+    inter = np.prod(np.maximum(hi - lo, np.float32(0)), axis=-1, dtype=np.float32)
     volume = np.prod(corners[:, ndim:] - corners[:, :ndim], axis=1, dtype=np.float32)
     return inter, volume
 
 
 def crop_metric(corners, window_start, window_end, threshold_type):
-    """IoU of each box with the window, or the fraction of each box inside it ("overlap")."""
+    """IoU of each box with the window(s), or the fraction of each box inside ("overlap")."""
     inter, volume = _overlaps(corners, window_start, window_end)
     with np.errstate(divide="ignore", invalid="ignore"):
         if threshold_type == "overlap":
             metric = inter / volume
         else:
-            window = np.float32(np.prod(window_end - window_start, dtype=np.float32))
+            extent = np.asarray(window_end) - np.asarray(window_start)
+            window = np.prod(extent, axis=-1, dtype=np.float32)[..., None]
             metric = inter / (volume + window - inter)
     return np.nan_to_num(metric, nan=0.0).astype(np.float32, copy=False)
 
 
-def crop_boxes(corners, window_start, window_end, prune_threshold):
-    """The boxes kept in a window and their corners mapped to it.
-
-    A box is kept when its center lies in the window (``prune_threshold`` None) or
-    when at least that fraction of it, and some of it, is inside. Kept boxes are
-    clipped to the window and expressed relative to it (0 to 1). Returns the
-    corners and the indices of the kept boxes.
-    """
+def kept_boxes(corners, window_start, window_end, prune_threshold):
+    """Which boxes a window keeps (windows as in ``crop_metric``): those whose center
+    lies in it (``prune_threshold`` None), or with at least that fraction of their
+    volume, and some of it, inside."""
     ndim = corners.shape[1] // 2
     if prune_threshold is None:
         center = (corners[:, :ndim] + corners[:, ndim:]) * np.float32(0.5)
-        keep = np.all((center >= window_start) & (center <= window_end), axis=1)
-    else:
-        inter, volume = _overlaps(corners, window_start, window_end)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fraction = np.nan_to_num(inter / volume, nan=0.0)
-        keep = (inter > 0) & (fraction >= np.float32(prune_threshold))
-    indices = np.flatnonzero(keep).astype(np.int32)
+        start = np.asarray(window_start)[..., None, :]
+        end = np.asarray(window_end)[..., None, :]
+        return np.all((center >= start) & (center <= end), axis=-1)
+    inter, volume = _overlaps(corners, window_start, window_end)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = np.nan_to_num(inter / volume, nan=0.0)
+    return (inter > 0) & (fraction >= np.float32(prune_threshold))
+
+
+def crop_boxes(corners, window_start, window_end, prune_threshold):
+    """The boxes kept in one window (see ``kept_boxes``), clipped to it and expressed
+    relative to it (0 to 1). Returns their corners and their indices."""
+    ndim = corners.shape[1] // 2
+    indices = np.flatnonzero(kept_boxes(corners, window_start, window_end, prune_threshold)).astype(np.int32)
     kept = corners[indices]
     extent = window_end - window_start
     start = (np.maximum(kept[:, :ndim], window_start) - window_start) / extent
@@ -348,9 +357,10 @@ def _bbox_shape(shapes, args):
     return None
 
 
-def _window_sizes(generator, args, ndim, input_shape):
-    """A window extent per axis (relative to the image), within ``scaling`` and with
-    aspect ratios within ``aspect_ratio`` (in pixels when ``input_shape`` is known).
+def _window_sizes(generator, args, ndim, input_shape, count):
+    """``count`` window extents per axis (rows, relative to the image), within
+    ``scaling`` and with aspect ratios within ``aspect_ratio`` (in pixels when
+    ``input_shape`` is known).
 
     The extents are drawn independently and uniformly and redrawn until their
     ratios fit, as the reference does (so ratios near 1 are the most likely); a
@@ -361,31 +371,39 @@ def _window_sizes(generator, args, ndim, input_shape):
     pairs = [(0, 1)] if ndim == 2 else [(0, 1), (0, 2), (1, 2)]
     ranges = _ranges("aspect_ratio", args["_aspect"], len(pairs))
     if all(rmin == rmax for rmin, rmax in ranges[: ndim - 1]):
-        first = generator.uniform(lo, hi)
-        size = [first] + [first * pixels[0] / pixels[b] / ranges[b - 1][0] for b in range(1, ndim)]
-        return np.asarray(size, np.float32)
+        first = generator.uniform(lo, hi, count)
+        later = [first * pixels[0] / pixels[b] / ranges[b - 1][0] for b in range(1, ndim)]
+        return np.stack([first, *later], axis=1).astype(np.float32)
+    found = []
+    total = 0
     for _ in range(_SIZE_TRIES):
-        size = generator.uniform(lo, hi, ndim)
+        size = generator.uniform(lo, hi, (2 * count + 8, ndim))
         in_pixels = size * pixels
-        if all(
-            rmin <= in_pixels[a] / in_pixels[b] <= rmax
-            for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True)
-        ):
-            return size.astype(np.float32)
-    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio' (tried {_SIZE_TRIES})")
+        fits = np.ones(len(size), bool)
+        for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True):
+            ratio = in_pixels[:, a] / in_pixels[:, b]
+            fits &= (ratio >= rmin) & (ratio <= rmax)
+        found.append(size[fits])
+        total += int(fits.sum())
+        if total >= count:
+            return np.concatenate(found)[:count].astype(np.float32)
+    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
 
 
-def _draw_window(generator, args, ndim, input_shape, crop_shape):
+def _draw_windows(generator, args, ndim, input_shape, crop_shape, count):
+    """``count`` candidate windows: relative starts and extents (float32 rows) and,
+    for a fixed ``crop_shape``, the pixel anchors."""
     if crop_shape is not None:
         free = np.asarray(input_shape, np.int64) - np.asarray(crop_shape, np.int64)
-        anchor = generator.integers(0, free, endpoint=True)
-        return (
-            (anchor / input_shape).astype(np.float32),
-            (np.asarray(crop_shape, np.float64) / input_shape).astype(np.float32),
-            anchor,
+        anchor = generator.integers(0, free, size=(count, ndim), endpoint=True)
+        start = (anchor / input_shape).astype(np.float32)
+        size = np.broadcast_to(
+            (np.asarray(crop_shape, np.float64) / input_shape).astype(np.float32), start.shape
         )
-    size = _window_sizes(generator, args, ndim, input_shape)
-    start = generator.uniform(np.minimum(0, 1 - size), np.maximum(0, 1 - size)).astype(np.float32)
+        return start, size, anchor
+    size = _window_sizes(generator, args, ndim, input_shape, count)
+    low = np.minimum(0, 1 - size)
+    start = generator.uniform(low, np.maximum(0, 1 - size)).astype(np.float32)
     return start, size, None
 
 
@@ -434,23 +452,28 @@ def _random_bbox_crop(generator, arrays, args):
             window = (np.zeros(ndim, np.float32), np.ones(ndim, np.float32), None)
             break
         threshold = np.float32(thresholds[pick])
-        for _ in range(args["num_attempts"]):
-            if attempts >= limit:
-                break
-            attempts += 1
-            start, size, anchor = _draw_window(generator, args, ndim, input_shape, crop_shape)
-            metric = crop_metric(corners, start, start + size, args["threshold_type"])
-            if len(metric) == 0:
-                score = np.float32(1.0)
-            else:
-                score = metric.min() if require_all else metric.max()
+        # The round's attempts are drawn and judged at once; the first valid one wins.
+        count = min(args["num_attempts"], limit - attempts)
+        starts, sizes, anchors = _draw_windows(generator, args, ndim, input_shape, crop_shape, count)
+        ends = starts + sizes
+        if len(corners):
+            metric = crop_metric(corners, starts, ends, args["threshold_type"])
+            scores = metric.min(axis=1) if require_all else metric.max(axis=1)
             # As in the reference, a window must also keep at least one box.
-            keeps_a_box = len(corners) == 0 or len(crop_boxes(corners, start, start + size, prune)[1]) > 0
-            if score >= threshold and keeps_a_box:
-                window = (start, size, anchor)
-                break
-            if best is None or score > best[0]:
-                best = (score, (start, size, anchor))
+            keeps_a_box = kept_boxes(corners, starts, ends, prune).any(axis=1)
+        else:
+            scores = np.ones(count, np.float32)
+            keeps_a_box = np.ones(count, bool)
+        valid = (scores >= threshold) & keeps_a_box
+        if valid.any():
+            k = int(np.argmax(valid))
+            attempts += k + 1
+            window = (starts[k], sizes[k], None if anchors is None else anchors[k])
+            break
+        attempts += count
+        k = int(np.argmax(scores))
+        if best is None or scores[k] > best[0]:
+            best = (scores[k], (starts[k], sizes[k], None if anchors is None else anchors[k]))
     if window is None:
         if not args["quiet"]:
             warnings.warn(

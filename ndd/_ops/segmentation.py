@@ -3,7 +3,7 @@ select_masks.
 
 Objects are the connected blobs of equal labels, pixels being connected through
 their faces (4-connectivity in 2-D, 6 in 3-D), as in the reference. The blobs
-are found with a union-find in numpy (``connected_blobs``); scipy is not needed.
+are found with a compiled union-find (``ndd/_cpu/blobs.pyx``); scipy is not needed.
 
 Deliberate divergences from the reference:
 - ``select_masks`` keeps every polygon of a selected mask (the reference keeps
@@ -20,6 +20,7 @@ import threading
 
 import numpy as np
 
+from .._cpu import blobs as _cpu_blobs
 from .._types import bool as bool_
 from .._types import int32, int64
 from .random_ops import RNG_ARG
@@ -137,65 +138,8 @@ def connected_blobs(labels, foreground):
     one-past-end coordinates of its bounding box (int64 rows), blobs ordered by
     their first pixel in C order.
     """
-    shape = labels.shape
-    flat = labels.reshape(-1)
-    fg = foreground.reshape(-1)
-    nodes = np.flatnonzero(fg)
-    if nodes.size == 0:
-        empty = np.zeros((0, labels.ndim), np.int64)
-        return np.zeros(0, labels.dtype), empty, empty
-    # Union-find over the pixel indices: each pixel points to a smaller-index
-    # pixel of its blob; hooking roots onto the smaller root and halving paths
-    # converges in a few rounds.
-    parent = np.arange(flat.size, dtype=np.int64)
-    edges_a, edges_b = [], []
-    strides = np.cumprod((1,) + shape[::-1])[:-1][::-1]
-    coords = np.unravel_index(nodes, shape)
-    for axis, stride in enumerate(strides):
-        has_prev = coords[axis] > 0
-        a = nodes[has_prev]
-        b = a - stride
-        same = fg[b] & (flat[a] == flat[b])
-        edges_a.append(a[same])
-        edges_b.append(b[same])
-    a = np.concatenate(edges_a)
-    b = np.concatenate(edges_b)
-    while a.size:
-        ra = parent[a]
-        rb = parent[b]
-        while True:
-            ra2, rb2 = parent[ra], parent[rb]
-            if np.array_equal(ra2, ra) and np.array_equal(rb2, rb):
-                break
-            ra, rb = ra2, rb2
-        differ = ra != rb
-        if not differ.any():
-            break
-        lo = np.minimum(ra[differ], rb[differ])
-        hi = np.maximum(ra[differ], rb[differ])
-        np.minimum.at(parent, hi, lo)
-        a, b = a[differ], b[differ]
-        # Compress the paths of every node once per round.
-        parent[nodes] = parent[parent[nodes]]
-    roots = parent[nodes]
-    while True:
-        again = parent[roots]
-        if np.array_equal(again, roots):
-            break
-        roots = again
-    blob_roots, blob_of_node = np.unique(roots, return_inverse=True)
-    count = blob_roots.size
-    starts = np.empty((count, labels.ndim), np.int64)
-    ends = np.empty((count, labels.ndim), np.int64)
-    for axis in range(labels.ndim):
-        c = coords[axis].astype(np.int64)
-        lo = np.full(count, np.iinfo(np.int64).max)
-        hi = np.full(count, -1, np.int64)
-        np.minimum.at(lo, blob_of_node, c)
-        np.maximum.at(hi, blob_of_node, c)
-        starts[:, axis] = lo
-        ends[:, axis] = hi + 1
-    return flat[blob_roots], starts, ends
+    first, starts, ends = _cpu_blobs.connected_blobs(labels, foreground)
+    return labels.reshape(-1)[first], starts, ends
 
 
 _CACHE_LIMIT = 256

@@ -1,0 +1,3 @@
+import numpy as np
+
+def match_anchors(boxes: np.ndarray, anchors: np.ndarray, criteria: float) -> np.ndarray: ...
