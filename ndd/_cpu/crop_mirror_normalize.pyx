@@ -70,11 +70,25 @@ def normalize_window(const source_t[:, :, :] source, target_t[:, :, :] target,
     cdef target_t *dst
     cdef Py_ssize_t r, k, c, step = t_col
     cdef float m, k_mult, m0, m1, m2, k0, k1, k2
+    cdef target_t table[768]
+    cdef int v
     with nogil:
         if mirror:
             dst_origin += (columns - 1) * t_col
             step = -t_col
-        if channels == 3:
+        if source_t is cython.uchar and channels == 3:
+            # Bytes have 256 values: normalize them once per channel, then only look up.
+            for k in range(3):
+                for v in range(256):
+                    table[k * 256 + v] = _convert((<float>v - mean[k]) * multiplier[k] + shift, dst_origin)
+            for r in range(rows):
+                src = src_origin + r * s_row
+                dst = dst_origin + r * t_row
+                for c in range(columns):
+                    dst[c * step] = table[src[c * s_col]]
+                    dst[c * step + t_chan] = table[256 + src[c * s_col + s_chan]]
+                    dst[c * step + 2 * t_chan] = table[512 + src[c * s_col + 2 * s_chan]]
+        elif channels == 3:
             # Three channels (the common case): each pixel is read once, as a unit.
             m0, m1, m2 = mean[0], mean[1], mean[2]
             k0, k1, k2 = multiplier[0], multiplier[1], multiplier[2]
