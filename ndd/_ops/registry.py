@@ -33,6 +33,7 @@ FAMILIES = [
     "transforms",
     "warp",
     "debug",
+    "debayer",
 ]
 
 

@@ -8,9 +8,10 @@ Writes ``color_cases.json`` (one record per call: ``op`` (a name under the
 reference's dynamic module, such as ``"noise.gaussian"``), ``inputs`` (keys into
 the npz, one per sample in batch mode), ``layout``, ``batch`` (bool), ``kwargs``
 (plain values; ``{"per_sample": [...]}`` for a Batch argument of numbers,
-``{"per_sample_arrays": [keys]}`` for one of arrays, ``{"array": key}`` for a Tensor; ``{"dtype": name}``
+``{"per_sample_arrays": [keys]}`` for one of float arrays, ``{"per_sample_ints":
+[lists]}`` for one of int lists, ``{"array": key}`` for a Tensor; ``{"dtype": name}``
 for a type; ``{"image_type": name}`` for a colour space) and ``outputs`` (npz keys
-of the expected samples)) and ``color_values.npz`` beside this script.
+of the expected samples), ``out_layout``) and ``color_values.npz`` beside this script.
 """
 
 import json
@@ -47,7 +48,10 @@ def store(arr):
 def convert_kwargs(kwargs, batch_size):
     ref, record = {}, {}
     for name, value in kwargs.items():
-        if isinstance(value, dict) and "per_sample" in value:
+        if isinstance(value, dict) and "per_sample_ints" in value:
+            ref[name] = ndd.batch([np.array(v, np.int32) for v in value["per_sample_ints"]])
+            record[name] = value
+        elif isinstance(value, dict) and "per_sample" in value:
             values = value["per_sample"]
             if isinstance(values[0], np.ndarray):
                 ref[name] = ndd.batch([np.asarray(v, np.float32) for v in values])
@@ -94,6 +98,7 @@ def case(op, samples, layout="HWC", batch_mode=False, **kwargs):
             "batch": batch_mode,
             "kwargs": record,
             "outputs": [store(o) for o in outs],
+            "out_layout": str(result.layout),
         }
     )
 
@@ -235,12 +240,35 @@ def clahe_cases():
     )
 
 
+def debayer_cases():
+    rng = np.random.default_rng(16)
+    bayer = rng.integers(0, 256, (12, 14), dtype=np.uint8)
+    smooth = np.ascontiguousarray(image((16, 18, 3), np.uint8, 17)[..., 1])
+    for position in ([0, 0], [0, 1], [1, 0], [1, 1]):
+        for algorithm in (None, "edgeaware_ocv", "gray_ocv"):
+            kwargs = {"algorithm": algorithm} if algorithm else {}
+            case("debayer", [bayer], layout="HW", blue_position=position, **kwargs)
+        case("debayer", [smooth], layout="HW", blue_position=position, algorithm="edgeaware_ocv")
+    case("debayer", [bayer.astype(np.uint16) * 250], layout="HW", blue_position=[1, 1])
+    case("debayer", [bayer.astype(np.uint16) * 250], layout="HW", blue_position=[0, 1], algorithm="gray_ocv")
+    case("debayer", [bayer[..., None].copy()], blue_position=[1, 0])
+    case("debayer", [np.stack([bayer, smooth[:12, :14]])], layout="FHW", blue_position=[0, 0])
+    case(
+        "debayer",
+        [bayer, smooth],
+        layout="HW",
+        batch_mode=True,
+        blue_position={"per_sample_ints": [[0, 0], [1, 1]]},
+    )
+
+
 def main():
     value_cases()
     csc_cases()
     equalize_cases()
     jpeg_cases()
     clahe_cases()
+    debayer_cases()
     (HERE / "color_cases.json").write_text(json.dumps({"cases": CASES}, indent=0))
     np.savez_compressed(HERE / "color_values.npz", **ARRAYS)
     print(len(CASES), "cases")

@@ -22,7 +22,9 @@ def load(name):
 def build_kwargs(record, arrays):
     kwargs = {}
     for name, value in record.items():
-        if isinstance(value, dict) and "per_sample" in value:
+        if isinstance(value, dict) and "per_sample_ints" in value:
+            kwargs[name] = ndd.batch([np.array(v, np.int32) for v in value["per_sample_ints"]])
+        elif isinstance(value, dict) and "per_sample" in value:
             values = value["per_sample"]
             kind = np.int32 if all(isinstance(v, int) for v in values) else np.float32
             kwargs[name] = ndd.batch([kind(v) for v in values])
@@ -50,7 +52,7 @@ def replay(case, arrays):
     else:
         data = ndd.tensor(samples[0], layout=case["layout"])
     result = fn(data, **build_kwargs(case["kwargs"], arrays))
-    assert result.layout == case["layout"]
+    assert result.layout == case.get("out_layout", case["layout"])
     outs = [np.asarray(s) for s in result] if case["batch"] else [np.asarray(result)]
     return outs, [arrays[k] for k in case["outputs"]]
 
