@@ -389,13 +389,6 @@ def _check_per_channel(op, args, name, channels):
         )
 
 
-def _per_channel(args, name, channels):
-    values = args[name]
-    if len(values) == 1:
-        return np.full(channels, values[0], dtype=np.float32)
-    return np.array(values, dtype=np.float32)
-
-
 def _cmn_plan(args, layout_in, shape):
     """What one sample needs: the layouts, the window bounds and the output shape."""
     op = CROP_MIRROR_NORMALIZE
@@ -419,7 +412,7 @@ def _cmn_plan(args, layout_in, shape):
 
 
 def _cmn_shape(shapes, args):
-    return [_cmn_plan(args, args[_LAYOUT], shapes[0])[3]]
+    return [_cmn_recipe(_recipe_key(args, shapes[0])).out_shape]
 
 
 def _saturate(values, target):
@@ -437,57 +430,132 @@ def _work_type(args):
     return np.dtype(np.float32) if target == np.float16 else target
 
 
+# The arguments that decide where the window lies and what the output looks like.
+_RECIPE_ARGS = (
+    "crop",
+    "crop_d",
+    "crop_h",
+    "crop_w",
+    "crop_pos_x",
+    "crop_pos_y",
+    "crop_pos_z",
+    "rounding",
+    "out_of_bounds_policy",
+    "pad_output",
+    "output_layout",
+    "fill_values",
+    "dtype",
+)
+
+
+def _recipe_key(args, shape):
+    return (args[_LAYOUT], tuple(shape), len(args["mean"]), len(args["std"])) + tuple(
+        [args[name] for name in _RECIPE_ARGS]
+    )
+
+
+class _Recipe:
+    """How one sample configuration is computed: shapes, views and fill, worked out
+    once per distinct configuration (a batch usually has one) rather than per sample."""
+
+    __slots__ = ("out_shape", "work_type", "to_input_order", "fill", "source", "dest", "plane_order")
+
+
+@functools.lru_cache(maxsize=512)
+def _cmn_recipe(key):
+    layout_in, shape = key[0], key[1]
+    args = dict(zip(_RECIPE_ARGS, key[4:], strict=True))
+    args["mean"], args["std"] = (0.0,) * key[2], (0.0,) * key[3]
+    layout, out_layout, bounds, out_shape = _cmn_plan(args, layout_in, shape)
+    recipe = _Recipe()
+    recipe.out_shape = out_shape
+    target = args["dtype"].numpy
+    # float16 results are computed in float32 and rounded once at the end.
+    recipe.work_type = np.dtype(np.float32) if target == np.float16 else target
+    channel = layout.index("C")
+    channels = shape[channel]
+    inside = _inside(bounds, shape)
+    padding = args["out_of_bounds_policy"] == "pad"
+    partial = any(a != lo or b != hi for (lo, hi), (a, b) in zip(bounds, inside, strict=True))
+    # The output seen with the input's axis order, channels included.
+    recipe.to_input_order = tuple(out_layout.index(a) for a in layout)
+    recipe.fill = None
+    if args["pad_output"] or (padding and partial):
+        # Without padding only the added channel shows the fill, and it is 0.
+        fill = list(args["fill_values"]) if padding else [0.0]
+        values = fill * out_shape[out_layout.index("C")] if len(fill) == 1 else fill
+        recipe.fill = _saturate(values, recipe.work_type).reshape(
+            [-1 if d == channel else 1 for d in range(len(shape))]
+        )
+    # The mirrored window maps input column x to output column (width - 1 - (x - start)).
+    w_axis = layout.index("W")
+    recipe.source = []
+    recipe.dest = []
+    for mirror in (False, True):
+        region_index = []
+        target_index = []
+        for d, ((lo, hi), (a, b)) in enumerate(zip(bounds, inside, strict=True)):
+            if d == channel:
+                region_index.append(slice(None))
+                target_index.append(slice(0, channels))
+            elif d == w_axis and mirror:
+                region_index.append(slice(a, b))
+                target_index.append(slice(hi - b, hi - a))
+            else:
+                region_index.append(slice(a, b))
+                target_index.append(slice(a - lo, b - lo))
+        recipe.source.append(tuple(region_index))
+        recipe.dest.append(tuple(target_index))
+    empty = any(b <= a for a, b in inside)
+    recipe.plane_order = (
+        None
+        if empty
+        else (tuple([layout.index(a) for a in layout if a not in "HWC"] + [layout.index(a) for a in "HWC"]))
+    )
+    return recipe
+
+
+@functools.lru_cache(maxsize=512)
+def _normalization(mean, std, scale, channels):
+    """Per-channel mean and multiplier (scale / std) as float32 arrays, shared read-only."""
+    mean_values = np.full(channels, mean[0], np.float32) if len(mean) == 1 else np.array(mean, np.float32)
+    std_values = np.full(channels, std[0], np.float32) if len(std) == 1 else np.array(std, np.float32)
+    with np.errstate(divide="ignore"):
+        multiplier = _f32(scale) / std_values
+    mean_values.flags.writeable = False
+    multiplier.flags.writeable = False
+    return mean_values, multiplier
+
+
 def _cmn_kernel(arrays, args):
     data = arrays[0]
-    plan = _cmn_plan(args, args[_LAYOUT], data.shape)
-    out = np.empty(plan[3], dtype=_work_type(args))
-    _cmn_into(data, args, plan, out)
+    recipe = _cmn_recipe(_recipe_key(args, data.shape))
+    out = np.empty(recipe.out_shape, dtype=recipe.work_type)
+    _cmn_into(data, args, recipe, out)
     target = args["dtype"].numpy
     return out if out.dtype == target else out.astype(target)
 
 
-def _cmn_into(data, args, plan, out):
+def _cmn_into(data, args, recipe, out):
     """Write the result of one sample into ``out`` (of the work type)."""
-    layout, out_layout, bounds, _ = plan
-    work_type = out.dtype
-    channel = layout.index("C")
-    channels = data.shape[channel]
-    inside = _inside(bounds, data.shape)
-    padding = args["out_of_bounds_policy"] == "pad"
-    partial = any(a != lo or b != hi for (lo, hi), (a, b) in zip(bounds, inside, strict=True))
-    # The output seen with the input's axis order, channels included.
-    out_view = out.transpose([out_layout.index(a) for a in layout])
-    if args["pad_output"] or (padding and partial):
-        # Without padding only the added channel shows the fill, and it is 0.
-        fill = list(args["fill_values"]) if padding else [0.0]
-        values = fill * out_view.shape[channel] if len(fill) == 1 else fill
-        out_view[...] = _saturate(values, work_type).reshape(
-            [-1 if d == channel else 1 for d in range(data.ndim)]
-        )
+    out_view = out.transpose(recipe.to_input_order)
+    if recipe.fill is not None:
+        out_view[...] = recipe.fill
+    if recipe.plane_order is None:
+        return
     if data.dtype not in _CMN_KERNEL_SOURCES:
         data = data.astype(np.float32)
-    # The mirrored window maps input column x to output column (width - 1 - (x - start)).
-    w_axis = layout.index("W")
-    mirror = bool(args["mirror"])
-    region_index = []
-    target_index = []
-    for d, ((lo, hi), (a, b)) in enumerate(zip(bounds, inside, strict=True)):
-        if d == channel:
-            region_index.append(slice(None))
-            target_index.append(slice(0, channels))
-        elif d == w_axis and mirror:
-            region_index.append(slice(a, b))
-            target_index.append(slice(hi - b, hi - a))
-        else:
-            region_index.append(slice(a, b))
-            target_index.append(slice(a - lo, b - lo))
-    source = data[tuple(region_index)]
-    dest = out_view[tuple(target_index)]
-    if source.size:
-        channels_in = data.shape[channel]
-        multiplier = _f32(args["scale"]) / _per_channel(args, "std", channels_in)
-        mean = _per_channel(args, "mean", channels_in)
-        _normalize(source, dest, layout, mean, multiplier, args["shift"], mirror)
+    mirror = 1 if args["mirror"] else 0
+    source = data[recipe.source[mirror]].transpose(recipe.plane_order)
+    dest = out_view[recipe.dest[mirror]].transpose(recipe.plane_order)
+    mean, multiplier = _normalization(
+        args["mean"], args["std"], args["scale"], data.shape[recipe.plane_order[-1]]
+    )
+    if source.ndim == 3:
+        normalize_window(source, dest, mean, multiplier, args["shift"], mirror)
+    else:
+        for index in np.ndindex(*source.shape[:-3]):
+            normalize_window(source[index], dest[index], mean, multiplier, args["shift"], mirror)
 
 
 # Below this many input bytes per batch the thread pool costs more than it saves
@@ -501,14 +569,14 @@ def _cmn_batch_kernel(inputs, sample_args, batch_size, ctx):
     fresh pages for every sample."""
     data = inputs[0]
     samples = data if isinstance(data, list) else [data] * batch_size
-    plans = [_cmn_plan(a, a[_LAYOUT], x.shape) for x, a in zip(samples, sample_args, strict=True)]
-    shapes = {plan[3] for plan in plans}
+    recipes = [_cmn_recipe(_recipe_key(a, x.shape)) for x, a in zip(samples, sample_args, strict=True)]
+    shapes = {recipe.out_shape for recipe in recipes}
     target = sample_args[0]["dtype"].numpy if batch_size else None
-    if len(shapes) == 1 and batch_size and _work_type(sample_args[0]) == target:
+    if len(shapes) == 1 and batch_size and recipes[0].work_type == target:
         out = np.empty((batch_size, *shapes.pop()), dtype=target)
 
         def run(i):
-            _cmn_into(samples[i], sample_args[i], plans[i], out[i])
+            _cmn_into(samples[i], sample_args[i], recipes[i], out[i])
 
     else:
         out = [None] * batch_size
@@ -522,19 +590,6 @@ def _cmn_batch_kernel(inputs, sample_args, batch_size, ctx):
         for i in range(batch_size):
             run(i)
     return [out]
-
-
-def _normalize(source, dest, layout, mean, multiplier, shift, mirror):
-    """Run the compiled pass over every (rows, columns, channels) plane of the window."""
-    order = [layout.index(a) for a in layout if a not in "HWC"] + [layout.index(a) for a in "HWC"]
-    source = source.transpose(order)
-    dest = dest.transpose(order)
-    if source.ndim == 3:
-        normalize_window(source, dest, mean, multiplier, shift, mirror)
-        return
-    outer = source.shape[:-3]
-    for index in np.ndindex(*outer):
-        normalize_window(source[index], dest[index], mean, multiplier, shift, mirror)
 
 
 _CMN_WINDOW_ARGS = _window_args(float32)
