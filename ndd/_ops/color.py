@@ -103,21 +103,33 @@ def _apply_affine(arr, scale, offset, out_type):
     return _to_output(values, out_type)
 
 
-def _prepare_value_op(op, ins, args, *, needs_rgb):
+# The layouts the reference's colour operators take; data without a layout is HWC
+# (3-D) or FHWC (4-D), and the result carries that layout.
+_CHANNELS_LAST = ("HWC", "FHWC", "DHWC")
+
+
+def channels_last_layout(op, x, allowed=_CHANNELS_LAST):
+    """The layout of input ``x`` (inferred from its dimensions when it has none), checked
+    against ``allowed``."""
+    layout = x._layout or {3: "HWC", 4: "FHWC"}.get(x.ndim, "")
+    if layout not in allowed or len(layout) != x.ndim:
+        raise InvalidArgumentError(
+            f"{op.qualname}: expected a layout among {', '.join(allowed)}, got {x.ndim}-D data "
+            f"with layout {x._layout!r}"
+        )
+    return layout
+
+
+def _prepare_value_op(op, ins, args):
     _check_value_type(op, "the input type", ins[0]._dtype)
     out = _output_dtype(ins, args)
     _check_value_type(op, "'dtype'", out)
     args["_out"] = out.numpy
-    if needs_rgb:
-        axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
-        if axes.channel != ins[0].ndim - 1:
-            raise InvalidArgumentError(
-                f"{op.qualname}: expected channels last (HWC, FHWC or DHWC), got layout {axes.layout!r}"
-            )
+    args["_layout"] = channels_last_layout(op, ins[0])
 
 
 def _types(ins, args):
-    return [(_output_dtype(ins, args), ins[0]._layout)]
+    return [(_output_dtype(ins, args), args["_layout"])]
 
 
 def _same_shape(shapes, args):
@@ -178,7 +190,7 @@ def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kern
     op = Operator(name, inputs=[Input("input", doc="Images (HWC, FHWC or DHWC).")], args=args, doc=doc)
 
     def prepare_args(ins, a):
-        _prepare_value_op(op, ins, a, needs_rgb=needs_rgb)
+        _prepare_value_op(op, ins, a)
         if "image_type" in a:
             image_type = _image_type(op, "image_type", a["image_type"], DALIImageType.RGB)
             if image_type is not DALIImageType.RGB:
@@ -376,9 +388,7 @@ def _csc_prepare(ins, args):
         )
     if ins[0]._dtype is not uint8:
         raise InvalidArgumentError(f"{op.qualname}: the input must be uint8, got {ins[0]._dtype}")
-    axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
-    if axes.channel != ins[0].ndim - 1:
-        raise InvalidArgumentError(f"{op.qualname}: expected channels last, got layout {axes.layout!r}")
+    args["_layout"] = channels_last_layout(op, ins[0], ("HWC", "FHWC", "DHWC", "FDHWC"))
     args["_image_type"], args["_output_type"] = source, target
 
 
@@ -411,6 +421,7 @@ COLOR_SPACE_CONVERSION = Operator(
         ),
     ],
     prepare_args=_csc_prepare,
+    infer_types=lambda ins, args: [(uint8, args["_layout"])],
     infer_shape=_csc_shape,
     kernel=_csc_kernel,
     doc="Convert uint8 images between the RGB, BGR, GRAY and YCbCr (BT.601, studio range) colour spaces.",

@@ -190,7 +190,7 @@ def test_color_space_conversion_gray_to_rgb_repeats_the_channel():
         (lambda t: ndd.hue(ndd.tensor(np.zeros((2, 2, 4), np.uint8), layout="HWC"), hue=1.0), "3 channels"),
         (
             lambda t: ndd.hue(ndd.tensor(np.zeros((3, 2, 2), np.uint8), layout="CHW"), hue=1.0),
-            "channels last",
+            "layout among",
         ),
         (lambda t: ndd.hue(t, image_type=ndd.types.BGR), "'image_type'"),
         (
@@ -220,6 +220,16 @@ def test_bad_input_names_the_operator_and_argument(call, message):
     with pytest.raises((ValueError, TypeError), match=message) as info:
         np.asarray(call(t))
     assert "ndd." in str(info.value)
+
+
+@pytest.mark.parametrize("op", [ndd.brightness, ndd.hue])
+def test_layouts_follow_the_reference(op):
+    video = op(ndd.tensor(np.zeros((2, 3, 4, 3), np.uint8)))
+    assert video.layout == "FHWC"
+    with pytest.raises(ValueError, match="layout among"):
+        op(ndd.tensor(np.zeros((3, 4), np.uint8)))
+    with pytest.raises(ValueError, match="layout among"):
+        op(ndd.tensor(np.zeros((3, 4, 3), np.uint8), layout="XYZ"))
 
 
 def test_gpu_device_needs_a_gpu():
