@@ -1,7 +1,7 @@
 """Image decoding and reading files: ``ndd.decoders.image``, ``image_crop``,
 ``image_random_crop``, ``image_slice`` (and their deprecated aliases in
 ``ndd.experimental.decoders``), ``ndd.peek_image_shape`` (and
-``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy`` and ``ndd.io.file.read``.
+``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy``, ``ndd.decoders.inflate`` and ``ndd.io.file.read``.
 
 Images are decoded with Pillow (``image_codec.py``), one sample per task on the
 context's thread pool; Pillow's decoders release the GIL. The crop decoders
@@ -26,6 +26,7 @@ import os
 
 import numpy as np
 
+from .._cpu.lz4 import inflate_lz4
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
@@ -798,6 +799,141 @@ NUMPY = Operator(
 )
 
 
+# -- decoders.inflate -----------------------------------------------------------------------
+
+_CHUNK_ARGS = ("chunk_offsets", "chunk_sizes")
+
+
+def _inflate_prepare(ins, args):
+    if ins[0]._dtype != uint8:
+        raise InvalidArgumentError(
+            f"ndd.decoders.inflate: the input must be compressed bytes (uint8), got {ins[0]._dtype}"
+        )
+    shape = args["shape"]
+    if type(shape) is not PerSample and shape is not None and any(d < 0 for d in shape):
+        raise InvalidArgumentError(f"ndd.decoders.inflate: 'shape' must not be negative, got {list(shape)}")
+
+
+def _inflate_types(ins, args):
+    layout = args["layout"]
+    chunked = any(args[name] is not None for name in _CHUNK_ARGS)
+    if chunked and layout:
+        layout = args["sequence_axis_name"] + layout
+    return [(args["dtype"], layout)]
+
+
+def _chunks(args, size):
+    """(offset, size) of each compressed chunk of a sample of ``size`` bytes, or None
+    for a sample that is one chunk."""
+    offsets, sizes = args["chunk_offsets"], args["chunk_sizes"]
+    if offsets is None and sizes is None:
+        return None
+    if offsets is None:
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64).tolist()
+    if sizes is None:
+        sizes = [b - a for a, b in zip(offsets, list(offsets[1:]) + [size], strict=True)]
+    if len(offsets) != len(sizes):
+        raise ValueError(
+            f"'chunk_offsets' and 'chunk_sizes' must have one value per chunk, got {len(offsets)} and {len(sizes)}"
+        )
+    for offset, length in zip(offsets, sizes, strict=True):
+        if offset < 0 or length < 0 or offset + length > size:
+            raise ValueError(f"the chunk of {length} bytes at {offset} lies outside the {size} input bytes")
+    return list(zip(offsets, sizes, strict=True))
+
+
+def _inflate_kernel(arrays, args):
+    source = np.ascontiguousarray(arrays[0]).reshape(-1)
+    shape = tuple(args["shape"])
+    dtype = args["dtype"].numpy
+    chunk_bytes = math.prod(shape) * np.dtype(dtype).itemsize
+    chunks = _chunks(args, source.size)
+    count = 1 if chunks is None else len(chunks)
+    out = np.zeros(count * chunk_bytes, np.uint8)
+    for k, (offset, length) in enumerate(chunks or [(0, source.size)]):
+        target = out[k * chunk_bytes : (k + 1) * chunk_bytes]
+        try:
+            written = inflate_lz4(source[offset : offset + length], target)
+        except ValueError as exc:
+            raise ValueError(f"ndd.decoders.inflate: chunk {k}: {exc}") from None
+        if args["check_output_size"] and written != chunk_bytes:
+            raise ValueError(
+                f"ndd.decoders.inflate: chunk {k} inflates to {written} bytes, the output chunk holds {chunk_bytes}"
+            )
+    values = out.view(dtype)
+    return values.reshape(shape if chunks is None else (count,) + shape)
+
+
+def _inflate_batch_kernel(inputs, sample_args, batch_size, ctx):
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+    return [ctx.thread_pool.map(lambda i: _inflate_kernel((samples[i],), sample_args[i]), range(batch_size))]
+
+
+INFLATE = Operator(
+    "inflate",
+    module="ndd.decoders",
+    inputs=[Input("input", doc="Compressed data, 1-D uint8.")],
+    args=[
+        Arg(
+            "algorithm",
+            "str",
+            "LZ4",
+            choices=("LZ4",),
+            doc="The compression: ``'LZ4'`` (raw LZ4 blocks, without frame headers).",
+        ),
+        Arg(
+            "check_output_size",
+            "bool",
+            False,
+            doc="Fail when a chunk inflates to fewer bytes than its output holds (the rest is "
+            "zeros otherwise). Data that inflates to more bytes is always an error.",
+        ),
+        Arg(
+            "chunk_offsets",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="Where each compressed chunk of a sample starts (by default right after the previous one).",
+            type_doc="list of int",
+        ),
+        Arg(
+            "chunk_sizes",
+            "int_list",
+            None,
+            per_sample=True,
+            doc="Compressed size of each chunk (by default up to the next offset or the end).",
+            type_doc="list of int",
+        ),
+        Arg("dtype", "dtype", uint8, doc="Type of the inflated data.", type_doc="DType"),
+        Arg("layout", "layout", "", doc="Layout of one inflated chunk.", type_doc="str"),
+        Arg(
+            "sequence_axis_name",
+            "layout",
+            "F",
+            doc="Name of the outer axis added for samples of several chunks (used with ``layout``).",
+            type_doc="str",
+        ),
+        Arg(
+            "shape",
+            "int_list",
+            per_sample=True,
+            doc="Shape of one inflated chunk.",
+            type_doc="list of int",
+        ),
+    ],
+    prepare_args=_inflate_prepare,
+    infer_types=_inflate_types,
+    kernel=_inflate_kernel,
+    batch_kernel=_inflate_batch_kernel,
+    doc="Decompress data compressed with LZ4 into tensors of a given shape and type.\n\n"
+    "A sample is one compressed chunk, or several (given by ``chunk_offsets`` and/or "
+    "``chunk_sizes``) that inflate to the same ``shape``; their results are stacked along a "
+    "new outer axis named ``sequence_axis_name``. The reference runs this on the GPU only; "
+    "ndd decompresses on the CPU (a GPU version comes with the GPU kernels).",
+)
+
+
 # -- the operators -----------------------------------------------------------------------------
 
 
@@ -845,5 +981,5 @@ def _image_operators(module, deprecated):
 OPERATORS = (
     _image_operators("ndd.decoders", deprecated=False)
     + _image_operators("ndd.experimental.decoders", deprecated=True)
-    + [_peek_operator("ndd"), _peek_operator("ndd.experimental"), FILE_READ, NUMPY]
+    + [_peek_operator("ndd"), _peek_operator("ndd.experimental"), FILE_READ, NUMPY, INFLATE]
 )

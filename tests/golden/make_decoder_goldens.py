@@ -97,6 +97,7 @@ SIGNED = [
     "decoders.image_random_crop",
     "decoders.image_slice",
     "decoders.numpy",
+    "decoders.inflate",
     "experimental.decoders.image",
     "experimental.decoders.image_crop",
     "experimental.decoders.image_random_crop",
