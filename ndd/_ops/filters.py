@@ -44,9 +44,12 @@ _PAD_MODES = {
 _LONG_ROW = 16
 
 
-def _spatial_axes(op, layout, ndim, *, allow_volumes=True):
-    """(spatial axes, layout) of a sample: every axis but F and C; C must be the first
-    or the last non-frame axis."""
+def _spatial_axes(op, layout, ndim, *, allow_volumes=True, frames_first=False):
+    """(spatial axes, layout) of a sample: every axis but F and C, adjacent to each other.
+
+    ``frames_first``: F must lead and C come first or last after it (filter and the
+    image operators); gaussian_blur and laplacian also take layouts such as CFHW.
+    """
     if not layout:
         # Without a layout every dimension is a data axis, as in the reference.
         layout = {2: "HW", 3: "DHW"}.get(ndim, "")
@@ -60,21 +63,20 @@ def _spatial_axes(op, layout, ndim, *, allow_volumes=True):
             f"{op.qualname}: the layout {layout!r} does not match the {ndim} dimensions of the input"
         )
     spatial = tuple(i for i, name in enumerate(layout) if name not in "FC")
-    if "C" in layout:
-        c = layout.index("C")
-        first = layout.index("F") + 1 if layout.startswith("F") else 0
-        if c not in (first, ndim - 1):
+    if frames_first:
+        if "F" in layout and layout.index("F") != 0:
+            raise InvalidArgumentError(
+                f"{op.qualname}: the frame axis must be the first one, got layout {layout!r}"
+            )
+        if "C" in layout and layout.index("C") not in (1 if layout.startswith("F") else 0, ndim - 1):
             raise InvalidArgumentError(
                 f"{op.qualname}: channels must come first or last (after frames), got layout {layout!r}"
             )
-    if "F" in layout and layout.index("F") != 0:
-        raise InvalidArgumentError(
-            f"{op.qualname}: the frame axis must be the first one, got layout {layout!r}"
-        )
     max_axes = 3 if allow_volumes else 2
     if not 1 <= len(spatial) <= max_axes or spatial != tuple(range(spatial[0], spatial[0] + len(spatial))):
         raise InvalidArgumentError(
-            f"{op.qualname}: expected 1 to {max_axes} adjacent spatial axes, got layout {layout!r}"
+            f"{op.qualname}: expected 1 to {max_axes} adjacent spatial axes (frames and channels outside "
+            f"them), got layout {layout!r}"
         )
     return spatial, layout
 
@@ -431,7 +433,7 @@ def _filter_types(ins, args):
 
 def _filter_plan(shape, filter_shape, args):
     """(spatial axes, anchors, output shape) of one sample."""
-    spatial, _ = _spatial_axes(FILTER, args["_layout"], len(shape))
+    spatial, _ = _spatial_axes(FILTER, args["_layout"], len(shape), frames_first=True)
     if len(spatial) == 1 or len(filter_shape) != len(spatial):
         raise InvalidArgumentError(
             f"ndd.filter: the filter must have as many dimensions as the input has spatial axes "
@@ -571,7 +573,7 @@ _MORPHOLOGY_BORDERS = ("constant", "replicate", "reflect", "reflect_101", "wrap"
 
 def _image_planes(op, layout, shape):
     """(planes, height, width, elements per pixel) of an image or sequence sample."""
-    spatial, _ = _spatial_axes(op, layout, len(shape), allow_volumes=False)
+    spatial, _ = _spatial_axes(op, layout, len(shape), allow_volumes=False, frames_first=True)
     if len(spatial) != 2:
         raise InvalidArgumentError(
             f"{op.qualname}: expected images or sequences of images, got layout {layout!r}"

@@ -44,6 +44,7 @@ add_array("hw_u8", gradient((17, 23), np.uint8))
 add_array("chw_u8", gradient((3, 18, 22), np.uint8))
 add_array("fhwc_u8", gradient((3, 12, 16, 3), np.uint8))
 add_array("dhwc_u8", gradient((6, 10, 12, 2), np.uint8))
+add_array("cfhw_u8", gradient((2, 3, 12, 14), np.uint8))
 add_array("hwc_f32", gradient((20, 28, 3), np.float32, -1.0, 1.0))
 add_array("hwc_i16", gradient((20, 28, 3), np.int16, -300.0, 300.0))
 add_array("hwc_u16", gradient((20, 28, 3), np.uint16, 0.0, 60000.0))
@@ -54,7 +55,15 @@ add_array("f4x6", rng.normal(0, 0.2, (4, 6)).astype(np.float32))
 add_array("f_sharpen", np.array([[0, -1, 0], [-1, 5, -1], [0, -1, 0]], np.float32))
 add_array("f_box", np.full((3, 3), 1 / 9, np.float32))
 
-LAYOUTS = {"hwc": "HWC", "hw": "HW", "chw": "CHW", "fhwc": "FHWC", "dhwc": "DHWC", "small": "HWC"}
+LAYOUTS = {
+    "cfhw": "CFHW",
+    "hwc": "HWC",
+    "hw": "HW",
+    "chw": "CHW",
+    "fhwc": "FHWC",
+    "dhwc": "DHWC",
+    "small": "HWC",
+}
 
 
 def layout_of(name):
@@ -101,6 +110,7 @@ for name in ["hwc_u8", "hw_u8", "chw_u8", "fhwc_u8", "hwc_f32", "hwc_i16", "hwc_
     record("gaussian_blur", [name], sigma=1.0)
 record("gaussian_blur", ["dhwc_u8"], sigma=[1.0, 1.5, 0.7])
 record("gaussian_blur", ["dhwc_u8"], window_size=3)
+record("gaussian_blur", ["cfhw_u8"], sigma=[0.8, 1.6])
 record("gaussian_blur", ["hwc_u8"], sigma=[1.0, 2.0])
 record("gaussian_blur", ["hwc_u8"], sigma=0.5)
 record("gaussian_blur", ["hwc_u8"], sigma=3.0)
@@ -124,6 +134,8 @@ record("gaussian_blur", ["hwc_u8"], sigma=1.0, dtype="dtype:int16")
 for name in ["hwc_u8", "hw_u8", "chw_u8", "fhwc_u8", "hwc_f32", "hwc_i16", "hwc_u16", "dhwc_u8"]:
     record("laplacian", [name])
 record("laplacian", ["hwc_u8"], dtype="dtype:float32")
+record("laplacian", ["cfhw_u8"], window_size=5, dtype="dtype:float32")
+record("filter", ["cfhw_u8", "f3x3"])
 record("laplacian", ["hwc_f32"], window_size=5)
 record("laplacian", ["hwc_f32"], window_size=[3, 7])
 record("laplacian", ["hwc_f32"], window_size=5, smoothing_size=1)
