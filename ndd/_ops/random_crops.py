@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 
+from .._cpu import crop_windows as _crop_windows
 from .._types import float32, int32, int64
 from .random_ops import RNG_ARG, known_values
 from .schema import REQUIRED, Arg, Input, Operator
@@ -25,6 +26,8 @@ from .schema import REQUIRED, Arg, Input, Operator
 _UNBOUNDED_ATTEMPTS = 100_000
 # Draws of a window's extents before 'scaling' and 'aspect_ratio' are declared incompatible.
 _SIZE_TRIES = 10_000
+# Rounds of attempts drawn together by random_bbox_crop (most searches end within them).
+_ROUNDS_AT_ONCE = 8
 
 
 def _sample_data(data, i):
@@ -229,14 +232,14 @@ def _overlaps(corners, window_start, window_end):
 def crop_metric(corners, window_start, window_end, threshold_type):
     """IoU of each box with the window(s), or the fraction of each box inside ("overlap")."""
     inter, volume = _overlaps(corners, window_start, window_end)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if threshold_type == "overlap":
-            metric = inter / volume
-        else:
-            extent = np.asarray(window_end) - np.asarray(window_start)
-            window = np.prod(extent, axis=-1, dtype=np.float32)[..., None]
-            metric = inter / (volume + window - inter)
-    return np.nan_to_num(metric, nan=0.0).astype(np.float32, copy=False)
+    if threshold_type == "overlap":
+        denominator = np.broadcast_to(volume, inter.shape)
+    else:
+        extent = np.asarray(window_end) - np.asarray(window_start)
+        window = np.prod(extent, axis=-1, dtype=np.float32)[..., None]
+        denominator = volume + window - inter
+    # Empty boxes (and windows) overlap nothing.
+    return np.divide(inter, denominator, out=np.zeros(inter.shape, np.float32), where=denominator > 0)
 
 
 def kept_boxes(corners, window_start, window_end, prune_threshold):
@@ -250,8 +253,7 @@ def kept_boxes(corners, window_start, window_end, prune_threshold):
         end = np.asarray(window_end)[..., None, :]
         return np.all((center >= start) & (center <= end), axis=-1)
     inter, volume = _overlaps(corners, window_start, window_end)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fraction = np.nan_to_num(inter / volume, nan=0.0)
+    fraction = np.divide(inter, volume, out=np.zeros(inter.shape, np.float32), where=volume > 0)
     return (inter > 0) & (fraction >= np.float32(prune_threshold))
 
 
@@ -447,33 +449,32 @@ def _random_bbox_crop(generator, arrays, args):
     attempts = 0
     window = None
     while window is None and attempts < limit:
-        pick = generator.integers(0, choices)
-        if pick == len(thresholds):
+        # Several rounds (a threshold each, or no crop) are drawn and judged at once;
+        # the first valid attempt in order wins, as if they ran one by one.
+        picks = generator.integers(0, choices, _ROUNDS_AT_ONCE)
+        no_crop = np.flatnonzero(picks == len(thresholds))
+        rounds = picks[: no_crop[0]] if no_crop.size else picks
+        per_round = args["num_attempts"]
+        count = min(len(rounds) * per_round, limit - attempts)
+        if count:
+            starts, sizes, anchors = _draw_windows(generator, args, ndim, input_shape, crop_shape, count)
+            ends = starts + sizes
+            wanted = np.repeat(np.asarray(thresholds, np.float32)[rounds], per_round)[:count]
+            k, best_k, best_score = _crop_windows.first_valid_window(
+                corners, starts, ends, wanted, args["threshold_type"] == "overlap", require_all, prune
+            )
+            if k >= 0:
+                attempts += k + 1
+                window = (starts[k], sizes[k], None if anchors is None else anchors[k])
+                break
+            attempts += count
+            if best is None or best_score > best[0]:
+                best = (
+                    best_score,
+                    (starts[best_k], sizes[best_k], None if anchors is None else anchors[best_k]),
+                )
+        if no_crop.size and attempts < limit:
             window = (np.zeros(ndim, np.float32), np.ones(ndim, np.float32), None)
-            break
-        threshold = np.float32(thresholds[pick])
-        # The round's attempts are drawn and judged at once; the first valid one wins.
-        count = min(args["num_attempts"], limit - attempts)
-        starts, sizes, anchors = _draw_windows(generator, args, ndim, input_shape, crop_shape, count)
-        ends = starts + sizes
-        if len(corners):
-            metric = crop_metric(corners, starts, ends, args["threshold_type"])
-            scores = metric.min(axis=1) if require_all else metric.max(axis=1)
-            # As in the reference, a window must also keep at least one box.
-            keeps_a_box = kept_boxes(corners, starts, ends, prune).any(axis=1)
-        else:
-            scores = np.ones(count, np.float32)
-            keeps_a_box = np.ones(count, bool)
-        valid = (scores >= threshold) & keeps_a_box
-        if valid.any():
-            k = int(np.argmax(valid))
-            attempts += k + 1
-            window = (starts[k], sizes[k], None if anchors is None else anchors[k])
-            break
-        attempts += count
-        k = int(np.argmax(scores))
-        if best is None or scores[k] > best[0]:
-            best = (scores[k], (starts[k], sizes[k], None if anchors is None else anchors[k]))
     if window is None:
         if not args["quiet"]:
             warnings.warn(
