@@ -29,3 +29,15 @@ def warp_mapped(
 ) -> None:
     """Fill ``dst`` by sampling ``src`` at the float32 points ``(map_x, map_y)`` given per output
     pixel (pixel-centre convention); the other arguments as in ``warp_projective``."""
+
+def warp_affine_3d(
+    src: np.ndarray,
+    dst: np.ndarray,
+    matrix: np.ndarray,
+    linear: bool,
+    border: int,
+    fill: np.ndarray,
+) -> None:
+    """Fill the volume ``dst`` (depth, rows, columns, channels) by sampling ``src`` at the point that
+    ``matrix`` (float64, 12 values, row-major 3x4 on ``(x, y, z, 1)``) gives for each output voxel
+    centre; trilinear or nearest-neighbour sampling; border and fill as in ``warp_projective``."""

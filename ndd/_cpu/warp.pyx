@@ -318,3 +318,127 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
             for ox in range(columns):
                 _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, map_x[oy, ox], map_y[oy, ox],
                         &how)
+
+
+cdef struct Volume:
+    # A (depth, rows, columns, channels) view: its first element and strides in elements.
+    char *data
+    Py_ssize_t depth, rows, columns, channels
+    Py_ssize_t depth_stride, row_stride, column_stride, channel_stride
+
+
+cdef Volume _volume(const value_t[:, :, :, :] view):
+    cdef Volume v
+    cdef bint empty = view.shape[0] == 0 or view.shape[1] == 0 or view.shape[2] == 0 or view.shape[3] == 0
+    v.data = NULL if empty else <char *>&view[0, 0, 0, 0]
+    v.depth = view.shape[0]
+    v.rows = view.shape[1]
+    v.columns = view.shape[2]
+    v.channels = view.shape[3]
+    v.depth_stride = view.strides[0] // sizeof(value_t)
+    v.row_stride = view.strides[1] // sizeof(value_t)
+    v.column_stride = view.strides[2] // sizeof(value_t)
+    v.channel_stride = view.strides[3] // sizeof(value_t)
+    return v
+
+
+cdef inline const value_t *_voxel(const value_t *src, const Volume *s, Py_ssize_t z, Py_ssize_t y,
+                                  Py_ssize_t x, int border) noexcept nogil:
+    """The source voxel at ``(z, y, x)`` after the border rule; NULL for the fill value."""
+    x = _border_index(x, s.columns, border)
+    y = _border_index(y, s.rows, border)
+    z = _border_index(z, s.depth, border)
+    if x < 0 or y < 0 or z < 0:
+        return NULL
+    return src + z * s.depth_stride + y * s.row_stride + x * s.column_stride
+
+
+cdef inline void _sample3(const value_t *src, const Volume *s, value_t *out, Py_ssize_t out_ks,
+                          float sx, float sy, float sz, const Sampling *how) noexcept nogil:
+    """Write one output voxel from the source sampled at point ``(sx, sy, sz)``."""
+    cdef Py_ssize_t channels = s.channels, ks = s.channel_stride, k, x0, y0, z0, i
+    cdef float fx, fy, fz, px, py, pz, acc, w
+    cdef const value_t *corners[8]
+    cdef float weights[8]
+    if not (sx > -_FAR and sx < _FAR and sy > -_FAR and sy < _FAR and sz > -_FAR and sz < _FAR):
+        x0 = 0 if not sx > 0 else s.columns - 1
+        y0 = 0 if not sy > 0 else s.rows - 1
+        z0 = 0 if not sz > 0 else s.depth - 1
+        _write_pixel(_voxel(src, s, z0, y0, x0, how.border) if how.border != BORDER_CONSTANT
+                     else <const value_t *>NULL, ks, out, out_ks, channels, how)
+        return
+    if not how.linear:
+        _write_pixel(_voxel(src, s, <Py_ssize_t>floorf(sz), <Py_ssize_t>floorf(sy), <Py_ssize_t>floorf(sx),
+                            how.border), ks, out, out_ks, channels, how)
+        return
+    px = sx - 0.5
+    py = sy - 0.5
+    pz = sz - 0.5
+    fx = floorf(px)
+    fy = floorf(py)
+    fz = floorf(pz)
+    x0 = <Py_ssize_t>fx
+    y0 = <Py_ssize_t>fy
+    z0 = <Py_ssize_t>fz
+    fx = px - fx
+    fy = py - fy
+    fz = pz - fz
+    for i in range(8):
+        corners[i] = _voxel(src, s, z0 + (i >> 2), y0 + ((i >> 1) & 1), x0 + (i & 1), how.border)
+        w = fx if i & 1 else 1 - fx
+        w *= fy if (i >> 1) & 1 else 1 - fy
+        w *= fz if i >> 2 else 1 - fz
+        weights[i] = w
+    for k in range(channels):
+        acc = 0
+        for i in range(8):
+            acc += weights[i] * (corners[i][k * ks] if corners[i] != NULL else how.fill[k])
+        out[k * out_ks] = _convert(acc, out, how.round_even)
+
+
+def warp_affine_3d(const value_t[:, :, :, :] src, value_t[:, :, :, :] dst, const double[::1] matrix,
+                   bint linear, int border, const float[::1] fill):
+    """Fill the volume ``dst`` (depth, rows, columns, channels) by sampling ``src`` at the point
+    that ``matrix`` (12 values, row-major 3x4, acting on ``(x, y, z, 1)``) gives for each
+    output voxel centre; trilinear or nearest-neighbour sampling; border and fill as in
+    ``warp_projective``; integer results round halves away from zero.
+    """
+    if matrix.shape[0] < 12:
+        raise ValueError("warp_affine_3d: the matrix needs 12 values")
+    if src.shape[3] != dst.shape[3]:
+        raise ValueError("warp_affine_3d: the source and output differ in channels")
+    if not BORDER_CONSTANT <= border <= BORDER_WRAP:
+        raise ValueError(f"warp_affine_3d: unknown border mode {border}")
+    if fill.shape[0] < dst.shape[3]:
+        raise ValueError("warp_affine_3d: 'fill' needs one value per channel")
+    if src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0:
+        border = BORDER_CONSTANT
+    cdef Sampling how
+    how.linear = linear
+    how.round_even = False
+    how.border = border
+    how.fill = &fill[0] if fill.shape[0] else NULL
+    cdef Py_ssize_t oz, oy, ox, depth = dst.shape[0], rows = dst.shape[1], columns = dst.shape[2]
+    if depth == 0 or rows == 0 or columns == 0 or dst.shape[3] == 0:
+        return
+    cdef float m[12]
+    cdef int i
+    for i in range(12):
+        m[i] = matrix[i]
+    cdef float x, y, z
+    cdef Volume s = _volume(src)
+    cdef Volume d = _volume(dst)
+    cdef const value_t *sp = <const value_t *>s.data
+    cdef value_t *row
+    with nogil:
+        for oz in range(depth):
+            z = oz + 0.5
+            for oy in range(rows):
+                y = oy + 0.5
+                row = <value_t *>d.data + oz * d.depth_stride + oy * d.row_stride
+                for ox in range(columns):
+                    x = ox + 0.5
+                    _sample3(sp, &s, row + ox * d.column_stride, d.channel_stride,
+                             m[0] * x + m[1] * y + m[2] * z + m[3],
+                             m[4] * x + m[5] * y + m[6] * z + m[7],
+                             m[8] * x + m[9] * y + m[10] * z + m[11], &how)

@@ -10,11 +10,11 @@ source edge pixels repeat outside the image; with it, the outside is that value.
 Integer outputs are rounded half away from zero and saturated.
 
 Samples are 2-D images with channels last (``HWC``) or sequences of them
-(``FHWC``, every frame warped alike); ``experimental.warp_perspective`` also takes
+(``FHWC``, every frame warped alike); ``rotate`` and ``warp_affine`` also take
+volumes (``DHWC``, ``FDHWC``: 3x4 matrices on ``(x, y, z)``, rotation about ``axis``); ``experimental.warp_perspective`` also takes
 planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
-images without a channel axis (``HW``, ``FHW``) are accepted too; volumes
-(``DHWC``, rotate's ``axis``) and warp_perspective's INTERP_CUBIC are not
-supported yet; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
+images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too;
+warp_perspective's INTERP_CUBIC is not supported yet; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
 has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
 """
 
@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .._cpu.warp import warp_mapped, warp_projective
+from .._cpu.warp import warp_affine_3d, warp_mapped, warp_projective
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
@@ -40,14 +40,12 @@ def _pending(*values):
     return any(type(v) is PendingArg for v in values)
 
 
-def _image_axes(op, x_layout, ndim, planar=False):
-    """The axes of an image or sequence; ``planar`` allows CHW and FCHW."""
+def _image_axes(op, x_layout, ndim, planar=False, volume=False):
+    """The axes of an image or sequence; ``planar`` allows CHW and FCHW, ``volume`` DHWC,
+    FDHWC (and DHW, FDHW)."""
     axes = image_axes(op, x_layout, ndim, four_dims="FHWC")
-    if axes.depth is not None:
-        raise InvalidArgumentError(
-            f"{op.qualname}: volumes ({axes.layout}) are not supported; use 2-D images"
-        )
     allowed = ("HW", "HWC", "FHW", "FHWC") + (("CHW", "FCHW") if planar else ())
+    allowed += ("DHW", "DHWC", "FDHW", "FDHWC") if volume else ()
     if axes.layout not in allowed:
         raise InvalidArgumentError(
             f"{op.qualname}: expected the layout {' or '.join(allowed)}, got {axes.layout!r}"
@@ -71,13 +69,15 @@ def _check_interp(op, args):
         )
 
 
-def _size_arg(op, size):
-    """A ``size`` argument as (rows, columns), or None when not given."""
+def _size_arg(op, size, spatial=2):
+    """A ``size`` argument as (rows, columns), or (depth, rows, columns) for volumes
+    (``spatial`` 3); None when not given."""
     if size is None or len(size) == 0:
         return None
-    if len(size) != 2:
+    if len(size) != spatial:
+        names = "height, width" if spatial == 2 else "depth, height, width"
         raise InvalidArgumentError(
-            f"{op.qualname}: 'size' must have 2 elements (height, width), got {list(size)}"
+            f"{op.qualname}: 'size' must have {spatial} elements ({names}), got {list(size)}"
         )
     # The reference truncates fractional sizes (its documentation says it rounds them).
     out = tuple(int(s) for s in size)
@@ -99,6 +99,12 @@ def _frames(arr, axes):
     return view.transpose(order)
 
 
+def _volumes(arr, axes):
+    """``arr`` as a (frames, depth, rows, columns, channels) view."""
+    view = arr if axes.channel is not None else arr[..., np.newaxis]
+    return view if axes.frame is not None else view[np.newaxis]
+
+
 # Border modes of the kernels, by name (warp_perspective's border_mode).
 BORDER_MODES = {"constant": 0, "replicate": 1, "reflect": 2, "reflect_101": 3, "wrap": 4}
 _CLAMP = BORDER_MODES["replicate"]
@@ -114,7 +120,8 @@ def warp_sample(
     or one number per channel; ``round_even`` rounds ties to even.
     """
     out_shape = list(arr.shape)
-    out_shape[axes.height], out_shape[axes.width] = out_hw
+    for axis, extent in zip(axes.spatial, out_hw, strict=True):
+        out_shape[axis] = extent
     target = np.dtype(out_dtype)
     if arr.dtype == target and target.type in _KERNEL_TYPES:
         work_in, work_type = arr, target
@@ -123,10 +130,20 @@ def warp_sample(
     else:
         work_in, work_type = arr.astype(np.float32), np.dtype(np.float32)
     out = np.empty(out_shape, work_type)
-    src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
-    m = np.ascontiguousarray(matrix, np.float64).reshape(-1)
     if border is None:
         border = BORDER_MODES["constant"] if fill is not None else _CLAMP
+    m = np.ascontiguousarray(matrix, np.float64).reshape(-1)
+    if axes.depth is not None:
+        src_vols, dst_vols = _volumes(work_in, axes), _volumes(out, axes)
+        fills = (
+            np.zeros(src_vols.shape[4], np.float32)
+            if fill is None
+            else np.full(src_vols.shape[4], fill, np.float32)
+        )
+        for f in range(src_vols.shape[0]):
+            warp_affine_3d(src_vols[f], dst_vols[f], m, linear, border, fills)
+        return out if work_type == target else cast_array(out, target)
+    src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
     channels = src_frames.shape[3]
     fills = (
         np.zeros(channels, np.float32)
@@ -142,18 +159,21 @@ def warp_sample(
 # -- warp_affine ---------------------------------------------------------------------------
 
 
-def _affine_matrix(op, value, inverse_map):
+def _affine_matrix(op, value, inverse_map, spatial=2):
     m = np.asarray(value, np.float64).reshape(-1)
-    if m.size != 6:
-        raise InvalidArgumentError(f"{op.qualname}: the matrix must have 6 elements (2x3), got {m.size}")
-    m = m.reshape(2, 3)
+    size = spatial * (spatial + 1)
+    if m.size != size:
+        raise InvalidArgumentError(
+            f"{op.qualname}: the matrix must have {size} elements ({spatial}x{spatial + 1}), got {m.size}"
+        )
+    m = m.reshape(spatial, spatial + 1)
     if not np.all(np.isfinite(m)):
         raise InvalidArgumentError(f"{op.qualname}: the matrix must be finite, got {m.tolist()}")
     if not inverse_map:
-        full = np.vstack([m, [0.0, 0.0, 1.0]])
+        full = np.vstack([m, np.eye(1, spatial + 1, spatial)])
         if abs(np.linalg.det(full)) < 1e-12:
             raise InvalidArgumentError(f"{op.qualname}: the matrix is not invertible: {m.tolist()}")
-        m = np.linalg.inv(full)[:2]
+        m = np.linalg.inv(full)[:spatial]
     return m
 
 
@@ -181,7 +201,7 @@ def _warp_affine_prepare(ins, args):
 def _warp_affine_types(ins, args):
     op = WARP_AFFINE
     x = ins[0]
-    _image_axes(op, x._layout, x.ndim)
+    _image_axes(op, x._layout, x.ndim, volume=True)
     if ins[1] is not None and ins[1]._dtype.numpy is not None and np.dtype(ins[1]._dtype.numpy).kind != "f":
         raise InvalidArgumentError(f"ndd.warp_affine: the 'mtx' input must be float, got {ins[1]._dtype}")
     return [(_output_dtype(op, ins, args), x._layout)]
@@ -190,22 +210,25 @@ def _warp_affine_types(ins, args):
 def _warp_affine_shape(shapes, args):
     op = WARP_AFFINE
     shape = shapes[0]
-    axes = _image_axes(op, "" if args.get("_layout") is None else args["_layout"], len(shape))
-    if shapes[1] is not None and int(np.prod(shapes[1])) != 6:
+    axes = _image_axes(op, args["_layout"], len(shape), volume=True)
+    spatial = len(axes.spatial)
+    need = spatial * (spatial + 1)
+    if shapes[1] is not None and int(np.prod(shapes[1])) != need:
         raise InvalidArgumentError(
-            f"ndd.warp_affine: the 'mtx' input must be a 2x3 matrix, got shape {shapes[1]}"
+            f"ndd.warp_affine: the 'mtx' input must be a {spatial}x{spatial + 1} matrix, got shape {shapes[1]}"
         )
     matrix = args["matrix"]
-    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 6):
+    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, need):
         raise InvalidArgumentError(
-            f"ndd.warp_affine: 'matrix' must have 6 elements (2x3), got {np.size(matrix)}"
+            f"ndd.warp_affine: 'matrix' must have {need} elements ({spatial}x{spatial + 1}), got {np.size(matrix)}"
         )
     if _pending(args["size"]):
         return None
-    size = _size_arg(op, args["size"])
+    size = _size_arg(op, args["size"], spatial)
     out = list(shape)
     if size is not None:
-        out[axes.height], out[axes.width] = size
+        for axis, extent in zip(axes.spatial, size, strict=True):
+            out[axis] = extent
     return [tuple(out)]
 
 
@@ -221,9 +244,10 @@ def _warp_affine_prepare_all(ins, args):
 def _warp_affine_kernel(arrays, args):
     op = WARP_AFFINE
     x, mtx = arrays
-    axes = _image_axes(op, args["_layout"], x.ndim)
-    matrix = _affine_matrix(op, mtx if mtx is not None else args["matrix"], args["inverse_map"])
-    size = _size_arg(op, args["size"]) or (x.shape[axes.height], x.shape[axes.width])
+    axes = _image_axes(op, args["_layout"], x.ndim, volume=True)
+    spatial = len(axes.spatial)
+    matrix = _affine_matrix(op, mtx if mtx is not None else args["matrix"], args["inverse_map"], spatial)
+    size = _size_arg(op, args["size"], spatial) or tuple(x.shape[a] for a in axes.spatial)
     return warp_sample(
         x,
         axes,
@@ -276,8 +300,12 @@ _SIZE = Arg(
 WARP_AFFINE = Operator(
     "warp_affine",
     inputs=[
-        Input("data", doc="Images (HWC) or sequences of images (FHWC)."),
-        Input("mtx", optional=True, doc="The 2x3 float matrix per sample (instead of ``matrix``)."),
+        Input("data", doc="Images (HWC), sequences of images (FHWC) or volumes (DHWC, FDHWC)."),
+        Input(
+            "mtx",
+            optional=True,
+            doc="The 2x3 (3x4 for volumes) float matrix per sample (instead of ``matrix``).",
+        ),
     ],
     args=[
         *_DTYPE_ARGS,
@@ -293,7 +321,7 @@ WARP_AFFINE = Operator(
             "array",
             [],
             per_sample=True,
-            doc="The 2x3 affine matrix, row-major (6 values), in the pixel-centre convention.",
+            doc="The 2x3 affine matrix (3x4 for volumes), row-major, in the pixel-centre convention.",
             type_doc="list of float",
         ),
         _OUTPUT_DTYPE,
@@ -333,39 +361,88 @@ def rotated_size(height, width, angle):
     return max(out_h, 0), max(out_w, 0)
 
 
-def _rotate_output_hw(op, in_hw, args):
-    size = _size_arg(op, args["size"])
+def rotation_3d(axis, angle):
+    """The (x, y, z) rotation matrix by ``angle`` degrees about ``axis`` (right-handed), in
+    double precision (which decides the reference's size rounding at exact ties)."""
+    rad = math.radians(float(angle))
+    c, s = math.cos(rad), math.sin(rad)
+    a = np.asarray(axis, np.float64)
+    x, y, z = a / np.linalg.norm(a)
+    t = 1 - c
+    return np.array(
+        [
+            [t * x * x + c, t * x * y - s * z, t * x * z + s * y],
+            [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
+            [t * x * z - s * y, t * y * z + s * x, t * z * z + c],
+        ]
+    )
+
+
+def rotated_size_3d(extents_dhw, axis, angle):
+    """The smallest box holding a volume of ``extents_dhw`` rotated about ``axis``; each side
+    keeps the parity of the input side it mostly comes from."""
+    r = np.abs(rotation_3d(axis, angle))
+    in_xyz = np.array(extents_dhw[::-1], np.float64)
+    out_xyz = []
+    for i in range(3):
+        extent = math.ceil(float(r[i] @ in_xyz) - 1e-2)
+        # Near ties keep the side's own parity, as the reference's do.
+        source = i if r[i, i] >= r[i].max() - 1e-9 else int(np.argmax(r[i]))
+        extent += (extent ^ int(in_xyz[source])) & 1
+        out_xyz.append(max(extent, 0))
+    return tuple(out_xyz[::-1])
+
+
+def _check_axis(axis):
+    if axis is None or _pending(axis):
+        return
+    if len(axis) != 3 or not any(axis):
+        raise InvalidArgumentError(f"ndd.rotate: 'axis' must be 3 numbers, not all zero, got {list(axis)}")
+
+
+def _rotate_output_hw(op, in_extents, args):
+    volume = len(in_extents) == 3
+    size = _size_arg(op, args["size"], len(in_extents))
     if size is not None:
         return size
     if args["keep_size"]:
-        return in_hw
-    return rotated_size(in_hw[0], in_hw[1], args["angle"])
+        return tuple(in_extents)
+    if volume:
+        _check_axis(args["axis"])
+        return rotated_size_3d(in_extents, args["axis"], args["angle"])
+    return rotated_size(in_extents[0], in_extents[1], args["angle"])
 
 
 def _rotate_prepare(ins, args):
     _record_layout(ins, args)
-    if args["axis"] is not None and not _pending(args["axis"]) and len(args["axis"]) > 0:
-        raise InvalidArgumentError(
-            "ndd.rotate: 'axis' applies to volumes (DHWC), which are not supported yet"
-        )
     _check_interp(ROTATE, args)
 
 
 def _rotate_types(ins, args):
     x = ins[0]
-    _image_axes(ROTATE, x._layout, x.ndim)
+    axes = _image_axes(ROTATE, x._layout, x.ndim, volume=True)
+    axis = args["axis"]
+    given = axis is not None and (_pending(axis) or type(axis) is not tuple or len(axis) > 0)
+    if axes.depth is None and given:
+        raise InvalidArgumentError(
+            "ndd.rotate: 'axis' applies only to volumes (DHWC); 2-D images take 'angle' alone"
+        )
+    if axes.depth is not None and not given:
+        raise InvalidArgumentError("ndd.rotate: volumes need the rotation 'axis'")
     return [(_output_dtype(ROTATE, ins, args), x._layout)]
 
 
 def _rotate_shape(shapes, args):
     shape = shapes[0]
-    axes = _image_axes(ROTATE, args["_layout"], len(shape))
-    if _pending(args["angle"], args["size"]):
+    axes = _image_axes(ROTATE, args["_layout"], len(shape), volume=True)
+    if axes.depth is not None:
+        _check_axis(args["axis"])
+    if _pending(args["angle"], args["size"], args["axis"]):
         return None
     out = list(shape)
-    out[axes.height], out[axes.width] = _rotate_output_hw(
-        ROTATE, (shape[axes.height], shape[axes.width]), args
-    )
+    extents = _rotate_output_hw(ROTATE, tuple(shape[a] for a in axes.spatial), args)
+    for axis, extent in zip(axes.spatial, extents, strict=True):
+        out[axis] = extent
     return [tuple(out)]
 
 
@@ -385,16 +462,28 @@ def rotation_matrix(in_hw, out_hw, angle):
     )
 
 
+def rotation_matrix_3d(in_dhw, out_dhw, axis, angle):
+    """The map from output voxel centres to source points, (x, y, z) order, 3x4."""
+    r_inverse = rotation_3d(axis, angle).T
+    out_centre = np.array(out_dhw[::-1], np.float64) * 0.5
+    in_centre = np.array(in_dhw[::-1], np.float64) * 0.5
+    return np.hstack([r_inverse, (in_centre - r_inverse @ out_centre)[:, None]])
+
+
 def _rotate_kernel(arrays, args):
     x = arrays[0]
-    axes = _image_axes(ROTATE, args["_layout"], x.ndim)
-    in_hw = (x.shape[axes.height], x.shape[axes.width])
-    out_hw = _rotate_output_hw(ROTATE, in_hw, args)
+    axes = _image_axes(ROTATE, args["_layout"], x.ndim, volume=True)
+    in_extents = tuple(x.shape[a] for a in axes.spatial)
+    out_extents = _rotate_output_hw(ROTATE, in_extents, args)
+    if axes.depth is not None:
+        matrix = rotation_matrix_3d(in_extents, out_extents, args["axis"], args["angle"])
+    else:
+        matrix = rotation_matrix(in_extents, out_extents, args["angle"])
     return warp_sample(
         x,
         axes,
-        out_hw,
-        rotation_matrix(in_hw, out_hw, args["angle"]),
+        out_extents,
+        matrix,
         perspective=False,
         linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
         fill=args["fill_value"],
@@ -404,7 +493,7 @@ def _rotate_kernel(arrays, args):
 
 ROTATE = Operator(
     "rotate",
-    inputs=[Input("input", doc="Images (HWC) or sequences of images (FHWC).")],
+    inputs=[Input("input", doc="Images (HWC), sequences of images (FHWC) or volumes (DHWC, FDHWC).")],
     args=[
         Arg(
             "angle",
@@ -418,7 +507,7 @@ ROTATE = Operator(
             "float_list",
             None,
             per_sample=True,
-            doc="Rotation axis of volumes (not supported yet).",
+            doc="Rotation axis (x, y, z) of volumes; the rotation is right-handed about it.",
             type_doc="list of float",
         ),
         *_DTYPE_ARGS,

@@ -38,6 +38,9 @@ def images():
         "planar": rgb.transpose(2, 0, 1),
         "u16": rgb.astype(np.uint16) * 200,
         "i16": rgb.astype(np.int16) * 100 - 12000,
+        "vol": np.clip(
+            np.mgrid[0:6, 0:9, 0:11].sum(0)[..., None] * [9, 5] + rng.integers(0, 5, (6, 9, 11, 2)), 0, 255
+        ).astype(np.uint8),
     }
     return {k: np.ascontiguousarray(v) for k, v in out.items()}
 
@@ -151,7 +154,30 @@ DISTORTIONS = [
     ("sphere", "rgb", {"mask": 0}),
 ]
 
-LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC"}
+LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC", "vol": "DHWC"}
+
+VOLUMES = [
+    ("rotate", {"angle": 90, "axis": [0, 0, 1]}),
+    ("rotate", {"angle": 30, "axis": [1, 0, 0]}),
+    ("rotate", {"angle": 45, "axis": [0, 1, 0], "interp_type": NN}),
+    ("rotate", {"angle": 60, "axis": [1, 1, 1]}),
+    ("rotate", {"angle": -20, "axis": [1, 2, 3], "fill_value": 7}),
+    ("rotate", {"angle": 20, "axis": [1, 2, 3], "interp_type": NN, "fill_value": 0}),
+    ("rotate", {"angle": 33, "axis": [0, 1, 1], "keep_size": True}),
+    ("rotate", {"angle": 33, "axis": [0, 1, 1], "size": [5, 8, 12], "dtype": "float32"}),
+    ("warp_affine", {"matrix": [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0]], "fill_value": 99}),
+    ("warp_affine", {"matrix": [[1, 0.1, 0, 0.5], [0, 0.9, 0.2, 0.25], [0.1, 0, 1.1, -0.75]]}),
+    (
+        "warp_affine",
+        {
+            "matrix": [[1, 0.1, 0, 0.5], [0, 0.9, 0.2, 0.25], [0.1, 0, 1.1, -0.75]],
+            "inverse_map": False,
+            "fill_value": 3,
+            "interp_type": NN,
+        },
+    ),
+    ("warp_affine", {"matrix": [[0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 0.5, 0]], "size": [9, 12, 15]}),
+]
 
 BATCH = [
     ("rotate", ["rgb", "odd", "rgb"], {"angle": [10, -35, 90]}, {}),
@@ -166,8 +192,8 @@ def _kw(kwargs):
     for k, v in kwargs.items():
         if k == "dtype":
             v = getattr(ndd, v)
-        elif k == "matrix" and np.size(v) == 6:
-            v = np.asarray(v, np.float32).reshape(2, 3)
+        elif k == "matrix" and np.size(v) in (6, 12):
+            v = np.asarray(v, np.float32).reshape(-1, 3 if np.size(v) == 6 else 4)
         elif k == "interp_type":
             v = types.DALIInterpType(v)
         out[k] = v
@@ -212,6 +238,9 @@ def main():
         [np.asarray(t) for t in out.evaluate().tensors],
         per_sample={"matrix": [H1, H2]},
     )
+    for op, kwargs in VOLUMES:
+        kw = {k: np.asarray(v, np.float32) if k == "matrix" else v for k, v in _kw(kwargs).items()}
+        record(op, "vol", kwargs, [getattr(ndd, op)(ndd.as_tensor(imgs["vol"], layout="DHWC"), **kw)])
     for op, inp, kwargs in DISTORTIONS:
         record(op, inp, kwargs, [getattr(ndd, op)(imgs[inp], **_kw(kwargs))])
     for op in ("water", "sphere"):
@@ -248,7 +277,16 @@ def main():
                         list(np.asarray(ndd.rotate(img, angle=a, interp_type=types.INTERP_NN)).shape[:2]),
                     ]
                 )
-    (HERE / "warp_reference.json").write_text(json.dumps({"cases": cases, "rotate_sizes": sizes}) + "\n")
+    sizes_3d = []
+    for shape in ((1, 1, 1), (4, 5, 6), (7, 9, 11), (8, 8, 8), (10, 12, 14), (3, 20, 7)):
+        vol = ndd.as_tensor(np.zeros(shape + (1,), np.uint8), layout="DHWC")
+        for axis in ([1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 1], [1, 2, 3], [-2, 0.5, 1]):
+            for a in (0, 10, 30, 45, 60, 90, 135, -70):
+                out = np.asarray(ndd.rotate(vol, angle=a, axis=axis, interp_type=types.INTERP_NN)).shape[:3]
+                sizes_3d.append([list(shape), axis, a, list(out)])
+    (HERE / "warp_reference.json").write_text(
+        json.dumps({"cases": cases, "rotate_sizes": sizes, "rotate_sizes_3d": sizes_3d}) + "\n"
+    )
     np.savez_compressed(HERE / "warp_reference.npz", **arrays)
     print(len(cases), "cases", len(sizes), "sizes")
 

@@ -20,7 +20,7 @@ with np.load(GOLDEN / "warp_reference.npz") as _npz:
     ARRAYS = {k: _npz[k] for k in _npz.files}
 NN = int(DALIInterpType.INTERP_NN)
 # Inputs with a layout other than the default for their number of dimensions.
-LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC"}
+LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC", "vol": "DHWC"}
 
 
 def _op(name):
@@ -35,7 +35,7 @@ def _kwargs(kwargs):
     for k, v in kwargs.items():
         if k == "dtype":
             v = getattr(ndd, v)
-        elif k == "matrix" and np.size(v) == 9:
+        elif k == "matrix" and np.size(v) in (9, 12):
             v = np.asarray(v, np.float32)
         elif k == "interp_type":
             v = DALIInterpType(v)
@@ -106,6 +106,16 @@ def test_rotate_output_sizes():
             got = ndd.rotate(img, angle=angle).shape[:2]
             if got != expected:
                 mismatches.append((h, w, angle, got, expected))
+    assert not mismatches
+
+
+def test_rotate_volume_output_sizes():
+    mismatches = []
+    for shape, axis, angle, expected in DATA["rotate_sizes_3d"]:
+        vol = ndd.as_tensor(np.zeros((*shape, 1), np.uint8), layout="DHWC")
+        got = ndd.rotate(vol, angle=angle, axis=axis).shape[:3]
+        if got != tuple(expected):
+            mismatches.append((shape, axis, angle, got, expected))
     assert not mismatches
 
 
