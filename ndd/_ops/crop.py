@@ -424,12 +424,6 @@ def _saturate(values, target):
     return values.astype(target)
 
 
-def _work_type(args):
-    # float16 results are computed in float32 and rounded once at the end.
-    target = args["dtype"].numpy
-    return np.dtype(np.float32) if target == np.float16 else target
-
-
 # The arguments that decide where the window lies and what the output looks like.
 _RECIPE_ARGS = (
     "crop",
