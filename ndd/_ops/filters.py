@@ -423,17 +423,57 @@ LAPLACIAN.infer_types = _output_types(LAPLACIAN)
 _FILTER_BORDERS = ("reflect_101", "reflect_1001", "reflect", "wrap", "clamp", "constant")
 
 
+def _record_filter_layouts(ins, args):
+    layout = ins[0]._layout or ("HW" if ins[0].ndim == 2 else "")
+    args["_layout"] = layout
+    args["_filter_layout"] = ins[1]._layout
+    args["_fill_value_layout"] = ins[2]._layout if ins[2] is not None else ""
+    per_frame_inputs = args["_filter_layout"][:1] == "F" or args["_fill_value_layout"][:1] == "F"
+    # Per-frame filters or fill values for a sample without frames make it a sequence,
+    # one frame per filter, as in the reference.
+    args["_expand_frames"] = per_frame_inputs and layout[:1] != "F"
+    if args["_expand_frames"]:
+        args["_layout"] = "F" + layout
+
+
+def _as_sequence(shape, filter_shape, fill_shape, args):
+    """The shape of the sequence a sample becomes when ``_expand_frames``."""
+    if args["_filter_layout"][:1] == "F":
+        frames = filter_shape[0] if filter_shape else 0
+    else:
+        frames = fill_shape[0] if fill_shape else 0
+    return (frames, *shape)
+
+
 def _filter_types(ins, args):
     if ins[1] is not None and ins[1]._dtype.numpy is not None and ins[1]._dtype.numpy.kind != "f":
         raise InvalidArgumentError(
             f"ndd.filter: the filter must have a floating-point type, got {ins[1]._dtype}"
         )
-    return _output_types(FILTER)(ins, args)
+    types = _output_types(FILTER)(ins, args)
+    return [(types[0][0], args["_layout"])]
+
+
+def _per_frame(name, values_shape, args, shape):
+    """Whether an input (``filter``, ``fill_value``) holds one value per frame of a sequence:
+    its layout starts with F (``ndd.per_frame``) and the data has frames; then checks
+    that it has as many as the sample."""
+    layout = args[f"_{name}_layout"]
+    if not (layout and layout[0] == "F" and args["_layout"] and args["_layout"][0] == "F"):
+        return False
+    if len(values_shape) == 0 or values_shape[0] != shape[0]:
+        raise InvalidArgumentError(
+            f"ndd.filter: a per-frame '{name}' must have one entry per frame ({shape[0]}), "
+            f"got shape {tuple(values_shape)}"
+        )
+    return True
 
 
 def _filter_plan(shape, filter_shape, args):
     """(spatial axes, anchors, output shape) of one sample."""
     spatial, _ = _spatial_axes(FILTER, args["_layout"], len(shape), frames_first=True)
+    if _per_frame("filter", filter_shape, args, shape):
+        filter_shape = filter_shape[1:]
     if len(spatial) == 1 or len(filter_shape) != len(spatial):
         raise InvalidArgumentError(
             f"ndd.filter: the filter must have as many dimensions as the input has spatial axes "
@@ -466,8 +506,11 @@ def _filter_plan(shape, filter_shape, args):
 
 
 def _filter_shape(shapes, args):
-    if shapes[2] is not None and math.prod(shapes[2]) != 1:
-        raise InvalidArgumentError(f"ndd.filter: 'fill_value' must be a scalar, got shape {tuple(shapes[2])}")
+    fill = shapes[2]
+    if args["_expand_frames"]:
+        shapes = (_as_sequence(shapes[0], shapes[1], fill, args), *shapes[1:])
+    if fill is not None and not _per_frame("fill_value", fill, args, shapes[0]) and math.prod(fill) != 1:
+        raise InvalidArgumentError(f"ndd.filter: 'fill_value' must be a scalar, got shape {tuple(fill)}")
     return [_filter_plan(shapes[0], shapes[1], args)[2]]
 
 
@@ -510,8 +553,31 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
 
 def _filter_kernel(arrays, args):
     x, weights, fill = arrays
+    if args["_expand_frames"]:
+        x = np.broadcast_to(
+            x, _as_sequence(x.shape, weights.shape, None if fill is None else fill.shape, args)
+        )
     spatial, anchors, _ = _filter_plan(x.shape, weights.shape, args)
     out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
+    frame_filters = _per_frame("filter", weights.shape, args, x.shape)
+    frame_fills = fill is not None and _per_frame("fill_value", fill.shape, args, x.shape)
+    if frame_filters or frame_fills:
+        frame_args = {
+            **args,
+            "_layout": args["_layout"][1:],
+            "_filter_layout": "",
+            "_fill_value_layout": "",
+            "_expand_frames": False,
+        }
+        frames = [
+            _filter_kernel(
+                [x[f], weights[f] if frame_filters else weights, fill[f] if frame_fills else fill], frame_args
+            )
+            for f in range(x.shape[0])
+        ]
+        return (
+            np.stack(frames) if frames else np.empty(_filter_plan(x.shape, weights.shape, args)[2], out_type)
+        )
     if args["mode"] == "valid":
         return _correlate_window(x, spatial, weights, anchors, out_type, None)
     value = 0.0 if fill is None else np.asarray(fill).reshape(()).item()
@@ -522,9 +588,16 @@ FILTER = Operator(
     "filter",
     inputs=[
         Input("data", doc="Images, sequences or volumes."),
-        Input("filter", doc="The float filter: 2-D for images and sequences, 3-D for volumes."),
         Input(
-            "fill_value", optional=True, doc="Scalar padding value for ``border='constant'`` (0 by default)."
+            "filter",
+            doc="The float filter: 2-D for images and sequences, 3-D for volumes; for a sequence, one "
+            "filter per frame when its layout starts with F (``ndd.per_frame``).",
+        ),
+        Input(
+            "fill_value",
+            optional=True,
+            doc="Scalar padding value for ``border='constant'`` (0 by default); one per frame of a "
+            "sequence when its layout starts with F.",
         ),
     ],
     args=[
@@ -557,7 +630,7 @@ FILTER = Operator(
             "lies inside the sample.",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=_record_filter_layouts,
     infer_types=_filter_types,
     infer_shape=_filter_shape,
     kernel=_filter_kernel,

@@ -67,6 +67,8 @@ LAYOUTS = {
 
 
 def layout_of(name):
+    if name.startswith("pf_"):  # per-frame filters and fill values (a leading F)
+        return "FHW"[: arrays[name].ndim]
     return LAYOUTS[name.split("_")[0]] if not name.startswith("f") or name.startswith("fhwc") else ""
 
 
@@ -199,6 +201,13 @@ def record_fill(inputs_names, fill, fill_dtype, **kwargs):
 
 
 LAYOUTS["fill"] = ""
+add_array("pf_filters", rng.normal(0, 0.3, (3, 3, 3)).astype(np.float32))
+add_array("pf_fill", np.array([0, 100, 250], np.uint8))
+record("filter", ["fhwc_u8", "pf_filters"])
+record("filter", ["fhwc_u8", "pf_filters"], mode="valid")
+record("filter", ["fhwc_u8", "f3x3", "pf_fill"], border="constant")
+record("filter", ["fhwc_u8", "pf_filters", "pf_fill"], border="constant", anchor=[0, 2])
+record("filter", ["hwc_u8", "pf_filters"])
 record_fill(["hwc_u8", "f3x3"], 200, np.uint8, border="constant")
 record_fill(["hwc_u8", "f5x3"], 17, np.uint8, border="constant", anchor=[0, 1])
 record_fill(["hwc_f32", "f3x3"], -0.75, np.float32, border="constant")

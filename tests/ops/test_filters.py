@@ -27,7 +27,9 @@ def _golden():
     return cases, arrays
 
 
-def _layout(name):
+def _layout(name, arrays):
+    if name.startswith("pf_"):  # per-frame filters and fill values (a leading F)
+        return "FHW"[: arrays[name].ndim]
     if name.startswith("fhwc"):
         return "FHWC"
     if name.startswith("f"):  # filters and fill values
@@ -37,8 +39,8 @@ def _layout(name):
 
 def _build(spec, arrays):
     if isinstance(spec, list):
-        return ndd.batch([arrays[n] for n in spec], layout=_layout(spec[0]))
-    return ndd.tensor(arrays[spec], layout=_layout(spec))
+        return ndd.batch([arrays[n] for n in spec], layout=_layout(spec[0], arrays))
+    return ndd.tensor(arrays[spec], layout=_layout(spec, arrays))
 
 
 def _kwarg(value):
