@@ -27,6 +27,11 @@ def crop_cases(*ops):
     return [pytest.param(c, id=f"{c['name']}-{c['op']}") for c in meta["cases"] if c["op"] in ops]
 
 
+def golden_value(key):
+    """A stored array: an input (``input_<name>``) or an expected output."""
+    return _load()[1][key]
+
+
 def _kwargs(raw):
     out = {}
     for key, value in raw.items():

@@ -458,6 +458,17 @@ def compose_cases():
     add(mp, "batch", in_ids=ids([1], [0], [2]))
     add(mp, "batch", in_ids=ids([1], [0], [2]), output_size=ids([20, 31], [20, 31], [30, 30]))
     add(mp, "batch_same+batch_same100", in_ids=ids([0], [1], [2]))
+    # Recorded last so that the names of the cases above stay put.
+    add(
+        "crop_mirror_normalize",
+        "hwc",
+        crop=[30, 9],
+        out_of_bounds_policy="pad",
+        fill_values=[1, 2, 3],
+        mean=[1],
+        std=[2],
+        output_layout="HWC",
+    )
     return cases
 
 

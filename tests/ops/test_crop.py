@@ -3,19 +3,41 @@
 
 import numpy as np
 import pytest
-from crop_goldens import check_case, crop_cases
+from crop_goldens import call_case, check_case, crop_cases, golden_value
 
 import ndd
 
 # Cases the reference rejects and ndd accepts on purpose (see ndd/_ops/crop.py).
 _ACCEPTED_LAYOUT_HW = {"case45", "case104"}
+# A one-value mean/std with several fill values: the reference zeroes all channels but the
+# first inside the image; ndd normalizes every channel (test below).
+_ONE_MEAN_SEVERAL_FILLS = "case209"
 
 
 @pytest.mark.parametrize("case", crop_cases("crop", "crop_mirror_normalize", "flip"))
 def test_matches_reference_golden(case):
     if case["name"] in _ACCEPTED_LAYOUT_HW:
         pytest.skip("ndd accepts HW images, which the reference rejects")
+    if case["name"] == _ONE_MEAN_SEVERAL_FILLS:
+        pytest.skip(
+            "the reference drops channels 1-2 here; see test_one_mean_broadcasts_with_several_fill_values"
+        )
     check_case(case)
+
+
+def test_one_mean_broadcasts_with_several_fill_values():
+    (case,) = [
+        c.values[0]
+        for c in crop_cases("crop_mirror_normalize")
+        if c.values[0]["name"] == _ONE_MEAN_SEVERAL_FILLS
+    ]
+    got = np.asarray(call_case(case))
+    reference = golden_value(case["outputs"][0])
+    img = golden_value("input_hwc")
+    # Padded rows and channel 0 agree with the reference; the image part is (x - 1) / 2 in every channel.
+    np.testing.assert_array_equal(got[:5], reference[:5])
+    np.testing.assert_array_equal(got[..., 0], reference[..., 0])
+    np.testing.assert_allclose(got[5:25], (img[:, 10:19].astype(np.float32) - 1) / 2, rtol=0, atol=1e-5)
 
 
 def _image(h=24, w=32, c=3, seed=0):
