@@ -54,15 +54,16 @@ def _roi_prepare(ins, args):
         raise ValueError(f"{_ROI}: 'in_shape' cannot be given together with an input")
     if (args["roi_end"] is None) == (args["roi_shape"] is None):
         raise ValueError(f"{_ROI}: give exactly one of 'roi_end' and 'roi_shape'")
-    lengths = set()
-    for name in ("crop_shape", "roi_start", "roi_end", "roi_shape", "in_shape"):
-        if args[name] is not None:
-            lengths |= {len(v) for v in known_values(args[name])}
-    if len(lengths) > 1:
-        raise ValueError(
-            f"{_ROI}: 'crop_shape', 'roi_start', 'roi_end'/'roi_shape' and 'in_shape' must have "
-            f"one value per dimension, got lengths {sorted(lengths)}"
-        )
+    names = ("crop_shape", "roi_start", "roi_end", "roi_shape", "in_shape")
+    known = [known_values(args[name]) for name in names if args[name] is not None]
+    known = [values for values in known if values]
+    for i in range(max((len(values) for values in known), default=0)):
+        lengths = {len(values[i] if len(values) > 1 else values[0]) for values in known}
+        if len(lengths) > 1:
+            raise ValueError(
+                f"{_ROI}: 'crop_shape', 'roi_start', 'roi_end'/'roi_shape' and 'in_shape' must have "
+                f"one value per dimension, got lengths {sorted(lengths)}"
+            )
 
 
 def _roi_types(ins, args):
@@ -96,13 +97,16 @@ def roi_crop_range(crop, roi_start, roi_end, in_shape):
     return lo, hi
 
 
-def _roi_random_crop(generator, arrays, args):
+def _roi_request(data, args):
+    """One sample's crop shape, ROI start and end, and the data shape (or None)."""
     crop = args["crop_shape"]
     start = args["roi_start"]
     end = args["roi_end"]
     if end is None:
+        if len(args["roi_shape"]) != len(start):
+            raise ValueError(f"{_ROI}: 'roi_shape' and 'roi_start' must have one value per dimension")
         end = tuple(s + n for s, n in zip(start, args["roi_shape"], strict=True))
-    in_shape = args["in_shape"] if arrays[0] is None else arrays[0].shape
+    in_shape = args["in_shape"] if data is None else data.shape
     if in_shape is not None and len(in_shape) != len(crop):
         raise ValueError(
             f"{_ROI}: 'crop_shape' has {len(crop)} values but the input has {len(in_shape)} dimensions"
@@ -113,12 +117,31 @@ def _roi_random_crop(generator, arrays, args):
         )
     if any(c < 0 for c in crop):
         raise ValueError(f"{_ROI}: 'crop_shape' must not be negative, got {list(crop)}")
-    lo, hi = roi_crop_range(crop, start, end, in_shape)
-    return generator.integers(lo, hi, endpoint=True).astype(np.int64).reshape(len(crop))
+    return crop, start, end, in_shape
+
+
+def _roi_starts(generator, requests):
+    """Crop starts (int64 rows) for requests of one dimensionality, drawn at once."""
+    columns = list(zip(*requests, strict=True))
+    limits = columns[3]
+    in_shape = None if limits[0] is None else np.asarray(limits, np.int64)
+    lo, hi = roi_crop_range(np.asarray(columns[0]), np.asarray(columns[1]), np.asarray(columns[2]), in_shape)
+    offset = np.floor(generator.random(lo.shape) * (hi - lo + 1)).astype(np.int64)
+    return lo + np.minimum(offset, hi - lo)
+
+
+def _roi_kernel(arrays, args):
+    return _roi_starts(args["rng"].generator(), [_roi_request(arrays[0], args)])[0]
 
 
 def _roi_batch(inputs, sample_args, batch_size, ctx):
-    return _run_per_sample(_roi_random_crop, inputs, sample_args, batch_size, 1)
+    if batch_size == 0:
+        return [[]]
+    requests = [_roi_request(_sample_data(inputs[0], i), sample_args[i]) for i in range(batch_size)]
+    if len({len(r[0]) for r in requests}) == 1 and len({r[3] is None for r in requests}) == 1:
+        return [_roi_starts(sample_args[0]["rng"].generator(), requests)]
+    # Samples of different dimensionality: each drawn on its own.
+    return [[_roi_starts(sample_args[i]["rng"].sample_generator(i), [r])[0] for i, r in enumerate(requests)]]
 
 
 def _roi_list_arg(name, required, doc):
@@ -148,7 +171,7 @@ ROI_RANDOM_CROP = Operator(
     prepare_args=_roi_prepare,
     infer_types=_roi_types,
     infer_shape=_roi_shape,
-    kernel=lambda arrays, args: _roi_random_crop(args["rng"].generator(), arrays, args),
+    kernel=_roi_kernel,
     batch_kernel=_roi_batch,
     doc="A random start (int64, per dimension) for a crop window of ``crop_shape`` that covers "
     "as much of a region of interest as it can.\n\n"

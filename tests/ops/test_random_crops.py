@@ -317,3 +317,20 @@ def test_gpu_device_needs_a_gpu(op):
         pytest.skip("a GPU is present")
     with pytest.raises(driver.GpuUnavailableError, match=r"needs a CUDA GPU"):
         GPU_CALLS[op]()
+
+
+def test_roi_random_crop_takes_per_sample_arguments():
+    crop = ndd.batch([np.array([2, 2], np.int32), np.array([6, 1], np.int32), np.array([1], np.int32)][:2])
+    starts = ndd.roi_random_crop(
+        crop_shape=crop, roi_start=[1, 1], roi_end=[5, 5], in_shape=[8, 8], rng=ndd.random.RNG(seed=1)
+    )
+    first, second = (np.asarray(s) for s in starts)
+    assert 1 <= first[0] <= 3 and 1 <= first[1] <= 3
+    assert 0 <= second[0] <= 1 and 1 <= second[1] <= 4
+
+
+def test_roi_random_crop_samples_of_different_dimensions():
+    roi = ndd.batch([np.array([1, 1], np.int32), np.array([1, 1, 0], np.int32)])
+    crop = ndd.batch([np.array([2, 2], np.int32), np.array([2, 2, 3], np.int32)])
+    starts = ndd.roi_random_crop(crop_shape=crop, roi_start=roi, roi_shape=crop, rng=ndd.random.RNG(seed=2))
+    assert [np.asarray(s).tolist() for s in starts] == [[1, 1], [1, 1, 0]]
