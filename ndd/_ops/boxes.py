@@ -438,9 +438,9 @@ def rotated_canvas(height, width, angle):
     return out_h, out_w
 
 
-def _bbox_rotate_kernel(arrays, args):
-    boxes = np.asarray(arrays[0], np.float32).reshape(-1, 4)
-    labels = arrays[1]
+def _rotation_geometry(args):
+    """One sample's image (height, width), cosine and sine of the angle and canvas
+    (height, width)."""
     layout = args["shape_layout"]
     shape = args["input_shape"]
     if len(shape) < len(layout):
@@ -450,7 +450,6 @@ def _bbox_rotate_kernel(arrays, args):
     height = float(shape[layout.index("H")])
     width = float(shape[layout.index("W")])
     theta = math.radians(args["angle"])
-    cos, sin = math.cos(theta), math.sin(theta)
     size = args["size"]
     if size:
         if len(size) != 2:
@@ -461,6 +460,14 @@ def _bbox_rotate_kernel(arrays, args):
         out_h, out_w = height, width
     else:
         out_h, out_w = (float(v) for v in rotated_canvas(height, width, args["angle"]))
+    return height, width, math.cos(theta), math.sin(theta), out_h, out_w
+
+
+def _rotate_rows(boxes, geometry, args):
+    """Rotate boxes (float32 rows); ``geometry`` holds ``_rotation_geometry``'s values,
+    each a number or a column with one value per box. Returns the rotated boxes and
+    which are kept."""
+    height, width, cos, sin, out_h, out_w = geometry
     left, top = boxes[:, 0].astype(np.float64), boxes[:, 1].astype(np.float64)
     right, bottom = boxes[:, 2].astype(np.float64), boxes[:, 3].astype(np.float64)
     if args["bbox_layout"] == "xyWH":
@@ -470,10 +477,11 @@ def _bbox_rotate_kernel(arrays, args):
         top, bottom = top * height, bottom * height
     # Corners relative to the image center, rotated counter-clockwise on screen
     # (y points down), then placed around the canvas center.
-    xs = np.stack([left, right, right, left], axis=1) - width / 2
-    ys = np.stack([top, top, bottom, bottom], axis=1) - height / 2
-    rx = xs * cos + ys * sin + out_w / 2
-    ry = -xs * sin + ys * cos + out_h / 2
+    column = (lambda v: v[:, None]) if isinstance(width, np.ndarray) else (lambda v: v)
+    xs = np.stack([left, right, right, left], axis=1) - column(width / 2)
+    ys = np.stack([top, top, bottom, bottom], axis=1) - column(height / 2)
+    rx = xs * column(cos) + ys * column(sin) + column(out_w / 2)
+    ry = -xs * column(sin) + ys * column(cos) + column(out_h / 2)
     lo_x, hi_x = rx.min(axis=1), rx.max(axis=1)
     lo_y, hi_y = ry.min(axis=1), ry.max(axis=1)
     mode = args["mode"]
@@ -489,15 +497,44 @@ def _bbox_rotate_kernel(arrays, args):
     lo_y, hi_y = np.clip(lo_y, 0, out_h), np.clip(hi_y, 0, out_h)
     inside = (hi_x - lo_x) * (hi_y - lo_y)
     keep = ~(inside < args["remove_threshold"] * area)
-    out = np.stack([lo_x, lo_y, hi_x, hi_y], axis=1)[keep]
+    out = np.stack([lo_x, lo_y, hi_x, hi_y], axis=1)
     if args["bbox_layout"] == "xyWH":
         out[:, 2:] -= out[:, :2]
     if args["bbox_normalized"]:
-        out /= np.array([out_w, out_h, out_w, out_h])
-    out = out.astype(np.float32)
-    if labels is None:
-        return out
-    return out, np.ascontiguousarray(labels[keep])
+        out /= np.stack([out_w, out_h, out_w, out_h], axis=-1)
+    return out.astype(np.float32), keep
+
+
+def _bbox_rotate_kernel(arrays, args):
+    boxes = np.asarray(arrays[0], np.float32).reshape(-1, 4)
+    out, keep = _rotate_rows(boxes, _rotation_geometry(args), args)
+    if arrays[1] is None:
+        return out[keep]
+    return out[keep], np.ascontiguousarray(arrays[1][keep])
+
+
+def _bbox_rotate_batch(inputs, sample_args, batch_size, ctx):
+    """All samples' boxes rotated together, each row with its sample's geometry."""
+    has_labels = inputs[1] is not None
+    if batch_size == 0:
+        return [[], []] if has_labels else [[]]
+    boxes = [np.asarray(_sample(inputs[0], i), np.float32).reshape(-1, 4) for i in range(batch_size)]
+    counts = [len(b) for b in boxes]
+    geometry = np.array([_rotation_geometry(sample_args[i]) for i in range(batch_size)])
+    rows = np.repeat(geometry, counts, axis=0)
+    out, keep = _rotate_rows(np.concatenate(boxes), tuple(rows.T), sample_args[0])
+    bounds = np.cumsum([0, *counts])
+    kept_boxes, kept_labels = [], []
+    for i in range(batch_size):
+        part = keep[bounds[i] : bounds[i + 1]]
+        kept_boxes.append(out[bounds[i] : bounds[i + 1]][part])
+        if has_labels:
+            kept_labels.append(np.ascontiguousarray(_sample(inputs[1], i)[part]))
+    return [kept_boxes, kept_labels] if has_labels else [kept_boxes]
+
+
+def _sample(data, i):
+    return data[i] if isinstance(data, list) else data
 
 
 BBOX_ROTATE = Operator(
@@ -568,6 +605,7 @@ BBOX_ROTATE = Operator(
     infer_types=_rotate_types,
     infer_shape=_rotate_shape,
     kernel=_bbox_rotate_kernel,
+    batch_kernel=_bbox_rotate_batch,
     doc="Rotate boxes with their image, as ``rotate`` turns the image (call it with the same angle, "
     "``keep_size`` and ``size``).\n\n"
     "Returns the boxes (and the labels, when given) in the rotated image's frame, clipped to it; "

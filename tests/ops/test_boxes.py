@@ -135,3 +135,32 @@ def test_gpu_device_needs_a_gpu(op):
         pytest.skip("a GPU is present")
     with pytest.raises(driver.GpuUnavailableError, match=r"needs a CUDA GPU"):
         GPU_CALLS[op]()
+
+
+def test_bbox_rotate_batch_equals_sample_by_sample_calls():
+    rng = np.random.default_rng(3)
+    samples = [rng.uniform(0, 0.5, (n, 4)).astype(np.float32) for n in (3, 0, 5)]
+    for s in samples:
+        s[:, 2:] += s[:, :2]
+    labels = [np.arange(len(s), dtype=np.int32) for s in samples]
+    angles = [10.0, 45.0, -100.0]
+    shapes = [[40, 60], [31, 31], [80, 20]]
+    boxes, kept = ndd.bbox_rotate(
+        ndd.batch(samples),
+        ndd.batch(labels),
+        angle=ndd.batch([np.float32(a) for a in angles]),
+        input_shape=ndd.batch([np.array(s, np.int32) for s in shapes]),
+        keep_size=True,
+        remove_threshold=0.5,
+    )
+    for i in range(3):
+        one_boxes, one_kept = ndd.bbox_rotate(
+            samples[i],
+            labels[i],
+            angle=angles[i],
+            input_shape=shapes[i],
+            keep_size=True,
+            remove_threshold=0.5,
+        )
+        np.testing.assert_array_equal(np.asarray(boxes.select(i)), np.asarray(one_boxes))
+        np.testing.assert_array_equal(np.asarray(kept.select(i)), np.asarray(one_kept))
