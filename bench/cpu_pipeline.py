@@ -230,8 +230,9 @@ def _torchvision_pipelines(root):
 
 
 def _stage_breakdown(ndd, root):
-    """Milliseconds per image of each step of the training and validation pipelines (one epoch after a
-    warm-up one), each step's result evaluated before the next starts."""
+    """CPU milliseconds per image of each step of the training and validation pipelines, on one thread in
+    sync_cpu mode (one epoch after a warm-up one). CPU time of the process, not wall time: other work on
+    the machine hardly changes it, and it is what bounds the throughput of a CPU-bound pipeline."""
     import numpy as np
 
     def training_steps(encoded):
@@ -262,18 +263,19 @@ def _stage_breakdown(ndd, root):
         if _missing_ops(ndd, case):
             continue
         reader = ndd.readers.File(file_root=root)
-        for _epoch in ("warm-up", "measured"):
-            times, images = {}, 0
-            start = time.perf_counter()
-            for encoded, _labels in reader.next_epoch(batch_size=BATCH_SIZE):
-                images += encoded.batch_size
-                times["reader"] = times.get("reader", 0.0) + time.perf_counter() - start
-                start = time.perf_counter()
-                for name, result in steps(encoded):
-                    if hasattr(result, "evaluate"):
-                        result.evaluate()
-                    times[name] = times.get(name, 0.0) + time.perf_counter() - start
-                    start = time.perf_counter()
+        with ndd.EvalMode.sync_cpu:
+            for _epoch in ("warm-up", "measured"):
+                times, images = {}, 0
+                start = time.process_time()
+                for encoded, _labels in reader.next_epoch(batch_size=BATCH_SIZE):
+                    images += encoded.batch_size
+                    times["reader"] = times.get("reader", 0.0) + time.process_time() - start
+                    start = time.process_time()
+                    for name, result in steps(encoded):
+                        if hasattr(result, "evaluate"):
+                            result.evaluate()
+                        times[name] = times.get(name, 0.0) + time.process_time() - start
+                        start = time.process_time()
         breakdown[case] = {name: seconds * 1e3 / images for name, seconds in times.items()}
     return breakdown
 
@@ -288,7 +290,7 @@ def _worker(impl, root, profile):
             import ndd
         else:
             import nvidia.dali.experimental.dynamic as ndd
-        ndd.set_num_threads(1 if profile == "cprofile" else NUM_THREADS)
+        ndd.set_num_threads(1 if profile else NUM_THREADS)
         missing = {case: _missing_ops(ndd, case) for case in CASES}
         missing = {case: ops for case, ops in missing.items() if ops}
         runners = {case: run for case, run in _dali_pipelines(ndd, root).items() if case not in missing}
@@ -337,7 +339,7 @@ def _profile(ndd, runners):
 
 
 def _print_stages(root, reference_python):
-    """Where the time of each pipeline goes, step by step, in ndd and in the reference (2 threads)."""
+    """Where the time of each pipeline goes, step by step, in ndd and in the reference (CPU time)."""
     breakdowns = {}
     for impl, python in (("ndd", sys.executable), ("ref", reference_python)):
         if not os.path.exists(python):
@@ -351,7 +353,7 @@ def _print_stages(root, reference_python):
         if not steps:
             print(f"\n{case}: no step breakdown (operators missing)")
             continue
-        print(f"\n{case}, ms per image with {NUM_THREADS} threads, each step evaluated before the next:")
+        print(f"\n{case}, CPU ms per image on one thread (sync_cpu), each step evaluated before the next:")
         print(f"  {'step':<24} {'ndd':>14} {'reference':>14}")
         for step in [*steps, "total"]:
             cells = []
