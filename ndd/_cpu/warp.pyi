@@ -7,22 +7,23 @@ def warp_projective(
     dst: np.ndarray,
     matrix: np.ndarray,
     perspective: bool,
-    linear: bool,
+    interp: int,
     border: int,
     fill: np.ndarray,
     round_even: bool,
 ) -> None:
     """Fill ``dst`` (rows, columns, channels) by sampling ``src`` (same type and channels) at the
     point that ``matrix`` (float64, 6 affine or 9 projective values, row-major) gives for each output
-    pixel centre; bilinear or nearest-neighbour sampling; ``border`` 0 constant (``fill``, float32, one
-    value per channel), 1 clamp, 2 reflect, 3 reflect_101, 4 wrap; ``round_even`` rounds ties to even."""
+    pixel centre; ``interp`` 0 nearest neighbour, 1 bilinear, 2 bicubic; ``border`` 0 constant
+    (``fill``, float32, one value per channel), 1 clamp, 2 reflect, 3 reflect_101, 4 wrap;
+    ``round_even`` rounds ties to even."""
 
 def warp_mapped(
     src: np.ndarray,
     dst: np.ndarray,
     map_x: np.ndarray,
     map_y: np.ndarray,
-    linear: bool,
+    interp: int,
     border: int,
     fill: np.ndarray,
     round_even: bool,

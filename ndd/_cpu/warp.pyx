@@ -123,6 +123,7 @@ cdef struct Image:
 
 cdef struct Sampling:
     bint linear
+    bint cubic  # bicubic (Keys, a = -0.75, as OpenCV); takes precedence over linear
     bint round_even
     int border
     const float *fill  # one value per channel, for BORDER_CONSTANT
@@ -150,6 +151,40 @@ cdef inline const value_t *_pixel(const value_t *src, const Image *s, Py_ssize_t
     return src + y * s.row_stride + x * s.column_stride
 
 
+cdef inline void _cubic_weights(float t, float *w) noexcept nogil:
+    # Keys' cubic convolution with a = -0.75 at offsets -1, 0, 1, 2 from the tap left of t.
+    cdef float a = -0.75
+    cdef float x0 = 1 + t, x1 = t, x2 = 1 - t, x3 = 2 - t
+    w[0] = ((a * x0 - 5 * a) * x0 + 8 * a) * x0 - 4 * a
+    w[1] = ((a + 2) * x1 - (a + 3)) * x1 * x1 + 1
+    w[2] = ((a + 2) * x2 - (a + 3)) * x2 * x2 + 1
+    w[3] = ((a * x3 - 5 * a) * x3 + 8 * a) * x3 - 4 * a
+
+
+cdef inline void _sample_cubic(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
+                               float px, float py, const Sampling *how) noexcept nogil:
+    """Bicubic sampling at pixel-index coordinates ``(px, py)`` (centres at integers)."""
+    cdef float fx = floorf(px), fy = floorf(py), acc, row_acc
+    cdef Py_ssize_t x0 = <Py_ssize_t>fx - 1, y0 = <Py_ssize_t>fy - 1, i, j, k
+    cdef float wx[4]
+    cdef float wy[4]
+    cdef const value_t *taps[16]
+    _cubic_weights(px - fx, wx)
+    _cubic_weights(py - fy, wy)
+    for i in range(4):
+        for j in range(4):
+            taps[i * 4 + j] = _pixel(src, s, y0 + i, x0 + j, how.border)
+    for k in range(s.channels):
+        acc = 0
+        for i in range(4):
+            row_acc = 0
+            for j in range(4):
+                row_acc += wx[j] * (taps[i * 4 + j][k * s.channel_stride] if taps[i * 4 + j] != NULL
+                                    else how.fill[k])
+            acc += wy[i] * row_acc
+        out[k * out_ks] = _convert(acc, out, how.round_even)
+
+
 cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
                          float sx, float sy, const Sampling *how) noexcept nogil:
     """Write one output pixel (``out``, channel stride ``out_ks``) from the source
@@ -170,6 +205,9 @@ cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ss
             x0 = 0 if not sx > 0 else columns - 1
             y0 = 0 if not sy > 0 else rows - 1
             _write_pixel(src + y0 * rs + x0 * cs, ks, out, out_ks, channels, how)
+        return
+    if how.cubic:
+        _sample_cubic(src, s, out, out_ks, sx - 0.5, sy - 0.5, how)
         return
     if not how.linear:
         if how.round_even:
@@ -229,7 +267,7 @@ cdef Image _image(const value_t[:, :, :] view):
 
 
 cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[::1] fill,
-                        bint linear, int border, bint round_even, str name) except *:
+                        int interp, int border, bint round_even, str name) except *:
     cdef Sampling how
     if src.shape[2] != dst.shape[2]:
         raise ValueError(f"{name}: the source and output differ in channels")
@@ -240,7 +278,10 @@ cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const 
     if src.shape[0] == 0 or src.shape[1] == 0:
         # No pixels to repeat or reflect: everything is outside.
         border = BORDER_CONSTANT
-    how.linear = linear
+    if not 0 <= interp <= 2:
+        raise ValueError(f"{name}: unknown interpolation {interp}")
+    how.linear = interp == 1
+    how.cubic = interp == 2
     how.round_even = round_even
     how.border = border
     how.fill = &fill[0] if fill.shape[0] else NULL
@@ -248,20 +289,20 @@ cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const 
 
 
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
-                    bint perspective, bint linear, int border, const float[::1] fill, bint round_even):
+                    bint perspective, int interp, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at ``matrix`` applied to each output pixel centre.
 
     ``matrix`` has 9 values (row-major 3x3, mapping ``(x, y, 1)`` of an output
     pixel centre to the source point, divided by the third coordinate when
-    ``perspective``), or 6 for an affine map. ``linear`` selects bilinear
-    sampling (else nearest neighbour); ``border`` is one of the border modes
+    ``perspective``), or 6 for an affine map. ``interp`` is 0 (nearest
+    neighbour), 1 (bilinear) or 2 (bicubic); ``border`` is one of the border modes
     (0 constant, 1 clamp, 2 reflect, 3 reflect_101, 4 wrap); ``fill`` has one
     value per channel; ``round_even`` rounds ties to even (integer results and
     nearest-neighbour picks) instead of away from zero.
     """
     if matrix.shape[0] < (9 if perspective else 6):
         raise ValueError("warp_projective: the matrix has too few values")
-    cdef Sampling how = _sampling(src, dst, fill, linear, border, round_even, "warp_projective")
+    cdef Sampling how = _sampling(src, dst, fill, interp, border, round_even, "warp_projective")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef float m0 = matrix[0], m1 = matrix[1], m2 = matrix[2]
     cdef float m3 = matrix[3], m4 = matrix[4], m5 = matrix[5]
@@ -296,7 +337,7 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
 
 
 def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:, :] map_x,
-                const float[:, :] map_y, bint linear, int border, const float[::1] fill, bint round_even):
+                const float[:, :] map_y, int interp, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at the points ``(map_x[i, j], map_y[i, j])`` (in the
     pixel-centre convention) for each output pixel ``(i, j)``; the maps have the
     output's rows and columns. The other arguments as in ``warp_projective``.
@@ -304,7 +345,7 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
     if map_x.shape[0] != dst.shape[0] or map_x.shape[1] != dst.shape[1] or \
             map_y.shape[0] != dst.shape[0] or map_y.shape[1] != dst.shape[1]:
         raise ValueError("warp_mapped: the maps must have the output's rows and columns")
-    cdef Sampling how = _sampling(src, dst, fill, linear, border, round_even, "warp_mapped")
+    cdef Sampling how = _sampling(src, dst, fill, interp, border, round_even, "warp_mapped")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
@@ -415,6 +456,7 @@ def warp_affine_3d(const value_t[:, :, :, :] src, value_t[:, :, :, :] dst, const
         border = BORDER_CONSTANT
     cdef Sampling how
     how.linear = linear
+    how.cubic = False
     how.round_even = False
     how.border = border
     how.fill = &fill[0] if fill.shape[0] else NULL

@@ -13,8 +13,7 @@ Samples are 2-D images with channels last (``HWC``) or sequences of them
 (``FHWC``, every frame warped alike); ``rotate`` and ``warp_affine`` also take
 volumes (``DHWC``, ``FDHWC``: 3x4 matrices on ``(x, y, z)``, rotation about ``axis``); ``experimental.warp_perspective`` also takes
 planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
-images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too;
-warp_perspective's INTERP_CUBIC is not supported yet; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
+images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
 has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
 """
 
@@ -111,13 +110,25 @@ _CLAMP = BORDER_MODES["replicate"]
 
 
 def warp_sample(
-    arr, axes, out_hw, matrix, *, perspective, linear, fill, out_dtype, border=None, round_even=False
+    arr,
+    axes,
+    out_hw,
+    matrix,
+    *,
+    perspective,
+    linear,
+    fill,
+    out_dtype,
+    border=None,
+    round_even=False,
+    cubic=False,
 ):
     """Warp every frame of one sample to ``out_hw`` with ``matrix`` (output pixel centre
     to source point, 6 or 9 float64 values).
 
     ``fill`` is None (the edges repeat, unless ``border`` says otherwise), a number
-    or one number per channel; ``round_even`` rounds ties to even.
+    or one number per channel; ``round_even`` rounds ties to even; ``cubic`` samples
+    bicubically (2-D only).
     """
     out_shape = list(arr.shape)
     for axis, extent in zip(axes.spatial, out_hw, strict=True):
@@ -152,7 +163,8 @@ def warp_sample(
     )
     fills = np.ascontiguousarray(fills)
     for f in range(src_frames.shape[0]):
-        warp_projective(src_frames[f], dst_frames[f], m, perspective, linear, border, fills, round_even)
+        interp = 2 if cubic else int(linear)
+        warp_projective(src_frames[f], dst_frames[f], m, perspective, interp, border, fills, round_even)
     return out if work_type == target else cast_array(out, target)
 
 
@@ -573,10 +585,10 @@ def _perspective_prepare(ins, args):
             f"{WARP_PERSPECTIVE.qualname}: a transform is needed: the 'matrix_input' input or 'matrix'"
         )
     kind = args["interp_type"]
-    if kind not in _SUPPORTED_INTERP:
+    if kind not in (*_SUPPORTED_INTERP, DALIInterpType.INTERP_CUBIC):
         raise InvalidArgumentError(
-            f"{WARP_PERSPECTIVE.qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR (INTERP_CUBIC is not "
-            f"supported yet), got {kind!r}"
+            f"{WARP_PERSPECTIVE.qualname}: 'interp_type' must be INTERP_NN, INTERP_LINEAR or INTERP_CUBIC, "
+            f"got {kind!r}"
         )
 
 
@@ -634,6 +646,7 @@ def _perspective_kernel(arrays, args):
         matrix,
         perspective=True,
         linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        cubic=args["interp_type"] == DALIInterpType.INTERP_CUBIC,
         fill=fill if fill else 0.0,
         out_dtype=x.dtype,
         border=BORDER_MODES[args["border_mode"]],
@@ -670,7 +683,7 @@ WARP_PERSPECTIVE = Operator(
             "interp_type",
             "int",
             DALIInterpType.INTERP_LINEAR,
-            doc="INTERP_NN or INTERP_LINEAR.",
+            doc="INTERP_NN, INTERP_LINEAR or INTERP_CUBIC (Keys' cubic, a = -0.75, as OpenCV).",
             type_doc="DALIInterpType",
         ),
         Arg(

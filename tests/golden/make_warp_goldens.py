@@ -16,7 +16,7 @@ import nvidia.dali.experimental.dynamic as ndd
 from nvidia.dali import types
 
 HERE = pathlib.Path(__file__).parent
-NN, LINEAR = int(types.INTERP_NN), int(types.INTERP_LINEAR)
+NN, LINEAR, CUBIC = int(types.INTERP_NN), int(types.INTERP_LINEAR), int(types.INTERP_CUBIC)
 
 
 def images():
@@ -129,6 +129,10 @@ PERSPECTIVE = (
         ("planar", {"matrix": H2}),
         ("planar", {"matrix": H2, "fill_value": [50], "interp_type": NN}),
         ("u16", {"matrix": H2}),
+        ("rgb", {"matrix": H2, "interp_type": CUBIC}),
+        ("rgb", {"matrix": [[1, 0, 0.5], [0, 1, 0], [0, 0, 1]], "interp_type": CUBIC}),
+        ("rgb", {"matrix": H1, "interp_type": CUBIC, "border_mode": "reflect_101", "pixel_origin": "center"}),
+        ("float", {"matrix": H2, "interp_type": CUBIC, "fill_value": [3]}),
         ("i16", {"matrix": H2, "border_mode": "replicate"}),
     ]
 )
