@@ -214,7 +214,12 @@ def _decoder(name, module, *, extra_args, window, inputs=None, prepare_extra=Non
             size = image_codec.oriented_size(image, orient)
             region = window(qualname, size, data, args, index)
         return image_codec.decode(
-            image, output_type=args["output_type"], dtype=args["dtype"].numpy, orient=orient, window=region
+            image,
+            data,
+            output_type=args["output_type"],
+            dtype=args["dtype"].numpy,
+            orient=orient,
+            window=region,
         )
 
     def batch_kernel(inputs, sample_args, batch_size, ctx):

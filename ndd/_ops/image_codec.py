@@ -4,7 +4,8 @@ What the reference does, and this module matches (see tests/ops/test_decoders.py
 and the goldens of tests/golden/make_decoder_goldens.py):
 
 - Pixels are Pillow's (its libjpeg-turbo, libpng, libwebp, libtiff and OpenJPEG),
-  bit-exact for every format except 16-bit RGB PNG, whose low bytes Pillow drops.
+  bit-exact for every format; 16-bit colour PNGs, which Pillow reads at 8 bits, are
+  inflated here (zlib, then the row filters undone in ``ndd/_cpu/pixels.pyx``).
 - Colour conversions work on 8- or 16-bit values: gray sources are repeated into 3
   channels, alpha is dropped, BGR reverses RGB. GRAY from colour is
   ``0.299 R + 0.587 G + 0.114 B`` rounded, except for PNG where the reference uses
@@ -24,11 +25,12 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 """
 
 import io
+import zlib
 
 import numpy as np
 from PIL import Image
 
-from .._cpu.pixels import pack_three_channels
+from .._cpu.pixels import pack_three_channels, unfilter_png
 from ..types import DALIImageType
 
 __all__ = [
@@ -189,9 +191,50 @@ def _check_in_place_decoding():
 _IN_PLACE_JPEG = _check_in_place_decoding()
 
 
-def _pixels(image, box):
-    """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16."""
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _png_rgb16(image, data):
+    """The pixels of a 16-bit RGB or RGBA PNG at full depth, (H, W, C) uint16; None
+    for other images, which Pillow reads exactly (it reads these at 8 bits)."""
+    if image.format != "PNG":
+        return None
+    raw = np.ascontiguousarray(data).reshape(-1)
+    # The IHDR chunk comes first: bit depth, colour type (2: RGB, 6: RGBA), interlace.
+    header = raw[:29].tobytes()
+    if len(header) < 29 or not header.startswith(_PNG_SIGNATURE) or header[12:16] != b"IHDR":
+        return None
+    depth, colour, interlace = header[24], header[25], header[28]
+    if depth != 16 or colour not in (2, 6) or interlace != 0:
+        return None
+    raw = raw.tobytes()
+    pos, compressed = len(_PNG_SIGNATURE), []
+    while pos + 8 <= len(raw):
+        length = int.from_bytes(raw[pos : pos + 4], "big")
+        kind = raw[pos + 4 : pos + 8]
+        if kind == b"IDAT":
+            compressed.append(raw[pos + 8 : pos + 8 + length])
+        elif kind == b"IEND":
+            break
+        pos += 12 + length
+    filtered = np.frombuffer(zlib.decompress(b"".join(compressed)), np.uint8)
+    width, height = image.size
+    channels = 4 if colour == 6 else 3
+    rows = np.empty((height, width * channels * 2), np.uint8)
+    unfilter_png(filtered, rows, channels * 2)
+    return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
+
+
+def _pixels(image, box, data):
+    """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16;
+    ``data`` are the encoded bytes."""
     mode = image.mode
+    deep = _png_rgb16(image, data)
+    if deep is not None:
+        if box is not None:
+            left, upper, right, lower = box
+            deep = deep[upper:lower, left:right]
+        return deep
     if _IN_PLACE_JPEG and image.format == "JPEG" and mode == "RGB":
         values = _decode_rgb_in_place(image, box)
         if values is not None:
@@ -286,12 +329,14 @@ def _scale(values, dtype):
     return np.clip(np.rint(scaled), 0, _top(dtype)).astype(dtype)
 
 
-def decode(image, *, output_type, dtype, orient, window=None):
+def decode(image, data, *, output_type, dtype, orient, window=None):
     """Decode ``image`` (from ``open_image``) to an (H, W, C) array.
 
     Parameters
     ----------
     image : PIL.Image.Image
+    data : numpy.ndarray
+        The encoded bytes ``image`` was opened from.
     output_type : DALIImageType
     dtype : numpy.dtype
         uint8, uint16 or float32.
@@ -307,6 +352,6 @@ def decode(image, *, output_type, dtype, orient, window=None):
         if window[2] == 0 or window[3] == 0:
             channels = channel_count(image, output_type)
             return np.zeros((window[2], window[3], channels), dtype)
-    values = _pixels(image, box)
+    values = _pixels(image, box, data)
     values = _convert(values, output_type, dtype, image.format == "PNG")
     return _scale(_orient(values, orient), dtype)

@@ -189,6 +189,8 @@ def main():
     for name in ("png_gray16", "png_rgb16"):
         for output_type in ("RGB", "ANY_DATA"):
             record("image", name, {"output_type": output_type, "dtype": "UINT8"})
+    for name in ("png_rgb16_filters", "png_rgba16_filters"):
+        record("image", name, {"output_type": "ANY_DATA", "dtype": "UINT16"})
     for orientation in image_samples.EXIF_ORIENTATIONS:
         record("image", f"jpeg_exif{orientation}", {"adjust_orientation": False})
         record("image", f"jpeg_exif{orientation}", {"output_type": "GRAY"})

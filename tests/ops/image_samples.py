@@ -54,17 +54,47 @@ def _save(image, fmt, **options):
     return buf.getvalue()
 
 
-def png_rgb16(array):
-    """A 16-bit RGB PNG of ``array`` (uint16, H x W x 3), which Pillow cannot write."""
-    height, width, _ = array.shape
-    rows = array.astype(">u2").reshape(height, width * 3)
-    raw = b"".join(b"\x00" + row.tobytes() for row in rows)
+def _filter_rows(rows, pixel_bytes, kinds):
+    """PNG-filter ``rows`` (H, bytes per row, uint8) with filter type ``kinds[y % len]``;
+    each row is prefixed with its type byte."""
+    out = []
+    previous = np.zeros_like(rows[0])
+    for y, row in enumerate(rows):
+        kind = kinds[y % len(kinds)]
+        cur = row.astype(np.int32)
+        up = previous.astype(np.int32)
+        left = np.concatenate([np.zeros(pixel_bytes, np.int32), cur[:-pixel_bytes]])
+        up_left = np.concatenate([np.zeros(pixel_bytes, np.int32), up[:-pixel_bytes]])
+        if kind == 0:
+            predicted = np.zeros_like(cur)
+        elif kind == 1:
+            predicted = left
+        elif kind == 2:
+            predicted = up
+        elif kind == 3:
+            predicted = (left + up) // 2
+        else:
+            p = left + up - up_left
+            pa, pb, pc = np.abs(p - left), np.abs(p - up), np.abs(p - up_left)
+            predicted = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, up, up_left))
+        out.append(bytes([kind]) + ((cur - predicted) % 256).astype(np.uint8).tobytes())
+        previous = row
+    return b"".join(out)
+
+
+def png_rgb16(array, filters=(0,)):
+    """A 16-bit RGB or RGBA PNG of ``array`` (uint16, H x W x 3 or 4), which Pillow
+    cannot write; rows use the PNG filter types ``filters`` in turn."""
+    height, width, channels = array.shape
+    rows = np.frombuffer(array.astype(">u2").tobytes(), np.uint8).reshape(height, width * channels * 2)
+    raw = _filter_rows(rows, channels * 2, filters)
 
     def chunk(kind, data):
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
-    header = struct.pack(">IIBBBBB", width, height, 16, 2, 0, 0, 0)
+    colour = 6 if channels == 4 else 2
+    header = struct.pack(">IIBBBBB", width, height, 16, colour, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
@@ -106,6 +136,11 @@ def _rgb16():
     return png_rgb16(_noise16(3))
 
 
+def _smooth16(channels):
+    """16-bit gradients (which the PNG filters predict well) with a little noise."""
+    return pixels(channels=channels).astype(np.uint16) * 257 + np.uint16(3) * _noise16(channels) // 8192
+
+
 EXIF_ORIENTATIONS = tuple(range(1, 9))
 
 _RECIPES = {
@@ -122,6 +157,8 @@ _RECIPES = {
     "png_palette": lambda: _save(_rgb().quantize(16, dither=Image.Dither.NONE), "PNG"),
     "png_gray16": _gray16,
     "png_rgb16": _rgb16,
+    "png_rgb16_filters": lambda: png_rgb16(_smooth16(3), filters=(0, 1, 2, 3, 4)),
+    "png_rgba16_filters": lambda: png_rgb16(_smooth16(4), filters=(4, 3, 2, 1, 0)),
     "bmp_rgb": lambda: _save(_rgb(), "BMP"),
     "tiff_rgb": lambda: _save(_rgb(), "TIFF"),
     "tiff_gray": lambda: _save(_gray(), "TIFF"),

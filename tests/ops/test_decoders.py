@@ -6,8 +6,7 @@ and numpy.
 Exactness: pixels are bit-exact with the reference for RGB, BGR and ANY_DATA of
 every format, and for GRAY of PNG images. GRAY and YCbCr of other sources, and of
 16-bit images, are within 1 of the reference (its single-precision arithmetic
-rounds a few halves the other way). 16-bit RGB PNGs are read by Pillow at 8 bits,
-so their uint16/float results are within 1/255 of the range of the reference's.
+rounds a few halves the other way).
 """
 
 import functools
@@ -68,8 +67,6 @@ def _tolerance(case):
     for 32-bit types, float32's precision at the top of the range)."""
     kwargs = case["kwargs"]
     names = case.get("samples") or [case["sample"]]
-    if "png_rgb16" in names:
-        return 2  # Pillow keeps 8 of the 16 bits of RGB PNGs
     if kwargs.get("use_fast_idct"):
         return 4  # Pillow has the accurate IDCT only
     if kwargs.get("dtype") in ("INT32", "UINT32"):
