@@ -16,6 +16,9 @@ Deliberate divergences from the reference:
 - ``interp_type`` sets both filters unless ``min_filter``/``mag_filter`` are
   given with a value other than their default; passing the default value
   explicitly (``min_filter=INTERP_LINEAR``) cannot be told from omitting it.
+- ``resize_crop_mirror``'s ``mirror`` bit 1 flips the width in every layout; the
+  reference flips the height of CHW images for it.
+- ``random_resized_crop`` of an image without pixels gives zeros of ``size``.
 - Any numeric input type is resized (the reference takes uint8, int16, uint16,
   float and a few others); types other than uint8, int16, uint16 and float32 are
   computed in float32.
@@ -124,6 +127,12 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
     Returns a new array of ``out_dtype`` (never a view of ``image``).
     """
     out_dtype = np.dtype(out_dtype)
+    if any(image.shape[a] == 0 for a in axes):
+        # Nothing to sample from: the output (if it has pixels at all) is zeros.
+        out_shape = list(image.shape)
+        for a, n in zip(axes, out_sizes, strict=True):
+            out_shape[a] = n
+        return np.zeros(out_shape, out_dtype)
     if image.dtype.type not in _RESAMPLED_TYPES:
         image = image.astype(np.float32)
     tables = {}
@@ -349,10 +358,6 @@ SUBPIXEL_ARG = Arg(
 )
 
 
-def _given(args, name, spec_default):
-    return args[name] is not spec_default
-
-
 def _per_axis(qualname, name, values, ndim, context):
     """One value per axis (a single value applies to all); ``context`` ends the error
     message ("layout HWC", "2 resized axes")."""
@@ -369,14 +374,10 @@ def _per_axis(qualname, name, values, ndim, context):
 
 def _filters(op, args):
     """Filter kinds for scaling down and up of one sample."""
-    specs = {a.name: a for a in op.arg_specs}
     kind = args["interp_type"]
-    min_kind = (
-        args["min_filter"] if _given(args, "min_filter", specs["min_filter"].converted_default) else kind
-    )
-    mag_kind = (
-        args["mag_filter"] if _given(args, "mag_filter", specs["mag_filter"].converted_default) else kind
-    )
+    # An omitted min_filter/mag_filter arrives as the schema's default object itself.
+    min_kind = args["min_filter"] if args["min_filter"] is not INTERP_ARGS[2].converted_default else kind
+    mag_kind = args["mag_filter"] if args["mag_filter"] is not INTERP_ARGS[1].converted_default else kind
     for name, value in (("interp_type", kind), ("min_filter", min_kind), ("mag_filter", mag_kind)):
         if value not in DALIInterpType._value2member_map_:
             raise InvalidArgumentError(f"{op.qualname}: '{name}' must be a DALIInterpType, got {value!r}")

@@ -289,3 +289,10 @@ def test_tensor_resize_bad_axes():
         )
     with pytest.raises(ValueError, match="ndd.tensor_resize: 'sizes' must have 1 or 2 elements"):
         ndd.tensor_resize(np.zeros((4, 5), np.float32), sizes=[2, 3, 4])
+
+
+def test_empty_images():
+    empty = np.zeros((0, 5, 3), np.uint8)
+    assert np.asarray(ndd.resize(empty, size=[4, 6])).shape == (0, 6, 3)  # as the reference
+    out = np.asarray(ndd.random_resized_crop(empty, size=[4, 6], rng=ndd.random.RNG(seed=1)))
+    np.testing.assert_array_equal(out, np.zeros((4, 6, 3), np.uint8))
