@@ -296,3 +296,38 @@ def test_empty_images():
     assert np.asarray(ndd.resize(empty, size=[4, 6])).shape == (0, 6, 3)  # as the reference
     out = np.asarray(ndd.random_resized_crop(empty, size=[4, 6], rng=ndd.random.RNG(seed=1)))
     np.testing.assert_array_equal(out, np.zeros((4, 6, 3), np.uint8))
+
+
+def test_per_sample_roi_in_a_batch_equals_single_calls():
+    image = make_input("u8")[0]
+    starts = np.array([[0, 0], [2, 2]], np.float32)
+    ends = np.array([[10, 10], [8, 20]], np.float32)
+    out = ndd.resize(
+        ndd.batch([image, image[:10]], layout="HWC"),
+        size=[8, 8],
+        roi_start=ndd.batch(starts),
+        roi_end=ndd.batch(ends),
+    )
+    for k, sample in enumerate([image, image[:10]]):
+        single = ndd.resize(sample, size=[8, 8], roi_start=starts[k].tolist(), roi_end=ends[k].tolist())
+        np.testing.assert_array_equal(np.asarray(out.select(k)), np.asarray(single))
+
+
+def test_volume_mirror_bits_flip_depth_height_width():
+    volume = make_input("f32_vol")[0]
+    kwargs = {"size": [6, 10, 12], "crop": [4, 6, 8]}
+    flipped = np.asarray(ndd.resize_crop_mirror(ndd.tensor(volume, layout="DHWC"), mirror=7, **kwargs))
+    plain = np.asarray(ndd.resize_crop_mirror(ndd.tensor(volume, layout="DHWC"), **kwargs))
+    np.testing.assert_allclose(flipped, plain[::-1, ::-1, ::-1], atol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["FCHW", "CFHW"])
+def test_planar_sequences_resize_per_plane(layout):
+    frames = make_input("u8_seq")[0]  # FHWC
+    planar = np.ascontiguousarray(
+        frames.transpose(0, 3, 1, 2) if layout == "FCHW" else frames.transpose(3, 0, 1, 2)
+    )
+    out = np.asarray(ndd.resize(ndd.tensor(planar, layout=layout), size=[7, 9]))
+    expected = np.asarray(ndd.resize(ndd.tensor(frames, layout="FHWC"), size=[7, 9]))
+    expected = expected.transpose(0, 3, 1, 2) if layout == "FCHW" else expected.transpose(3, 0, 1, 2)
+    np.testing.assert_array_equal(out, expected)
