@@ -280,6 +280,24 @@ def _stage_breakdown(ndd, root):
     return breakdown
 
 
+def _cpu_seconds():
+    """CPU time of this process and of its live child processes (the DataLoader's workers), in seconds."""
+    total = time.process_time()
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        children = []
+        for task in os.listdir(f"/proc/{os.getpid()}/task"):
+            with open(f"/proc/{os.getpid()}/task/{task}/children") as listing:
+                children += listing.read().split()
+        for pid in children:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / ticks  # utime and stime
+    except OSError:  # not Linux, or a child just ended: this process alone
+        pass
+    return total
+
+
 def _worker(impl, root, profile):
     """Serve timing requests on stdin: one JSON line in, one JSON line out."""
     missing = {}
@@ -311,11 +329,11 @@ def _worker(impl, root, profile):
         req = json.loads(line)
         run_epoch = runners[req["case"]]
         images = 0
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), _cpu_seconds()
         for _ in range(req["epochs"]):
             images += run_epoch()
-        elapsed = time.perf_counter() - start
-        print(json.dumps({"images_per_s": images / elapsed}), flush=True)
+        elapsed, cpu = time.perf_counter() - start, _cpu_seconds() - start_cpu
+        print(json.dumps({"images_per_s": images / elapsed, "cpu_ms": cpu * 1e3 / images}), flush=True)
 
 
 def _profile(ndd, runners):
@@ -384,9 +402,11 @@ class Worker:
         self.cases, self.missing = set(ready["cases"]), ready["missing"]
 
     def time(self, case, epochs):
+        """Images per second and CPU milliseconds per image of ``epochs`` epochs of ``case``."""
         self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
         self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["images_per_s"]
+        result = json.loads(self.proc.stdout.readline())
+        return result["images_per_s"], result["cpu_ms"]
 
     def close(self):
         self.proc.stdin.close()
@@ -405,6 +425,15 @@ def _ratio(rates, ours, other, target):
     ratio = statistics.median(rates[ours]) / statistics.median(rates[other])
     # Truncated, not rounded: 1.496 shows as 1.49, below a 1.5x target.
     return f"{math.floor(ratio * 100) / 100:.2f} ({'ok' if ratio >= target else 'below'} {target}x)"
+
+
+def _ms(value):
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _cost_ratio(row, other):
+    """How many times ndd's CPU cost per image ``other`` spends."""
+    return "-" if row["ndd"] is None or row[other] is None else f"{row[other] / row['ndd']:.2f}"
 
 
 def main():
@@ -462,11 +491,14 @@ def main():
                     continue
             workers[impl] = Worker(pythons[impl], impl, root)
         rates = {case: {impl: [] for impl in IMPLS} for case in CASES}
+        cpu_ms = {case: {impl: [] for impl in IMPLS} for case in CASES}
         for _ in range(args.repeats):
             for case in CASES:
                 for impl, worker in workers.items():
                     if case in worker.cases:
-                        rates[case][impl].append(worker.time(case, args.epochs))
+                        rate, cpu = worker.time(case, args.epochs)
+                        rates[case][impl].append(rate)
+                        cpu_ms[case][impl].append(cpu)
         for worker in workers.values():
             worker.close()
     finally:
@@ -495,6 +527,20 @@ def main():
             f"{case:<11} {ndd_cell:>18} {_cell(row['ref']):>18} {_cell(row['torchvision']):>18} "
             f"{_ratio(row, 'ndd', 'ref', TARGET_VS_REF[case]):>20} "
             f"{_ratio(row, 'ndd', 'torchvision', TARGET_VS_TORCHVISION[case]):>26}"
+        )
+    print(
+        "\nCPU milliseconds per image (all threads, and the DataLoader's worker processes): median of the "
+        "repeats; less is better.\nOn a machine busy with other work this shows what each implementation "
+        "costs better than images/s does."
+    )
+    header = f"{'pipeline':<11} {'ndd':>10} {'reference':>10} {'torchvision':>12} {'ref/ndd':>8} {'torchvision/ndd':>16}"
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        row = {impl: statistics.median(values) if values else None for impl, values in cpu_ms[case].items()}
+        print(
+            f"{case:<11} {_ms(row['ndd']):>10} {_ms(row['ref']):>10} {_ms(row['torchvision']):>12} "
+            f"{_cost_ratio(row, 'ref'):>8} {_cost_ratio(row, 'torchvision'):>16}"
         )
 
 
