@@ -8,6 +8,7 @@ without storing the IoU matrix and without the GIL.
 
 import numpy as np
 
+from libc.math cimport fmaxf, fminf
 from libc.stdint cimport int64_t
 
 
@@ -20,9 +21,15 @@ def match_anchors(boxes, anchors, float criteria):
     anchor claimed twice. Of equal overlaps the last wins.
     """
     cdef const float[:, ::1] box = np.ascontiguousarray(boxes, np.float32)
-    cdef const float[:, ::1] anchor = np.ascontiguousarray(anchors, np.float32)
+    # The anchors' coordinates as separate contiguous columns: the inner loop
+    # runs over anchors.
+    columns = np.ascontiguousarray(np.asarray(anchors, np.float32).T)
+    cdef const float[::1] a_left = columns[0]
+    cdef const float[::1] a_top = columns[1]
+    cdef const float[::1] a_right = columns[2]
+    cdef const float[::1] a_bottom = columns[3]
     cdef Py_ssize_t nbox = box.shape[0]
-    cdef Py_ssize_t nanchor = anchor.shape[0]
+    cdef Py_ssize_t nanchor = a_left.shape[0]
     matches_array = np.full(nanchor, -1, np.int64)
     cdef int64_t[::1] matches = matches_array
     cdef float[::1] best_iou = np.full(nanchor, -1.0, np.float32)
@@ -30,27 +37,23 @@ def match_anchors(boxes, anchors, float criteria):
     cdef int64_t[::1] best_anchor = np.zeros(max(nbox, 1), np.int64)
     cdef float[::1] anchor_area = np.empty(nanchor, np.float32)
     cdef Py_ssize_t i, j
-    cdef float left, top, right, bottom, width, height, inter, union, iou, area, box_best
+    cdef float bl, bt, br, bb, width, height, inter, union, iou, area, box_best
     if nbox == 0:
         return matches_array
     with nogil:
         for j in range(nanchor):
-            anchor_area[j] = (anchor[j, 2] - anchor[j, 0]) * (anchor[j, 3] - anchor[j, 1])
+            anchor_area[j] = (a_right[j] - a_left[j]) * (a_bottom[j] - a_top[j])
         for i in range(nbox):
-            area = (box[i, 2] - box[i, 0]) * (box[i, 3] - box[i, 1])
+            bl = box[i, 0]
+            bt = box[i, 1]
+            br = box[i, 2]
+            bb = box[i, 3]
+            area = (br - bl) * (bb - bt)
             box_best = -1.0
             for j in range(nanchor):
-                left = box[i, 0] if box[i, 0] > anchor[j, 0] else anchor[j, 0]
-                top = box[i, 1] if box[i, 1] > anchor[j, 1] else anchor[j, 1]
-                right = box[i, 2] if box[i, 2] < anchor[j, 2] else anchor[j, 2]
-                bottom = box[i, 3] if box[i, 3] < anchor[j, 3] else anchor[j, 3]
-                width = right - left
-                height = bottom - top
-                if width < 0:
-                    width = 0
-                if height < 0:
-                    height = 0
-                inter = width * height
+                width = fminf(br, a_right[j]) - fmaxf(bl, a_left[j])
+                height = fminf(bb, a_bottom[j]) - fmaxf(bt, a_top[j])
+                inter = fmaxf(width, 0) * fmaxf(height, 0)
                 union = area + anchor_area[j] - inter
                 iou = inter / union if union > 0 else 0
                 if iou >= best_iou[j]:

@@ -318,11 +318,35 @@ def _box_encoder_kernel(arrays, args):
     gt = _center_form(boxes[matches[matched]] * scale)
     anchor = _center_form(anchors[matched] * scale)
     encoded = np.empty_like(gt)
-    encoded[:, :2] = (gt[:, :2] - anchor[:, :2]) / anchor[:, 2:]
-    encoded[:, 2:] = np.log(gt[:, 2:] / anchor[:, 2:])
+    # Degenerate boxes or anchors give infinite offsets, as in the reference, without warnings.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        encoded[:, :2] = (gt[:, :2] - anchor[:, :2]) / anchor[:, 2:]
+        encoded[:, 2:] = np.log(gt[:, 2:] / anchor[:, 2:])
     out = np.zeros((len(anchors), 4), np.float32)
     out[matched] = (encoded - means) / stds
     return out, out_labels
+
+
+# Box-anchor pairs in a batch above which samples are matched on the thread pool
+# (the matching loop releases the GIL).
+_PARALLEL_MIN_PAIRS = 1 << 17
+
+
+def _box_encoder_batch(inputs, sample_args, batch_size, ctx):
+    def one(i):
+        return _box_encoder_kernel((_sample(inputs[0], i), _sample(inputs[1], i)), sample_args[i])
+
+    pairs = (
+        sum(len(_sample(inputs[0], i)) for i in range(batch_size)) * len(sample_args[0]["_anchors"])
+        if batch_size
+        else 0
+    )
+    results = (
+        list(ctx.thread_pool.map(one, range(batch_size)))
+        if pairs >= _PARALLEL_MIN_PAIRS
+        else [one(i) for i in range(batch_size)]
+    )
+    return [[r[0] for r in results], [r[1] for r in results]]
 
 
 BOX_ENCODER = Operator(
@@ -370,6 +394,7 @@ BOX_ENCODER = Operator(
     infer_types=_encoder_types,
     infer_shape=_encoder_shape,
     kernel=_box_encoder_kernel,
+    batch_kernel=_box_encoder_batch,
     doc="Match ground-truth boxes to a fixed set of anchors (SSD) and encode them.\n\n"
     "Returns ``(boxes, labels)`` with one row per anchor. Every box claims the anchor it "
     "overlaps most; every other anchor takes the box it overlaps most if their IoU exceeds "
