@@ -19,10 +19,17 @@ decode.
 
 Each implementation runs in its own worker process (ndd from this interpreter, the reference from its side
 virtualenv, torchvision from this interpreter); the driver interleaves them, repeats, and prints medians in
-images per second, the spread (min-max of the repeats), the ratios and the targets.
+images per second, the spread (min-max of the repeats), the ratios and the targets; then the CPU milliseconds
+each implementation spends per image (its threads and the DataLoader's worker processes), which tells their
+costs apart even when other work shares the machine.
+
+``--profile`` prints instead where the time goes: the CPU milliseconds per image of each step of the training
+and validation pipelines in ndd and in the reference (one thread, sync_cpu), then cProfile's top functions of
+ndd's three pipelines.
 
     python bench/cpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 3] [--epochs 1]
-    python bench/cpu_pipeline.py --profile     # where ndd's time goes (cProfile, one thread, sync_cpu)
+    python bench/cpu_pipeline.py --profile
+    python bench/cpu_pipeline.py --data /tmp/jpegs   # build the dataset there once and keep it
 """
 
 import argparse
