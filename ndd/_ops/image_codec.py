@@ -25,6 +25,7 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 """
 
 import io
+import threading
 import zlib
 
 import numpy as np
@@ -155,12 +156,26 @@ def _orient(array, orient):
     return np.ascontiguousarray(view)
 
 
+_SCRATCH = threading.local()
+
+
+def _scratch_pixels(height, width):
+    """A (height, width, 4) uint8 buffer of this thread, reused between images: a
+    fresh one per image would cost its page faults every time."""
+    size = height * width * 4
+    buffer = getattr(_SCRATCH, "buffer", None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(max(size, 1), np.uint8)
+        _SCRATCH.buffer = buffer
+    return buffer[:size].reshape(height, width, 4)
+
+
 def _decode_rgb_in_place(image, box):
     """Decode a 3-channel image into a numpy buffer of Pillow's own pixel form (4
     bytes a pixel) and pack the channels (of ``box``) without the GIL; None when
     this Pillow does not decode into the buffer it is given."""
     width, height = image.size
-    buffer = np.empty((height, width, 4), np.uint8)
+    buffer = _scratch_pixels(height, width)
     mapped = Image.frombuffer("RGBX", (width, height), buffer, "raw", "RGBX", 0, 1)
     image._mode = "RGBX"
     image.im = mapped.im
