@@ -15,7 +15,7 @@ import ndd
 
 GOLDEN_DIR = pathlib.Path(__file__).parent / "golden"
 
-__all__ = ["cases", "case_id", "replay", "assert_reference_signature", "function"]
+__all__ = ["arrays", "cases", "case_id", "replay", "assert_reference_signature", "function"]
 
 
 @functools.cache
@@ -40,6 +40,11 @@ def assert_reference_signature(op):
         for p in inspect.signature(function(op)).parameters.values()
     ]
     assert ours == _load_json()["signatures"][op]
+
+
+def arrays():
+    """The recorded arrays by key (inputs and outputs of the cases)."""
+    return _load()[1]
 
 
 def cases(op):

@@ -14,7 +14,7 @@ from statistics import NormalDist
 
 import numpy as np
 import pytest
-from detection_golden import _load, assert_reference_signature, case_id, cases
+from detection_golden import arrays, assert_reference_signature, case_id, cases
 
 import ndd
 from ndd._ops.random_crops import crop_boxes, crop_metric, from_corners, to_corners
@@ -38,9 +38,9 @@ def outputs(result):
 
 
 def _recorded(case):
-    arrays = _load()[1]
-    inputs = [arrays[i["tensor"]] for i in case["inputs"]]
-    results = [arrays[o["tensor"]] for o in case["outputs"]]
+    recorded = arrays()
+    inputs = [recorded[i["tensor"]] for i in case["inputs"]]
+    results = [recorded[o["tensor"]] for o in case["outputs"]]
     return inputs, case["kwargs"], results
 
 
