@@ -8,6 +8,8 @@ are found with a compiled union-find (``ndd/_cpu/blobs.pyx``); scipy is not need
 Deliberate divergences from the reference:
 - ``select_masks`` keeps every polygon of a selected mask (the reference keeps
   only the last polygon of each mask), in the order of ``mask_ids``.
+- ``random_mask_pixel`` of an empty mask gives zeros (the reference returns
+  undefined values, and crashes for a scalar).
 - ``random_object_bbox`` accepts inputs of any integer type and bool (the
   reference takes uint8, int8, int16, uint16, int32, uint32 and bool) and rejects a
   ``foreground_prob`` outside [0, 1] (the reference accepts it).
@@ -60,8 +62,6 @@ def _tensor_kernel(one_sample):
 def _mask_pixel_prepare(ins, args):
     if args["value"] is not None and args["threshold"] is not None:
         raise ValueError("ndd.segmentation.random_mask_pixel: 'value' and 'threshold' cannot both be given")
-    if ins[0]._dtype.is_float and args["value"] is not None:
-        raise TypeError("ndd.segmentation.random_mask_pixel: 'value' is meant for integer masks")
 
 
 def _mask_pixel_types(ins, args):
