@@ -39,6 +39,17 @@ ctypedef fused value_t:
 cdef float _FAR = 1e7
 
 
+# 1.5 * 2**23: a float this large has no fraction bits.
+cdef float _RINT_SHIFT = 12582912.0
+
+
+cdef inline float _rint(float value) noexcept nogil:
+    # Round to nearest, ties to even (the default rounding mode), for |value| < 2**22,
+    # without a libm call: the float sum drops the fraction bits.
+    cdef float shifted = value + _RINT_SHIFT
+    return shifted - _RINT_SHIFT
+
+
 cdef inline float _round(float value, bint round_even) noexcept nogil:
     if round_even:
         return rintf(value)
@@ -55,7 +66,7 @@ cdef inline value_t _convert(float value, value_t *kind, bint round_even) noexce
         if value >= 255:
             return 255
         if round_even:
-            return <unsigned char>rintf(value)
+            return <unsigned char>_rint(value)
         return <unsigned char>(<int>(value + 0.5))
     elif value_t is cython.ushort:
         if not value > 0:
@@ -63,7 +74,7 @@ cdef inline value_t _convert(float value, value_t *kind, bint round_even) noexce
         if value >= 65535:
             return 65535
         if round_even:
-            return <unsigned short>rintf(value)
+            return <unsigned short>_rint(value)
         return <unsigned short>(<int>(value + 0.5))
     elif value_t is cython.schar:
         if not value > -128:
@@ -185,6 +196,28 @@ cdef inline void _sample_cubic(const value_t *src, const Image *s, value_t *out,
         out[k * out_ks] = _convert(acc, out, how.round_even)
 
 
+cdef inline bint _interior_blend(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
+                                 float sx, float sy, bint round_even) noexcept nogil:
+    """Bilinear sampling when all four taps are inside the source (the common case);
+    False, writing nothing, otherwise."""
+    cdef float px = sx - <float>0.5, py = sy - <float>0.5
+    if not (px >= 0 and py >= 0 and px < s.columns - 1 and py < s.rows - 1):
+        return False
+    cdef Py_ssize_t x0 = <Py_ssize_t>px, y0 = <Py_ssize_t>py, k
+    cdef float fx = px - x0, fy = py - y0, v00, v01, v10, v11, top, bottom
+    cdef Py_ssize_t cs = s.column_stride, rs = s.row_stride, ks = s.channel_stride
+    cdef const value_t *p00 = src + y0 * rs + x0 * cs
+    for k in range(s.channels):
+        v00 = p00[k * ks]
+        v01 = p00[cs + k * ks]
+        v10 = p00[rs + k * ks]
+        v11 = p00[rs + cs + k * ks]
+        top = v00 + (v01 - v00) * fx
+        bottom = v10 + (v11 - v10) * fx
+        out[k * out_ks] = _convert(top + (bottom - top) * fy, out, round_even)
+    return True
+
+
 cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
                          float sx, float sy, const Sampling *how) noexcept nogil:
     """Write one output pixel (``out``, channel stride ``out_ks``) from the source
@@ -211,8 +244,8 @@ cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ss
         return
     if not how.linear:
         if how.round_even:
-            x0 = <Py_ssize_t>rintf(sx - 0.5)
-            y0 = <Py_ssize_t>rintf(sy - 0.5)
+            x0 = <Py_ssize_t>_rint(sx - <float>0.5)
+            y0 = <Py_ssize_t>_rint(sy - <float>0.5)
         else:
             x0 = <Py_ssize_t>floorf(sx)
             y0 = <Py_ssize_t>floorf(sy)
@@ -312,6 +345,7 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
         m7 = matrix[7]
         m8 = matrix[8]
     cdef float x, y, sx, sy, w
+    cdef bint fast_linear = how.linear and not how.cubic
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
@@ -333,6 +367,9 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     else:
                         sx = sx / w
                         sy = sy / w
+                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy,
+                                                   round_even):
+                    continue
                 _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, &how)
 
 
@@ -347,6 +384,7 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
         raise ValueError("warp_mapped: the maps must have the output's rows and columns")
     cdef Sampling how = _sampling(src, dst, fill, interp, border, round_even, "warp_mapped")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
+    cdef bint fast_linear = how.linear and not how.cubic
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
@@ -357,6 +395,9 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
         for oy in range(rows):
             row = <value_t *>d.data + oy * d.row_stride
             for ox in range(columns):
+                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride,
+                                                   map_x[oy, ox], map_y[oy, ox], round_even):
+                    continue
                 _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, map_x[oy, ox], map_y[oy, ox],
                         &how)
 

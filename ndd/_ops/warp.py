@@ -740,11 +740,13 @@ def _distortion_types(op):
 
 
 def _water_maps(rows, columns, args):
-    y, x = np.mgrid[0:rows, 0:columns].astype(np.float32)
     f32 = np.float32
+    y = np.arange(rows, dtype=np.float32)[:, None]
+    x = np.arange(columns, dtype=np.float32)[None, :]
+    # The x displacement depends on the row only and the y displacement on the column only.
     map_x = x + f32(args["ampl_x"]) * np.sin(f32(args["freq_x"]) * y + f32(args["phase_x"]))
     map_y = y + f32(args["ampl_y"]) * np.cos(f32(args["freq_y"]) * x + f32(args["phase_y"]))
-    return map_x.astype(np.float32), map_y.astype(np.float32)
+    return map_x.astype(np.float32, copy=False), map_y.astype(np.float32, copy=False)
 
 
 def _sphere_maps(rows, columns, args):
