@@ -196,8 +196,9 @@ def _sample_kernel(qualname, decode_one):
 
 
 def _decoder(name, module, *, extra_args, window, inputs=None, prepare_extra=None, doc, cache_args=False):
-    """An image decoder operator; ``window(image, (H, W), args, index)`` gives the
-    (y, x, h, w) window to decode in the oriented image, or None for all of it."""
+    """An image decoder operator. ``window(qualname, (H, W), data, args, index)`` gives
+    the (y, x, h, w) window to decode in the oriented image of ``data`` (sample
+    ``index`` of the batch, None in sample mode); without it the whole image is decoded."""
     qualname = f"{module}.{name}"
     base_prepare = _decode_prepare(qualname)
 
@@ -253,7 +254,7 @@ def _anchor(position, free, rounding):
 
 def _crop_prepare(qualname, ins, args):
     crop = args["crop"]
-    if type(crop) is not PerSample and crop is not None and len(crop) != 2:
+    if isinstance(crop, tuple) and len(crop) != 2:
         raise InvalidArgumentError(
             f"{qualname}: 'crop' must have 2 values (height, width) for an image, got {list(crop)}"
         )
@@ -409,8 +410,11 @@ def _slice_prepare(qualname, ins, args):
         )
     axes = args["axes"]
     names = args["axis_names"]
-    if axes is not None and type(axes) is not PerSample:
-        _slice_axes(axes, names)
+    if isinstance(axes, tuple):
+        try:
+            _slice_axes(axes, names)
+        except ValueError as exc:
+            raise InvalidArgumentError(f"{qualname}: {exc}") from None
 
 
 def _slice_axes(axes, axis_names):

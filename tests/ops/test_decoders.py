@@ -230,6 +230,12 @@ def test_batch_decodes_on_the_thread_pool(monkeypatch):
     assert threading.get_ident() not in threads
 
 
+def test_crop_given_as_a_computed_tensor():
+    size = ndd.random.uniform(range=[5, 6], shape=[2], rng=ndd.random.RNG(seed=1))
+    out = ndd.decoders.image_crop(ndd.tensor(_DATA), crop=size)
+    assert np.asarray(out).shape == (5, 5, 3)
+
+
 def test_per_sample_crop_arguments():
     names = ["png_rgb", "jpeg_q95_444"]
     data = ndd.batch([image_samples.encoded(n) for n in names])
@@ -396,6 +402,7 @@ _DATA = image_samples.encoded("png_rgb")
         (lambda: ndd.decoders.image_slice(_DATA), "give the window"),
         (lambda: ndd.decoders.image_slice(_DATA, start=[1, 1], rel_start=[0, 0]), "mutually exclusive"),
         (lambda: ndd.decoders.image_slice(_DATA, np.array([1, 1], np.int32)), "given together"),
+        (lambda: ndd.decoders.image_slice(_DATA, start=[1, 1], axes=[0, 5]), "'axes' must be distinct"),
         (lambda: ndd.peek_image_shape(_DATA, dtype=ndd.uint8), "'dtype' must be one of"),
         (lambda: ndd.io.file.read(np.zeros(3, np.int32)), "UTF-8 path bytes"),
     ],
