@@ -42,3 +42,6 @@ def warp_affine_3d(
     """Fill the volume ``dst`` (depth, rows, columns, channels) by sampling ``src`` at the point that
     ``matrix`` (float64, 12 values, row-major 3x4 on ``(x, y, z, 1)``) gives for each output voxel
     centre; trilinear or nearest-neighbour sampling; border and fill as in ``warp_projective``."""
+
+def sphere_maps(map_x: np.ndarray, map_y: np.ndarray, mid_x: float, mid_y: float, radius: float) -> None:
+    """Fill the float32 (rows, columns) maps of the sphere distortion about ``(mid_x, mid_y)``."""

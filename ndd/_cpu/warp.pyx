@@ -15,7 +15,7 @@ output have the same element type (the operators convert around the kernels).
 """
 
 cimport cython
-from libc.math cimport floorf, rintf
+from libc.math cimport floorf, rintf, sqrtf
 
 # Border modes (the same numbers as BORDER_MODES in ndd/_ops/warp.py).
 cdef enum:
@@ -525,3 +525,20 @@ def warp_affine_3d(const value_t[:, :, :, :] src, value_t[:, :, :, :] dst, const
                              m[0] * x + m[1] * y + m[2] * z + m[3],
                              m[4] * x + m[5] * y + m[6] * z + m[7],
                              m[8] * x + m[9] * y + m[10] * z + m[11], &how)
+
+
+def sphere_maps(float[:, ::1] map_x, float[:, ::1] map_y, float mid_x, float mid_y, float radius):
+    """Fill the maps of the sphere distortion: the point of output pixel ``(i, j)`` is its
+    centre pushed away from ``(mid_x, mid_y)`` by its distance over ``radius``, in float32."""
+    cdef Py_ssize_t i, j, rows = map_x.shape[0], columns = map_x.shape[1]
+    cdef float dx, dy, scale
+    if map_y.shape[0] != rows or map_y.shape[1] != columns:
+        raise ValueError("sphere_maps: the maps differ in shape")
+    with nogil:
+        for i in range(rows):
+            dy = (<float>i + <float>0.5) - mid_y
+            for j in range(columns):
+                dx = (<float>j + <float>0.5) - mid_x
+                scale = sqrtf(dx * dx + dy * dy) / radius if radius > 0 else 0
+                map_x[i, j] = mid_x + scale * dx
+                map_y[i, j] = mid_y + scale * dy

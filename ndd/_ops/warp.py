@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .._cpu.warp import warp_affine_3d, warp_mapped, warp_projective
+from .._cpu.warp import sphere_maps, warp_affine_3d, warp_mapped, warp_projective
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
@@ -750,15 +750,12 @@ def _water_maps(rows, columns, args):
 
 
 def _sphere_maps(rows, columns, args):
-    f32 = np.float32
-    mid_x, mid_y = f32(columns / 2), f32(rows / 2)
-    # The reference divides by half the larger side rounded down (its centre is not).
-    radius = f32(max(columns // 2, rows // 2))
-    y, x = np.mgrid[0:rows, 0:columns].astype(np.float32)
-    dx = x + f32(0.5) - mid_x
-    dy = y + f32(0.5) - mid_y
-    scale = np.sqrt(dx * dx + dy * dy) / radius if radius > 0 else np.zeros_like(dx)
-    return (mid_x + scale * dx).astype(np.float32), (mid_y + scale * dy).astype(np.float32)
+    map_x = np.empty((rows, columns), np.float32)
+    map_y = np.empty((rows, columns), np.float32)
+    # The centre is at half the extents; the reference divides by half the larger side
+    # rounded down.
+    sphere_maps(map_x, map_y, columns / 2, rows / 2, max(columns // 2, rows // 2))
+    return map_x, map_y
 
 
 def _distortion_kernel(op, maps):
