@@ -13,29 +13,24 @@ integer one, so no float32 copy of the sample is made on the way in or out.
 """
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
 
 cdef extern from "convolution_taps.h" nogil:
-    void ndd_taps_u8(float *acc, const unsigned char *s0, const unsigned char *s1, const unsigned char *s2,
-                     const unsigned char *s3, float w0, float w1, float w2, float w3, Py_ssize_t n,
-                     int count, int init)
-    void ndd_taps_i8(float *acc, const signed char *s0, const signed char *s1, const signed char *s2,
-                     const signed char *s3, float w0, float w1, float w2, float w3, Py_ssize_t n,
-                     int count, int init)
-    void ndd_taps_u16(float *acc, const unsigned short *s0, const unsigned short *s1,
-                      const unsigned short *s2, const unsigned short *s3, float w0, float w1, float w2,
-                      float w3, Py_ssize_t n, int count, int init)
-    void ndd_taps_i16(float *acc, const short *s0, const short *s1, const short *s2, const short *s3,
-                      float w0, float w1, float w2, float w3, Py_ssize_t n, int count, int init)
-    void ndd_taps_u32(float *acc, const unsigned int *s0, const unsigned int *s1, const unsigned int *s2,
-                      const unsigned int *s3, float w0, float w1, float w2, float w3, Py_ssize_t n,
-                      int count, int init)
-    void ndd_taps_i32(float *acc, const int *s0, const int *s1, const int *s2, const int *s3,
-                      float w0, float w1, float w2, float w3, Py_ssize_t n, int count, int init)
-    void ndd_taps_f32(float *acc, const float *s0, const float *s1, const float *s2, const float *s3,
-                      float w0, float w1, float w2, float w3, Py_ssize_t n, int count, int init)
-    void ndd_taps_f64(float *acc, const double *s0, const double *s1, const double *s2, const double *s3,
-                      float w0, float w1, float w2, float w3, Py_ssize_t n, int count, int init)
+    void ndd_taps_u8(float *acc, const unsigned char **sources, const float *weights, Py_ssize_t taps,
+                     Py_ssize_t n)
+    void ndd_taps_i8(float *acc, const signed char **sources, const float *weights, Py_ssize_t taps,
+                     Py_ssize_t n)
+    void ndd_taps_u16(float *acc, const unsigned short **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
+    void ndd_taps_i16(float *acc, const short **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
+    void ndd_taps_u32(float *acc, const unsigned int **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
+    void ndd_taps_i32(float *acc, const int **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
+    void ndd_taps_f32(float *acc, const float **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
+    void ndd_taps_f64(float *acc, const double **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n)
 
 ctypedef unsigned char uchar
 ctypedef signed char schar
@@ -75,25 +70,24 @@ ctypedef fused pixel_t:
     double
 
 
-cdef inline void _taps(float *acc, const in_t *s0, const in_t *s1, const in_t *s2, const in_t *s3,
-                       float w0, float w1, float w2, float w3, Py_ssize_t n, int count,
-                       int init) noexcept nogil:
+cdef inline void _taps(float *acc, const in_t **sources, const float *weights, Py_ssize_t taps,
+                       Py_ssize_t n) noexcept nogil:
     if in_t is uchar:
-        ndd_taps_u8(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_u8(acc, sources, weights, taps, n)
     elif in_t is schar:
-        ndd_taps_i8(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_i8(acc, sources, weights, taps, n)
     elif in_t is ushort:
-        ndd_taps_u16(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_u16(acc, sources, weights, taps, n)
     elif in_t is short:
-        ndd_taps_i16(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_i16(acc, sources, weights, taps, n)
     elif in_t is uint:
-        ndd_taps_u32(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_u32(acc, sources, weights, taps, n)
     elif in_t is int:
-        ndd_taps_i32(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_i32(acc, sources, weights, taps, n)
     elif in_t is float:
-        ndd_taps_f32(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_f32(acc, sources, weights, taps, n)
     else:
-        ndd_taps_f64(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init)
+        ndd_taps_f64(acc, sources, weights, taps, n)
 
 
 cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double low, double high,
@@ -155,11 +149,13 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
     cdef float *tap_weights = <float *> malloc((taps + 1) * sizeof(float))
     cdef Py_ssize_t *tap_rows = <Py_ssize_t *> malloc((taps + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t *tap_shifts = <Py_ssize_t *> malloc((taps + 1) * sizeof(Py_ssize_t))
-    if acc == NULL or tap_weights == NULL or tap_rows == NULL or tap_shifts == NULL:
+    cdef const in_t **sources = <const in_t **> malloc((taps + 1) * sizeof(in_t *))
+    if acc == NULL or tap_weights == NULL or tap_rows == NULL or tap_shifts == NULL or sources == NULL:
         free(acc)
         free(tap_weights)
         free(tap_rows)
         free(tap_shifts)
+        free(sources)
         raise MemoryError()
     cdef Py_ssize_t k = 0
     for i in range(wrows):
@@ -170,43 +166,20 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                 tap_shifts[k] = j * step
                 k += 1
     cdef Py_ssize_t p, y
-    cdef float w1, w2, w3
-    cdef int count
-    cdef const in_t *s0
-    cdef const in_t *s1
-    cdef const in_t *s2
-    cdef const in_t *s3
     try:
         with nogil:
             for p in range(planes):
                 for y in range(rows):
-                    if taps == 0:
-                        memset(acc, 0, length * sizeof(float))
-                    k = 0
-                    # Up to four taps per sweep over the row: fewer passes over the sums.
-                    while k < taps:
-                        count = 4 if k + 4 <= taps else (2 if k + 2 <= taps else 1)
-                        s0 = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
-                        s1 = s0
-                        s2 = s0
-                        s3 = s0
-                        w1 = w2 = w3 = 0
-                        if count >= 2:
-                            s1 = &padded[p, y + tap_rows[k + 1], 0] + tap_shifts[k + 1]
-                            w1 = tap_weights[k + 1]
-                        if count == 4:
-                            s2 = &padded[p, y + tap_rows[k + 2], 0] + tap_shifts[k + 2]
-                            s3 = &padded[p, y + tap_rows[k + 3], 0] + tap_shifts[k + 3]
-                            w2 = tap_weights[k + 2]
-                            w3 = tap_weights[k + 3]
-                        _taps(acc, s0, s1, s2, s3, tap_weights[k], w1, w2, w3, length, count, k == 0)
-                        k += count
+                    for k in range(taps):
+                        sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
+                    _taps(acc, sources, tap_weights, taps, length)
                     _store(acc, &out[p, y, 0], length, low, high, integer)
     finally:
         free(acc)
         free(tap_weights)
         free(tap_rows)
         free(tap_shifts)
+        free(sources)
 
 
 def store_float(const float[::1] values, out_t[::1] out, double low=0, double high=0, bint integer=False):

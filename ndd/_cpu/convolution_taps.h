@@ -1,42 +1,37 @@
-/* The inner loop of ndd._cpu.convolution.correlate: one sweep over a row adding up
- * to four weighted taps to the float32 sums. It is compiled twice on x86-64, for
- * AVX2 with FMA (twice as fast) and for the baseline; ndd_taps_<type> picks the
- * first when the processor has those instructions, so the module still runs on
- * processors without them. */
+/* The inner loop of ndd._cpu.convolution.correlate: one output row of float32 sums
+ * acc[t] = sum_k weights[k] * sources[k][t]. The sums of 16 neighbouring elements stay
+ * in registers while every tap is added, so the only memory traffic is reading the
+ * sources. It is compiled twice on x86-64, for AVX2 with FMA and for the baseline;
+ * ndd_taps_<type> picks the first when the processor has those instructions, so the
+ * module still runs on processors without them. */
 #ifndef NDD_CONVOLUTION_TAPS_H
 #define NDD_CONVOLUTION_TAPS_H
 
 #include <stddef.h>
 
-#define NDD_TAPS_BODY(T)                                                                        \
-    {                                                                                           \
-        ptrdiff_t t;                                                                            \
-        if (count == 4) {                                                                       \
-            if (init)                                                                           \
-                for (t = 0; t < n; t++)                                                         \
-                    acc[t] = w0 * (float)s0[t] + w1 * (float)s1[t] + w2 * (float)s2[t]          \
-                             + w3 * (float)s3[t];                                               \
-            else                                                                                \
-                for (t = 0; t < n; t++)                                                         \
-                    acc[t] += w0 * (float)s0[t] + w1 * (float)s1[t] + w2 * (float)s2[t]         \
-                              + w3 * (float)s3[t];                                              \
-        } else if (count == 2) {                                                                \
-            if (init)                                                                           \
-                for (t = 0; t < n; t++) acc[t] = w0 * (float)s0[t] + w1 * (float)s1[t];         \
-            else                                                                                \
-                for (t = 0; t < n; t++) acc[t] += w0 * (float)s0[t] + w1 * (float)s1[t];        \
-        } else {                                                                                \
-            if (init)                                                                           \
-                for (t = 0; t < n; t++) acc[t] = w0 * (float)s0[t];                             \
-            else                                                                                \
-                for (t = 0; t < n; t++) acc[t] += w0 * (float)s0[t];                            \
-        }                                                                                       \
-    }
+#define NDD_TAPS_BLOCK 16
 
-#define NDD_TAPS_PARAMS(T)                                                                      \
-    (float *restrict acc, const T *restrict s0, const T *restrict s1, const T *restrict s2,     \
-     const T *restrict s3, float w0, float w1, float w2, float w3, ptrdiff_t n, int count,      \
-     int init)
+#define NDD_TAPS_PARAMS(T) \
+    (float *restrict acc, const T *const *sources, const float *weights, ptrdiff_t taps, ptrdiff_t n)
+
+#define NDD_TAPS_BODY(T)                                                       \
+    {                                                                          \
+        ptrdiff_t t = 0, k, u;                                                 \
+        for (; t + NDD_TAPS_BLOCK <= n; t += NDD_TAPS_BLOCK) {                 \
+            float block[NDD_TAPS_BLOCK] = {0};                                 \
+            for (k = 0; k < taps; k++) {                                       \
+                const T *restrict s = sources[k] + t;                          \
+                const float w = weights[k];                                    \
+                for (u = 0; u < NDD_TAPS_BLOCK; u++) block[u] += w * (float)s[u]; \
+            }                                                                  \
+            for (u = 0; u < NDD_TAPS_BLOCK; u++) acc[t + u] = block[u];        \
+        }                                                                      \
+        for (; t < n; t++) {                                                   \
+            float sum = 0;                                                     \
+            for (k = 0; k < taps; k++) sum += weights[k] * (float)sources[k][t]; \
+            acc[t] = sum;                                                      \
+        }                                                                      \
+    }
 
 #if defined(__GNUC__) && defined(__x86_64__)
 
@@ -44,6 +39,7 @@ static int ndd_taps_use_avx2 = -1;
 
 static int ndd_taps_avx2_available(void)
 {
+    /* Several threads may get here first; they all store the same answer. */
     if (ndd_taps_use_avx2 < 0) {
         __builtin_cpu_init();
         ndd_taps_use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -52,15 +48,15 @@ static int ndd_taps_avx2_available(void)
 }
 
 #define NDD_DEFINE_TAPS(SUFFIX, T)                                                              \
-    __attribute__((target("arch=haswell"))) static void ndd_taps_avx2_##SUFFIX NDD_TAPS_PARAMS(T) \
+    __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_##SUFFIX NDD_TAPS_PARAMS(T) \
     NDD_TAPS_BODY(T)                                                                            \
     static void ndd_taps_base_##SUFFIX NDD_TAPS_PARAMS(T) NDD_TAPS_BODY(T)                      \
     static void ndd_taps_##SUFFIX NDD_TAPS_PARAMS(T)                                            \
     {                                                                                           \
         if (ndd_taps_avx2_available())                                                          \
-            ndd_taps_avx2_##SUFFIX(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init);        \
+            ndd_taps_avx2_##SUFFIX(acc, sources, weights, taps, n);                             \
         else                                                                                    \
-            ndd_taps_base_##SUFFIX(acc, s0, s1, s2, s3, w0, w1, w2, w3, n, count, init);        \
+            ndd_taps_base_##SUFFIX(acc, sources, weights, taps, n);                             \
     }
 
 #else
@@ -69,13 +65,79 @@ static int ndd_taps_avx2_available(void)
 
 #endif
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+/* uint8 and float32 sources, the common cases: the compiler does not keep the block of
+ * sums in registers by itself, so those loops are written out with AVX2 intrinsics. */
+__attribute__((target("avx2,fma"))) static void ndd_taps_avx2_u8 NDD_TAPS_PARAMS(unsigned char)
+{
+    ptrdiff_t t = 0, k;
+    for (; t + 16 <= n; t += 16) {
+        __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+        for (k = 0; k < taps; k++) {
+            const __m128i bytes = _mm_loadu_si128((const __m128i *)(sources[k] + t));
+            const __m256 w = _mm256_set1_ps(weights[k]);
+            low = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)), low);
+            high = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8))), high);
+        }
+        _mm256_storeu_ps(acc + t, low);
+        _mm256_storeu_ps(acc + t + 8, high);
+    }
+    for (; t < n; t++) {
+        float sum = 0;
+        for (k = 0; k < taps; k++) sum += weights[k] * (float)sources[k][t];
+        acc[t] = sum;
+    }
+}
+
+static void ndd_taps_base_u8 NDD_TAPS_PARAMS(unsigned char) NDD_TAPS_BODY(unsigned char)
+
+static void ndd_taps_u8 NDD_TAPS_PARAMS(unsigned char)
+{
+    if (ndd_taps_avx2_available())
+        ndd_taps_avx2_u8(acc, sources, weights, taps, n);
+    else
+        ndd_taps_base_u8(acc, sources, weights, taps, n);
+}
+__attribute__((target("avx2,fma"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAMS(float)
+{
+    ptrdiff_t t = 0, k;
+    for (; t + 16 <= n; t += 16) {
+        __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+        for (k = 0; k < taps; k++) {
+            const __m256 w = _mm256_set1_ps(weights[k]);
+            low = _mm256_fmadd_ps(w, _mm256_loadu_ps(sources[k] + t), low);
+            high = _mm256_fmadd_ps(w, _mm256_loadu_ps(sources[k] + t + 8), high);
+        }
+        _mm256_storeu_ps(acc + t, low);
+        _mm256_storeu_ps(acc + t + 8, high);
+    }
+    for (; t < n; t++) {
+        float sum = 0;
+        for (k = 0; k < taps; k++) sum += weights[k] * sources[k][t];
+        acc[t] = sum;
+    }
+}
+
+static void ndd_taps_base_f32 NDD_TAPS_PARAMS(float) NDD_TAPS_BODY(float)
+
+static void ndd_taps_f32 NDD_TAPS_PARAMS(float)
+{
+    if (ndd_taps_avx2_available())
+        ndd_taps_avx2_f32(acc, sources, weights, taps, n);
+    else
+        ndd_taps_base_f32(acc, sources, weights, taps, n);
+}
+#else
 NDD_DEFINE_TAPS(u8, unsigned char)
+NDD_DEFINE_TAPS(f32, float)
+#endif
 NDD_DEFINE_TAPS(i8, signed char)
 NDD_DEFINE_TAPS(u16, unsigned short)
 NDD_DEFINE_TAPS(i16, short)
 NDD_DEFINE_TAPS(u32, unsigned int)
 NDD_DEFINE_TAPS(i32, int)
-NDD_DEFINE_TAPS(f32, float)
 NDD_DEFINE_TAPS(f64, double)
 
 #endif
