@@ -367,8 +367,8 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     else:
                         sx = sx / w
                         sy = sy / w
-                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy,
-                                                   round_even):
+                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride,
+                                                   sx, sy, round_even):
                     continue
                 _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, &how)
 
