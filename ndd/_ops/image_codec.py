@@ -17,8 +17,8 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   uint8 is computed in floats (offsets 1/16 and 1/2 instead of 16/255 and 128/255).
 - JPEG colour images are decoded into a numpy buffer and packed from Pillow's
   4-byte pixels without the GIL (Pillow's own ``tobytes`` holds it), so that the
-  samples of a batch decode in parallel; other Pillow versions fall back to
-  ``numpy.asarray``.
+  samples of a batch decode in parallel; a crop window stops the decoding at its
+  bottom row. Other Pillow versions fall back to ``numpy.asarray``.
 - The EXIF orientation (1-8) is applied after decoding, and crop windows are given
   in the oriented image; the window is cut from the decoded image before any colour
   conversion, so only its pixels are converted and copied.
@@ -170,18 +170,50 @@ def _scratch_pixels(height, width):
     return buffer[:size].reshape(height, width, 4)
 
 
-def _decode_rgb_in_place(image, box):
-    """Decode a 3-channel image into a numpy buffer of Pillow's own pixel form (4
-    bytes a pixel) and pack the channels (of ``box``) without the GIL; None when
+def _decode_top_rows(image, data, rows):
+    """Decode only the first ``rows`` rows of a JPEG into the scratch buffer (4 bytes
+    a pixel): libjpeg decodes rows in order, so the rest need no work.
+
+    Pillow reports stopping early as a broken stream; the decoder writes 255 into the
+    fourth byte of every pixel, so a last row still holding the 0s put there first
+    tells a real failure from the early stop. A decoder still waiting for data means
+    the file is truncated."""
+    width, _ = image.size
+    buffer = _scratch_pixels(rows, width)
+    buffer[rows - 1, :, 3] = 0
+    mapped = Image.frombuffer("RGBX", (width, rows), buffer, "raw", "RGBX", 0, 1)
+    codec, _, offset, args = tuple(image.tile[0])[:4]
+    decoder = Image._getdecoder("RGBX", codec, args, image.decoderconfig)
+    try:
+        decoder.setimage(mapped.im, (0, 0, width, rows))
+        consumed, _ = decoder.decode(np.ascontiguousarray(data).reshape(-1)[offset:].tobytes())
+    finally:
+        decoder.cleanup()
+    if consumed >= 0:
+        raise OSError("image file is truncated")
+    if not np.all(buffer[rows - 1, :, 3] == 255):
+        raise OSError("broken data stream when reading image file")
+    return buffer
+
+
+def _decode_rgb_in_place(image, box, data):
+    """Decode a 3-channel JPEG into a numpy buffer of Pillow's own pixel form (4
+    bytes a pixel) and pack the channels (of ``box``) without the GIL; for a box
+    above the bottom of the image, only the rows down to it are decoded. None when
     this Pillow does not decode into the buffer it is given."""
-    width, height = image.size
-    buffer = _scratch_pixels(height, width)
-    mapped = Image.frombuffer("RGBX", (width, height), buffer, "raw", "RGBX", 0, 1)
-    image._mode = "RGBX"
-    image.im = mapped.im
-    image.load()
-    if image.im is not mapped.im:
+    if not image.tile or len(image.tile) != 1:
         return None
+    width, height = image.size
+    if box is not None and 0 < box[3] < height:
+        buffer = _decode_top_rows(image, data, box[3])
+    else:
+        buffer = _scratch_pixels(height, width)
+        mapped = Image.frombuffer("RGBX", (width, height), buffer, "raw", "RGBX", 0, 1)
+        image._mode = "RGBX"
+        image.im = mapped.im
+        image.load()
+        if image.im is not mapped.im:
+            return None
     if box is not None:
         left, upper, right, lower = box
         buffer = buffer[upper:lower, left:right]
@@ -196,11 +228,18 @@ def _check_in_place_decoding():
     encoded = io.BytesIO()
     Image.fromarray(reference).save(encoded, "JPEG", quality=90)
     try:
+        data = np.frombuffer(encoded.getvalue(), np.uint8)
         expected = np.asarray(Image.open(io.BytesIO(encoded.getvalue())))
-        got = _decode_rgb_in_place(Image.open(io.BytesIO(encoded.getvalue())), None)
+        whole = _decode_rgb_in_place(Image.open(io.BytesIO(encoded.getvalue())), None, data)
+        top = _decode_rgb_in_place(Image.open(io.BytesIO(encoded.getvalue())), (1, 0, 6, 3), data)
     except Exception:  # another Pillow's internals: use its ordinary path
         return False
-    return got is not None and np.array_equal(got, expected)
+    return (
+        whole is not None
+        and top is not None
+        and np.array_equal(whole, expected)
+        and np.array_equal(top, expected[0:3, 1:6])
+    )
 
 
 _IN_PLACE_JPEG = _check_in_place_decoding()
@@ -251,7 +290,7 @@ def _pixels(image, box, data):
             deep = deep[upper:lower, left:right]
         return deep
     if _IN_PLACE_JPEG and image.format == "JPEG" and mode == "RGB":
-        values = _decode_rgb_in_place(image, box)
+        values = _decode_rgb_in_place(image, box, data)
         if values is not None:
             return values
     if mode.startswith("I;16") or mode == "I":

@@ -230,6 +230,29 @@ def test_batch_decodes_on_the_thread_pool(monkeypatch):
     assert threading.get_ident() not in threads
 
 
+@pytest.mark.parametrize(
+    "name", ["jpeg_q75_420", "jpeg_progressive", "jpeg_q90_422", "jpeg_exif8", "jpeg_gray"]
+)
+@pytest.mark.parametrize("pos_y", [0.0, 0.3, 1.0])
+def test_crop_decodes_the_window_of_the_whole_image(name, pos_y):
+    # JPEG crops stop decoding at the window's bottom row; the pixels are those of
+    # the whole image, whose decoding matches the reference.
+    data = ndd.tensor(image_samples.encoded(name))
+    full = np.asarray(ndd.decoders.image(data))
+    crop = np.asarray(ndd.decoders.image_crop(data, crop=(7, 9), crop_pos_x=0.4, crop_pos_y=pos_y))
+    y = int(np.floor(np.float32(pos_y) * (full.shape[0] - 7) + 0.5))
+    x = int(np.floor(float(np.float32(0.4)) * (full.shape[1] - 9) + 0.5))
+    np.testing.assert_array_equal(crop, full[y : y + 7, x : x + 9])
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.97])
+def test_crop_of_a_truncated_jpeg_fails(keep):
+    encoded = image_samples.encoded("jpeg_q95_444")
+    data = ndd.tensor(encoded[: int(len(encoded) * keep)])
+    with pytest.raises(RuntimeError, match="truncated|broken"):
+        np.asarray(ndd.decoders.image_crop(data, crop=(20, 9), crop_pos_y=1.0))
+
+
 def test_crop_given_as_a_computed_tensor():
     size = ndd.random.uniform(range=[5, 6], shape=[2], rng=ndd.random.RNG(seed=1))
     out = ndd.decoders.image_crop(ndd.tensor(_DATA), crop=size)
