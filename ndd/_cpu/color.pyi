@@ -9,3 +9,25 @@ def color_matrix(source: np.ndarray, target: np.ndarray, coeffs: np.ndarray) -> 
 def equalize_frames(source: np.ndarray, target: np.ndarray) -> None:
     """Histogram-equalize each channel of each frame of contiguous ``(frames, pixels, channels)``
     uint8 data into ``target`` (OpenCV's equalizeHist)."""
+
+def weighted_channels(source: np.ndarray, target: np.ndarray, weights: np.ndarray, offset: float) -> None:
+    """``target[p, 0] = round(sum_j weights[j] * source[p, j] + offset)`` for uint8 ``(pixels, 3)``
+    source and ``(pixels, 1)`` target; ``weights`` float32 of 3."""
+
+def tile_histograms(image: np.ndarray, hist: np.ndarray) -> None:
+    """Add the 256-bin histogram of every tile of a uint8 image to int64 ``hist`` of shape
+    ``(tiles_y, tiles_x, 256)``."""
+
+def blend_tile_tables(
+    image: np.ndarray,
+    target: np.ndarray,
+    tables: np.ndarray,
+    rows_above: np.ndarray,
+    rows_below: np.ndarray,
+    row_weights: np.ndarray,
+    cols_left: np.ndarray,
+    cols_right: np.ndarray,
+    col_weights: np.ndarray,
+) -> None:
+    """CLAHE's bilinear blend of the float32 tile tables ``(tiles_y, tiles_x, 256)`` for every pixel
+    of a uint8 image into ``target``; tile indices int64, weights float32."""

@@ -9,6 +9,10 @@ operators (``ndd/_ops/color.py``) keep numpy paths for the other layouts and typ
 from libc.math cimport floorf, nearbyintf
 from libc.string cimport memset
 
+# float constants: a bare 1.0 or 0.5 is a double in C and would widen the arithmetic.
+cdef float HALF = 0.5
+cdef float ONE = 1.0
+
 ctypedef fused pixel_t:
     unsigned char
     float
@@ -20,7 +24,7 @@ cdef inline unsigned char _to_u8(float value) noexcept nogil:
         return 0
     if value >= 254.5:
         return 255
-    return <unsigned char>floorf(value + 0.5)
+    return <unsigned char>floorf(value + HALF)
 
 
 def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const float[::1] coeffs):
@@ -83,3 +87,61 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
                             lut[v] = <unsigned char>(level if level < 255 else 255)
                 for p in range(pixels):
                     target[f, p, c] = lut[source[f, p, c]]
+
+
+def weighted_channels(
+    const unsigned char[:, ::1] source, unsigned char[:, ::1] target, const float[::1] weights, float offset
+):
+    """``target[p, 0] = round(sum_j weights[j] * source[p, j] + offset)`` (halves up, saturated) for
+    uint8 pixels of 3 channels: the grey of color_space_conversion."""
+    cdef Py_ssize_t p, n = source.shape[0]
+    cdef float w0 = weights[0], w1 = weights[1], w2 = weights[2]
+    with nogil:
+        for p in range(n):
+            target[p, 0] = _to_u8(w0 * source[p, 0] + w1 * source[p, 1] + w2 * source[p, 2] + offset)
+
+
+def tile_histograms(const unsigned char[:, ::1] image, long long[:, :, ::1] hist):
+    """Add the 256-bin histogram of every tile of ``image`` (whose height and width are whole
+    multiples of the tile size) to ``hist``, ``(tiles_y, tiles_x, 256)``."""
+    cdef Py_ssize_t tiles_y = hist.shape[0], tiles_x = hist.shape[1]
+    cdef Py_ssize_t tile_h = image.shape[0] // tiles_y, tile_w = image.shape[1] // tiles_x
+    cdef Py_ssize_t y, x
+    with nogil:
+        for y in range(tiles_y * tile_h):
+            for x in range(tiles_x * tile_w):
+                hist[y // tile_h, x // tile_w, image[y, x]] += 1
+
+
+def blend_tile_tables(
+    const unsigned char[:, ::1] image,
+    unsigned char[:, ::1] target,
+    const float[:, :, ::1] tables,
+    const long long[::1] rows_above,
+    const long long[::1] rows_below,
+    const float[::1] row_weights,
+    const long long[::1] cols_left,
+    const long long[::1] cols_right,
+    const float[::1] col_weights,
+):
+    """CLAHE's last step: each pixel blends the tables of its four nearest tile centres,
+    ``(top-left * (1 - wx) + top-right * wx) * (1 - wy) + (...) * wy`` in float32, rounded
+    to the nearest integer, halves to even."""
+    cdef Py_ssize_t y, x, height = image.shape[0], width = image.shape[1]
+    cdef Py_ssize_t t, b, left, right
+    cdef unsigned char v
+    cdef float wx, wy, top, bottom, value
+    with nogil:
+        for y in range(height):
+            t = rows_above[y]
+            b = rows_below[y]
+            wy = row_weights[y]
+            for x in range(width):
+                left = cols_left[x]
+                right = cols_right[x]
+                wx = col_weights[x]
+                v = image[y, x]
+                top = tables[t, left, v] * (ONE - wx) + tables[t, right, v] * wx
+                bottom = tables[b, left, v] * (ONE - wx) + tables[b, right, v] * wx
+                value = nearbyintf(top * (ONE - wy) + bottom * wy)
+                target[y, x] = <unsigned char>(0 if value < 0 else (255 if value > 255 else value))

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from PIL import Image
 
-from .._cpu.color import color_matrix, equalize_frames
+from .._cpu.color import blend_tile_tables, color_matrix, equalize_frames, tile_histograms, weighted_channels
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -367,7 +367,10 @@ def _csc_kernel(arrays, args):
     if target is DALIImageType.BGR or target is DALIImageType.RGB:
         return np.ascontiguousarray(arr[..., ::-1])
     if target is DALIImageType.GRAY:
-        return _round_u8(rgb.astype(np.float32) @ _GRAY_WEIGHTS.astype(np.float32)[:, None])
+        out = np.empty(arr.shape[:-1] + (1,), np.uint8)
+        weights = _GRAY_WEIGHTS[::-1] if source is DALIImageType.BGR else _GRAY_WEIGHTS
+        weighted_channels(arr.reshape(-1, 3), out.reshape(-1, 1), weights.astype(np.float32), 0.0)
+        return out
     values = rgb.astype(np.float32) @ _RGB_TO_YCBCR.T.astype(np.float32)
     values += _YCBCR_OFFSET.astype(np.float32)
     return _round_u8(values)
@@ -548,12 +551,9 @@ def _clahe_luts(ext, tiles_x, tiles_y, clip_limit):
     height, width = ext.shape
     tile_h, tile_w = height // tiles_y, width // tiles_x
     area = tile_h * tile_w
-    tiles = (
-        ext.reshape(tiles_y, tile_h, tiles_x, tile_w).transpose(0, 2, 1, 3).reshape(tiles_y * tiles_x, area)
-    )
-    count = tiles_y * tiles_x
-    offsets = (np.arange(count, dtype=np.int64) * 256)[:, None]
-    hist = np.bincount((tiles + offsets).ravel(), minlength=count * 256).reshape(count, 256)
+    hist = np.zeros((tiles_y, tiles_x, 256), np.int64)
+    tile_histograms(np.ascontiguousarray(ext), hist)
+    hist = hist.reshape(tiles_y * tiles_x, 256)
     if clip_limit > 0:
         limit = max(int(clip_limit * area / 256), 1)
         excess = np.maximum(hist - limit, 0).sum(axis=1, keepdims=True)
@@ -582,14 +582,15 @@ def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
         weight = (pos - first).astype(f32)
         return np.maximum(first, 0), np.minimum(first + 1, tiles - 1), weight
 
-    y1, y2, wy = neighbours(height, tile_h, tiles_y)
-    x1, x2, wx = neighbours(width, tile_w, tiles_x)
-    y1, y2, wy = y1[:, None], y2[:, None], wy[:, None]
-    one = f32(1.0)
-    top = luts[y1, x1, plane] * (one - wx) + luts[y1, x2, plane] * wx
-    bottom = luts[y2, x1, plane] * (one - wx) + luts[y2, x2, plane] * wx
-    result = top * (one - wy) + bottom * wy
-    return np.clip(np.rint(result), 0, 255).astype(np.uint8)
+    out = np.empty((height, width), np.uint8)
+    blend_tile_tables(
+        np.ascontiguousarray(plane),
+        out,
+        np.ascontiguousarray(luts, dtype=f32),
+        *neighbours(height, tile_h, tiles_y),
+        *neighbours(width, tile_w, tiles_x),
+    )
+    return out
 
 
 def _reflect101(plane, pad):
