@@ -2,8 +2,22 @@
 
 import numpy as np
 
-def correlate(padded: np.ndarray, out: np.ndarray, weights: np.ndarray, step: int) -> None:
-    """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])`` (float32 arrays)."""
+def correlate(
+    padded: np.ndarray,
+    out: np.ndarray,
+    weights: np.ndarray,
+    step: int,
+    low: float = 0,
+    high: float = 0,
+    integer: bool = False,
+) -> None:
+    """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``, summed in float32;
+    rounded (halves away) and saturated to ``[low, high]`` for an integer ``out``."""
+
+def store_float(
+    values: np.ndarray, out: np.ndarray, low: float = 0, high: float = 0, integer: bool = False
+) -> None:
+    """Write float32 ``values`` into ``out`` (1-D), rounded and saturated for an integer ``out``."""
 
 def median_window(padded: np.ndarray, out: np.ndarray, window_rows: int, window_cols: int, step: int) -> None:
     """``out[p, y, t]`` = median of ``padded[p, y + i, t + j * step]`` over the window."""

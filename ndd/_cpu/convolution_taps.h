@@ -73,16 +73,23 @@ static int ndd_taps_avx2_available(void)
 __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_u8 NDD_TAPS_PARAMS(unsigned char)
 {
     ptrdiff_t t = 0, k;
-    for (; t + 16 <= n; t += 16) {
-        __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+    /* Four independent sums per block hide the latency of the multiply-adds. */
+    for (; t + 32 <= n; t += 32) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        __m256 s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
         for (k = 0; k < taps; k++) {
-            const __m128i bytes = _mm_loadu_si128((const __m128i *)(sources[k] + t));
+            const __m128i a = _mm_loadu_si128((const __m128i *)(sources[k] + t));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(sources[k] + t + 16));
             const __m256 w = _mm256_set1_ps(weights[k]);
-            low = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)), low);
-            high = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8))), high);
+            s0 = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(a)), s0);
+            s1 = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(a, 8))), s1);
+            s2 = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)), s2);
+            s3 = _mm256_fmadd_ps(w, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(b, 8))), s3);
         }
-        _mm256_storeu_ps(acc + t, low);
-        _mm256_storeu_ps(acc + t + 8, high);
+        _mm256_storeu_ps(acc + t, s0);
+        _mm256_storeu_ps(acc + t + 8, s1);
+        _mm256_storeu_ps(acc + t + 16, s2);
+        _mm256_storeu_ps(acc + t + 24, s3);
     }
     for (; t < n; t++) {
         float sum = 0;
@@ -103,15 +110,21 @@ static void ndd_taps_u8 NDD_TAPS_PARAMS(unsigned char)
 __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAMS(float)
 {
     ptrdiff_t t = 0, k;
-    for (; t + 16 <= n; t += 16) {
-        __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+    for (; t + 32 <= n; t += 32) {
+        __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+        __m256 s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
         for (k = 0; k < taps; k++) {
+            const float *src = sources[k] + t;
             const __m256 w = _mm256_set1_ps(weights[k]);
-            low = _mm256_fmadd_ps(w, _mm256_loadu_ps(sources[k] + t), low);
-            high = _mm256_fmadd_ps(w, _mm256_loadu_ps(sources[k] + t + 8), high);
+            s0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(src), s0);
+            s1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(src + 8), s1);
+            s2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(src + 16), s2);
+            s3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(src + 24), s3);
         }
-        _mm256_storeu_ps(acc + t, low);
-        _mm256_storeu_ps(acc + t + 8, high);
+        _mm256_storeu_ps(acc + t, s0);
+        _mm256_storeu_ps(acc + t + 8, s1);
+        _mm256_storeu_ps(acc + t + 16, s2);
+        _mm256_storeu_ps(acc + t + 24, s3);
     }
     for (; t < n; t++) {
         float sum = 0;
