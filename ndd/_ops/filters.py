@@ -17,6 +17,11 @@ Deliberate divergences from the reference:
   maximum (for float dilation the reference pads with the smallest positive
   float, so negative values near a border come out as that float: we pad with
   the lowest value instead); median_blur repeats the edge values.
+
+Not supported yet: per-frame ``sigma``/``window_size`` (gaussian_blur),
+``window_size``/``smoothing_size``/``scale`` (laplacian) and ``anchor`` (filter)
+given as one value per frame of a sequence; a per-frame ``filter`` or
+``fill_value`` input is supported.
 """
 
 import math
