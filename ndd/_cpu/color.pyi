@@ -31,3 +31,13 @@ def blend_tile_tables(
 ) -> None:
     """CLAHE's bilinear blend of the float32 tile tables ``(tiles_y, tiles_x, 256)`` for every pixel
     of a uint8 image into ``target``; tile indices int64, weights float32."""
+
+def rgb_to_lab8(
+    source: np.ndarray, target: np.ndarray, linear_table: np.ndarray, xyz_coeffs: np.ndarray, f_table: np.ndarray
+) -> None:
+    """uint8 RGB ``(pixels, 3)`` to 8-bit Lab in OpenCV's fixed point, from int32 tables: linear
+    values (256), XYZ / white coefficients (9, 12 fractional bits) and f(t) (15 fractional bits)."""
+
+def lab8_to_rgb(source: np.ndarray, target: np.ndarray, xyz_to_rgb: np.ndarray) -> None:
+    """8-bit Lab ``(pixels, 3)`` back to uint8 sRGB in float32; ``xyz_to_rgb`` float32 (9) maps
+    XYZ / white to linear RGB."""

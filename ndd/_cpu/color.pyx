@@ -6,7 +6,7 @@ Both work on contiguous arrays so that one pass reads each pixel once; the
 operators (``ndd/_ops/color.py``) keep numpy paths for the other layouts and types.
 """
 
-from libc.math cimport floorf, nearbyintf
+from libc.math cimport floorf, nearbyintf, powf
 from libc.string cimport memset
 
 # float constants: a bare 1.0 or 0.5 is a double in C and would widen the arithmetic.
@@ -145,3 +145,87 @@ def blend_tile_tables(
                 bottom = tables[b, left, v] * (ONE - wx) + tables[b, right, v] * wx
                 value = nearbyintf(top * (ONE - wy) + bottom * wy)
                 target[y, x] = <unsigned char>(0 if value < 0 else (255 if value > 255 else value))
+
+
+def rgb_to_lab8(
+    const unsigned char[:, ::1] source,
+    unsigned char[:, ::1] target,
+    const int[::1] linear_table,
+    const int[::1] xyz_coeffs,
+    const int[::1] f_table,
+):
+    """8-bit RGB to 8-bit Lab in OpenCV's fixed point: ``linear_table`` (256) gives linear
+    values in 1/8 units, ``xyz_coeffs`` (9) XYZ / white with 12 fractional bits, ``f_table``
+    f(t) with 15 (indexed by XYZ)."""
+    cdef Py_ssize_t p, n = source.shape[0]
+    cdef long long r, g, b, fx, fy, fz, v
+    cdef long long c[9]
+    cdef int k
+    for k in range(9):
+        c[k] = xyz_coeffs[k]
+    with nogil:
+        for p in range(n):
+            r = linear_table[source[p, 0]]
+            g = linear_table[source[p, 1]]
+            b = linear_table[source[p, 2]]
+            fx = f_table[(r * c[0] + g * c[1] + b * c[2] + (1 << 11)) >> 12]
+            fy = f_table[(r * c[3] + g * c[4] + b * c[5] + (1 << 11)) >> 12]
+            fz = f_table[(r * c[6] + g * c[7] + b * c[8] + (1 << 11)) >> 12]
+            v = (296 * fy - 1336935 + (1 << 14)) >> 15
+            target[p, 0] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
+            v = (500 * (fx - fy) + (128 << 15) + (1 << 14)) >> 15
+            target[p, 1] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
+            v = (200 * (fy - fz) + (128 << 15) + (1 << 14)) >> 15
+            target[p, 2] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
+
+
+cdef inline float _lab_inverse_f(float f) noexcept nogil:
+    if f > <float>0.206893:
+        return f * f * f
+    return (f - <float>(16.0 / 116.0)) / <float>7.787
+
+
+cdef inline unsigned char _encode_srgb(float linear) noexcept nogil:
+    cdef float c
+    if linear < 0:
+        linear = 0
+    elif linear > 1:
+        linear = 1
+    if linear <= <float>0.0031308:
+        c = <float>12.92 * linear
+    else:
+        c = <float>1.055 * powf(linear, <float>(1.0 / 2.4)) - <float>0.055
+    c = nearbyintf(c * <float>255.0)
+    return <unsigned char>(0 if c < 0 else (255 if c > 255 else c))
+
+
+def lab8_to_rgb(
+    const unsigned char[:, ::1] source, unsigned char[:, ::1] target, const float[::1] xyz_to_rgb
+):
+    """8-bit Lab (L * 255 / 100, a + 128, b + 128) back to 8-bit sRGB in float32; ``xyz_to_rgb``
+    (9) maps XYZ / white to linear RGB."""
+    cdef Py_ssize_t p, n = source.shape[0]
+    cdef float lightness, a, b, y, fy, x, z, lr, lg, lb
+    cdef float m[9]
+    cdef int k
+    for k in range(9):
+        m[k] = xyz_to_rgb[k]
+    with nogil:
+        for p in range(n):
+            lightness = source[p, 0] * <float>(100.0 / 255.0)
+            a = source[p, 1] - <float>128.0
+            b = source[p, 2] - <float>128.0
+            if lightness <= 8:
+                y = lightness / <float>903.3
+                fy = <float>7.787 * y + <float>(16.0 / 116.0)
+            else:
+                fy = (lightness + <float>16.0) / <float>116.0
+                y = fy * fy * fy
+            x = _lab_inverse_f(a / <float>500.0 + fy)
+            z = _lab_inverse_f(fy - b / <float>200.0)
+            lr = m[0] * x + m[1] * y + m[2] * z
+            lg = m[3] * x + m[4] * y + m[5] * z
+            lb = m[6] * x + m[7] * y + m[8] * z
+            target[p, 0] = _encode_srgb(lr)
+            target[p, 1] = _encode_srgb(lg)
+            target[p, 2] = _encode_srgb(lb)

@@ -26,7 +26,15 @@ import math
 import numpy as np
 from PIL import Image
 
-from .._cpu.color import blend_tile_tables, color_matrix, equalize_frames, tile_histograms, weighted_channels
+from .._cpu.color import (
+    blend_tile_tables,
+    color_matrix,
+    equalize_frames,
+    lab8_to_rgb,
+    rgb_to_lab8,
+    tile_histograms,
+    weighted_channels,
+)
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -614,7 +622,6 @@ _RGB_TO_XYZ = np.array(
 )
 _WHITE = np.array([0.950456, 1.0, 1.088754])
 _LAB_EPSILON = 0.008856
-_LAB_KAPPA = 903.3
 
 
 def _srgb_to_linear(c):
@@ -627,50 +634,33 @@ def _lab_f(t):
 
 # RGB -> 8-bit Lab in OpenCV's fixed point (the reference's numbers, which float
 # arithmetic misses by up to 2 in dark colours): linear values in 1/8 units from a
-# table, XYZ / white with 12 fractional bits, f(t) from a table with 15.
+# table, XYZ / white with 12 fractional bits, f(t) from a table with 15; the kernel
+# (ndd/_cpu/color.pyx) then takes L = 116 f(Y) - 16 on 0..255 as 296 f(Y) - 16 * 255 / 100.
 _LAB_XYZ_BITS, _LAB_F_BITS = 12, 15
 _LINEAR_TABLE = np.rint(
     np.float32(255 * 8)
     * _srgb_to_linear((np.arange(256, dtype=np.float32) / np.float32(255)).astype(np.float64))
-).astype(np.int64)
-_XYZ_COEFFS = np.rint(_RGB_TO_XYZ * ((1 << _LAB_XYZ_BITS) / _WHITE)[:, None]).astype(np.int64)
+).astype(np.int32)
+_XYZ_COEFFS = np.rint(_RGB_TO_XYZ * ((1 << _LAB_XYZ_BITS) / _WHITE)[:, None]).astype(np.int32).reshape(-1)
 _F_TABLE = np.rint(
     np.float32(1 << _LAB_F_BITS) * _lab_f(np.arange(3 * 1024, dtype=np.float32) * np.float32(1.0 / (255 * 8)))
-).astype(np.int64)
-
-
-def _descale(x, bits):
-    return (x + (1 << (bits - 1))) >> bits
+).astype(np.int32)
+# Back from Lab, OpenCV works in float: XYZ / white -> linear RGB.
+_XYZ_TO_RGB = (np.linalg.inv(_RGB_TO_XYZ) * _WHITE[None, :]).astype(np.float32).reshape(-1)
 
 
 def _rgb_to_lab8(rgb):
-    xyz = _descale(_LINEAR_TABLE[rgb] @ _XYZ_COEFFS.T, _LAB_XYZ_BITS)
-    f = _F_TABLE[xyz]
-    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
-    # L = 116 f(Y) - 16 on 0..255: 296 = round(116 * 255 / 100), the offset 16 * 255 / 100.
-    lightness = 296 * fy - (16 * 255 * (1 << _LAB_F_BITS) + 50) // 100
-    a = 500 * (fx - fy) + 128 * (1 << _LAB_F_BITS)
-    b = 200 * (fy - fz) + 128 * (1 << _LAB_F_BITS)
-    lab = _descale(np.stack([lightness, a, b], axis=-1), _LAB_F_BITS)
-    return np.clip(lab, 0, 255).astype(np.uint8)
+    lab = np.empty(rgb.shape, np.uint8)
+    rgb_to_lab8(
+        np.ascontiguousarray(rgb).reshape(-1, 3), lab.reshape(-1, 3), _LINEAR_TABLE, _XYZ_COEFFS, _F_TABLE
+    )
+    return lab
 
 
 def _lab8_to_rgb(lab):
-    # OpenCV goes back in float arithmetic.
-    lab = lab.astype(np.float32)
-    lightness = lab[..., 0] * np.float32(100.0 / 255.0)
-    a, b = lab[..., 1] - 128.0, lab[..., 2] - 128.0
-    low = lightness <= 8.0
-    y = np.where(low, lightness / _LAB_KAPPA, ((lightness + 16.0) / 116.0) ** 3)
-    fy = np.where(low, 7.787 * y + 16.0 / 116.0, (lightness + 16.0) / 116.0)
-    f = np.stack([a / 500.0 + fy, fy, fy - b / 200.0], axis=-1)
-    xyz = np.where(f > 0.206893, f**3, (f - 16.0 / 116.0) / 7.787)
-    xyz[..., 1] = y
-    linear = np.clip(
-        (xyz * _WHITE.astype(np.float32)) @ np.linalg.inv(_RGB_TO_XYZ).T.astype(np.float32), 0, 1
-    )
-    c = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * linear ** (1 / 2.4) - 0.055)
-    return np.clip(np.rint(c * 255.0), 0, 255).astype(np.uint8)
+    rgb = np.empty(lab.shape, np.uint8)
+    lab8_to_rgb(np.ascontiguousarray(lab).reshape(-1, 3), rgb.reshape(-1, 3), _XYZ_TO_RGB)
+    return rgb
 
 
 def _clahe_prepare(ins, args):
