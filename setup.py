@@ -15,6 +15,9 @@ CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwis
 CPU_KERNEL_MODULES = sorted(
     os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".pyx")
 )
+CPU_KERNEL_HEADERS = sorted(
+    f"ndd/_cpu/{name}" for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".h")
+)
 
 
 class BuildPyWithKernels(build_py):
@@ -43,6 +46,8 @@ extensions = [
         [f"ndd/_cpu/{name}.pyx"],
         include_dirs=[numpy.get_include()],
         extra_compile_args=["-O3"],
+        # C headers beside the kernels: editing one rebuilds every kernel module.
+        depends=CPU_KERNEL_HEADERS,
     )
     for name in CPU_KERNEL_MODULES
 ]
