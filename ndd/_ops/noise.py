@@ -19,7 +19,7 @@ import numpy as np
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int8, int16, int32, int64, uint8, uint16
 from .conversions import c_cast, cast_array
-from .random_ops import RNG_ARG
+from .random_ops import RNG_ARG, known_values
 from .schema import Arg, Input, Operator
 
 _NOISE_TYPES = (uint8, int8, uint16, int16, int32, int64, float32)
@@ -34,8 +34,10 @@ def _to_input_type(values, np_dtype):
     return cast_array(values, np_dtype)
 
 
-def _noise_operator(name, args, draw, doc, prepare=None):
-    """An operator adding noise drawn by ``draw(generator, array, args)`` to each sample."""
+def _noise_operator(name, args, draw, doc, prepare=None, checks=None):
+    """An operator adding noise drawn by ``draw(generator, array, args)`` to each sample;
+    ``checks`` maps argument names to functions validating one value: they run at the call
+    for the values known then, and ``draw`` checks the values computed later."""
     op = Operator(name, inputs=[Input("input")], args=[*args, RNG_ARG], module="ndd.noise", doc=doc)
 
     def prepare_args(ins, a):
@@ -45,6 +47,9 @@ def _noise_operator(name, args, draw, doc, prepare=None):
             raise InvalidArgumentError(f"{op.qualname}: the input type must be one of {names}, got {dtype}")
         if prepare is not None:
             prepare(op, ins, a)
+        for arg_name, check in (checks or {}).items():
+            for value in known_values(a[arg_name]):
+                check(value)
 
     def kernel(arrays, a):
         return draw(a["rng"].generator(), arrays[0], a)
@@ -74,9 +79,13 @@ def _float_arg(name, default, doc):
 # -- gaussian --------------------------------------------------------------------------------
 
 
+def _check_stddev(value):
+    if value < 0:
+        raise InvalidArgumentError(f"ndd.noise.gaussian: 'stddev' must not be negative, got {value}")
+
+
 def _draw_gaussian(generator, arr, args):
-    if args["stddev"] < 0:
-        raise InvalidArgumentError(f"ndd.noise.gaussian: 'stddev' must not be negative, got {args['stddev']}")
+    _check_stddev(args["stddev"])
     noise = generator.standard_normal(arr.shape, dtype=np.float32)
     noise *= np.float32(args["stddev"])
     noise += np.float32(args["mean"])
@@ -92,6 +101,7 @@ GAUSSIAN = _noise_operator(
     ],
     _draw_gaussian,
     "Add Gaussian noise; integer results are rounded and saturated to the input type.",
+    checks={"stddev": _check_stddev},
 )
 
 
@@ -112,6 +122,12 @@ def _prepare_salt_and_pepper(op, ins, args):
 def _check_probability(name, value):
     if not 0.0 <= value <= 1.0:
         raise InvalidArgumentError(f"ndd.noise.salt_and_pepper: '{name}' must be in [0, 1], got {value}")
+
+
+_PROBABILITY_CHECKS = {
+    "prob": lambda value: _check_probability("prob", value),
+    "salt_vs_pepper": lambda value: _check_probability("salt_vs_pepper", value),
+}
 
 
 def _draw_salt_and_pepper(generator, arr, args):
@@ -167,6 +183,7 @@ SALT_AND_PEPPER = _noise_operator(
     _draw_salt_and_pepper,
     "Replace a fraction ``prob`` of the pixels (or values, with ``per_channel``) with salt or pepper values.",
     prepare=_prepare_salt_and_pepper,
+    checks=_PROBABILITY_CHECKS,
 )
 
 

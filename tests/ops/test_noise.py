@@ -123,3 +123,12 @@ def test_bad_input(call, message):
     with pytest.raises((ValueError, TypeError), match=message) as info:
         np.asarray(call())
     assert "ndd.noise." in str(info.value)
+
+
+def test_known_bad_arguments_raise_at_the_call():
+    x = ndd.tensor(np.zeros((4, 4), np.float32))
+    with pytest.raises(ValueError, match="'stddev'"):
+        ndd.noise.gaussian(x, stddev=-1.0)
+    batch = ndd.batch([np.zeros((4, 4), np.uint8)] * 2)
+    with pytest.raises(ValueError, match="'salt_vs_pepper'"):
+        ndd.noise.salt_and_pepper(batch, salt_vs_pepper=ndd.batch([np.float32(0.5), np.float32(2.0)]))
