@@ -14,6 +14,10 @@ result type, and ``center`` (``contrast_center`` when not given) is half of the
 input type's positive range (128 for uint8, 2**14 for int16, 0.5 for float).
 uint8 images go through a 256-entry lookup table built with that map.
 
+The numeric arguments of both families may give one value per frame of a
+sequence (a 1-D Tensor, e.g. from ``ndd.per_frame``); the frames are then
+processed one by one.
+
 The hue/saturation family is a 3x3 matrix in RGB space: the colour is taken to
 YIQ, where the hue turns the (I, Q) plane and the saturation scales it, and back
 with the exact inverse of the YIQ matrix (the reference's construction).
@@ -40,6 +44,7 @@ from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
 from .image_layout import image_axes
+from .random_ops import known_values
 from .schema import Arg, Input, Operator
 
 # The element types the reference's colour operators read and write.
@@ -168,7 +173,52 @@ def _brightness_kernel(arrays, args):
 
 
 def _float_arg(name, default, doc):
-    return Arg(name, "float", default, per_sample=True, doc=doc, type_doc="float")
+    # Kind "array": a number, or (for sequences) one number per frame.
+    return Arg(name, "array", default, per_sample=True, doc=doc, type_doc="float or one float per frame")
+
+
+def _check_number_args(op, ins, args, layout):
+    """Numeric arguments are numbers, or 1-D (one value per frame) for FHWC input."""
+    for spec in op.arg_specs:
+        if spec.kind != "array":
+            continue
+        for value in known_values(args[spec.name]):
+            if value is None:
+                continue
+            if (
+                value.dtype.kind not in "biuf"
+                or value.ndim > 1
+                or (value.ndim == 1 and not layout.startswith("F"))
+            ):
+                raise InvalidArgumentError(
+                    f"{op.qualname}: '{spec.name}' must be a number (or one number per frame of a sequence), "
+                    f"got {value.dtype} array of shape {value.shape}"
+                )
+
+
+def _per_frame(kernel, qualname):
+    """Run ``kernel`` frame by frame when an argument has one value per frame."""
+
+    def run(arrays, args):
+        arr = arrays[0]
+        frame_args = [
+            n for n, v in args.items() if isinstance(v, np.ndarray) and v.ndim == 1 and not n.startswith("_")
+        ]
+        scalars = {n: float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v for n, v in args.items()}
+        if not frame_args:
+            return kernel([arr], scalars)
+        frames = arr.shape[0]
+        for name in frame_args:
+            if len(args[name]) != frames:
+                raise InvalidArgumentError(
+                    f"{qualname}: '{name}' has {len(args[name])} values for a sequence of {frames} frames"
+                )
+        out = [
+            kernel([arr[f]], {**scalars, **{n: float(args[n][f]) for n in frame_args}}) for f in range(frames)
+        ]
+        return np.stack(out)
+
+    return run
 
 
 _BRIGHTNESS = _float_arg("brightness", 1.0, "Brightness multiplier.")
@@ -199,6 +249,7 @@ def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kern
 
     def prepare_args(ins, a):
         _prepare_value_op(op, ins, a)
+        _check_number_args(op, ins, a, a["_layout"])
         if "image_type" in a:
             image_type = _image_type(op, "image_type", a["image_type"], DALIImageType.RGB)
             if image_type is not DALIImageType.RGB:
@@ -207,7 +258,7 @@ def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kern
     op.prepare_args = prepare_args
     op.infer_types = _types
     op.infer_shape = _check_three_channels(op) if needs_rgb else _same_shape
-    op.kernel = kernel
+    op.kernel = _per_frame(kernel, op.qualname)
     return op
 
 

@@ -9,7 +9,7 @@ reference's dynamic module, such as ``"noise.gaussian"``), ``inputs`` (keys into
 the npz, one per sample in batch mode), ``layout``, ``batch`` (bool), ``kwargs``
 (plain values; ``{"per_sample": [...]}`` for a Batch argument of numbers,
 ``{"per_sample_arrays": [keys]}`` for one of float arrays, ``{"per_sample_ints":
-[lists]}`` for one of int lists, ``{"array": key}`` for a Tensor; ``{"dtype": name}``
+[lists]}`` for one of int lists, ``{"per_frame": [...]}`` for a Tensor of one value per frame, ``{"array": key}`` for a Tensor; ``{"dtype": name}``
 for a type; ``{"image_type": name}`` for a colour space) and ``outputs`` (npz keys
 of the expected samples), ``out_layout``) and ``color_values.npz`` beside this script.
 """
@@ -48,7 +48,10 @@ def store(arr):
 def convert_kwargs(kwargs, batch_size):
     ref, record = {}, {}
     for name, value in kwargs.items():
-        if isinstance(value, dict) and "per_sample_ints" in value:
+        if isinstance(value, dict) and "per_frame" in value:
+            ref[name] = ndd.tensor(np.array(value["per_frame"], np.float32), layout="F")
+            record[name] = value
+        elif isinstance(value, dict) and "per_sample_ints" in value:
             ref[name] = ndd.batch([np.array(v, np.int32) for v in value["per_sample_ints"]])
             record[name] = value
         elif isinstance(value, dict) and "per_sample" in value:
@@ -140,6 +143,18 @@ def value_cases():
     case("hue", [u8], hue=45.0, dtype="float32")
     case("saturation", [f32], saturation=0.5, dtype="uint8")
     case("color_twist", [u8[None].repeat(2, 0)], layout="FHWC", hue=20.0, brightness=1.1)
+    video = np.stack([u8, u8[::-1], u8[:, ::-1]])
+    case(
+        "brightness_contrast", [video], layout="FHWC", brightness={"per_frame": [0.5, 1.0, 1.5]}, contrast=1.2
+    )
+    case("hsv", [video], layout="FHWC", hue={"per_frame": [0.0, 60.0, -60.0]}, saturation=0.8)
+    case(
+        "color_twist",
+        [video],
+        layout="FHWC",
+        saturation={"per_frame": [0.0, 1.0, 2.0]},
+        contrast={"per_frame": [1.0, 0.5, 1.5]},
+    )
     # Batch mode, per-sample arguments, ragged samples.
     u8b = image((10, 14, 3), np.uint8, 4)
     case(

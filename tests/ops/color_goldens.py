@@ -22,7 +22,9 @@ def load(name):
 def build_kwargs(record, arrays):
     kwargs = {}
     for name, value in record.items():
-        if isinstance(value, dict) and "per_sample_ints" in value:
+        if isinstance(value, dict) and "per_frame" in value:
+            kwargs[name] = ndd.tensor(np.array(value["per_frame"], np.float32), layout="F")
+        elif isinstance(value, dict) and "per_sample_ints" in value:
             kwargs[name] = ndd.batch([np.array(v, np.int32) for v in value["per_sample_ints"]])
         elif isinstance(value, dict) and "per_sample" in value:
             values = value["per_sample"]

@@ -232,6 +232,18 @@ def test_layouts_follow_the_reference(op):
         op(ndd.tensor(np.zeros((3, 4, 3), np.uint8), layout="XYZ"))
 
 
+def test_per_frame_arguments_need_a_sequence_of_that_many_frames():
+    video = ndd.tensor(np.full((2, 3, 4, 3), 100, np.uint8), layout="FHWC")
+    out = ndd.brightness(video, brightness=np.array([1.0, 2.0], np.float32))
+    np.testing.assert_array_equal(np.asarray(out)[:, 0, 0, 0], [100, 200])
+    with pytest.raises(ValueError, match="'brightness'"):
+        ndd.brightness(ndd.tensor(np.zeros((3, 4, 3), np.uint8)), brightness=np.array([1.0, 2.0]))
+    with pytest.raises(
+        ValueError, match="ndd.brightness: 'brightness' has 3 values for a sequence of 2 frames"
+    ):
+        np.asarray(ndd.brightness(video, brightness=np.array([1.0, 2.0, 3.0], np.float32)))
+
+
 def test_gpu_device_needs_a_gpu():
     t = ndd.tensor(np.zeros((2, 2, 3), np.uint8), layout="HWC")
     with pytest.raises(Exception, match="GPU"):
