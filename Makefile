@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h kernels/*.cu kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench bench-readers kernels lint clean
+.PHONY: demo test bench bench-readers bench-cpu-pipeline kernels lint clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,12 @@ bench: $(STAMP)
 # Samples per second of readers.File and readers.Numpy against the reference.
 bench-readers: $(STAMP)
 	$(PY) bench/readers.py --reference-python $(REFERENCE_PY)
+
+# Images per second of the training, validation and decode pipelines against the
+# reference and torchvision (ImageFolder + transforms.v2 + DataLoader).
+bench-cpu-pipeline: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) bench/cpu_pipeline.py --reference-python $(REFERENCE_PY)
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle
