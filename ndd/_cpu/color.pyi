@@ -41,3 +41,7 @@ def rgb_to_lab8(
 def lab8_to_rgb(source: np.ndarray, target: np.ndarray, xyz_to_rgb: np.ndarray) -> None:
     """8-bit Lab ``(pixels, 3)`` back to uint8 sRGB in float32; ``xyz_to_rgb`` float32 (9) maps
     XYZ / white to linear RGB."""
+
+def lookup_u8(source: np.ndarray, target: np.ndarray, table: np.ndarray) -> None:
+    """``target[i] = table[source[i]]`` for contiguous 1-D uint8 ``source`` and a 256-entry
+    ``table`` of the target's type (uint8, int16, int32 or float32)."""

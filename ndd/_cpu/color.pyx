@@ -229,3 +229,18 @@ def lab8_to_rgb(
             target[p, 0] = _encode_srgb(lr)
             target[p, 1] = _encode_srgb(lg)
             target[p, 2] = _encode_srgb(lb)
+
+
+ctypedef fused table_t:
+    unsigned char
+    short
+    int
+    float
+
+
+def lookup_u8(const unsigned char[::1] source, table_t[::1] target, const table_t[::1] table):
+    """``target[i] = table[source[i]]`` for uint8 ``source`` and a 256-entry ``table``."""
+    cdef Py_ssize_t i, n = source.shape[0]
+    with nogil:
+        for i in range(n):
+            target[i] = table[source[i]]

@@ -35,6 +35,7 @@ from .._cpu.color import (
     color_matrix,
     equalize_frames,
     lab8_to_rgb,
+    lookup_u8,
     rgb_to_lab8,
     tile_histograms,
     weighted_channels,
@@ -109,7 +110,9 @@ def _apply_affine(arr, scale, offset, out_type):
     if arr.dtype == np.uint8:
         # 256 values to compute instead of one per pixel.
         table = _to_output(np.arange(256, dtype=np.float32) * scale + offset, out_type)
-        return table[arr]
+        out = np.empty(arr.shape, table.dtype)
+        lookup_u8(np.ascontiguousarray(arr).reshape(-1), out.reshape(-1), table)
+        return out
     values = arr.astype(np.float32)
     values *= scale
     values += offset
