@@ -199,6 +199,48 @@ cdef inline unsigned char _encode_srgb(float linear) noexcept nogil:
     return <unsigned char>(0 if c < 0 else (255 if c > 255 else c))
 
 
+# Encoding linear values without a powf per channel: SRGB_STEPS[k] is the smallest
+# float32 that _encode_srgb takes to code k (bisection over the float32 values in
+# [0, 1]; the encoding is monotonic), and SRGB_START[i] the code of i / 4096, from
+# which a few comparisons reach the exact code.
+cdef float SRGB_STEPS[257]
+cdef unsigned char SRGB_START[4097]
+
+
+cdef void _find_srgb_steps() noexcept nogil:
+    cdef unsigned int lo, hi, mid
+    cdef int k, i
+    for k in range(1, 256):
+        lo = 0
+        hi = 0x3F800000  # the bits of 1.0f
+        while lo < hi:
+            mid = lo + (hi - lo) // 2
+            if _encode_srgb((<float *>&mid)[0]) >= k:
+                hi = mid
+            else:
+                lo = mid + 1
+        SRGB_STEPS[k] = (<float *>&lo)[0]
+    SRGB_STEPS[0] = 0
+    SRGB_STEPS[256] = 2  # above any clamped value
+    for i in range(4097):
+        SRGB_START[i] = _encode_srgb(<float>i / <float>4096)
+
+
+_find_srgb_steps()
+
+
+cdef inline unsigned char _encode_srgb_fast(float linear) noexcept nogil:
+    cdef int code
+    if not linear > 0:  # NaN too
+        return 0
+    if linear >= 1:
+        return 255
+    code = SRGB_START[<int>(linear * <float>4096)]
+    while SRGB_STEPS[code + 1] <= linear:
+        code += 1
+    return <unsigned char>code
+
+
 def lab8_to_rgb(
     const unsigned char[:, ::1] source, unsigned char[:, ::1] target, const float[::1] xyz_to_rgb
 ):
@@ -226,9 +268,9 @@ def lab8_to_rgb(
             lr = m[0] * x + m[1] * y + m[2] * z
             lg = m[3] * x + m[4] * y + m[5] * z
             lb = m[6] * x + m[7] * y + m[8] * z
-            target[p, 0] = _encode_srgb(lr)
-            target[p, 1] = _encode_srgb(lg)
-            target[p, 2] = _encode_srgb(lb)
+            target[p, 0] = _encode_srgb_fast(lr)
+            target[p, 1] = _encode_srgb_fast(lg)
+            target[p, 2] = _encode_srgb_fast(lb)
 
 
 ctypedef fused table_t:
