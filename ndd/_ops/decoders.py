@@ -3,10 +3,12 @@
 ``ndd.experimental.decoders``), ``ndd.peek_image_shape`` (and
 ``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy``, ``ndd.decoders.inflate`` and ``ndd.io.file.read``.
 
-Images are decoded with Pillow (``image_codec.py``), one sample per task on the
-context's thread pool; Pillow's decoders release the GIL. The crop decoders
+Images are decoded by ``image_codec.py`` (JPEGs with simplejpeg, libjpeg-turbo's
+TurboJPEG; everything else, and the JPEGs it refuses, with Pillow), one sample per
+task on the context's thread pool; both decoders release the GIL. The crop decoders
 cut their window out of the decoded image before converting colours, so only the
-window's pixels are converted and copied (Pillow offers no cropped JPEG decoding).
+window's pixels are converted and copied (neither offers cropped JPEG decoding;
+Pillow's decoding stops at the window's bottom row).
 
 Errors: a sample that cannot be decoded (corrupt, truncated, unknown format) makes
 the call fail with ``ImageDecodeError`` (a RuntimeError) naming the operator, the

@@ -15,10 +15,20 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   types' maxima, rounded (uint16 = 8-bit value * 257, uint8 from 16 bits = v / 257,
   int16 = v * 32767 / 255); float32 is value / (2^bits - 1). YCbCr of a type other than
   uint8 is computed in floats (offsets 1/16 and 1/2 instead of 16/255 and 128/255).
-- JPEG colour images are decoded into a numpy buffer and packed from Pillow's
-  4-byte pixels without the GIL (Pillow's own ``tobytes`` holds it), so that the
-  samples of a batch decode in parallel; a crop window stops the decoding at its
-  bottom row. Other Pillow versions fall back to ``numpy.asarray``.
+- JPEGs (baseline or progressive, gray or 3-component) are decoded by
+  ``simplejpeg`` (libjpeg-turbo's TurboJPEG, without the GIL) straight into RGB,
+  BGR or gray, with the accurate integer IDCT and fancy upsampling: the same
+  libjpeg-turbo code paths as Pillow, so the same pixels, in about half the time
+  (Pillow converts to 4-byte pixels and holds the GIL while packing them). Pillow
+  opens the file first (format, mode, EXIF orientation, and its error messages for
+  files that cannot be read); whatever simplejpeg refuses (CMYK/YCCK, unusual
+  chroma sampling, any warning of a damaged stream) is decoded by Pillow as
+  before. A crop window is cut from the whole decoded image (in a reused buffer),
+  unless it ends in the upper 85% of a colour image (see below).
+- Pillow decodes JPEG colour images into a numpy buffer and the pixels are packed
+  from its 4-byte form without the GIL (Pillow's own ``tobytes`` holds it), so that
+  the samples of a batch decode in parallel; a crop window stops the decoding at
+  its bottom row. Other Pillow versions fall back to ``numpy.asarray``.
 - The EXIF orientation (1-8) is applied after decoding, and crop windows are given
   in the oriented image; the window is cut from the decoded image before any colour
   conversion, so only its pixels are converted and copied.
@@ -29,6 +39,7 @@ import threading
 import zlib
 
 import numpy as np
+import simplejpeg
 from PIL import Image
 
 from .._cpu.pixels import pack_three_channels, unfilter_png
@@ -279,9 +290,67 @@ def _png_rgb16(image, data):
     return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
 
 
+# Pillow's formats of a JPEG stream: MPO files (cameras) start with an ordinary JPEG,
+# the image both Pillow and simplejpeg decode.
+_JPEG_FORMATS = ("JPEG", "MPO")
+# A crop window whose bottom row is above this fraction of the image's height is
+# decoded by Pillow, which stops at that row; simplejpeg decodes whole images only,
+# faster than Pillow on whole images (break-even measured near 0.9 on 500x375 photos).
+_PARTIAL_DECODE = 0.85
+
+
+def _scratch_bytes(size):
+    """A 1-D uint8 buffer of ``size`` bytes of this thread, reused between images."""
+    buffer = getattr(_SCRATCH, "jpeg", None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(max(size, 1), np.uint8)
+        _SCRATCH.jpeg = buffer
+    return buffer[:size]
+
+
+def _jpeg_pixels(image, box, data, output_type):
+    """The pixels of a gray or 3-component JPEG decoded by simplejpeg, (H, W, C)
+    uint8 (inside ``box``, if given), and whether they are already in
+    ``output_type`` (RGB or BGR). None when simplejpeg cannot decode the image
+    (Pillow then decodes it, or reports why it cannot)."""
+    if image.format not in _JPEG_FORMATS or image.mode not in ("RGB", "L"):
+        return None
+    if (
+        box is not None
+        and image.mode == "RGB"
+        and _IN_PLACE_JPEG
+        and box[3] <= _PARTIAL_DECODE * image.size[1]
+    ):
+        return None  # Pillow decodes only the rows down to the window: less work
+    if image.mode == "L" and output_type not in (DALIImageType.RGB, DALIImageType.BGR):
+        colorspace = "GRAY"  # GRAY, ANY_DATA and YCbCr start from the single channel
+    elif image.mode == "RGB" and output_type == DALIImageType.BGR:
+        colorspace = "BGR"
+    else:
+        colorspace = "RGB"  # gray sources repeated into 3 channels, as _to_rgb
+    raw = np.ascontiguousarray(data).reshape(-1)
+    options = {"colorspace": colorspace, "fastdct": False, "fastupsample": False, "strict": True}
+    try:
+        if box is None:
+            values = simplejpeg.decode_jpeg(raw, **options)
+        else:
+            width, height = image.size
+            channels = 1 if colorspace == "GRAY" else 3
+            buffer = _scratch_bytes(height * width * channels)
+            whole = simplejpeg.decode_jpeg(raw, buffer=buffer, **options)
+            left, upper, right, lower = box
+            # A copy: the window must not share the scratch buffer.
+            values = np.array(whole[upper:lower, left:right])
+    except Exception:  # any refusal or damage: Pillow's path decides
+        return None
+    if values.ndim == 2:
+        values = values[:, :, None]
+    return values, output_type in (DALIImageType.RGB, DALIImageType.BGR)
+
+
 def _pixels(image, box, data):
-    """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16;
-    ``data`` are the encoded bytes."""
+    """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
+    decoded by Pillow; ``data`` are the encoded bytes."""
     mode = image.mode
     deep = _png_rgb16(image, data)
     if deep is not None:
@@ -406,6 +475,11 @@ def decode(image, data, *, output_type, dtype, orient, window=None):
         if window[2] == 0 or window[3] == 0:
             channels = channel_count(image, output_type)
             return np.zeros((window[2], window[3], channels), dtype)
-    values = _pixels(image, box, data)
-    values = _convert(values, output_type, dtype, image.format == "PNG")
+    fast = _jpeg_pixels(image, box, data, output_type)
+    if fast is not None:
+        values, converted = fast
+    else:
+        values, converted = _pixels(image, box, data), False
+    if not converted:
+        values = _convert(values, output_type, dtype, image.format == "PNG")
     return _scale(_orient(values, orient), dtype)

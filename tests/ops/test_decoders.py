@@ -253,6 +253,136 @@ def test_crop_of_a_truncated_jpeg_fails(keep):
         np.asarray(ndd.decoders.image_crop(data, crop=(20, 9), crop_pos_y=1.0))
 
 
+# -- JPEGs decoded by simplejpeg, with Pillow as the fallback -------------------------------
+
+_JPEG_SAMPLES = [n for n in image_samples.SAMPLE_NAMES if n.startswith("jpeg_") and n != "jpeg2000_lossless"]
+_PHOTOS = sorted((pathlib.Path(ndd.__file__).parent / "_sample_data" / "photos").glob("*.jpg"))
+_COLOUR_TYPES = ["RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"]
+
+
+def _pillow_only(monkeypatch):
+    from ndd._ops import image_codec
+
+    monkeypatch.setattr(image_codec, "_jpeg_pixels", lambda *args: None)
+
+
+def _no_pillow_pixels(monkeypatch):
+    from ndd._ops import image_codec
+
+    def refuse(*args):
+        raise AssertionError("Pillow decoded the pixels")
+
+    monkeypatch.setattr(image_codec, "_pixels", refuse)
+
+
+def _decode_variants(data, output_type, upper_window=True):
+    """Whole image, a window in the upper part (Pillow decodes it for a colour JPEG: it
+    stops at its bottom row), windows reaching the bottom row."""
+    data = ndd.tensor(data)
+    kind = getattr(types, output_type)
+    windows = [(0.3, 0.0), (0.6, 1.0)] if upper_window else [(0.6, 1.0)]
+    out = [ndd.decoders.image(data, output_type=kind)]
+    for pos_x, pos_y in windows:
+        out.append(
+            ndd.decoders.image_crop(data, crop=(7, 9), crop_pos_x=pos_x, crop_pos_y=pos_y, output_type=kind)
+        )
+    out.append(ndd.decoders.image_slice(data, rel_start=[0.0, 0.5], rel_end=[1.0, 1.0], output_type=kind))
+    return [np.asarray(x) for x in out]
+
+
+@pytest.mark.parametrize("name", ["jpeg_q75_420", "jpeg_progressive", "jpeg_gray", "jpeg_exif2"])
+@pytest.mark.parametrize("output_type", _COLOUR_TYPES)
+def test_jpeg_is_decoded_by_simplejpeg(monkeypatch, name, output_type):
+    upper_window = name == "jpeg_gray"
+    expected = _decode_variants(image_samples.encoded(name), output_type, upper_window)
+    _no_pillow_pixels(monkeypatch)
+    got = _decode_variants(image_samples.encoded(name), output_type, upper_window)
+    for ours, theirs in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("name", _JPEG_SAMPLES)
+@pytest.mark.parametrize("output_type", _COLOUR_TYPES)
+def test_jpeg_simplejpeg_equals_pillow(monkeypatch, name, output_type):
+    data = image_samples.encoded(name)
+    fast = _decode_variants(data, output_type)
+    _pillow_only(monkeypatch)
+    slow = _decode_variants(data, output_type)
+    for ours, theirs in zip(fast, slow, strict=True):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("path", _PHOTOS, ids=lambda p: p.name)
+@pytest.mark.parametrize("output_type", ["RGB", "GRAY", "ANY_DATA"])
+def test_photo_simplejpeg_equals_pillow(path, output_type):
+    data = np.frombuffer(path.read_bytes(), np.uint8)
+    pil = Image.open(io.BytesIO(data.tobytes()))
+    out = np.asarray(ndd.decoders.image(ndd.tensor(data), output_type=getattr(types, output_type)))
+    if output_type == "GRAY" and pil.mode == "RGB":
+        rgb = np.asarray(pil.convert("RGB")).astype(np.float32)
+        expected = np.rint(rgb @ np.array([0.299, 0.587, 0.114], np.float32)).astype(np.uint8)
+    elif output_type == "RGB":
+        expected = np.asarray(pil.convert("RGB"))
+    else:
+        expected = np.asarray(pil)
+    np.testing.assert_array_equal(out, expected.reshape(out.shape))
+
+
+def test_mpo_decodes_its_first_image(monkeypatch):
+    first, second = Image.fromarray(image_samples.pixels()), Image.fromarray(image_samples.pixels(seed=1))
+    buf = io.BytesIO()
+    first.save(buf, "MPO", save_all=True, append_images=[second], quality=90)
+    data = np.frombuffer(buf.getvalue(), np.uint8)
+    assert Image.open(io.BytesIO(buf.getvalue())).format == "MPO"
+    _no_pillow_pixels(monkeypatch)
+    out = np.asarray(ndd.decoders.image(ndd.tensor(data)))
+    np.testing.assert_array_equal(out, np.asarray(Image.open(io.BytesIO(buf.getvalue()))))
+
+
+def test_cmyk_jpeg_falls_back_to_pillow():
+    from ndd._ops import image_codec
+
+    cmyk = Image.fromarray(image_samples.pixels(channels=4), "CMYK")
+    buf = io.BytesIO()
+    cmyk.save(buf, "JPEG", quality=90)
+    data = np.frombuffer(buf.getvalue(), np.uint8)
+    image = image_codec.open_image(data)
+    assert image.mode == "CMYK"
+    assert image_codec._jpeg_pixels(image, None, data, types.RGB) is None
+    out = np.asarray(ndd.decoders.image(ndd.tensor(data)))
+    np.testing.assert_array_equal(out, np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB")))
+
+
+def _decode_error(data):
+    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode") as info:
+        np.asarray(ndd.decoders.image(ndd.tensor(data)))
+    return str(info.value.__cause__)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.97])
+def test_truncated_jpeg_fails_with_pillows_message(monkeypatch, keep):
+    encoded = image_samples.encoded("jpeg_q90_422")
+    data = encoded[: int(len(encoded) * keep)]
+    message = _decode_error(data)
+    assert "runcated" in message
+    _pillow_only(monkeypatch)
+    assert _decode_error(data) == message
+
+
+def test_jpeg_with_damaged_data_decodes_as_pillow():
+    # Bytes before a marker: libjpeg warns and goes on; simplejpeg (strict) refuses,
+    # so Pillow decodes the image, as before.
+    from ndd._ops import image_codec
+
+    encoded = image_samples.encoded("jpeg_q95_444").tobytes()
+    scan = encoded.index(b"\xff\xda")
+    damaged = np.frombuffer(encoded[:scan] + b"\x00\x11" + encoded[scan:], np.uint8)
+    assert image_codec._jpeg_pixels(image_codec.open_image(damaged), None, damaged, types.RGB) is None
+    out = np.asarray(ndd.decoders.image(ndd.tensor(damaged)))
+    np.testing.assert_array_equal(out, np.asarray(Image.open(io.BytesIO(damaged.tobytes())).convert("RGB")))
+
+
 def test_crop_given_as_a_computed_tensor():
     size = ndd.random.uniform(range=[5, 6], shape=[2], rng=ndd.random.RNG(seed=1))
     out = ndd.decoders.image_crop(ndd.tensor(_DATA), crop=size)
