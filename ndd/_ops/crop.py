@@ -15,10 +15,12 @@ Deliberate divergences from the reference:
 """
 
 import functools
+import math
 
 import numpy as np
 
 from .._cpu.crop_mirror_normalize import normalize_window
+from .._cpu.mirror import reverse_items
 from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int8, uint8
 from .conversions import c_cast, convert_saturating, round_half_away
@@ -670,14 +672,36 @@ def _flip_types(ins, args):
     return [(x._dtype, _output_layout(FLIP, x))]
 
 
+def _mirror_width(data, axis):
+    """``data`` reversed along ``axis``, which has more axes after it (HWC's W): the
+    elements after the axis move as one item (e.g. a pixel), copied in C; numpy
+    copies a reversed view one element at a time, about 6x as slow for 3 channels."""
+    data = np.ascontiguousarray(data)
+    out = np.empty_like(data)
+    count = data.shape[axis]
+    item_bytes = data.itemsize * math.prod(data.shape[axis + 1 :])
+    rows = math.prod(data.shape[:axis])
+    if data.size:
+        reverse_items(
+            data.reshape(-1).view(np.uint8).reshape(rows, count, item_bytes),
+            out.reshape(-1).view(np.uint8).reshape(rows, count, item_bytes),
+        )
+    return out
+
+
 def _flip_kernel(arrays, args):
     data = arrays[0]
     axes = image_axes(FLIP, args[_LAYOUT], data.ndim, four_dims="FHWC")
     index = [slice(None)] * data.ndim
     flipped = False
-    for name, axis in (("horizontal", axes.width), ("vertical", axes.height), ("depthwise", axes.depth)):
+    if args["horizontal"] and axes.width is not None and axes.width < data.ndim - 1:
+        data = _mirror_width(data, axes.width)
+    elif args["horizontal"] and axes.width is not None:
+        index[axes.width] = slice(None, None, -1)  # W last (CHW): numpy's reversed copy is fast
+        flipped = True
+    for name, axis in (("vertical", axes.height), ("depthwise", axes.depth)):
         if args[name] and axis is not None:
-            index[axis] = slice(None, None, -1)
+            index[axis] = slice(None, None, -1)  # whole rows or planes move: numpy copies them in blocks
             flipped = True
     return np.ascontiguousarray(data[tuple(index)]) if flipped else data
 

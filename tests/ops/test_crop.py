@@ -114,3 +114,41 @@ def test_flip_is_a_numpy_flip_per_sample():
     expected = [imgs[0][::-1], imgs[1][::-1, ::-1], imgs[2][:, ::-1]]
     for got, want in zip(out.tensors, expected, strict=True):
         np.testing.assert_array_equal(np.asarray(got), want)
+
+
+_FLIP_SHAPES = {"HWC": (5, 7, 3), "CHW": (3, 5, 7), "FHWC": (2, 5, 7, 4), "DHWC": (3, 5, 7, 2), "HW": (5, 7)}
+
+
+@pytest.mark.parametrize("layout", list(_FLIP_SHAPES))
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("flags", [(1, 0, 0), (0, 1, 0), (1, 1, 0), (1, 1, 1), (0, 0, 1), (0, 0, 0)])
+def test_flip_equals_numpy_flip(layout, dtype, flags):
+    shape = _FLIP_SHAPES[layout]
+    data = (np.random.default_rng(1).random(shape) * 1000).astype(dtype)
+    horizontal, vertical, depthwise = flags
+    out = np.asarray(
+        ndd.flip(
+            ndd.as_tensor(data, layout=layout), horizontal=horizontal, vertical=vertical, depthwise=depthwise
+        )
+    )
+    axes = []
+    if horizontal:
+        axes.append(layout.index("W"))
+    if vertical:
+        axes.append(layout.index("H"))
+    if depthwise and "D" in layout:
+        axes.append(layout.index("D"))
+    expected = np.flip(data, axis=tuple(axes)) if axes else data
+    assert out.dtype == data.dtype
+    assert out.flags.c_contiguous
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4, 5])
+def test_flip_of_a_view_and_of_empty_images(channels):
+    base = np.random.default_rng(2).integers(0, 255, (6, 16, channels), dtype=np.uint8)
+    view = base[1:5, ::2]  # not contiguous
+    out = np.asarray(ndd.flip(ndd.as_tensor(view, layout="HWC")))
+    np.testing.assert_array_equal(out, view[:, ::-1])
+    empty = np.zeros((4, 0, channels), np.uint8)
+    assert np.asarray(ndd.flip(ndd.as_tensor(empty, layout="HWC"))).shape == (4, 0, channels)
