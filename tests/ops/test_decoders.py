@@ -354,6 +354,45 @@ def test_cmyk_jpeg_falls_back_to_pillow():
     np.testing.assert_array_equal(out, np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB")))
 
 
+def test_jpeg_header_is_read_without_pillow(monkeypatch):
+    from ndd._ops import image_codec
+
+    data = image_samples.encoded("jpeg_progressive")
+    expected = np.asarray(_pil("jpeg_progressive"))
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("Pillow opened the file")
+
+    monkeypatch.setattr(image_codec.Image, "open", refuse)
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.image(ndd.tensor(data))), expected)
+    np.testing.assert_array_equal(np.asarray(ndd.peek_image_shape(ndd.tensor(data))), [23, 31, 3])
+    gray = image_samples.encoded("jpeg_gray")
+    np.testing.assert_array_equal(
+        np.asarray(ndd.peek_image_shape(ndd.tensor(gray), image_type=types.ANY_DATA)), [23, 31, 1]
+    )
+
+
+def test_jpeg_with_an_app1_segment_is_opened_by_pillow():
+    from ndd._ops import image_codec
+
+    assert isinstance(image_codec.open_image(image_samples.encoded("jpeg_exif1")), Image.Image)
+    assert not isinstance(image_codec.open_image(image_samples.encoded("jpeg_q95_444")), Image.Image)
+
+
+def test_xmp_orientation_is_applied_as_pillow():
+    xmp = (
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        b'<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/>'
+        b"</rdf:RDF></x:xmpmeta>"
+    )
+    buf = io.BytesIO()
+    Image.fromarray(image_samples.pixels()).save(buf, "JPEG", quality=90, xmp=xmp)
+    pil = Image.open(io.BytesIO(buf.getvalue()))
+    assert pil.getexif().get(0x0112) == 6
+    out = np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(buf.getvalue(), np.uint8))))
+    np.testing.assert_array_equal(out, np.asarray(ImageOps.exif_transpose(pil)))
+
+
 def _decode_error(data):
     with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode") as info:
         np.asarray(ndd.decoders.image(ndd.tensor(data)))
