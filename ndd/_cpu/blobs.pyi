@@ -1,3 +1,5 @@
 import numpy as np
 
-def connected_blobs(values: np.ndarray, foreground: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def connected_blobs(
+    values: np.ndarray, foreground: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...

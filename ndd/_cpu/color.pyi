@@ -33,7 +33,11 @@ def blend_tile_tables(
     of a uint8 image into ``target``; tile indices int64, weights float32."""
 
 def rgb_to_lab8(
-    source: np.ndarray, target: np.ndarray, linear_table: np.ndarray, xyz_coeffs: np.ndarray, f_table: np.ndarray
+    source: np.ndarray,
+    target: np.ndarray,
+    linear_table: np.ndarray,
+    xyz_coeffs: np.ndarray,
+    f_table: np.ndarray,
 ) -> None:
     """uint8 RGB ``(pixels, 3)`` to 8-bit Lab in OpenCV's fixed point, from int32 tables: linear
     values (256), XYZ / white coefficients (9, 12 fractional bits) and f(t) (15 fractional bits)."""
