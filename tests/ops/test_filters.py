@@ -15,7 +15,15 @@ import ndd
 from ndd._prepare.args import InvalidArgumentError
 
 GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
-_LAYOUTS = {"cfhw": "CFHW", "hwc": "HWC", "hw": "HW", "chw": "CHW", "fhwc": "FHWC", "dhwc": "DHWC", "small": "HWC"}
+_LAYOUTS = {
+    "cfhw": "CFHW",
+    "hwc": "HWC",
+    "hw": "HW",
+    "chw": "CHW",
+    "fhwc": "FHWC",
+    "dhwc": "DHWC",
+    "small": "HWC",
+}
 
 
 @functools.cache
