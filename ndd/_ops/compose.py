@@ -15,25 +15,12 @@ import numpy as np
 
 from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
+from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
+from .image_layout import known_ndim
 from .schema import Arg, Input, Operator
 
-_LAYOUT = "_input_layout"
 _f32 = np.float32
-
-
-def _record_layout(ins, args):
-    args[_LAYOUT] = ins[0]._layout
-
-
-def _known_ndim(x):
-    shape = getattr(x, "_shape", None)
-    if shape is not None:
-        return len(shape)
-    shapes = getattr(x, "_shapes", None)
-    if shapes:
-        return len(shapes[0])
-    return None
 
 
 def _channel_fill(op, name, values, layout, shape, dtype):
@@ -120,7 +107,7 @@ def _erase_regions(args, layout, shape):
 
 def _erase_kernel(arrays, args):
     data = arrays[0]
-    layout = args[_LAYOUT]
+    layout = args[INPUT_LAYOUT]
     regions = _erase_regions(args, layout, data.shape)
     fill = _channel_fill(ERASE, "fill_value", args["fill_value"], layout, data.shape, data.dtype)
     if not regions:
@@ -137,7 +124,7 @@ def _erase_kernel(arrays, args):
 
 def _erase_shape(shapes, args):
     shape = shapes[0]
-    _erase_regions(args, args[_LAYOUT], shape)
+    _erase_regions(args, args[INPUT_LAYOUT], shape)
     return [shape]
 
 
@@ -206,7 +193,7 @@ ERASE = Operator(
             type_doc="list of float",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_shape=_erase_shape,
     kernel=_erase_kernel,
     doc="Fill rectangular regions of the data with a value.\n\n"
@@ -376,7 +363,7 @@ GRID_MASK = Operator(
         Arg("shift_y", "float", 0.0, per_sample=True, doc="Vertical offset of the grid.", type_doc="float"),
         Arg("tile", "int", 100, per_sample=True, doc="Period of the grid, in pixels.", type_doc="int"),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_grid_mask_types,
     infer_shape=lambda shapes, args: [shapes[0]],
     kernel=_grid_mask_kernel,
@@ -461,7 +448,7 @@ def _per_frame_layout(layout, ndim, replace):
 
 def _per_frame_types(ins, args):
     x = ins[0]
-    ndim = _known_ndim(x)
+    ndim = known_ndim(x)
     if ndim is None:
         ndim = len(x._layout)
     return [(x._dtype, _per_frame_layout(x._layout, ndim, args["replace"]))]

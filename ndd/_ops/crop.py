@@ -23,28 +23,10 @@ from .._cpu.crop_mirror_normalize import normalize_window
 from .._cpu.mirror import reverse_items
 from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int8, uint8
+from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
-from .image_layout import image_axes
+from .image_layout import image_axes, known_ndim
 from .schema import Arg, Input, Operator
-
-# prepare_args records the input layout here; kernels only see arrays.
-_LAYOUT = "_input_layout"
-
-
-def _record_layout(ins, args):
-    args[_LAYOUT] = ins[0]._layout
-
-
-def _known_ndim(x):
-    """The number of dimensions of an input when its metadata tells, else None."""
-    shape = getattr(x, "_shape", None)
-    if shape is not None:
-        return len(shape)
-    shapes = getattr(x, "_shapes", None)
-    if shapes:
-        return len(shapes[0])
-    return None
-
 
 _f32 = np.float32
 
@@ -58,7 +40,7 @@ def _image_layout(op, layout, ndim):
 def _output_layout(op, x):
     if x._layout:
         return x._layout
-    ndim = _known_ndim(x)
+    ndim = known_ndim(x)
     return _image_layout(op, "", ndim) if ndim is not None else ""
 
 
@@ -181,7 +163,7 @@ def _fill_shape(op, args, layout, out_shape, count):
 
 def _crop_shape(shapes, args):
     shape = shapes[0]
-    layout = _image_layout(CROP, args[_LAYOUT], len(shape))
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(shape))
     out_shape = tuple(hi - lo for lo, hi in _crop_bounds(CROP, args, layout, shape))
     if args["out_of_bounds_policy"] == "pad":
         _fill_shape(CROP, args, layout, out_shape, len(args["fill_values"]))
@@ -190,7 +172,7 @@ def _crop_shape(shapes, args):
 
 def _crop_kernel(arrays, args):
     data = arrays[0]
-    layout = _image_layout(CROP, args[_LAYOUT], data.ndim)
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], data.ndim)
     bounds = _crop_bounds(CROP, args, layout, data.shape)
     inside = _inside(bounds, data.shape)
     target = args["dtype"].numpy if args["dtype"] is not None else data.dtype
@@ -320,7 +302,7 @@ CROP = Operator(
             "rounding",
         )
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_crop_types,
     infer_shape=_crop_shape,
     kernel=_crop_kernel,
@@ -377,7 +359,7 @@ def _cmn_types(ins, args):
             f"{op.qualname}: the input type must be one of {', '.join(_CMN_INPUT_TYPES)}, got {x._dtype}"
         )
     out_layout = args["output_layout"]
-    ndim = _known_ndim(x)
+    ndim = known_ndim(x)
     if ndim is not None:
         out_layout = _cmn_layouts(op, args, x._layout, ndim)[1]
     return [(dtype, out_layout)]
@@ -445,7 +427,7 @@ _RECIPE_ARGS = (
 
 
 def _recipe_key(args, shape):
-    return (args[_LAYOUT], tuple(shape), len(args["mean"]), len(args["std"])) + tuple(
+    return (args[INPUT_LAYOUT], tuple(shape), len(args["mean"]), len(args["std"])) + tuple(
         [args[name] for name in _RECIPE_ARGS]
     )
 
@@ -651,7 +633,7 @@ CROP_MIRROR_NORMALIZE = Operator(
             type_doc="float or list of float",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_cmn_types,
     infer_shape=_cmn_shape,
     kernel=_cmn_kernel,
@@ -691,7 +673,7 @@ def _mirror_width(data, axis):
 
 def _flip_kernel(arrays, args):
     data = arrays[0]
-    axes = image_axes(FLIP, args[_LAYOUT], data.ndim, four_dims="FHWC")
+    axes = image_axes(FLIP, args[INPUT_LAYOUT], data.ndim, four_dims="FHWC")
     index = [slice(None)] * data.ndim
     flipped = False
     if args["horizontal"] and axes.width is not None and axes.width < data.ndim - 1:
@@ -721,7 +703,7 @@ FLIP = Operator(
         Arg("horizontal", "int", 1, per_sample=True, doc="Nonzero flips along the width W.", type_doc="int"),
         Arg("vertical", "int", 0, per_sample=True, doc="Nonzero flips along the height H.", type_doc="int"),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_flip_types,
     infer_shape=lambda shapes, args: [shapes[0]],
     kernel=_flip_kernel,

@@ -31,6 +31,7 @@ import numpy as np
 from .._cpu.convolution import correlate, median_window, store_float
 from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
+from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
 from .schema import Arg, Input, Operator
 
@@ -84,10 +85,6 @@ def _spatial_axes(op, layout, ndim, *, allow_volumes=True, frames_first=False):
             f"them), got layout {layout!r}"
         )
     return spatial, layout
-
-
-def _record_layout(ins, args):
-    args["_layout"] = ins[0]._layout
 
 
 def _output_types(op):
@@ -225,14 +222,14 @@ def _gaussian_windows(op, args, spatial_count):
 
 
 def _gaussian_shape(shapes, args):
-    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args["_layout"], len(shapes[0]))
+    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args[INPUT_LAYOUT], len(shapes[0]))
     _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
     return [shapes[0]]
 
 
 def _gaussian_kernel(arrays, args):
     x = arrays[0]
-    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args["_layout"], x.ndim)
+    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args[INPUT_LAYOUT], x.ndim)
     windows = _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
     out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
     return _separable(x, spatial, windows, np.dtype(out_type))
@@ -264,7 +261,7 @@ GAUSSIAN_BLUR = Operator(
             type_doc="int or list of int",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=None,
     infer_shape=_gaussian_shape,
     kernel=_gaussian_kernel,
@@ -345,14 +342,14 @@ def _laplacian_window(plan):
 
 
 def _laplacian_shape(shapes, args):
-    spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], len(shapes[0]))
+    spatial, _ = _spatial_axes(LAPLACIAN, args[INPUT_LAYOUT], len(shapes[0]))
     _laplacian_plan(LAPLACIAN, args, len(spatial))
     return [shapes[0]]
 
 
 def _laplacian_kernel(arrays, args):
     x = arrays[0]
-    spatial, _ = _spatial_axes(LAPLACIAN, args["_layout"], x.ndim)
+    spatial, _ = _spatial_axes(LAPLACIAN, args[INPUT_LAYOUT], x.ndim)
     plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
     out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
     if len(spatial) == 2:
@@ -410,7 +407,7 @@ LAPLACIAN = Operator(
             type_doc="int or list of int",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=None,
     infer_shape=_laplacian_shape,
     kernel=_laplacian_kernel,
@@ -430,7 +427,7 @@ _FILTER_BORDERS = ("reflect_101", "reflect_1001", "reflect", "wrap", "clamp", "c
 
 def _record_filter_layouts(ins, args):
     layout = ins[0]._layout or ("HW" if ins[0].ndim == 2 else "")
-    args["_layout"] = layout
+    args[INPUT_LAYOUT] = layout
     args["_filter_layout"] = ins[1]._layout
     args["_fill_value_layout"] = ins[2]._layout if ins[2] is not None else ""
     per_frame_inputs = args["_filter_layout"][:1] == "F" or args["_fill_value_layout"][:1] == "F"
@@ -438,7 +435,7 @@ def _record_filter_layouts(ins, args):
     # one frame per filter, as in the reference.
     args["_expand_frames"] = per_frame_inputs and layout[:1] != "F"
     if args["_expand_frames"]:
-        args["_layout"] = "F" + layout
+        args[INPUT_LAYOUT] = "F" + layout
 
 
 def _as_sequence(shape, filter_shape, fill_shape, args):
@@ -456,7 +453,7 @@ def _filter_types(ins, args):
             f"ndd.filter: the filter must have a floating-point type, got {ins[1]._dtype}"
         )
     types = _output_types(FILTER)(ins, args)
-    return [(types[0][0], args["_layout"])]
+    return [(types[0][0], args[INPUT_LAYOUT])]
 
 
 def _per_frame(name, values_shape, args, shape):
@@ -464,7 +461,7 @@ def _per_frame(name, values_shape, args, shape):
     its layout starts with F (``ndd.per_frame``) and the data has frames; then checks
     that it has as many as the sample."""
     layout = args[f"_{name}_layout"]
-    if not (layout and layout[0] == "F" and args["_layout"] and args["_layout"][0] == "F"):
+    if not (layout and layout[0] == "F" and args[INPUT_LAYOUT] and args[INPUT_LAYOUT][0] == "F"):
         return False
     if len(values_shape) == 0 or values_shape[0] != shape[0]:
         raise InvalidArgumentError(
@@ -476,7 +473,7 @@ def _per_frame(name, values_shape, args, shape):
 
 def _filter_plan(shape, filter_shape, args):
     """(spatial axes, anchors, output shape) of one sample."""
-    spatial, _ = _spatial_axes(FILTER, args["_layout"], len(shape), frames_first=True)
+    spatial, _ = _spatial_axes(FILTER, args[INPUT_LAYOUT], len(shape), frames_first=True)
     if _per_frame("filter", filter_shape, args, shape):
         filter_shape = filter_shape[1:]
     if len(spatial) == 1 or len(filter_shape) != len(spatial):
@@ -569,7 +566,7 @@ def _filter_kernel(arrays, args):
     if frame_filters or frame_fills:
         frame_args = {
             **args,
-            "_layout": args["_layout"][1:],
+            INPUT_LAYOUT: args[INPUT_LAYOUT][1:],
             "_filter_layout": "",
             "_fill_value_layout": "",
             "_expand_frames": False,
@@ -695,7 +692,7 @@ def _morphology_window(op, args):
 
 def _morphology_shape(op):
     def infer(shapes, args):
-        _image_planes(op, args["_layout"], shapes[0])
+        _image_planes(op, args[INPUT_LAYOUT], shapes[0])
         _morphology_window(op, args)
         return [shapes[0]]
 
@@ -712,7 +709,7 @@ def _extreme(dtype, largest):
 def _morphology_kernel(op, reduce, erode):
     def kernel(arrays, args):
         x = arrays[0]
-        planes, height, width, inner = _image_planes(op, args["_layout"], x.shape)
+        planes, height, width, inner = _image_planes(op, args[INPUT_LAYOUT], x.shape)
         mask_w, mask_h, ax, ay = _morphology_window(op, args)
         image = x.reshape(planes, height, width, inner)
         widths = ((0, 0), (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), (0, 0))
@@ -772,7 +769,7 @@ def _morphology_operator(name, reduce, erode, verb):
                 type_doc="list of int",
             ),
         ],
-        prepare_args=_record_layout,
+        prepare_args=record_layout,
         infer_types=None,
         doc=f"Morphological {verb}: each pixel becomes the {'minimum' if erode else 'maximum'} of the "
         "rectangle of the structuring element around it, per channel.",
@@ -807,14 +804,14 @@ def _median_window_size(args):
 
 
 def _median_shape(shapes, args):
-    _image_planes(MEDIAN_BLUR, args["_layout"], shapes[0])
+    _image_planes(MEDIAN_BLUR, args[INPUT_LAYOUT], shapes[0])
     _median_window_size(args)
     return [shapes[0]]
 
 
 def _median_kernel(arrays, args):
     x = arrays[0]
-    planes, height, width, inner = _image_planes(MEDIAN_BLUR, args["_layout"], x.shape)
+    planes, height, width, inner = _image_planes(MEDIAN_BLUR, args[INPUT_LAYOUT], x.shape)
     win_w, win_h = _median_window_size(args)
     if x.size == 0:
         return x.copy()
@@ -841,7 +838,7 @@ MEDIAN_BLUR = Operator(
             type_doc="int or list of int",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_shape=_median_shape,
     kernel=_median_kernel,
     doc="Median blur: each pixel becomes the median of the window around it, per channel. Beyond the "

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from .._prepare.args import InvalidArgumentError
 
-__all__ = ["ImageAxes", "image_axes"]
+__all__ = ["ImageAxes", "image_axes", "known_ndim"]
 
 
 class ImageAxes(NamedTuple):
@@ -62,3 +62,15 @@ def image_axes(op, layout: str, ndim: int, *, four_dims: str = "FHWC") -> ImageA
         layout.index("W"),
         layout.find("C") if "C" in layout else None,
     )
+
+
+def known_ndim(x) -> int | None:
+    """The number of dimensions of an input (Tensor or Batch) when its metadata
+    tells, else None."""
+    shape = getattr(x, "_shape", None)
+    if shape is not None:
+        return len(shape)
+    shapes = getattr(x, "_shapes", None)
+    if shapes:
+        return len(shapes[0])
+    return None

@@ -25,6 +25,7 @@ from .._cpu.warp import sphere_maps, warp_affine_3d, warp_mapped, warp_projectiv
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
+from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
 from .image_layout import image_axes
 from .random_ops import RNG_ARG
@@ -222,7 +223,7 @@ def _warp_affine_types(ins, args):
 def _warp_affine_shape(shapes, args):
     op = WARP_AFFINE
     shape = shapes[0]
-    axes = _image_axes(op, args["_layout"], len(shape), volume=True)
+    axes = _image_axes(op, args[INPUT_LAYOUT], len(shape), volume=True)
     spatial = len(axes.spatial)
     need = spatial * (spatial + 1)
     if shapes[1] is not None and int(np.prod(shapes[1])) != need:
@@ -244,19 +245,15 @@ def _warp_affine_shape(shapes, args):
     return [tuple(out)]
 
 
-def _record_layout(ins, args):
-    args["_layout"] = ins[0]._layout
-
-
 def _warp_affine_prepare_all(ins, args):
-    _record_layout(ins, args)
+    record_layout(ins, args)
     _warp_affine_prepare(ins, args)
 
 
 def _warp_affine_kernel(arrays, args):
     op = WARP_AFFINE
     x, mtx = arrays
-    axes = _image_axes(op, args["_layout"], x.ndim, volume=True)
+    axes = _image_axes(op, args[INPUT_LAYOUT], x.ndim, volume=True)
     spatial = len(axes.spatial)
     matrix = _affine_matrix(op, mtx if mtx is not None else args["matrix"], args["inverse_map"], spatial)
     size = _size_arg(op, args["size"], spatial) or tuple(x.shape[a] for a in axes.spatial)
@@ -426,7 +423,7 @@ def _rotate_output_hw(op, in_extents, args):
 
 
 def _rotate_prepare(ins, args):
-    _record_layout(ins, args)
+    record_layout(ins, args)
     _check_interp(ROTATE, args)
 
 
@@ -446,7 +443,7 @@ def _rotate_types(ins, args):
 
 def _rotate_shape(shapes, args):
     shape = shapes[0]
-    axes = _image_axes(ROTATE, args["_layout"], len(shape), volume=True)
+    axes = _image_axes(ROTATE, args[INPUT_LAYOUT], len(shape), volume=True)
     if axes.depth is not None:
         _check_axis(args["axis"])
     if _pending(args["angle"], args["size"], args["axis"]):
@@ -484,7 +481,7 @@ def rotation_matrix_3d(in_dhw, out_dhw, axis, angle):
 
 def _rotate_kernel(arrays, args):
     x = arrays[0]
-    axes = _image_axes(ROTATE, args["_layout"], x.ndim, volume=True)
+    axes = _image_axes(ROTATE, args[INPUT_LAYOUT], x.ndim, volume=True)
     in_extents = tuple(x.shape[a] for a in axes.spatial)
     out_extents = _rotate_output_hw(ROTATE, in_extents, args)
     if axes.depth is not None:
@@ -573,7 +570,7 @@ def _perspective_matrix(value, inverse_map, origin):
 
 
 def _perspective_prepare(ins, args):
-    _record_layout(ins, args)
+    record_layout(ins, args)
     given = _matrix_given(args["matrix"])
     if ins[1] is not None and given:
         raise InvalidArgumentError(
@@ -606,7 +603,7 @@ def _perspective_types(ins, args):
 
 def _perspective_shape(shapes, args):
     shape = shapes[0]
-    axes = _image_axes(WARP_PERSPECTIVE, args["_layout"], len(shape), planar=True)
+    axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], len(shape), planar=True)
     if shapes[1] is not None and int(np.prod(shapes[1])) != 9:
         raise InvalidArgumentError(
             f"{WARP_PERSPECTIVE.qualname}: the 'matrix_input' input must be 3x3, got shape {shapes[1]}"
@@ -633,7 +630,7 @@ def _perspective_shape(shapes, args):
 
 def _perspective_kernel(arrays, args):
     x, given = arrays
-    axes = _image_axes(WARP_PERSPECTIVE, args["_layout"], x.ndim, planar=True)
+    axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], x.ndim, planar=True)
     matrix = _perspective_matrix(
         given if given is not None else args["matrix"], args["inverse_map"], args["pixel_origin"]
     )
@@ -763,7 +760,7 @@ def _distortion_kernel(op, maps):
         x = arrays[0]
         if not args["mask"]:
             return x
-        axes = _image_axes(op(), args["_layout"], x.ndim)
+        axes = _image_axes(op(), args[INPUT_LAYOUT], x.ndim)
         rows, columns = x.shape[axes.height], x.shape[axes.width]
         map_x, map_y = maps(rows, columns, args)
         target = x.dtype
@@ -827,7 +824,7 @@ WATER = Operator(
         ),
         key=lambda a: a.name,
     ),
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_distortion_types(lambda: WATER),
     infer_shape=lambda shapes, args: [shapes[0]],
     kernel=_distortion_kernel(lambda: WATER, _water_maps),
@@ -839,7 +836,7 @@ SPHERE = Operator(
     "sphere",
     inputs=[Input("input", doc="Images (HWC).")],
     args=_distortion_args(),
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_distortion_types(lambda: SPHERE),
     infer_shape=lambda shapes, args: [shapes[0]],
     kernel=_distortion_kernel(lambda: SPHERE, _sphere_maps),
@@ -883,7 +880,7 @@ def _remap_types(ins, args):
 def _remap_shape(shapes, args):
     op = REMAP
     shape, sx, sy = shapes
-    axes = _image_axes(op, args["_layout"], len(shape))
+    axes = _image_axes(op, args[INPUT_LAYOUT], len(shape))
     frames = shape[axes.frame] if axes.frame is not None else None
     hw_x = _map_hw(op, sx, "mapx", frames)
     _map_hw(op, sy, "mapy", frames)
@@ -899,7 +896,7 @@ def _remap_shape(shapes, args):
 def _remap_kernel(arrays, args):
     op = REMAP
     x, map_x, map_y = arrays
-    axes = _image_axes(op, args["_layout"], x.ndim)
+    axes = _image_axes(op, args[INPUT_LAYOUT], x.ndim)
     frames = x.shape[axes.frame] if axes.frame is not None else None
     rows, columns = _map_hw(op, map_x.shape, "mapx", frames)
     # 'center': the maps give pixel indices (centres at integers); the kernel wants
@@ -949,7 +946,7 @@ REMAP = Operator(
             type_doc="str",
         ),
     ],
-    prepare_args=_record_layout,
+    prepare_args=record_layout,
     infer_types=_remap_types,
     infer_shape=_remap_shape,
     kernel=_remap_kernel,
@@ -964,7 +961,7 @@ REMAP = Operator(
 
 
 def _jitter_prepare(ins, args):
-    _record_layout(ins, args)
+    record_layout(ins, args)
     if args["nDegree"] < 1:
         raise InvalidArgumentError(f"{JITTER.qualname}: 'nDegree' must be at least 1, got {args['nDegree']}")
 
@@ -972,7 +969,7 @@ def _jitter_prepare(ins, args):
 def _jitter_draw(generator, x, args):
     if not args["mask"]:
         return x
-    axes = _image_axes(JITTER, args["_layout"], x.ndim)
+    axes = _image_axes(JITTER, args[INPUT_LAYOUT], x.ndim)
     work = x if x.dtype.type in _KERNEL_TYPES else x.astype(np.float32)
     out = np.empty(work.shape, work.dtype)
     src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
