@@ -45,6 +45,8 @@ extensions = [
         f"ndd._cpu.{name}",
         [f"ndd/_cpu/{name}.pyx"],
         include_dirs=[numpy.get_include()],
+        # host_pool installs a NumPy data allocator, an API of NumPy 1.22.
+        define_macros=[("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],
         extra_compile_args=["-O3"],
         # C headers beside the kernels: editing one rebuilds every kernel module.
         depends=CPU_KERNEL_HEADERS,

@@ -8,6 +8,7 @@ import threading
 
 from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_dense
 
+from .._cpu import host_pool
 from .._eval.mode import EvalMode
 from .._eval.context import EvalContext
 
@@ -156,11 +157,15 @@ cdef class Invocation:
 
     cpdef run(self):
         """Run the kernel(s) now on this thread, recording outputs or the error."""
+        # Arrays the kernels create come from the host pool (see ndd/_cpu/host_pool.pyx).
+        previous_allocator = host_pool.activate()
         try:
             execute = self.op.execute
             self.outputs = execute(self) if execute is not None else _execute(self)
         except BaseException as exc:
             self.error = exc
+        finally:
+            host_pool.restore(previous_allocator)
         # Inputs and arguments are no longer needed; let their memory go.
         self.inputs = None
         self.args = None
