@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -326,3 +327,46 @@ def test_a_deferred_result_needed_by_several_threads_runs_once():
         t.join()
     assert results == [[1, 2, 3, 4, 5]] * 4
     assert len(runs) == 1
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, 3, 8])
+def test_thread_pool_map_keeps_the_order_of_items_of_uneven_cost(num_threads):
+    pool = ndd.ThreadPool(num_threads)
+
+    def slow_square(x):
+        time.sleep(0.002 * (x % 3))
+        return x * x
+
+    assert pool.map(slow_square, list(range(25))) == [x * x for x in range(25)]
+
+
+def test_thread_pool_map_runs_on_the_caller_and_the_workers():
+    pool = ndd.ThreadPool(2)
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet(_):
+        barrier.wait()  # both threads must hold an item at once
+        return threading.current_thread().name
+
+    names = pool.map(meet, [0, 1])
+    assert threading.current_thread().name in names
+    assert any(name.startswith("ndd-pool") for name in names)
+
+
+def test_thread_pool_map_raises_the_first_error_after_every_thread_stops():
+    pool = ndd.ThreadPool(2)
+    finished = []
+
+    def fail_on_seven(x):
+        if x == 7:
+            raise KeyError("seven")
+        time.sleep(0.001)
+        finished.append(x)
+        return x
+
+    with pytest.raises(KeyError, match="seven"):
+        pool.map(fail_on_seven, list(range(20)))
+    count = len(finished)
+    time.sleep(0.05)
+    assert len(finished) == count  # nothing still running after map returned
+    assert pool.map(lambda x: x + 1, [1, 2, 3]) == [2, 3, 4]

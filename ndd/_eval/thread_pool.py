@@ -1,9 +1,11 @@
 """``ThreadPool`` for per-sample CPU work, and the process-wide thread count."""
 
+import itertools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from .._cpu import host_pool
 from .fork import on_fork_in_child
 
 __all__ = ["ThreadPool", "get_num_threads", "set_num_threads"]
@@ -110,14 +112,45 @@ class ThreadPool:
         return self._device_id
 
     def map(self, fn, items):
-        """``[fn(x) for x in items]``, computed on the pool's threads."""
-        if self._num_threads == 1 or len(items) < 2:
+        """``[fn(x) for x in items]``, computed on the pool's threads.
+
+        The calling thread works too, beside ``num_threads - 1`` workers, and each
+        takes the next item from a shared counter: one hand-over per thread rather
+        than per item, and a slow item (a large image) never leaves a thread idle
+        while others remain. The first exception raised is re-raised once every
+        thread has stopped.
+        """
+        count = len(items)
+        helpers = min(self._num_threads, count) - 1
+        if helpers < 1:
             return [fn(x) for x in items]
         if self._executor is None:
             with self._lock:
                 if self._executor is None:
-                    self._executor = ThreadPoolExecutor(self._num_threads, thread_name_prefix="ndd-pool")
-        return list(self._executor.map(fn, items))
+                    self._executor = ThreadPoolExecutor(
+                        self._num_threads - 1, thread_name_prefix="ndd-pool", initializer=host_pool.install
+                    )
+        results = [None] * count
+        errors = []
+        claim = itertools.count().__next__  # atomic under the GIL
+
+        def work():
+            try:
+                while not errors:
+                    i = claim()
+                    if i >= count:
+                        return
+                    results[i] = fn(items[i])
+            except BaseException as exc:
+                errors.append(exc)
+
+        futures = [self._executor.submit(work) for _ in range(helpers)]
+        work()
+        for future in futures:
+            future.result()
+        if errors:
+            raise errors[0]
+        return results
 
     def _after_fork_in_child(self):
         # The pool's threads did not survive the fork; start new ones on next use.
