@@ -72,7 +72,9 @@ def test_zeros_from_a_reused_block_are_zero():
     assert not clean.any()
 
 
-@pytest.mark.parametrize("old, new", [(1000, 200_000), (200_000, 1000), (100_000, 400_000), (400_000, 100_000)])
+@pytest.mark.parametrize(
+    "old, new", [(1000, 200_000), (200_000, 1000), (100_000, 400_000), (400_000, 100_000)]
+)
 @pytest.mark.usefixtures("pooled")
 def test_resize_in_place_keeps_the_leading_values(old, new):
     array = np.arange(old, dtype=np.uint8)
