@@ -67,8 +67,6 @@ def _tolerance(case):
     for 32-bit types, float32's precision at the top of the range)."""
     kwargs = case["kwargs"]
     names = case.get("samples") or [case["sample"]]
-    if kwargs.get("use_fast_idct"):
-        return 4  # Pillow has the accurate IDCT only
     if kwargs.get("dtype") in ("INT32", "UINT32"):
         return 1  # single-precision scaling, rounded in another order
     output_type = kwargs.get("output_type", "RGB")
