@@ -15,8 +15,8 @@ input type's positive range (128 for uint8, 2**14 for int16, 0.5 for float).
 uint8 images go through a 256-entry lookup table built with that map.
 
 The numeric arguments of both families may give one value per frame of a
-sequence (a 1-D Tensor, e.g. from ``ndd.per_frame``); the frames are then
-processed one by one.
+sequence: marked with ``ndd.per_frame`` (unfolded by ``frames.py``, as in the
+reference), or, beyond the reference, as a plain 1-D array of one value per frame.
 
 The hue/saturation family is a 3x3 matrix in RGB space: the colour is taken to
 YIQ, where the hue turns the (I, Q) plane and the saturation scales it, and back
@@ -503,6 +503,10 @@ OPERATORS = [
     HUE,
     SATURATION,
 ]
+# Arguments marked with ndd.per_frame are unfolded by frames.py (which also lets
+# one value serve every frame); a plain 1-D array on a sequence is split by _per_frame.
+for _op in (BRIGHTNESS, BRIGHTNESS_CONTRAST, COLOR_TWIST, CONTRAST, HSV, HUE, SATURATION):
+    _op.per_frame_args = tuple(spec.name for spec in _op.arg_specs if spec.kind == "array")
 
 
 # -- equalize --------------------------------------------------------------------------------

@@ -176,3 +176,6 @@ DEBAYER = Operator(
 )
 
 OPERATORS = [DEBAYER]
+
+# The reference takes the pattern frame by frame (ndd.per_frame); see frames.py.
+DEBAYER.per_frame_args = ("blue_position",)

@@ -18,10 +18,10 @@ Deliberate divergences from the reference:
   float, so negative values near a border come out as that float: we pad with
   the lowest value instead); median_blur repeats the edge values.
 
-Not supported yet: per-frame ``sigma``/``window_size`` (gaussian_blur),
-``window_size``/``smoothing_size``/``scale`` (laplacian) and ``anchor`` (filter)
-given as one value per frame of a sequence; a per-frame ``filter`` or
-``fill_value`` input is supported.
+Per-frame arguments (``ndd.per_frame``): ``sigma``/``window_size``
+(gaussian_blur), ``window_size``/``smoothing_size``/``scale`` (laplacian) and
+``anchor``/``mask_size`` (dilate, erode) are unfolded by ``frames.py``; filter
+takes per-frame ``filter`` and ``fill_value`` inputs itself.
 """
 
 import math
@@ -859,3 +859,8 @@ def _median_types(ins, args):
 MEDIAN_BLUR.infer_types = _median_types
 
 OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER, MEDIAN_BLUR, DILATE, ERODE]
+
+# Arguments the reference takes frame by frame (ndd.per_frame); see frames.py.
+GAUSSIAN_BLUR.per_frame_args = ("sigma", "window_size")
+LAPLACIAN.per_frame_args = ("scale", "smoothing_size", "window_size")
+DILATE.per_frame_args = ERODE.per_frame_args = ("anchor", "mask_size")

@@ -76,6 +76,11 @@ class Operator:
     # A subclass that runs its invocations itself (reading metadata rather than
     # data, say) defines ``execute(inv)`` returning the outputs.
     execute = None
+    # Arguments that may be given frame by frame (ndd.per_frame), and whether the
+    # frames come from them (ndd.transforms) rather than from a sequence input;
+    # see frames.py.
+    per_frame_args = ()
+    frames_from_args = False
 
     def __init__(
         self,
@@ -153,8 +158,15 @@ class Operator:
             f"def {self.name}({', '.join(params)}):\n"
             f"    return _invoke(_op, {input_tuple}, batch_size, device, {kwargs})\n"
         )
-        namespace = {"_invoke": invoke, "_op": self, "_defaults": defaults}
-        exec(source, namespace)  # noqa: S102 - the source is built from the schema above
+        if self.per_frame_args or self.frames_from_args:
+            from .frames import invoke_per_frame as invoke_here
+        else:
+            invoke_here = invoke
+        namespace = {"_invoke": invoke_here, "_op": self, "_defaults": defaults}
+        # Named after this file, so that error messages point at the user's call rather
+        # than at the generated function (call sites skip frames of the ndd package).
+        code = compile(source, f"{__file__}<{self.qualname}>", "exec")
+        exec(code, namespace)  # noqa: S102 - the source is built from the schema above
         fn = namespace[self.name]
         fn.__module__ = self.module
         fn.__qualname__ = self.name

@@ -8,9 +8,13 @@ composes its own transform with it: by default the input is applied first
 arithmetic is done in float32, as the reference does, so that the matrices
 match it to the last bit in the usual cases.
 
-Deliberate divergences from the reference: per-frame arguments (sequences of
-transforms) are not supported; ``coord_transform`` accepts ``M`` and ``MT`` as
-flat lists when their length fits the input (the reference wants 2-D arrays).
+Arguments marked with ``ndd.per_frame`` (and inputs with an ``F`` layout) give a
+sequence of transforms, one per frame, with layout ``F**``; see ``frames.py``.
+
+Deliberate divergences from the reference: ``coord_transform`` accepts ``M`` and
+``MT`` as flat lists when their length fits the input (the reference wants 2-D
+arrays); a per-frame ``transforms.crop`` whose box is empty in some frame raises,
+where the reference returns a matrix of infinities.
 """
 
 import math
@@ -676,3 +680,14 @@ COORD_TRANSFORM = Operator(
 
 
 OPERATORS = [COMBINE, CROP, ROTATION, SCALE, SHEAR, TRANSLATION, COORD_TRANSFORM]
+
+# Arguments the reference takes frame by frame (ndd.per_frame): a sequence of
+# transforms (or of transformed points) comes out, one per frame; see frames.py.
+TRANSLATION.per_frame_args = ("offset",)
+SCALE.per_frame_args = ("center", "scale")
+ROTATION.per_frame_args = ("angle", "axis", "center")
+SHEAR.per_frame_args = ("angles", "center", "shear")
+CROP.per_frame_args = _CROP_ARGS
+COORD_TRANSFORM.per_frame_args = ("M", "MT", "T")
+for _op in OPERATORS:
+    _op.frames_from_args = True

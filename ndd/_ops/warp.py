@@ -422,6 +422,24 @@ def _rotate_output_hw(op, in_extents, args):
     return rotated_size(in_extents[0], in_extents[1], args["angle"])
 
 
+def _rotate_common_size(frame_args, frame_shapes, frame_layout):
+    """The frames of a sequence rotated by per-frame angles share one output size:
+    the largest extent of each frame's own rotated size, as the reference."""
+    first = frame_args[0] if frame_args else {}
+    if not frame_args or first["size"] not in (None, []) or first["keep_size"]:
+        return {}
+    specs = {spec.name: spec for spec in ROTATE.arg_specs}
+    extents = []
+    for args, shape in zip(frame_args, frame_shapes, strict=True):
+        converted = {
+            name: specs[name].convert(ROTATE, args[name]) for name in ("angle", "axis", "size", "keep_size")
+        }
+        axes = _image_axes(ROTATE, frame_layout, len(shape), volume=True)
+        extents.append(_rotate_output_hw(ROTATE, tuple(shape[a] for a in axes.spatial), converted))
+    common = [max(sizes) for sizes in zip(*extents, strict=True)]
+    return {"size": [common] * len(frame_args)}
+
+
 def _rotate_prepare(ins, args):
     record_layout(ins, args)
     _check_interp(ROTATE, args)
@@ -1069,3 +1087,8 @@ JITTER = Operator(
 
 
 OPERATORS = [JITTER, ROTATE, SPHERE, WARP_AFFINE, WARP_PERSPECTIVE, WATER, REMAP]
+
+# Arguments the reference takes frame by frame (ndd.per_frame); see frames.py.
+ROTATE.per_frame_args = ("angle", "axis")
+ROTATE.frame_common_args = _rotate_common_size
+WARP_AFFINE.per_frame_args = WARP_PERSPECTIVE.per_frame_args = ("matrix",)
