@@ -363,9 +363,13 @@ def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_
     cdef const char* base = <const char*>&src[0, 0, 0, 0]
     cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
     most_taps = row_taps if row_taps > column_taps else column_taps
+    # The transposed intermediate (850 KB for a 316x316 RGB window) is a NumPy array,
+    # so that it comes from the host pool: a fresh malloc that large is a fresh mmap,
+    # whose pages the kernel faults in and zeroes on every call.
+    cdef float[::1] columns_buffer = np.empty(in_w * column_len, np.float32)
+    columns = &columns_buffer[0]
     with nogil:
         sums = <float*>malloc(BLOCK * (row_len if row_len > column_len else column_len) * sizeof(float))
-        columns = <float*>malloc(in_w * column_len * sizeof(float))
         tap_rows = <const char**>malloc(most_taps * sizeof(char*))
         tap_weights = <float*>malloc(most_taps * sizeof(float))
         for a in range(outer):
@@ -391,5 +395,4 @@ def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_
                                         out_w * channels)
         free(tap_weights)
         free(tap_rows)
-        free(columns)
         free(sums)
