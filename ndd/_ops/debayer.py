@@ -7,14 +7,19 @@ CPU algorithms of the reference (OpenCV's):
   mean of the pair of green neighbours (vertical or horizontal) that differ less,
   the horizontal pair on a tie;
 - ``gray_ocv``: one channel, the BT.601 luma of the bilinear colours in 16-bit
-  fixed point, computed from the unrounded neighbour sums.
+  fixed point, computed from the unrounded neighbour sums;
+- ``vng_ocv``: OpenCV's variable-number-of-gradients demosaicing, run by OpenCV
+  itself (the optional ``opencv-python-headless`` package, ``pip install
+  'ndd[opencv]'``), imported only when this algorithm is asked for. As in the
+  reference, it takes uint8 images of even height and width only.
 
 The outermost rows and columns copy their inner neighbours, as OpenCV does.
-``vng_ocv`` (variable number of gradients) is not implemented: it raises.
 
 ``blue_position`` ``(y, x)`` is where blue sits in the 2x2 tile that starts at the
 second row and column (OpenCV's convention): ``(0, 0)`` is BGGR, ``(1, 1)`` RGGB.
 """
+
+import importlib
 
 import numpy as np
 
@@ -26,6 +31,25 @@ _QUALNAME = "ndd.debayer"
 _ALGORITHMS = ("bilinear_ocv", "edgeaware_ocv", "vng_ocv", "gray_ocv")
 # BT.601 luma weights with 14 fractional bits.
 _R_TO_Y, _G_TO_Y, _B_TO_Y = 4899, 9617, 1868
+# OpenCV names a Bayer pattern by the 2x2 tile at the second row and column, as
+# blue_position does.
+_VNG_CODES = {
+    (0, 0): "COLOR_BayerBG2RGB_VNG",
+    (0, 1): "COLOR_BayerGB2RGB_VNG",
+    (1, 0): "COLOR_BayerGR2RGB_VNG",
+    (1, 1): "COLOR_BayerRG2RGB_VNG",
+}
+
+
+def _import_opencv():
+    """``cv2``, or an ImportError saying what to install."""
+    try:
+        return importlib.import_module("cv2")
+    except ImportError as exc:
+        raise ImportError(
+            f"{_QUALNAME}: 'algorithm' 'vng_ocv' needs OpenCV (the 'opencv-python-headless' package): "
+            "pip install 'ndd[opencv]'"
+        ) from exc
 
 
 def _layout(ins):
@@ -47,7 +71,11 @@ def _prepare(ins, args):
             f"{_QUALNAME}: 'algorithm' must be one of {list(_ALGORITHMS)}, got {algorithm!r}"
         )
     if algorithm == "vng_ocv":
-        raise InvalidArgumentError(f"{_QUALNAME}: 'algorithm' 'vng_ocv' is not implemented in ndd")
+        if x._dtype is not uint8:
+            raise InvalidArgumentError(
+                f"{_QUALNAME}: 'algorithm' 'vng_ocv' takes uint8 input only, got {x._dtype}"
+            )
+        _import_opencv()
     args["_algorithm"] = algorithm
     args["_frames"] = layout.startswith("F")
 
@@ -73,6 +101,10 @@ def _shape(shapes, args):
     if spatial[0] < 2 or spatial[1] < 2:
         raise InvalidArgumentError(
             f"{_QUALNAME}: the images must be at least 2x2, got {spatial[0]}x{spatial[1]}"
+        )
+    if args["_algorithm"] == "vng_ocv" and (spatial[0] % 2 or spatial[1] % 2):
+        raise InvalidArgumentError(
+            f"{_QUALNAME}: 'algorithm' 'vng_ocv' needs an even height and width, got {spatial[0]}x{spatial[1]}"
         )
     channels = 1 if args["_algorithm"] == "gray_ocv" else 3
     return [shape[:1] + spatial[:2] + (channels,) if args["_frames"] else spatial[:2] + (channels,)]
@@ -135,6 +167,11 @@ def _kernel(arrays, args):
     position = tuple(args["blue_position"])
     _check_blue_position(position)
     frames = arr if args["_frames"] else arr[None]
+    if args["_algorithm"] == "vng_ocv":
+        cv2 = _import_opencv()
+        code = getattr(cv2, _VNG_CODES[position])
+        out = [cv2.cvtColor(np.ascontiguousarray(f.reshape(f.shape[:2])), code) for f in frames]
+        return np.stack(out) if args["_frames"] else out[0]
     out = [_demosaic(f.reshape(f.shape[:2]), *position, args["_algorithm"]) for f in frames]
     result = np.stack(out).astype(arr.dtype)
     return result if args["_frames"] else result[0]
@@ -155,8 +192,8 @@ DEBAYER = Operator(
             "algorithm",
             "str",
             None,
-            doc="``bilinear_ocv`` (default), ``edgeaware_ocv`` or ``gray_ocv`` (one-channel result); "
-            "``vng_ocv`` is not implemented.",
+            doc="``bilinear_ocv`` (default), ``edgeaware_ocv``, ``gray_ocv`` (one-channel result) or "
+            "``vng_ocv`` (uint8, even sizes; needs OpenCV: ``pip install 'ndd[opencv]'``).",
             type_doc="str",
         ),
         Arg(
@@ -172,7 +209,7 @@ DEBAYER = Operator(
     infer_types=_types,
     infer_shape=_shape,
     kernel=_kernel,
-    doc="Demosaic single-channel Bayer images into RGB (OpenCV's bilinear, edge-aware or gray algorithms).",
+    doc="Demosaic single-channel Bayer images into RGB (OpenCV's bilinear, edge-aware, VNG or gray algorithms).",
 )
 
 OPERATORS = [DEBAYER]

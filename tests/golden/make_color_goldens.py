@@ -275,6 +275,25 @@ def debayer_cases():
         batch_mode=True,
         blue_position={"per_sample_ints": [[0, 0], [1, 1]]},
     )
+    # VNG: the reference takes uint8 images of even height and width only.
+    large = rng.integers(0, 256, (30, 40), dtype=np.uint8)
+    for position in ([0, 0], [0, 1], [1, 0], [1, 1]):
+        for x in (bayer, smooth, large):
+            case("debayer", [x], layout="HW", blue_position=position, algorithm="vng_ocv")
+    case("debayer", [bayer[:2, :2].copy()], layout="HW", blue_position=[1, 1], algorithm="vng_ocv")
+    case("debayer", [bayer[:4, :6].copy()], layout="HW", blue_position=[0, 1], algorithm="vng_ocv")
+    case("debayer", [smooth[..., None].copy()], blue_position=[1, 0], algorithm="vng_ocv")
+    video = np.stack([bayer, smooth[:12, :14], large[:12, :14]])
+    case("debayer", [video], layout="FHW", blue_position=[0, 0], algorithm="vng_ocv")
+    case("debayer", [video[..., None].copy()], layout="FHWC", blue_position=[1, 1], algorithm="vng_ocv")
+    case(
+        "debayer",
+        [bayer, smooth, large],
+        layout="HW",
+        batch_mode=True,
+        blue_position={"per_sample_ints": [[0, 1], [1, 0], [1, 1]]},
+        algorithm="vng_ocv",
+    )
 
 
 def main():

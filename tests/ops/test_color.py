@@ -1,6 +1,8 @@
 """Colour operators (ndd/_ops/color.py) against the reference goldens
 (tests/golden/make_color_goldens.py) and independent numpy formulas."""
 
+import sys
+
 import numpy as np
 import pytest
 from color_goldens import case_id, load, replay
@@ -44,15 +46,57 @@ def test_color_space_conversion_matches_reference(case):
         _assert_close(out, exp)
 
 
+def _is_vng(case):
+    return case["op"] == "debayer" and case["kwargs"].get("algorithm") == "vng_ocv"
+
+
 @pytest.mark.parametrize(
     "case",
-    [c for c in CASES if c["op"] in ("equalize", "jpeg_compression_distortion", "debayer")],
+    [
+        c
+        for c in CASES
+        if c["op"] in ("equalize", "jpeg_compression_distortion", "debayer") and not _is_vng(c)
+    ],
     ids=case_id,
 )
 def test_integer_algorithms_match_reference_exactly(case):
     outs, expected = replay(case, ARRAYS)
     for out, exp in zip(outs, expected, strict=True):
         np.testing.assert_array_equal(out, exp)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _is_vng(c)], ids=case_id)
+def test_debayer_vng_matches_reference_exactly(case):
+    # The reference runs OpenCV's VNG, and so does ndd (the optional 'opencv' extra).
+    pytest.importorskip("cv2")
+    outs, expected = replay(case, ARRAYS)
+    for out, exp in zip(outs, expected, strict=True):
+        np.testing.assert_array_equal(out, exp)
+
+
+def test_debayer_vng_without_opencv_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    bayer = ndd.tensor(np.zeros((4, 6), np.uint8), layout="HW")
+    with pytest.raises(
+        ImportError, match=r"ndd\.debayer: 'algorithm' 'vng_ocv'.*pip install 'ndd\[opencv\]'"
+    ):
+        ndd.debayer(bayer, blue_position=[0, 0], algorithm="vng_ocv")
+    # The other algorithms never need OpenCV.
+    assert np.asarray(ndd.debayer(bayer, blue_position=[0, 0], algorithm="edgeaware_ocv")).shape == (4, 6, 3)
+
+
+@pytest.mark.parametrize(
+    "bayer, message",
+    [
+        (np.zeros((4, 6), np.uint16), "takes uint8 input only"),
+        (np.zeros((5, 6), np.uint8), "needs an even height and width, got 5x6"),
+        (np.zeros((4, 7), np.uint8), "needs an even height and width, got 4x7"),
+    ],
+)
+def test_debayer_vng_rejects_what_the_reference_rejects(bayer, message):
+    pytest.importorskip("cv2")
+    with pytest.raises(ValueError, match=f"ndd.debayer: 'algorithm' 'vng_ocv' {message}"):
+        np.asarray(ndd.debayer(ndd.tensor(bayer, layout="HW"), blue_position=[1, 1], algorithm="vng_ocv"))
 
 
 def _clahe_on_lightness(case):
