@@ -56,44 +56,33 @@ cdef inline float _round(float value, bint round_even) noexcept nogil:
     return floorf(value + 0.5) if value >= 0 else -floorf(0.5 - value)
 
 
+cdef inline long _saturate(float value, long low, long high, bint round_even) noexcept nogil:
+    """``value`` rounded (halves away from zero, or to even) and saturated to ``[low, high]``;
+    NaN gives 0. Inlined with constant bounds, so the branches on them fold away."""
+    if not value > low:
+        return low if value < 0 else 0
+    if value >= high:
+        return high
+    if low == 0:
+        # Positive and below 2**16: cheaper than libm's rounding.
+        return <long>_rint(value) if round_even else <long>(value + 0.5)
+    return <long>_round(value, round_even)
+
+
 cdef inline value_t _convert(float value, value_t *kind, bint round_even) noexcept nogil:
     # Integer outputs are rounded (halves away from zero, or to even) and saturated.
     if value_t is float or value_t is double:
         return <value_t>value
     elif value_t is cython.uchar:
-        if not value > 0:
-            return 0
-        if value >= 255:
-            return 255
-        if round_even:
-            return <unsigned char>_rint(value)
-        return <unsigned char>(<int>(value + 0.5))
+        return <value_t>_saturate(value, 0, 255, round_even)
     elif value_t is cython.ushort:
-        if not value > 0:
-            return 0
-        if value >= 65535:
-            return 65535
-        if round_even:
-            return <unsigned short>_rint(value)
-        return <unsigned short>(<int>(value + 0.5))
+        return <value_t>_saturate(value, 0, 65535, round_even)
     elif value_t is cython.schar:
-        if not value > -128:
-            return -128 if value < 0 else 0
-        if value >= 127:
-            return 127
-        return <signed char>_round(value, round_even)
+        return <value_t>_saturate(value, -128, 127, round_even)
     elif value_t is short:
-        if not value > -32768:
-            return -32768 if value < 0 else 0
-        if value >= 32767:
-            return 32767
-        return <short>_round(value, round_even)
+        return <value_t>_saturate(value, -32768, 32767, round_even)
     else:
-        if not value > -2147483648.0:
-            return -2147483648 if value < 0 else 0
-        if value >= 2147483647.0:
-            return 2147483647
-        return <int>_round(value, round_even)
+        return <value_t>_saturate(value, -2147483648, 2147483647, round_even)
 
 
 cdef inline Py_ssize_t _border_index(Py_ssize_t i, Py_ssize_t n, int mode) noexcept nogil:
@@ -196,6 +185,13 @@ cdef inline void _sample_cubic(const value_t *src, const Image *s, value_t *out,
         out[k * out_ks] = _convert(acc, out, how.round_even)
 
 
+cdef inline float _blend(float v00, float v01, float v10, float v11, float fx, float fy) noexcept nogil:
+    """Bilinear blend of the taps ``v<row><column>`` at fractions ``fx`` (across) and ``fy`` (down)."""
+    cdef float top = v00 + (v01 - v00) * fx
+    cdef float bottom = v10 + (v11 - v10) * fx
+    return top + (bottom - top) * fy
+
+
 cdef inline bint _interior_blend(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
                                  float sx, float sy, bint round_even) noexcept nogil:
     """Bilinear sampling when all four taps are inside the source (the common case);
@@ -204,28 +200,24 @@ cdef inline bint _interior_blend(const value_t *src, const Image *s, value_t *ou
     if not (px >= 0 and py >= 0 and px < s.columns - 1 and py < s.rows - 1):
         return False
     cdef Py_ssize_t x0 = <Py_ssize_t>px, y0 = <Py_ssize_t>py, k
-    cdef float fx = px - x0, fy = py - y0, v00, v01, v10, v11, top, bottom
+    cdef float fx = px - x0, fy = py - y0
     cdef Py_ssize_t cs = s.column_stride, rs = s.row_stride, ks = s.channel_stride
     cdef const value_t *p00 = src + y0 * rs + x0 * cs
     for k in range(s.channels):
-        v00 = p00[k * ks]
-        v01 = p00[cs + k * ks]
-        v10 = p00[rs + k * ks]
-        v11 = p00[rs + cs + k * ks]
-        top = v00 + (v01 - v00) * fx
-        bottom = v10 + (v11 - v10) * fx
-        out[k * out_ks] = _convert(top + (bottom - top) * fy, out, round_even)
+        out[k * out_ks] = _convert(_blend(p00[k * ks], p00[cs + k * ks], p00[rs + k * ks],
+                                          p00[rs + cs + k * ks], fx, fy), out, round_even)
     return True
 
 
 cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
                          float sx, float sy, const Sampling *how) noexcept nogil:
     """Write one output pixel (``out``, channel stride ``out_ks``) from the source
-    sampled at point ``(sx, sy)``."""
+    sampled at point ``(sx, sy)``. Bilinear sampling here reads every tap through the
+    border rule; ``_warp_pixel`` tries the faster ``_interior_blend`` first."""
     cdef Py_ssize_t rows = s.rows, columns = s.columns, channels = s.channels
     cdef Py_ssize_t rs = s.row_stride, cs = s.column_stride, ks = s.channel_stride
     cdef Py_ssize_t k, x0, y0
-    cdef float fx, fy, px, py, v00, v01, v10, v11, top, bottom
+    cdef float fx, fy, px, py
     cdef const value_t *p00
     cdef const value_t *p01
     cdef const value_t *p10
@@ -259,32 +251,16 @@ cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ss
     y0 = <Py_ssize_t>fy
     fx = px - fx
     fy = py - fy
-    if x0 >= 0 and y0 >= 0 and x0 + 1 < columns and y0 + 1 < rows:
-        p00 = src + y0 * rs + x0 * cs
-        p01 = p00 + cs
-        p10 = p00 + rs
-        p11 = p10 + cs
-        for k in range(channels):
-            v00 = p00[k * ks]
-            v01 = p01[k * ks]
-            v10 = p10[k * ks]
-            v11 = p11[k * ks]
-            top = v00 + (v01 - v00) * fx
-            bottom = v10 + (v11 - v10) * fx
-            out[k * out_ks] = _convert(top + (bottom - top) * fy, out, how.round_even)
-        return
     p00 = _pixel(src, s, y0, x0, how.border)
     p01 = _pixel(src, s, y0, x0 + 1, how.border)
     p10 = _pixel(src, s, y0 + 1, x0, how.border)
     p11 = _pixel(src, s, y0 + 1, x0 + 1, how.border)
     for k in range(channels):
-        v00 = p00[k * ks] if p00 != NULL else how.fill[k]
-        v01 = p01[k * ks] if p01 != NULL else how.fill[k]
-        v10 = p10[k * ks] if p10 != NULL else how.fill[k]
-        v11 = p11[k * ks] if p11 != NULL else how.fill[k]
-        top = v00 + (v01 - v00) * fx
-        bottom = v10 + (v11 - v10) * fx
-        out[k * out_ks] = _convert(top + (bottom - top) * fy, out, how.round_even)
+        out[k * out_ks] = _convert(_blend(p00[k * ks] if p00 != NULL else how.fill[k],
+                                          p01[k * ks] if p01 != NULL else how.fill[k],
+                                          p10[k * ks] if p10 != NULL else how.fill[k],
+                                          p11[k * ks] if p11 != NULL else how.fill[k], fx, fy),
+                                   out, how.round_even)
 
 
 cdef Image _image(const value_t[:, :, :] view):
@@ -299,16 +275,16 @@ cdef Image _image(const value_t[:, :, :] view):
     return im
 
 
-cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[::1] fill,
-                        int interp, int border, bint round_even, str name) except *:
+cdef Sampling _sampling(Py_ssize_t src_channels, Py_ssize_t dst_channels, bint src_empty,
+                        const float[::1] fill, int interp, int border, bint round_even, str name) except *:
     cdef Sampling how
-    if src.shape[2] != dst.shape[2]:
+    if src_channels != dst_channels:
         raise ValueError(f"{name}: the source and output differ in channels")
     if not BORDER_CONSTANT <= border <= BORDER_WRAP:
         raise ValueError(f"{name}: unknown border mode {border}")
-    if fill.shape[0] < dst.shape[2]:
+    if fill.shape[0] < dst_channels:
         raise ValueError(f"{name}: 'fill' needs one value per channel")
-    if src.shape[0] == 0 or src.shape[1] == 0:
+    if src_empty:
         # No pixels to repeat or reflect: everything is outside.
         border = BORDER_CONSTANT
     if not 0 <= interp <= 2:
@@ -319,6 +295,14 @@ cdef Sampling _sampling(const value_t[:, :, :] src, value_t[:, :, :] dst, const 
     how.border = border
     how.fill = &fill[0] if fill.shape[0] else NULL
     return how
+
+
+cdef inline void _warp_pixel(const value_t *src, const Image *s, value_t *out, Py_ssize_t out_ks,
+                             float sx, float sy, const Sampling *how, bint fast_linear) noexcept nogil:
+    """``_sample``; with ``fast_linear`` (bilinear sampling), interior points take the fast path."""
+    if fast_linear and _interior_blend(src, s, out, out_ks, sx, sy, how.round_even):
+        return
+    _sample(src, s, out, out_ks, sx, sy, how)
 
 
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
@@ -335,8 +319,10 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
     """
     if matrix.shape[0] < (9 if perspective else 6):
         raise ValueError("warp_projective: the matrix has too few values")
-    cdef Sampling how = _sampling(src, dst, fill, interp, border, round_even, "warp_projective")
+    cdef Sampling how = _sampling(src.shape[2], dst.shape[2], src.shape[0] == 0 or src.shape[1] == 0, fill,
+                                  interp, border, round_even, "warp_projective")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
+    cdef bint fast_linear = how.linear and not how.cubic
     cdef float m0 = matrix[0], m1 = matrix[1], m2 = matrix[2]
     cdef float m3 = matrix[3], m4 = matrix[4], m5 = matrix[5]
     cdef float m6 = 0, m7 = 0, m8 = 1
@@ -345,12 +331,10 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
         m7 = matrix[7]
         m8 = matrix[8]
     cdef float x, y, sx, sy, w
-    cdef bint fast_linear = how.linear and not how.cubic
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
     cdef Image d = _image(dst)
-    cdef const value_t *sp = <const value_t *>s.data
     cdef value_t *row
     with nogil:
         for oy in range(rows):
@@ -367,10 +351,8 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     else:
                         sx = sx / w
                         sy = sy / w
-                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride,
-                                                   sx, sy, round_even):
-                    continue
-                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, sx, sy, &how)
+                _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
+                            sx, sy, &how, fast_linear)
 
 
 def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:, :] map_x,
@@ -382,24 +364,21 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
     if map_x.shape[0] != dst.shape[0] or map_x.shape[1] != dst.shape[1] or \
             map_y.shape[0] != dst.shape[0] or map_y.shape[1] != dst.shape[1]:
         raise ValueError("warp_mapped: the maps must have the output's rows and columns")
-    cdef Sampling how = _sampling(src, dst, fill, interp, border, round_even, "warp_mapped")
+    cdef Sampling how = _sampling(src.shape[2], dst.shape[2], src.shape[0] == 0 or src.shape[1] == 0, fill,
+                                  interp, border, round_even, "warp_mapped")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef bint fast_linear = how.linear and not how.cubic
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
     cdef Image d = _image(dst)
-    cdef const value_t *sp = <const value_t *>s.data
     cdef value_t *row
     with nogil:
         for oy in range(rows):
             row = <value_t *>d.data + oy * d.row_stride
             for ox in range(columns):
-                if fast_linear and _interior_blend(sp, &s, row + ox * d.column_stride, d.channel_stride,
-                                                   map_x[oy, ox], map_y[oy, ox], round_even):
-                    continue
-                _sample(sp, &s, row + ox * d.column_stride, d.channel_stride, map_x[oy, ox], map_y[oy, ox],
-                        &how)
+                _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
+                            map_x[oy, ox], map_y[oy, ox], &how, fast_linear)
 
 
 cdef struct Volume:
@@ -487,20 +466,9 @@ def warp_affine_3d(const value_t[:, :, :, :] src, value_t[:, :, :, :] dst, const
     """
     if matrix.shape[0] < 12:
         raise ValueError("warp_affine_3d: the matrix needs 12 values")
-    if src.shape[3] != dst.shape[3]:
-        raise ValueError("warp_affine_3d: the source and output differ in channels")
-    if not BORDER_CONSTANT <= border <= BORDER_WRAP:
-        raise ValueError(f"warp_affine_3d: unknown border mode {border}")
-    if fill.shape[0] < dst.shape[3]:
-        raise ValueError("warp_affine_3d: 'fill' needs one value per channel")
-    if src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0:
-        border = BORDER_CONSTANT
-    cdef Sampling how
-    how.linear = linear
-    how.cubic = False
-    how.round_even = False
-    how.border = border
-    how.fill = &fill[0] if fill.shape[0] else NULL
+    cdef bint src_empty = src.shape[0] == 0 or src.shape[1] == 0 or src.shape[2] == 0
+    cdef Sampling how = _sampling(src.shape[3], dst.shape[3], src_empty, fill, 1 if linear else 0, border,
+                                  False, "warp_affine_3d")
     cdef Py_ssize_t oz, oy, ox, depth = dst.shape[0], rows = dst.shape[1], columns = dst.shape[2]
     if depth == 0 or rows == 0 or columns == 0 or dst.shape[3] == 0:
         return
