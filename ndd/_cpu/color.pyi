@@ -42,9 +42,18 @@ def rgb_to_lab8(
     """uint8 RGB ``(pixels, 3)`` to 8-bit Lab in OpenCV's fixed point, from int32 tables: linear
     values (256), XYZ / white coefficients (9, 12 fractional bits) and f(t) (15 fractional bits)."""
 
-def lab8_to_rgb(source: np.ndarray, target: np.ndarray, xyz_to_rgb: np.ndarray) -> None:
-    """8-bit Lab ``(pixels, 3)`` back to uint8 sRGB in float32; ``xyz_to_rgb`` float32 (9) maps
-    XYZ / white to linear RGB."""
+def lab8_to_rgb(
+    source: np.ndarray,
+    target: np.ndarray,
+    lightness_table: np.ndarray,
+    xz_table: np.ndarray,
+    xz_offset: int,
+    xyz_to_rgb: np.ndarray,
+    srgb_table: np.ndarray,
+) -> None:
+    """8-bit Lab ``(pixels, 3)`` back to uint8 sRGB in OpenCV's fixed point, from tables: Y and
+    f(Y) of each L (int32, (256, 2)), the inverse of f (int32, at ``f + xz_offset``), XYZ / white
+    to linear RGB (int32 (9), 12 fractional bits) and the sRGB code of linear / 4096 (uint8)."""
 
 def lookup_u8(source: np.ndarray, target: np.ndarray, table: np.ndarray) -> None:
     """``target[i] = table[source[i]]`` for contiguous 1-D uint8 ``source`` and a 256-entry

@@ -6,7 +6,7 @@ Both work on contiguous arrays so that one pass reads each pixel once; the
 operators (``ndd/_ops/color.py``) keep numpy paths for the other layouts and types.
 """
 
-from libc.math cimport floorf, nearbyintf, powf
+from libc.math cimport floorf, nearbyintf
 from libc.string cimport memset
 
 # float constants: a bare 1.0 or 0.5 is a double in C and would widen the arithmetic.
@@ -179,98 +179,38 @@ def rgb_to_lab8(
             target[p, 2] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
 
 
-cdef inline float _lab_inverse_f(float f) noexcept nogil:
-    if f > <float>0.206893:
-        return f * f * f
-    return (f - <float>(16.0 / 116.0)) / <float>7.787
-
-
-cdef inline unsigned char _encode_srgb(float linear) noexcept nogil:
-    cdef float c
-    if linear < 0:
-        linear = 0
-    elif linear > 1:
-        linear = 1
-    if linear <= <float>0.0031308:
-        c = <float>12.92 * linear
-    else:
-        c = <float>1.055 * powf(linear, <float>(1.0 / 2.4)) - <float>0.055
-    c = nearbyintf(c * <float>255.0)
-    return <unsigned char>(0 if c < 0 else (255 if c > 255 else c))
-
-
-# Encoding linear values without a powf per channel: SRGB_STEPS[k] is the smallest
-# float32 that _encode_srgb takes to code k (bisection over the float32 values in
-# [0, 1]; the encoding is monotonic), and SRGB_START[i] the code of i / 4096, from
-# which a few comparisons reach the exact code.
-cdef float SRGB_STEPS[257]
-cdef unsigned char SRGB_START[4097]
-
-
-cdef void _find_srgb_steps() noexcept nogil:
-    cdef unsigned int lo, hi, mid
-    cdef int k, i
-    for k in range(1, 256):
-        lo = 0
-        hi = 0x3F800000  # the bits of 1.0f
-        while lo < hi:
-            mid = lo + (hi - lo) // 2
-            if _encode_srgb((<float *>&mid)[0]) >= k:
-                hi = mid
-            else:
-                lo = mid + 1
-        SRGB_STEPS[k] = (<float *>&lo)[0]
-    SRGB_STEPS[0] = 0
-    SRGB_STEPS[256] = 2  # above any clamped value
-    for i in range(4097):
-        SRGB_START[i] = _encode_srgb(<float>i / <float>4096)
-
-
-_find_srgb_steps()
-
-
-cdef inline unsigned char _encode_srgb_fast(float linear) noexcept nogil:
-    cdef int code
-    if not linear > 0:  # NaN too
-        return 0
-    if linear >= 1:
-        return 255
-    code = SRGB_START[<int>(linear * <float>4096)]
-    while SRGB_STEPS[code + 1] <= linear:
-        code += 1
-    return <unsigned char>code
-
-
 def lab8_to_rgb(
-    const unsigned char[:, ::1] source, unsigned char[:, ::1] target, const float[::1] xyz_to_rgb
+    const unsigned char[:, ::1] source,
+    unsigned char[:, ::1] target,
+    const int[:, ::1] lightness_table,
+    const int[::1] xz_table,
+    int xz_offset,
+    const int[::1] xyz_to_rgb,
+    const unsigned char[::1] srgb_table,
 ):
-    """8-bit Lab (L * 255 / 100, a + 128, b + 128) back to 8-bit sRGB in float32; ``xyz_to_rgb``
-    (9) maps XYZ / white to linear RGB."""
+    """8-bit Lab (L * 255 / 100, a + 128, b + 128) back to 8-bit sRGB in OpenCV's fixed point,
+    with 14 fractional bits: ``lightness_table`` (256, 2) gives Y and f(Y) of each L,
+    ``xz_table[f + xz_offset]`` inverts Lab's f (X / white from f(X), Z / white from f(Z)),
+    ``xyz_to_rgb`` (9) maps XYZ / white to linear RGB with 12 fractional bits and
+    ``srgb_table`` (4096) encodes linear values in 1/4096 units."""
     cdef Py_ssize_t p, n = source.shape[0]
-    cdef float lightness, a, b, y, fy, x, z, lr, lg, lb
-    cdef float m[9]
-    cdef int k
+    cdef int y, fy, x, z, a_term, b_term, v, k
+    cdef int m[9]
     for k in range(9):
         m[k] = xyz_to_rgb[k]
     with nogil:
         for p in range(n):
-            lightness = source[p, 0] * <float>(100.0 / 255.0)
-            a = source[p, 1] - <float>128.0
-            b = source[p, 2] - <float>128.0
-            if lightness <= 8:
-                y = lightness / <float>903.3
-                fy = <float>7.787 * y + <float>(16.0 / 116.0)
-            else:
-                fy = (lightness + <float>16.0) / <float>116.0
-                y = fy * fy * fy
-            x = _lab_inverse_f(a / <float>500.0 + fy)
-            z = _lab_inverse_f(fy - b / <float>200.0)
-            lr = m[0] * x + m[1] * y + m[2] * z
-            lg = m[3] * x + m[4] * y + m[5] * z
-            lb = m[6] * x + m[7] * y + m[8] * z
-            target[p, 0] = _encode_srgb_fast(lr)
-            target[p, 1] = _encode_srgb_fast(lg)
-            target[p, 2] = _encode_srgb_fast(lb)
+            y = lightness_table[source[p, 0], 0]
+            fy = lightness_table[source[p, 0], 1]
+            # a * 2**14 / 500 and b * 2**14 / 200 as OpenCV approximates them
+            # (the rounding of the last bit decides some results).
+            a_term = ((5 * source[p, 1] * 53687 + (1 << 7)) >> 13) - 4194
+            b_term = ((source[p, 2] * 41943 + (1 << 4)) >> 9) - 10484
+            x = xz_table[fy + a_term + xz_offset]
+            z = xz_table[fy - b_term + xz_offset]
+            for k in range(3):
+                v = (m[3 * k] * x + m[3 * k + 1] * y + m[3 * k + 2] * z + (1 << 13)) >> 14
+                target[p, k] = srgb_table[0 if v < 0 else (4095 if v > 4095 else v)]
 
 
 ctypedef fused table_t:

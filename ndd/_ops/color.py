@@ -703,8 +703,53 @@ _XYZ_COEFFS = np.rint(_RGB_TO_XYZ * ((1 << _LAB_XYZ_BITS) / _WHITE)[:, None]).as
 _F_TABLE = np.rint(
     np.float32(1 << _LAB_F_BITS) * _lab_f(np.arange(3 * 1024, dtype=np.float32) * np.float32(1.0 / (255 * 8)))
 ).astype(np.int32)
-# Back from Lab, OpenCV works in float: XYZ / white -> linear RGB.
-_XYZ_TO_RGB = (np.linalg.inv(_RGB_TO_XYZ) * _WHITE[None, :]).astype(np.float32).reshape(-1)
+# Back from Lab, OpenCV's fixed point too (14 fractional bits; float arithmetic
+# misses its result by 1 in about 5% of the values): Y and f(Y) of each L from a
+# table, f(X) and f(Z) from the a/b offsets, X and Z from an inverse-f table, linear
+# RGB with 12-bit coefficients and the sRGB code from a table in 1/4096 steps. The
+# tables are built in float32 where OpenCV builds them in (soft) float32.
+_LAB_BASE = 1 << 14
+# XYZ -> linear sRGB as published with 6 decimals (not quite the inverse of _RGB_TO_XYZ).
+_SRGB_FROM_XYZ = np.array(
+    [[3.240479, -1.53715, -0.498535], [-0.969256, 1.875991, 0.041556], [0.055648, -0.204043, 1.057311]]
+)
+_XYZ_TO_RGB = np.rint(_SRGB_FROM_XYZ * ((1 << _LAB_XYZ_BITS) * _WHITE)[None, :]).astype(np.int32).reshape(-1)
+
+
+def _lightness_table():
+    f32 = np.float32
+    table = np.empty((256, 2), np.int32)
+    for level in range(256):
+        if level <= 20:  # L <= 8: the linear part of f
+            y = f32(level * _LAB_BASE * 180) / f32(17 * 29**3)
+            fy = f32(_LAB_BASE) * (f32(16) / f32(116) + f32(level * 5) / f32(3 * 17 * 29))
+        else:
+            fy = f32(level * 100 * _LAB_BASE) / f32(255 * 116) + f32(16 * _LAB_BASE) / f32(116)
+            y = fy * fy * fy / f32(_LAB_BASE * _LAB_BASE)
+        table[level] = np.rint(y), np.rint(fy)
+    return table
+
+
+def _xz_table():
+    """X / white (or Z / white) of f(X) (or f(Z)) = f for every f of 8-bit Lab, in
+    [-_XZ_OFFSET, 2.25 * _LAB_BASE - _XZ_OFFSET): (f - 16/116) * 108/841 up to f = 6/29
+    (dividing as C does, towards zero), f cubed above."""
+    f = np.arange(-_XZ_OFFSET, _LAB_BASE * 9 // 4 - _XZ_OFFSET, dtype=np.int64)
+    linear = np.sign(f) * (np.abs(f) * 108 // 841) - (_LAB_BASE * 16 // 116) * 108 // 841
+    return np.where(f <= 3390, linear, f * f // _LAB_BASE * f // _LAB_BASE).astype(np.int32)
+
+
+def _srgb_table():
+    """The sRGB code of each linear value in 1/4096 steps."""
+    linear = np.arange(1 << 12, dtype=np.float64) / (1 << 12)
+    encoded = np.where(linear <= 0.0031308, linear * 12.92, linear ** (1 / 2.4) * 1.055 - 0.055)
+    return np.rint(np.float32(255) * encoded.astype(np.float32)).astype(np.uint8)
+
+
+_XZ_OFFSET = 8145
+_XZ_TABLE = _xz_table()
+_LIGHTNESS_TABLE = _lightness_table()
+_SRGB_TABLE = _srgb_table()
 
 
 def _rgb_to_lab8(rgb):
@@ -717,7 +762,15 @@ def _rgb_to_lab8(rgb):
 
 def _lab8_to_rgb(lab):
     rgb = np.empty(lab.shape, np.uint8)
-    lab8_to_rgb(np.ascontiguousarray(lab).reshape(-1, 3), rgb.reshape(-1, 3), _XYZ_TO_RGB)
+    lab8_to_rgb(
+        np.ascontiguousarray(lab).reshape(-1, 3),
+        rgb.reshape(-1, 3),
+        _LIGHTNESS_TABLE,
+        _XZ_TABLE,
+        _XZ_OFFSET,
+        _XYZ_TO_RGB,
+        _SRGB_TABLE,
+    )
     return rgb
 
 

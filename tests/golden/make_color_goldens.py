@@ -253,6 +253,22 @@ def clahe_cases():
         tiles_y=2,
         clip_limit=2.5,
     )
+    clahe_lightness_cases()
+
+
+def clahe_lightness_cases():
+    """RGB through 8-bit Lab: noise and saturated colours reach every corner of Lab."""
+    rng = np.random.default_rng(60)
+    noise = rng.integers(0, 256, (29, 41, 3), dtype=np.uint8)
+    primaries = (rng.integers(0, 2, (16, 20, 3)) * 255).astype(np.uint8)
+    dark = (image((24, 30, 3), np.uint8, 61) // 6).astype(np.uint8)
+    case("clahe", [noise], tiles_x=3, tiles_y=5, clip_limit=1.5)
+    case("clahe", [noise], tiles_x=8, tiles_y=8, clip_limit=10.0, luma_only=True)
+    case("clahe", [primaries], tiles_x=2, tiles_y=2, clip_limit=3.0)
+    case("clahe", [dark], tiles_x=4, tiles_y=4, clip_limit=0.5)
+    case("clahe", [image((64, 80, 3), np.uint8, 62)], tiles_x=8, tiles_y=6, clip_limit=2.0)
+    case("clahe", [np.ascontiguousarray(noise[:5, :7])], tiles_x=4, tiles_y=4, clip_limit=1.0)
+    case("clahe", [noise, dark], batch_mode=True, tiles_x=2, tiles_y=3, clip_limit=2.0)
 
 
 def debayer_cases():
