@@ -14,23 +14,20 @@ integer one, so no float32 copy of the sample is made on the way in or out.
 
 from libc.stdlib cimport free, malloc
 
-cdef extern from "convolution_taps.h" nogil:
-    void ndd_taps_u8(float *acc, const unsigned char **sources, const float *weights, Py_ssize_t taps,
-                     Py_ssize_t n)
-    void ndd_taps_i8(float *acc, const signed char **sources, const float *weights, Py_ssize_t taps,
-                     Py_ssize_t n)
-    void ndd_taps_u16(float *acc, const unsigned short **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_i16(float *acc, const short **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_u32(float *acc, const unsigned int **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_i32(float *acc, const int **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_f32(float *acc, const float **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_f64(float *acc, const double **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
+cdef extern from *:
+    """
+    #include "convolution_taps.h"
+    /* The taps primitive of the source type, picked by the C compiler. */
+    #define ndd_taps(acc, sources, weights, taps, n) _Generic((sources), \\
+        const unsigned char **: ndd_taps_u8, const signed char **: ndd_taps_i8,    \\
+        const unsigned short **: ndd_taps_u16, const short **: ndd_taps_i16,       \\
+        const unsigned int **: ndd_taps_u32, const int **: ndd_taps_i32,           \\
+        const float **: ndd_taps_f32, const double **: ndd_taps_f64)(acc, sources, weights, taps, n)
+    """
+    # Variadic here, so that Cython passes each type's pointer to _Generic as it is:
+    # ndd_taps(acc, sources, weights, taps, n) with const T **sources.
+    void ndd_taps(float *acc, ...) noexcept nogil
+
 
 ctypedef unsigned char uchar
 ctypedef signed char schar
@@ -70,24 +67,18 @@ ctypedef fused pixel_t:
     double
 
 
-cdef inline void _taps(float *acc, const in_t **sources, const float *weights, Py_ssize_t taps,
-                       Py_ssize_t n) noexcept nogil:
-    if in_t is uchar:
-        ndd_taps_u8(acc, sources, weights, taps, n)
-    elif in_t is schar:
-        ndd_taps_i8(acc, sources, weights, taps, n)
-    elif in_t is ushort:
-        ndd_taps_u16(acc, sources, weights, taps, n)
-    elif in_t is short:
-        ndd_taps_i16(acc, sources, weights, taps, n)
-    elif in_t is uint:
-        ndd_taps_u32(acc, sources, weights, taps, n)
-    elif in_t is int:
-        ndd_taps_i32(acc, sources, weights, taps, n)
-    elif in_t is float:
-        ndd_taps_f32(acc, sources, weights, taps, n)
-    else:
-        ndd_taps_f64(acc, sources, weights, taps, n)
+cdef inline void _store_small(const float *acc, out_t *dst, Py_ssize_t length, float low, float high,
+                              bint negatives) noexcept nogil:
+    # Clamped to an 8- or 16-bit range, float32 holds every bound exactly. Inlined with a
+    # constant ``negatives``; without negatives, adding a half then truncating rounds halves
+    # away from zero, and the loop vectorises.
+    cdef Py_ssize_t t
+    cdef float f, half = 0.5
+    for t in range(length):
+        f = acc[t]
+        f = low if f < low else f
+        f = high if f > high else f
+        dst[t] = <out_t> <int> (f + (half if not negatives or f >= 0 else -half))
 
 
 cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double low, double high,
@@ -95,25 +86,13 @@ cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double 
     """Write float32 sums in the output type: rounded and saturated for integers."""
     cdef Py_ssize_t t
     cdef double v
-    cdef float f, flow = <float> low, fhigh = <float> high
-    cdef float half = 0.5
     if not integer or out_t is float or out_t is double:
         for t in range(length):
             dst[t] = <out_t> acc[t]
     elif sizeof(out_t) <= 2 and low >= 0:
-        # Clamped to a small unsigned range, float32 holds every bound exactly and
-        # adding a half then truncating rounds halves away from zero; this loop vectorises.
-        for t in range(length):
-            f = acc[t]
-            f = flow if f < flow else f
-            f = fhigh if f > fhigh else f
-            dst[t] = <out_t> <int> (f + half)
+        _store_small(acc, dst, length, <float> low, <float> high, False)
     elif sizeof(out_t) <= 2:
-        for t in range(length):
-            f = acc[t]
-            f = flow if f < flow else f
-            f = fhigh if f > fhigh else f
-            dst[t] = <out_t> <int> (f + (half if f >= 0 else -half))
+        _store_small(acc, dst, length, <float> low, <float> high, True)
     else:
         # 32-bit bounds are not exact in float32: clamp in double.
         for t in range(length):
@@ -172,7 +151,7 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                 for y in range(rows):
                     for k in range(taps):
                         sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
-                    _taps(acc, sources, tap_weights, taps, length)
+                    ndd_taps(acc, sources, tap_weights, taps, length)
                     _store(acc, &out[p, y, 0], length, low, high, integer)
     finally:
         free(acc)
