@@ -145,6 +145,39 @@ cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
         return <int16_t>(value + 0.5) if value >= 0 else <int16_t>(value - 0.5)
 
 
+cdef inline void _resample_planes(const src_t* base, const Py_ssize_t* src_strides, dst_t* out,
+                                  const Py_ssize_t* dst_strides, Py_ssize_t outer, Py_ssize_t mid,
+                                  Py_ssize_t n_out, Py_ssize_t inner, const int32_t* indices,
+                                  Py_ssize_t index_stride, const float* weights, Py_ssize_t weight_stride,
+                                  Py_ssize_t taps, float* sums, bint skip_zero) noexcept nogil:
+    # The loops of resample_pass, summing ``inner`` values at a time into ``sums``. Strides
+    # are in bytes, except those of the rows of ``indices`` and ``weights`` (in elements).
+    # Inlined with a constant ``inner`` or ``skip_zero``, the tests on them fold
+    # away (and three sums stay in registers).
+    cdef Py_ssize_t a, b, j, t, i
+    cdef float wt
+    cdef const char* plane
+    cdef const src_t* row
+    cdef dst_t* out_row
+    for a in range(outer):
+        for b in range(mid):
+            plane = <const char*>base + a * src_strides[0] + b * src_strides[1]
+            for j in range(n_out):
+                for i in range(inner):
+                    sums[i] = 0
+                for t in range(taps):
+                    wt = weights[j * weight_stride + t]
+                    if skip_zero and wt == 0:
+                        continue
+                    row = <const src_t*>(plane + indices[j * index_stride + t] * src_strides[2])
+                    for i in range(inner):
+                        sums[i] += wt * row[i]
+                out_row = <dst_t*>(<char*>out + a * dst_strides[0] + b * dst_strides[1]
+                                   + j * dst_strides[2])
+                for i in range(inner):
+                    out_row[i] = _store(sums[i], out_row)
+
+
 def resample_pass(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] indices,
                   float[:, ::1] weights):
     """``dst[a, b, j, i] = sum_t weights[j, t] * src[a, b, indices[j, t], i]``.
@@ -154,82 +187,39 @@ def resample_pass(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1
     """
     cdef Py_ssize_t outer = src.shape[0], mid = src.shape[1], inner = src.shape[3]
     cdef Py_ssize_t n_out = indices.shape[0], taps = indices.shape[1]
-    cdef Py_ssize_t a, b, j, t, i
-    cdef float wt, acc, acc1, acc2
     cdef float small[8]
-    cdef const float* weight_row
-    cdef const int32_t* index_row
-    cdef float* sums
-    cdef const char* plane
-    cdef const src_t* row
-    cdef dst_t* out_row
     if dst.shape[0] != outer or dst.shape[1] != mid or dst.shape[2] != n_out or dst.shape[3] != inner:
         raise ValueError("resample_pass: the output shape does not match the input and the table")
     if outer * mid * n_out * inner == 0:
         return
     if inner > 1 and src.strides[3] != sizeof(src_t):
         raise ValueError("resample_pass: the last axis of the input must be contiguous")
-    cdef const char* base = <const char*>&src[0, 0, 0, 0]
-    cdef Py_ssize_t stride_a = src.strides[0], stride_b = src.strides[1], stride_n = src.strides[2]
+    if weights.shape[0] != n_out or weights.shape[1] != taps:
+        raise ValueError("resample_pass: the indices and weights differ in shape")
+    cdef Py_ssize_t index_stride = indices.strides[0] // sizeof(int32_t)
+    cdef Py_ssize_t weight_stride = weights.strides[0] // sizeof(float)
+    cdef float* sums = small
+    if inner >= 8:
+        sums = <float*>malloc(inner * sizeof(float))
+        if sums == NULL:
+            raise MemoryError()
+    cdef const src_t* first = &src[0, 0, 0, 0]
+    cdef dst_t* out = &dst[0, 0, 0, 0]
+    cdef const int32_t* index_rows = &indices[0, 0]
+    cdef const float* weight_rows = &weights[0, 0]
     with nogil:
         if inner >= 8:
-            # Rows of many values: accumulate whole rows (vectorisable).
-            sums = <float*>malloc(inner * sizeof(float))
-            for a in range(outer):
-                for b in range(mid):
-                    plane = base + a * stride_a + b * stride_b
-                    for j in range(n_out):
-                        for i in range(inner):
-                            sums[i] = 0
-                        weight_row = &weights[j, 0]
-                        index_row = &indices[j, 0]
-                        for t in range(taps):
-                            wt = weight_row[t]
-                            if wt == 0:
-                                continue
-                            row = <const src_t*>(plane + index_row[t] * stride_n)
-                            for i in range(inner):
-                                sums[i] += wt * row[i]
-                        out_row = &dst[a, b, j, 0]
-                        for i in range(inner):
-                            out_row[i] = _store(sums[i], out_row)
+            # Rows of many values: whole rows at a time (vectorisable), zero weights skipped.
+            _resample_planes(first, src.strides, out, dst.strides, outer, mid, n_out, inner,
+                             index_rows, index_stride, weight_rows, weight_stride, taps, sums, True)
             free(sums)
         elif inner == 3:
-            # Interleaved RGB: three accumulators in registers.
-            for a in range(outer):
-                for b in range(mid):
-                    plane = base + a * stride_a + b * stride_b
-                    for j in range(n_out):
-                        acc = acc1 = acc2 = 0
-                        weight_row = &weights[j, 0]
-                        index_row = &indices[j, 0]
-                        for t in range(taps):
-                            wt = weight_row[t]
-                            row = <const src_t*>(plane + index_row[t] * stride_n)
-                            acc += wt * row[0]
-                            acc1 += wt * row[1]
-                            acc2 += wt * row[2]
-                        out_row = &dst[a, b, j, 0]
-                        out_row[0] = _store(acc, out_row)
-                        out_row[1] = _store(acc1, out_row)
-                        out_row[2] = _store(acc2, out_row)
+            # Interleaved RGB.
+            _resample_planes(first, src.strides, out, dst.strides, outer, mid, n_out, 3,
+                             index_rows, index_stride, weight_rows, weight_stride, taps, sums, False)
         else:
-            for a in range(outer):
-                for b in range(mid):
-                    plane = base + a * stride_a + b * stride_b
-                    for j in range(n_out):
-                        for i in range(inner):
-                            small[i] = 0
-                        weight_row = &weights[j, 0]
-                        index_row = &indices[j, 0]
-                        for t in range(taps):
-                            wt = weight_row[t]
-                            row = <const src_t*>(plane + index_row[t] * stride_n)
-                            for i in range(inner):
-                                small[i] += wt * row[i]
-                        out_row = &dst[a, b, j, 0]
-                        for i in range(inner):
-                            out_row[i] = _store(small[i], out_row)
+            _resample_planes(first, src.strides, out, dst.strides, outer, mid, n_out, inner,
+                             index_rows, index_stride, weight_rows, weight_stride, taps, sums, False)
 
 
 cdef extern from "convolution_taps.h" nogil:
