@@ -10,26 +10,34 @@ sequence has literals only.
 """
 
 
+cdef inline Py_ssize_t _full_length(const unsigned char *src, Py_ssize_t src_len, Py_ssize_t *ip,
+                                    Py_ssize_t length) noexcept nogil:
+    """A 4-bit length field ``length`` plus the length bytes at ``src[ip[0]]`` that follow
+    it when it is 15 (advancing ``ip[0]`` past them); -1 when the input ends first."""
+    cdef unsigned int extra
+    if length != 15:
+        return length
+    while True:
+        if ip[0] >= src_len:
+            return -1
+        extra = src[ip[0]]
+        ip[0] += 1
+        length += extra
+        if extra != 255:
+            return length
+
+
 cdef Py_ssize_t _inflate(const unsigned char *src, Py_ssize_t src_len,
                          unsigned char *dst, Py_ssize_t dst_len) noexcept nogil:
     """Bytes written to ``dst``, or a negative code: -1 input cut short, -2 output
     too small, -3 a match reaching before the start of the output."""
     cdef Py_ssize_t ip = 0, op = 0, length, offset, i
-    cdef unsigned int token, extra
+    cdef unsigned int token
     while ip < src_len:
         token = src[ip]
         ip += 1
-        length = token >> 4
-        if length == 15:
-            while True:
-                if ip >= src_len:
-                    return -1
-                extra = src[ip]
-                ip += 1
-                length += extra
-                if extra != 255:
-                    break
-        if ip + length > src_len:
+        length = _full_length(src, src_len, &ip, token >> 4)
+        if length < 0 or ip + length > src_len:
             return -1
         if op + length > dst_len:
             return -2
@@ -45,16 +53,9 @@ cdef Py_ssize_t _inflate(const unsigned char *src, Py_ssize_t src_len,
         ip += 2
         if offset == 0 or offset > op:
             return -3
-        length = token & 15
-        if length == 15:
-            while True:
-                if ip >= src_len:
-                    return -1
-                extra = src[ip]
-                ip += 1
-                length += extra
-                if extra != 255:
-                    break
+        length = _full_length(src, src_len, &ip, token & 15)
+        if length < 0:
+            return -1
         length += 4
         if op + length > dst_len:
             return -2
