@@ -295,28 +295,54 @@ cdef inline void _transpose_block(const float *block, Py_ssize_t block_stride, P
                     dst[b * channels + c] = src[b * block_stride + c]
 
 
+cdef extern from "round_store.h" nogil:
+    void ndd_store_u8(const float *src, uint8_t *dst, Py_ssize_t n)
+
+
+cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
+    """out[i] = _store(src[i]) over a contiguous row (AVX2 for uint8)."""
+    cdef Py_ssize_t i
+    cdef float value
+    if dst_t is uint8_t:
+        ndd_store_u8(src, out, n)
+    elif dst_t is uint16_t:
+        for i in range(n):
+            value = src[i]
+            value = 0 if value < 0 else value
+            value = 65535 if value > 65535 else value
+            out[i] = <uint16_t>(<double>value + 0.5)
+    else:
+        for i in range(n):
+            out[i] = _store(src[i], out)
+
+
 cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_stride, Py_ssize_t count,
                                          Py_ssize_t pixels, Py_ssize_t channels, dst_t *out,
-                                         Py_ssize_t out_stride) noexcept nogil:
-    """As _transpose_block, converting to the output type (rounded and saturated)."""
+                                         Py_ssize_t out_stride, dst_t *converted) noexcept nogil:
+    """As _transpose_block, converting to the output type (rounded and saturated):
+    each of the ``count`` rows is converted into ``converted`` first (pixels *
+    channels values a row), then the values are moved to their transposed places."""
     cdef Py_ssize_t x, b, c
-    cdef const float *src
+    cdef Py_ssize_t row_len = pixels * channels
+    cdef const dst_t *src
     cdef dst_t *dst
+    for b in range(count):
+        _store_row(block + b * block_stride, converted + b * row_len, row_len)
     for x in range(pixels):
         dst = out + x * out_stride
-        src = block + x * channels
+        src = converted + x * channels
         if channels == 3:
             for b in range(count):
-                dst[3 * b] = _store(src[b * block_stride], dst)
-                dst[3 * b + 1] = _store(src[b * block_stride + 1], dst)
-                dst[3 * b + 2] = _store(src[b * block_stride + 2], dst)
+                dst[3 * b] = src[b * row_len]
+                dst[3 * b + 1] = src[b * row_len + 1]
+                dst[3 * b + 2] = src[b * row_len + 2]
         elif channels == 1:
             for b in range(count):
-                dst[b] = _store(src[b * block_stride], dst)
+                dst[b] = src[b * row_len]
         else:
             for b in range(count):
                 for c in range(channels):
-                    dst[b * channels + c] = _store(src[b * block_stride + c], dst)
+                    dst[b * channels + c] = src[b * row_len + c]
 
 
 def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
@@ -339,6 +365,7 @@ def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_
     cdef Py_ssize_t a, r, j, b, n, first, count, most_taps
     cdef float* sums
     cdef float* columns
+    cdef dst_t* converted
     cdef float* tap_weights
     cdef const char** tap_rows
     cdef const char* plane
@@ -360,6 +387,7 @@ def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_
     columns = &columns_buffer[0]
     with nogil:
         sums = <float*>malloc(BLOCK * (row_len if row_len > column_len else column_len) * sizeof(float))
+        converted = <dst_t*>malloc(BLOCK * column_len * sizeof(dst_t))
         tap_rows = <const char**>malloc(most_taps * sizeof(char*))
         tap_weights = <float*>malloc(most_taps * sizeof(float))
         for a in range(outer):
@@ -382,7 +410,8 @@ def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_
                     ndd_taps_f32(sums + b * column_len, <const float**>tap_rows, tap_weights, n, column_len)
                 out_pixel = &dst[a, 0, first, 0]
                 _store_transposed_block(sums, column_len, count, out_h, channels, out_pixel,
-                                        out_w * channels)
+                                        out_w * channels, converted)
         free(tap_weights)
         free(tap_rows)
+        free(converted)
         free(sums)
