@@ -1,29 +1,85 @@
-"""Driver discovery: whether a CUDA device can be used, and a clear error when not."""
+"""The CUDA driver as ndd reaches it: which bindings, whether a device can be
+used, and one way of turning driver errors into exceptions.
 
+Every driver call in ndd goes through ``api()``: cuda-python's
+``cuda.bindings.driver`` (12.x or 13.x), or the recording ``FakeDriver`` a test
+installs with ``use_fake``. ``import ndd`` touches neither; the first GPU use
+initialises the driver (``cuInit``) and, without a driver or a device, raises
+``GpuUnavailableError`` saying which.
+"""
+
+import contextlib
 import functools
 
-__all__ = ["GpuUnavailableError", "device_count", "require_gpu"]
+__all__ = ["CudaError", "GpuUnavailableError", "api", "check", "device_count", "require_gpu", "use_fake"]
+
+_fake = None
 
 
 class GpuUnavailableError(RuntimeError):
     """Raised on the first GPU use when no usable CUDA device is present."""
 
 
+class CudaError(RuntimeError):
+    """A CUDA driver call failed; ``code`` is its CUresult."""
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        self.code = code
+
+
+def api():
+    """The driver bindings in use (the fake one while ``use_fake`` is active)."""
+    if _fake is not None:
+        return _fake
+    from cuda.bindings import driver
+
+    return driver
+
+
+def check(result, what):
+    """The values of a driver call's ``(CUresult, values...)`` tuple: None for none,
+    the value for one, a tuple for more; raises CudaError naming ``what`` on failure."""
+    error = result[0]
+    if int(error) != 0:
+        name = getattr(error, "name", str(error))
+        raise CudaError(f"{what} failed: {name}", error)
+    if len(result) == 1:
+        return None
+    if len(result) == 2:
+        return result[1]
+    return result[1:]
+
+
+@contextlib.contextmanager
+def use_fake(fake):
+    """Make ``fake`` (a ``FakeDriver``) the driver for the duration of the block."""
+    global _fake
+    previous = _fake
+    _fake = fake
+    _probe.cache_clear()
+    try:
+        yield fake
+    finally:
+        _fake = previous
+        _probe.cache_clear()
+
+
 @functools.cache
 def _probe():
     """Return ``(count, reason)``: the CUDA device count and why it is 0."""
     try:
-        from cuda.bindings import driver
+        driver = api()
     except ImportError:
         return 0, "cuda-python is not installed (pip install 'ndd[gpu]')"
     try:
         (err,) = driver.cuInit(0)
     except Exception as exc:  # the driver library itself may be missing
-        return 0, f"the CUDA driver could not be loaded ({exc})"
-    if err != driver.CUresult.CUDA_SUCCESS:
+        return 0, f"no CUDA driver was found ({exc})"
+    if int(err) != 0:
         return 0, f"the CUDA driver failed to initialize ({err.name})"
     err, count = driver.cuDeviceGetCount()
-    if err != driver.CUresult.CUDA_SUCCESS or count == 0:
+    if int(err) != 0 or count == 0:
         return 0, "no CUDA device was found"
     return count, ""
 

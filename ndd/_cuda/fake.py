@@ -1,0 +1,433 @@
+"""A recording stand-in for ``cuda.bindings.driver``, for tests without a GPU.
+
+``FakeDriver`` answers the driver calls ndd makes, with the same signatures and
+the same ``(CUresult, values...)`` return tuples, and the enum and handle types of
+the real bindings. It keeps enough state to check ndd's bookkeeping without a
+GPU: device memory is host memory (copies really copy, so data round trips can be
+tested), memory pools count their used and reserved bytes, streams keep the
+ordered list of what was queued on them, events remember where they were
+recorded, and every kernel launch is kept with its grid, block, stream and the
+argument values unpacked by the parameter sizes of the kernel's PTX ``.entry``.
+Kernels do not run: numerics are proven on a GPU machine only.
+
+Install it with ``ndd._cuda.driver.use_fake(FakeDriver())`` (a context manager).
+``fail_next(name, error)`` makes the next call of ``name`` return ``error``.
+"""
+
+import ctypes
+import re
+import threading
+from dataclasses import dataclass, field
+
+from cuda.bindings import driver as _real
+
+__all__ = ["FakeDriver", "Launch"]
+
+_SUCCESS = _real.CUresult.CUDA_SUCCESS
+# PTX parameter types and their sizes in bytes.
+_PTX_PARAM = re.compile(
+    r"\.param\s+\.(?:align\s+\d+\s+)?\.?(u8|s8|b8|u16|s16|b16|f16|u32|s32|b32|f32|u64|s64|b64|f64)\s+(\w+)"
+)
+_PTX_ENTRY = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
+_SIZES = {"8": 1, "16": 2, "32": 4, "64": 8}
+
+
+@dataclass
+class Launch:
+    """One recorded kernel launch."""
+
+    function: str
+    grid: tuple
+    block: tuple
+    shared_bytes: int
+    stream: int
+    args: list  # one int per parameter (its bytes read as an unsigned little-endian number)
+    param_types: list = field(default_factory=list)  # PTX types, e.g. ["u64", "u64", "u32"]
+
+
+@dataclass
+class _Pool:
+    device: int
+    used: int = 0
+    reserved: int = 0
+    used_high: int = 0
+    reserved_high: int = 0
+    release_threshold: int = 0
+    cached: int = 0  # freed bytes the pool keeps for reuse
+
+
+def _handle(value):
+    return 0 if value is None else int(value)
+
+
+class FakeDriver:
+    """See the module docstring.
+
+    Parameters
+    ----------
+    devices : int
+        Number of devices.
+    compute_capability : tuple of int
+        (major, minor) of every device.
+    memory_bytes : int
+        Device memory of each device; allocations beyond it fail with
+        ``CUDA_ERROR_OUT_OF_MEMORY``.
+    """
+
+    # The bindings' enums and handle types, so that ndd code works unchanged.
+    CUresult = _real.CUresult
+    CUdevice_attribute = _real.CUdevice_attribute
+    CUmemPool_attribute = _real.CUmemPool_attribute
+    CUstream_flags = _real.CUstream_flags
+    CUevent_flags = _real.CUevent_flags
+    CUdevice = _real.CUdevice
+    CUcontext = _real.CUcontext
+    CUstream = _real.CUstream
+    CUevent = _real.CUevent
+    CUmemoryPool = _real.CUmemoryPool
+    CUmodule = _real.CUmodule
+    CUfunction = _real.CUfunction
+    CUdeviceptr = _real.CUdeviceptr
+
+    def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30):
+        self.devices = devices
+        self.compute_capability = compute_capability
+        self.memory_bytes = memory_bytes
+        self.initialized = False
+        self.calls = []  # names of the driver calls made, in order
+        self.launches = []
+        self.streams = {}  # handle -> list of ("launch", Launch) / ("copy", ...) / ("event", handle) / ...
+        self.events = {}  # handle -> (stream handle, position in that stream's list) once recorded
+        self.pools = {d: _Pool(d) for d in range(devices)}
+        self.allocations = {}  # address -> (bytearray, device, pool device)
+        self.modules = {}  # handle -> {kernel name: [ptx param types]}
+        self.functions = {}  # handle -> (kernel name, [ptx param types])
+        self._failures = {}
+        self._next_handle = 0x1000
+        self._next_address = 0x7F0000000000
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    # -- bookkeeping ---------------------------------------------------------------
+
+    def fail_next(self, name, error):
+        """Make the next call of ``name`` return ``error`` (a CUresult)."""
+        self._failures[name] = error
+
+    def _enter(self, name):
+        self.calls.append(name)
+        error = self._failures.pop(name, None)
+        if error is None and name != "cuInit" and not self.initialized:
+            error = _real.CUresult.CUDA_ERROR_NOT_INITIALIZED
+        return error
+
+    def _new_handle(self):
+        with self._lock:
+            self._next_handle += 1
+            return self._next_handle
+
+    def _find(self, address):
+        """(bytearray, offset) of the allocation holding device ``address``."""
+        for base, (buffer, _device, _pool) in self.allocations.items():
+            if base <= address < base + max(len(buffer), 1):
+                return buffer, address - base
+        raise ValueError(f"FakeDriver: {address:#x} is not device memory")
+
+    def _queue(self, stream, entry):
+        self.streams.setdefault(_handle(stream), []).append(entry)
+
+    def _current_device(self):
+        return getattr(self._local, "device", 0)
+
+    # -- initialisation and devices ------------------------------------------------
+
+    def cuInit(self, flags):
+        error = self._enter("cuInit")
+        if error is not None:
+            return (error,)
+        self.initialized = True
+        return (_SUCCESS,)
+
+    def cuDeviceGetCount(self):
+        error = self._enter("cuDeviceGetCount")
+        return (error, 0) if error is not None else (_SUCCESS, self.devices)
+
+    def cuDeviceGet(self, ordinal):
+        error = self._enter("cuDeviceGet")
+        if error is None and not 0 <= ordinal < self.devices:
+            error = _real.CUresult.CUDA_ERROR_INVALID_DEVICE
+        return (error, None) if error is not None else (_SUCCESS, _real.CUdevice(ordinal))
+
+    def cuDeviceGetAttribute(self, attrib, dev):
+        error = self._enter("cuDeviceGetAttribute")
+        if error is not None:
+            return (error, 0)
+        values = {
+            _real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: self.compute_capability[0],
+            _real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: self.compute_capability[1],
+            _real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: 108,
+            _real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: 1024,
+            _real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: 1,
+        }
+        if attrib not in values:
+            return (_real.CUresult.CUDA_ERROR_NOT_SUPPORTED, 0)
+        return (_SUCCESS, values[attrib])
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        error = self._enter("cuDevicePrimaryCtxRetain")
+        return (error, None) if error is not None else (_SUCCESS, _real.CUcontext(0x100 + int(dev)))
+
+    def cuCtxSetCurrent(self, ctx):
+        error = self._enter("cuCtxSetCurrent")
+        if error is not None:
+            return (error,)
+        self._local.device = _handle(ctx) - 0x100
+        return (_SUCCESS,)
+
+    def cuCtxGetCurrent(self):
+        error = self._enter("cuCtxGetCurrent")
+        if error is not None:
+            return (error, None)
+        device = getattr(self._local, "device", None)
+        return (_SUCCESS, _real.CUcontext(0 if device is None else 0x100 + device))
+
+    # -- streams and events ------------------------------------------------------------
+
+    def cuStreamCreate(self, flags):
+        error = self._enter("cuStreamCreate")
+        if error is not None:
+            return (error, None)
+        handle = self._new_handle()
+        self.streams[handle] = []
+        return (_SUCCESS, _real.CUstream(handle))
+
+    def cuStreamDestroy(self, stream):
+        error = self._enter("cuStreamDestroy")
+        return (error,) if error is not None else (_SUCCESS,)
+
+    def cuStreamSynchronize(self, stream):
+        error = self._enter("cuStreamSynchronize")
+        if error is not None:
+            return (error,)
+        self._queue(stream, ("synchronize",))
+        self._release_over_threshold()
+        return (_SUCCESS,)
+
+    def cuEventCreate(self, flags):
+        error = self._enter("cuEventCreate")
+        return (error, None) if error is not None else (_SUCCESS, _real.CUevent(self._new_handle()))
+
+    def cuEventDestroy(self, event):
+        error = self._enter("cuEventDestroy")
+        return (error,) if error is not None else (_SUCCESS,)
+
+    def cuEventRecord(self, event, stream):
+        error = self._enter("cuEventRecord")
+        if error is not None:
+            return (error,)
+        entries = self.streams.setdefault(_handle(stream), [])
+        self.events[_handle(event)] = (_handle(stream), len(entries))
+        entries.append(("record", _handle(event)))
+        return (_SUCCESS,)
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        error = self._enter("cuStreamWaitEvent")
+        if error is not None:
+            return (error,)
+        self._queue(stream, ("wait", _handle(event)))
+        return (_SUCCESS,)
+
+    def cuEventSynchronize(self, event):
+        error = self._enter("cuEventSynchronize")
+        return (error,) if error is not None else (_SUCCESS,)
+
+    # -- memory pools and allocations ----------------------------------------------
+
+    def cuDeviceGetDefaultMemPool(self, dev):
+        error = self._enter("cuDeviceGetDefaultMemPool")
+        return (error, None) if error is not None else (_SUCCESS, _real.CUmemoryPool(0x200 + int(dev)))
+
+    def _pool(self, pool):
+        return self.pools[_handle(pool) - 0x200]
+
+    def cuMemPoolSetAttribute(self, pool, attr, value):
+        error = self._enter("cuMemPoolSetAttribute")
+        if error is not None:
+            return (error,)
+        state = self._pool(pool)
+        attrs = _real.CUmemPool_attribute
+        if attr == attrs.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+            state.release_threshold = int(value)
+        elif attr == attrs.CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+            state.used_high = int(value)
+        elif attr == attrs.CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+            state.reserved_high = int(value)
+        else:
+            return (_real.CUresult.CUDA_ERROR_NOT_SUPPORTED,)
+        return (_SUCCESS,)
+
+    def cuMemPoolGetAttribute(self, pool, attr):
+        error = self._enter("cuMemPoolGetAttribute")
+        if error is not None:
+            return (error, 0)
+        state = self._pool(pool)
+        attrs = _real.CUmemPool_attribute
+        values = {
+            attrs.CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: state.release_threshold,
+            attrs.CU_MEMPOOL_ATTR_USED_MEM_CURRENT: state.used,
+            attrs.CU_MEMPOOL_ATTR_USED_MEM_HIGH: state.used_high,
+            attrs.CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: state.reserved,
+            attrs.CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: state.reserved_high,
+        }
+        if attr not in values:
+            return (_real.CUresult.CUDA_ERROR_NOT_SUPPORTED, 0)
+        return (_SUCCESS, values[attr])
+
+    def cuMemPoolTrimTo(self, pool, min_bytes_to_keep):
+        error = self._enter("cuMemPoolTrimTo")
+        if error is not None:
+            return (error,)
+        state = self._pool(pool)
+        keep = max(min_bytes_to_keep - state.used, 0)
+        if state.cached > keep:
+            state.reserved -= state.cached - keep
+            state.cached = keep
+        return (_SUCCESS,)
+
+    def _release_over_threshold(self):
+        # The driver gives cached memory back at synchronisation beyond the threshold.
+        for state in self.pools.values():
+            excess = state.reserved - max(state.release_threshold, state.used)
+            if excess > 0 and state.cached > 0:
+                released = min(excess, state.cached)
+                state.cached -= released
+                state.reserved -= released
+
+    def cuMemAllocFromPoolAsync(self, bytesize, pool, stream):
+        error = self._enter("cuMemAllocFromPoolAsync")
+        if error is not None:
+            return (error, None)
+        state = self._pool(pool)
+        reuse = min(state.cached, bytesize)
+        if state.reserved - reuse + bytesize > self.memory_bytes:
+            return (_real.CUresult.CUDA_ERROR_OUT_OF_MEMORY, None)
+        state.cached -= reuse
+        state.reserved += bytesize - reuse
+        state.used += bytesize
+        state.used_high = max(state.used_high, state.used)
+        state.reserved_high = max(state.reserved_high, state.reserved)
+        with self._lock:
+            address = self._next_address
+            self._next_address += (bytesize + 255) // 256 * 256 + 256
+        self.allocations[address] = (bytearray(bytesize), state.device, state.device)
+        self._queue(stream, ("alloc", address, bytesize))
+        return (_SUCCESS, _real.CUdeviceptr(address))
+
+    def cuMemFreeAsync(self, dptr, stream):
+        error = self._enter("cuMemFreeAsync")
+        if error is not None:
+            return (error,)
+        address = _handle(dptr)
+        if address not in self.allocations:
+            return (_real.CUresult.CUDA_ERROR_INVALID_VALUE,)
+        buffer, _device, pool_device = self.allocations.pop(address)
+        state = self.pools[pool_device]
+        state.used -= len(buffer)
+        state.cached += len(buffer)
+        self._queue(stream, ("free", address, len(buffer)))
+        return (_SUCCESS,)
+
+    # -- copies ----------------------------------------------------------------------------
+
+    def cuMemcpyHtoDAsync(self, dst, src, byte_count, stream):
+        error = self._enter("cuMemcpyHtoDAsync")
+        if error is not None:
+            return (error,)
+        buffer, offset = self._find(_handle(dst))
+        if isinstance(src, int):
+            buffer[offset : offset + byte_count] = ctypes.string_at(src, byte_count)
+        else:
+            buffer[offset : offset + byte_count] = memoryview(src).cast("B")[:byte_count]
+        self._queue(stream, ("copy", "HtoD", _handle(dst), byte_count))
+        return (_SUCCESS,)
+
+    def cuMemcpyDtoHAsync(self, dst, src, byte_count, stream):
+        error = self._enter("cuMemcpyDtoHAsync")
+        if error is not None:
+            return (error,)
+        buffer, offset = self._find(_handle(src))
+        data = bytes(buffer[offset : offset + byte_count])
+        if isinstance(dst, int):
+            ctypes.memmove(dst, data, byte_count)
+        else:
+            memoryview(dst).cast("B")[:byte_count] = data
+        self._queue(stream, ("copy", "DtoH", _handle(src), byte_count))
+        return (_SUCCESS,)
+
+    def cuMemcpyDtoDAsync(self, dst, src, byte_count, stream):
+        error = self._enter("cuMemcpyDtoDAsync")
+        if error is not None:
+            return (error,)
+        source, src_offset = self._find(_handle(src))
+        target, dst_offset = self._find(_handle(dst))
+        target[dst_offset : dst_offset + byte_count] = source[src_offset : src_offset + byte_count]
+        self._queue(stream, ("copy", "DtoD", _handle(dst), byte_count))
+        return (_SUCCESS,)
+
+    def cuMemsetD8Async(self, dst, value, count, stream):
+        error = self._enter("cuMemsetD8Async")
+        if error is not None:
+            return (error,)
+        buffer, offset = self._find(_handle(dst))
+        buffer[offset : offset + count] = bytes([value & 0xFF]) * count
+        self._queue(stream, ("memset", _handle(dst), count))
+        return (_SUCCESS,)
+
+    # -- modules and launches --------------------------------------------------------
+
+    def cuModuleLoadData(self, image):
+        error = self._enter("cuModuleLoadData")
+        if error is not None:
+            return (error, None)
+        text = bytes(image).decode(errors="replace") if not isinstance(image, str) else image
+        kernels = {}
+        for name, params in _PTX_ENTRY.findall(text):
+            kernels[name] = [kind for kind, _ in _PTX_PARAM.findall(params)]
+        if not kernels:
+            return (_real.CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+        handle = self._new_handle()
+        self.modules[handle] = kernels
+        return (_SUCCESS, _real.CUmodule(handle))
+
+    def cuModuleUnload(self, module):
+        error = self._enter("cuModuleUnload")
+        return (error,) if error is not None else (_SUCCESS,)
+
+    def cuModuleGetFunction(self, module, name):
+        error = self._enter("cuModuleGetFunction")
+        if error is not None:
+            return (error, None)
+        name = name.decode() if isinstance(name, bytes) else name
+        kernels = self.modules.get(_handle(module), {})
+        if name not in kernels:
+            return (_real.CUresult.CUDA_ERROR_NOT_FOUND, None)
+        handle = self._new_handle()
+        self.functions[handle] = (name, kernels[name])
+        return (_SUCCESS, _real.CUfunction(handle))
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared_bytes, stream, kernel_params, extra):
+        error = self._enter("cuLaunchKernel")
+        if error is not None:
+            return (error,)
+        name, types = self.functions[_handle(f)]
+        if not isinstance(kernel_params, int):
+            raise TypeError("FakeDriver.cuLaunchKernel: kernelParams must be the address of a void* array")
+        pointers = (ctypes.c_void_p * len(types)).from_address(kernel_params)
+        args = []
+        for kind, pointer in zip(types, pointers, strict=True):
+            size = _SIZES[re.sub(r"\D", "", kind)]
+            args.append(int.from_bytes(ctypes.string_at(pointer, size), "little"))
+        launch = Launch(name, (gx, gy, gz), (bx, by, bz), shared_bytes, _handle(stream), args, types)
+        self.launches.append(launch)
+        self._queue(stream, ("launch", launch))
+        return (_SUCCESS,)
