@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h kernels/*.cu kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench bench-readers bench-cpu-pipeline kernels lint clean
+.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops kernels lint clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ bench-readers: $(STAMP)
 bench-cpu-pipeline: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) bench/cpu_pipeline.py --reference-python $(REFERENCE_PY)
+
+# CPU milliseconds per image of each image operator (1 thread, sync_cpu) against the reference.
+bench-ops: $(STAMP)
+	$(PY) bench/ops.py --reference-python $(REFERENCE_PY)
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle

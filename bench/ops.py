@@ -1,0 +1,365 @@
+"""CPU image operators one by one: ndd against the reference, in one run.
+
+Every operator runs on the same batch of 16 uint8 HWC images of 500x375 (made from the bundled photographs,
+``ndd/_sample_data/photos``, decoded and resized with Pillow; deterministic), or on what it needs instead:
+the same images encoded as JPEG quality 90 for ``decoders.image``, 100 normalized boxes per sample (and
+labels) for the box operators, whose milliseconds are per sample of 100 boxes. Both implementations run in
+``sync_cpu`` mode with ``set_num_threads(1)``.
+
+Each implementation runs in its own worker process (ndd from this interpreter, the reference from its side
+virtualenv); the driver interleaves them operator by operator, repeats, and prints the CPU milliseconds per
+image (``time.process_time`` of calls on the batch until at least ``--min-seconds`` of CPU time, divided by
+the images processed): median [min-max] of the repeats, and the speed ratio ndd/ref (reference time over ndd
+time: above 1 ndd is faster). CPU time of the process, not wall time: other work sharing the machine hardly
+changes it. Operators the reference cannot run on the CPU (GPU-only there) are listed with its error.
+
+    python bench/ops.py [--reference-python ~/dali-ref/bin/python] [--repeats 5] [--ops resize_linear,flip]
+"""
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+BATCH_SIZE = 16
+WIDTH, HEIGHT = 500, 375
+NUM_BOXES = 100
+NUM_ANCHORS = 1000
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ndd", "_sample_data", "photos")
+# Rotation by 30 degrees about the image centre, as a 2x3 matrix (output -> input by default).
+_COS, _SIN = 0.8660254, 0.5
+AFFINE = [
+    _COS,
+    -_SIN,
+    WIDTH / 2 - _COS * WIDTH / 2 + _SIN * HEIGHT / 2,
+    _SIN,
+    _COS,
+    HEIGHT / 2 - _SIN * WIDTH / 2 - _COS * HEIGHT / 2,
+]
+PERSPECTIVE = [1.0, 0.1, -20.0, 0.05, 1.0, -10.0, 0.0002, 0.0001, 1.0]
+SHARPEN = [[0.0, -1.0, 0.0], [-1.0, 5.0, -1.0], [0.0, -1.0, 0.0]]
+# The operators timed, in the table's order before sorting (the keys of operator_calls).
+OPS = [
+    "resize_linear",
+    "resize_cubic",
+    "resize_lanczos3",
+    "random_resized_crop",
+    "crop",
+    "crop_mirror_normalize",
+    "flip",
+    "rotate",
+    "warp_affine",
+    "warp_perspective",
+    "water",
+    "sphere",
+    "jitter",
+    "brightness_contrast",
+    "hsv",
+    "hue",
+    "saturation",
+    "color_twist",
+    "csc_rgb_to_gray",
+    "csc_rgb_to_ycbcr",
+    "equalize",
+    "clahe",
+    "gaussian_blur",
+    "laplacian",
+    "filter_3x3",
+    "median_blur",
+    "erase",
+    "paste",
+    "grid_mask",
+    "normalize",
+    "noise.gaussian",
+    "noise.salt_and_pepper",
+    "noise.shot",
+    "jpeg_compression_distortion",
+    "decoders.image",
+    "bb_flip",
+    "coord_flip",
+    "random_bbox_crop",
+    "box_encoder",
+]
+
+
+def make_images():
+    """16 uint8 HWC arrays of HEIGHT x WIDTH: the bundled photographs, cropped to 4:3 and resized (Pillow)."""
+    import numpy as np
+    from PIL import Image
+
+    photos = [
+        Image.open(os.path.join(PHOTOS, name)).convert("RGB")
+        for name in sorted(os.listdir(PHOTOS))
+        if name.endswith(".jpg")
+    ]
+    images = []
+    for i in range(BATCH_SIZE):
+        photo = photos[i % len(photos)]
+        if i >= len(photos):
+            photo = photo.transpose(Image.FLIP_LEFT_RIGHT)
+        # The largest 4:3 window in the photograph's centre, scaled to WIDTH x HEIGHT.
+        width = min(photo.width, photo.height * WIDTH // HEIGHT)
+        height = width * HEIGHT // WIDTH
+        left, top = (photo.width - width) // 2, (photo.height - height) // 2
+        window = photo.crop((left, top, left + width, top + height))
+        images.append(np.asarray(window.resize((WIDTH, HEIGHT), Image.BILINEAR)))
+    return images
+
+
+def make_inputs():
+    """The numpy inputs every operator draws on (the same in both workers)."""
+    import numpy as np
+    from PIL import Image
+
+    images = make_images()
+    jpegs = []
+    for image in images:
+        encoded = io.BytesIO()
+        Image.fromarray(image).save(encoded, format="JPEG", quality=90)
+        jpegs.append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
+    rng = np.random.default_rng(0)
+    boxes, labels = [], []
+    for _ in range(BATCH_SIZE):
+        lt = rng.uniform(0.0, 0.7, (NUM_BOXES, 2))
+        wh = rng.uniform(0.05, 0.3, (NUM_BOXES, 2))
+        boxes.append(np.concatenate([lt, lt + wh], axis=1).astype(np.float32))
+        labels.append(rng.integers(1, 80, NUM_BOXES).astype(np.int32))
+    # Anchors on a regular grid, ltrb: NUM_ANCHORS of them in 10 sizes.
+    side = int(np.sqrt(NUM_ANCHORS // 10))
+    centres = (np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2) + 0.5) / side
+    anchors = [
+        np.concatenate([centres - size / 2, centres + size / 2], axis=1)
+        for size in np.linspace(0.05, 0.5, NUM_ANCHORS // (side * side))
+    ]
+    anchors = np.clip(np.concatenate(anchors), 0.0, 1.0).astype(np.float32)
+    return {"images": images, "jpegs": jpegs, "boxes": boxes, "labels": labels, "anchors": anchors}
+
+
+def operator_calls(ndd, types, data):
+    """Per benchmark name: a function of no arguments calling the operator on the batch."""
+    import numpy as np
+
+    images = ndd.batch(data["images"], layout="HWC")
+    jpegs = ndd.batch(data["jpegs"])
+    boxes = ndd.batch(data["boxes"])
+    labels = ndd.batch(data["labels"])
+    points = ndd.batch([b.reshape(-1, 2) for b in data["boxes"]])
+    anchors = data["anchors"].reshape(-1).tolist()
+    sharpen = ndd.batch([np.array(SHARPEN, dtype=np.float32)] * BATCH_SIZE)
+    # The reference takes the affine matrix as 2x3 rows (a flat list of 6 fails there) and the perspective
+    # one as an input (its 'matrix' argument fails on a flat list of 9).
+    affine = [AFFINE[:3], AFFINE[3:]]
+    perspective = ndd.batch([np.array(PERSPECTIVE, dtype=np.float32).reshape(3, 3)] * BATCH_SIZE)
+    rng = ndd.random.RNG(seed=1)
+    return {
+        "resize_linear": lambda: ndd.resize(images, resize_shorter=256, interp_type=types.INTERP_LINEAR),
+        "resize_cubic": lambda: ndd.resize(images, resize_shorter=256, interp_type=types.INTERP_CUBIC),
+        "resize_lanczos3": lambda: ndd.resize(images, resize_shorter=256, interp_type=types.INTERP_LANCZOS3),
+        "random_resized_crop": lambda: ndd.random_resized_crop(images, size=[224, 224], rng=rng),
+        "crop": lambda: ndd.crop(images, crop=[224, 224]),
+        "crop_mirror_normalize": lambda: ndd.crop_mirror_normalize(
+            images, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        ),
+        "flip": lambda: ndd.flip(images, horizontal=1),
+        "rotate": lambda: ndd.rotate(images, angle=30.0, fill_value=0),
+        "warp_affine": lambda: ndd.warp_affine(images, matrix=affine, fill_value=0),
+        "warp_perspective": lambda: ndd.experimental.warp_perspective(images, perspective),
+        "water": lambda: ndd.water(images),
+        "sphere": lambda: ndd.sphere(images),
+        "jitter": lambda: ndd.jitter(images, rng=rng),
+        "brightness_contrast": lambda: ndd.brightness_contrast(images, brightness=1.2, contrast=0.8),
+        "hsv": lambda: ndd.hsv(images, hue=30.0, saturation=1.2, value=0.9),
+        "hue": lambda: ndd.hue(images, hue=30.0),
+        "saturation": lambda: ndd.saturation(images, saturation=1.5),
+        "color_twist": lambda: ndd.color_twist(
+            images, hue=30.0, saturation=1.2, brightness=1.1, contrast=0.9
+        ),
+        "csc_rgb_to_gray": lambda: ndd.color_space_conversion(
+            images, image_type=types.RGB, output_type=types.GRAY
+        ),
+        "csc_rgb_to_ycbcr": lambda: ndd.color_space_conversion(
+            images, image_type=types.RGB, output_type=types.YCbCr
+        ),
+        "equalize": lambda: ndd.equalize(images),
+        "clahe": lambda: ndd.clahe(images, tiles_x=8, tiles_y=8, clip_limit=2.0),
+        "gaussian_blur": lambda: ndd.gaussian_blur(images, sigma=2.0),
+        "laplacian": lambda: ndd.laplacian(images, window_size=3),
+        "filter_3x3": lambda: ndd.filter(images, sharpen),
+        "median_blur": lambda: ndd.experimental.median_blur(images, window_size=[3, 3]),
+        "erase": lambda: ndd.erase(
+            images, anchor=[100, 150, 250, 50], shape=[80, 120, 60, 100], axis_names="HW", fill_value=0
+        ),
+        "paste": lambda: ndd.paste(images, ratio=1.5, paste_x=0.25, paste_y=0.75, fill_value=[0, 0, 0]),
+        "grid_mask": lambda: ndd.grid_mask(images, tile=64, ratio=0.4, angle=0.3),
+        "normalize": lambda: ndd.normalize(images),
+        "noise.gaussian": lambda: ndd.noise.gaussian(images, stddev=10.0, rng=rng),
+        "noise.salt_and_pepper": lambda: ndd.noise.salt_and_pepper(images, prob=0.05, rng=rng),
+        "noise.shot": lambda: ndd.noise.shot(images, factor=2.0, rng=rng),
+        "jpeg_compression_distortion": lambda: ndd.jpeg_compression_distortion(images, quality=50),
+        "decoders.image": lambda: ndd.decoders.image(jpegs),
+        "bb_flip": lambda: ndd.bb_flip(boxes, ltrb=True, horizontal=1),
+        "coord_flip": lambda: ndd.coord_flip(points, layout="xy", flip_x=1),
+        "random_bbox_crop": lambda: ndd.random_bbox_crop(
+            boxes, labels, thresholds=[0.1, 0.3, 0.5], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], rng=rng
+        ),
+        "box_encoder": lambda: ndd.box_encoder(boxes, labels, anchors=anchors, criteria=0.5),
+    }
+
+
+def _evaluate(result):
+    """Evaluate every output; return the shape of the first output's first sample."""
+    outputs = result if isinstance(result, (tuple, list)) else [result]
+    for output in outputs:
+        output.evaluate()
+    return list(outputs[0].shape[0])
+
+
+def _worker(impl):
+    """Serve timing requests on stdin: one JSON line in, one JSON line out."""
+    if impl == "ndd":
+        import ndd
+        from ndd import types
+    else:
+        import nvidia.dali.experimental.dynamic as ndd
+        from nvidia.dali import types
+
+    ndd.set_num_threads(1)
+    calls = operator_calls(ndd, types, make_inputs())
+    assert list(calls) == OPS, "OPS and operator_calls name different operators"
+    errors, shapes = {}, {}
+    with ndd.EvalMode.sync_cpu:
+        for name, call in list(calls.items()):
+            try:
+                shapes[name] = _evaluate(call())  # warm-up: operator instances, lazy imports, caches
+            except Exception as error:  # reported in the table instead of stopping the other operators
+                del calls[name]
+                message = " ".join(str(error).split())
+                errors[name] = f"{type(error).__name__}: {message[:100]}"
+    print(json.dumps({"ready": impl, "ops": sorted(calls), "errors": errors, "shapes": shapes}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        call, calls_done = calls[req["op"]], 0
+        with ndd.EvalMode.sync_cpu:
+            start = time.process_time()
+            while True:
+                _evaluate(call())
+                calls_done += 1
+                elapsed = time.process_time() - start
+                if elapsed >= req["min_seconds"]:
+                    break
+        print(json.dumps({"ms": elapsed * 1e3 / (calls_done * BATCH_SIZE)}), flush=True)
+
+
+class Worker:
+    def __init__(self, python, impl):
+        self.proc = subprocess.Popen(
+            [python, os.path.abspath(__file__), "--worker", impl],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        ready = self.proc.stdout.readline()
+        if not ready:
+            raise RuntimeError(f"{impl} worker failed to start ({python})")
+        ready = json.loads(ready)
+        self.ops, self.errors, self.shapes = set(ready["ops"]), ready["errors"], ready["shapes"]
+
+    def time(self, op, min_seconds):
+        """CPU milliseconds per image of ``op``."""
+        self.proc.stdin.write(json.dumps({"op": op, "min_seconds": min_seconds}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["ms"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _cell(times):
+    return f"{statistics.median(times):7.3f} [{min(times):.3f}-{max(times):.3f}]"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", choices=["ndd", "ref"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--reference-python",
+        default=os.path.expanduser("~/dali-ref/bin/python"),
+        help="interpreter of the virtualenv where nvidia-dali is installed",
+    )
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ops", help=f"comma-separated operators to time (default: all of {', '.join(OPS)})")
+    parser.add_argument(
+        "--min-seconds", type=float, default=0.2, help="CPU seconds of calls per measurement, at least"
+    )
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker)
+        return
+
+    ops = OPS
+    if args.ops:
+        ops = [name.strip() for name in args.ops.split(",") if name.strip()]
+        unknown = [name for name in ops if name not in OPS]
+        if unknown:
+            sys.exit(f"unknown operator(s) {', '.join(unknown)}; choose from {', '.join(OPS)}")
+    if not os.path.exists(args.reference_python):
+        sys.exit(
+            f"reference interpreter {args.reference_python} not found; install the reference in its own "
+            "virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow"
+        )
+    workers = {"ndd": Worker(sys.executable, "ndd"), "ref": Worker(args.reference_python, "ref")}
+    times = {op: {impl: [] for impl in workers} for op in ops}
+    for _ in range(args.repeats):
+        for op in ops:
+            for impl, worker in workers.items():
+                if op in worker.ops and all(op in w.ops for w in workers.values()):
+                    times[op][impl].append(worker.time(op, args.min_seconds))
+    for worker in workers.values():
+        worker.close()
+
+    print(
+        f"CPU ms per image, batch of {BATCH_SIZE} uint8 {WIDTH}x{HEIGHT} HWC images, 1 thread, sync_cpu: "
+        f"median [min-max] of {args.repeats} interleaved repeats.\n"
+        "ndd/ref is the speed ratio (reference ms / ndd ms): above 1 ndd is faster; '<-- slower' marks ops "
+        "where ndd is slower."
+    )
+    header = f"{'operator':<28} {'ndd ms':>24} {'reference ms':>24} {'ndd/ref':>8}"
+    print(header)
+    print("-" * len(header))
+    rows = []
+    for op in ops:
+        if times[op]["ndd"] and times[op]["ref"]:
+            ratio = statistics.median(times[op]["ref"]) / statistics.median(times[op]["ndd"])
+            rows.append((ratio, op))
+    for ratio, op in sorted(rows):
+        mark = "  <-- slower" if ratio < 1.0 else ""
+        print(f"{op:<28} {_cell(times[op]['ndd']):>24} {_cell(times[op]['ref']):>24} {ratio:8.2f}{mark}")
+    for op in ops:
+        shapes = [worker.shapes.get(op) for worker in workers.values()]
+        if None not in shapes and shapes[0] != shapes[1]:
+            print(f"note: {op} gives differently shaped outputs: ndd {shapes[0]}, reference {shapes[1]}")
+    skipped = [op for op in ops if not (times[op]["ndd"] and times[op]["ref"])]
+    if skipped:
+        print("\nnot timed:")
+        for op in skipped:
+            for impl, name in (("ndd", "ndd"), ("ref", "reference")):
+                error = workers[impl].errors.get(op)
+                if error:
+                    print(f"  {op:<28} {name} fails on the CPU: {error}")
+    if rows:
+        ratios = [ratio for ratio, _ in rows]
+        print(
+            f"\n{len(rows)} operators: median ratio {statistics.median(ratios):.2f}, "
+            f"{sum(ratio < 1.0 for ratio in ratios)} where ndd is slower"
+        )
+
+
+if __name__ == "__main__":
+    main()
