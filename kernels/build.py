@@ -1,88 +1,242 @@
-"""Compile every ``kernels/*.cu`` file to PTX with NVRTC.
+"""Compile every ``kernels/*.cu`` file with NVRTC and write ``manifest.json``.
+
+The scheme, documented in ``ndd/_cuda/kernel_files.py``: a CUBIN for each of
+``CUBIN_ARCHS`` (sm_70 to sm_90), which loads on any CUDA 12 driver, plus PTX for
+``compute_90`` for newer chips, which loads on drivers at least as new as the NVRTC
+used here; the shipped source, for runtime compilation when neither fits.
+
+The manifest records, per kernel file, its sha256, each image with its PTX ISA
+``.version`` and ``.target`` and the oldest driver that loads it, and the parameter
+kinds of every ``extern "C" __global__`` function. The kinds come from NVRTC itself
+(a probe compiled after the source maps each parameter type to a kind with
+templates), so macros and typedefs are seen through; they are checked against the
+``.param`` sizes of the PTX ``.entry``.
 
 NVRTC comes from the ``nvidia-cuda-nvrtc`` wheel through cuda-python's
-``cuda.bindings.nvrtc`` and needs no GPU. Without it the step is skipped and ndd
-runs CPU-only. Run directly (``python kernels/build.py OUTDIR``) to check that
-every kernel compiles; it exits non-zero on a compile error.
+``cuda.bindings.nvrtc`` and needs no GPU; without it the step is skipped and ndd runs
+CPU-only. ``python kernels/build.py OUTDIR`` exits non-zero on a compile error.
 """
 
 import glob
+import hashlib
+import importlib.util
+import json
 import os
+import re
+import shutil
 import sys
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
-# PTX for this virtual architecture is JIT-compiled by the driver for any newer GPU.
-ARCH = "compute_70"
+ROOT = os.path.dirname(KERNEL_DIR)
+
+
+def _load_kernel_files():
+    # By path: setup.py runs this before ndd's extensions are built, so ndd cannot be imported.
+    path = os.path.join(ROOT, "ndd", "_cuda", "kernel_files.py")
+    spec = importlib.util.spec_from_file_location("ndd_kernel_files", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+kernel_files = _load_kernel_files()
+
+# The PTX .param type that carries each kind (NVRTC widens nothing, and signedness is
+# not kept: int is .u32, long long .u64).
+PTX_PARAM_TYPE = {
+    "ptr": "u64",
+    "bool": "u8",
+    "i8": "u8",
+    "u8": "u8",
+    "i16": "u16",
+    "u16": "u16",
+    "i32": "u32",
+    "u32": "u32",
+    "i64": "u64",
+    "u64": "u64",
+    "f32": "f32",
+    "f64": "f64",
+}
+
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)")
+_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)")
+
+# Appended to a kernel file to make NVRTC report each kernel's parameter kinds as a
+# byte array in the PTX: code i + 1 for PARAM_KINDS' i-th kind, 0 for any other type.
+_PROBE_HEAD = """
+namespace ndd_probe {{
+template <typename T> struct kind {{ static constexpr unsigned char code = 0; }};
+template <typename T> struct kind<T*> {{ static constexpr unsigned char code = {ptr}; }};
+template <> struct kind<bool> {{ static constexpr unsigned char code = {bool}; }};
+template <> struct kind<char> {{ static constexpr unsigned char code = (char)-1 < 0 ? {i8} : {u8}; }};
+template <> struct kind<signed char> {{ static constexpr unsigned char code = {i8}; }};
+template <> struct kind<unsigned char> {{ static constexpr unsigned char code = {u8}; }};
+template <> struct kind<short> {{ static constexpr unsigned char code = {i16}; }};
+template <> struct kind<unsigned short> {{ static constexpr unsigned char code = {u16}; }};
+template <> struct kind<int> {{ static constexpr unsigned char code = {i32}; }};
+template <> struct kind<unsigned int> {{ static constexpr unsigned char code = {u32}; }};
+template <> struct kind<long> {{ static constexpr unsigned char code = sizeof(long) == 8 ? {i64} : {i32}; }};
+template <> struct kind<unsigned long> {{
+  static constexpr unsigned char code = sizeof(long) == 8 ? {u64} : {u32};
+}};
+template <> struct kind<long long> {{ static constexpr unsigned char code = {i64}; }};
+template <> struct kind<unsigned long long> {{ static constexpr unsigned char code = {u64}; }};
+template <> struct kind<float> {{ static constexpr unsigned char code = {f32}; }};
+template <> struct kind<double> {{ static constexpr unsigned char code = {f64}; }};
+template <typename F> struct signature;
+template <typename... A> struct signature<void (*)(A...)> {{
+  unsigned char codes[sizeof...(A) + 1] = {{kind<A>::code..., 255}};
+}};
+}}  // namespace ndd_probe
+"""
+_PROBE_KERNEL = 'extern "C" __device__ ndd_probe::signature<decltype(&{name})> ndd_probe_{name} = {{}};\n'
+_PROBE_ARRAY = re.compile(r"\bndd_probe_([A-Za-z_$][\w$]*)\s*\[\d+\]\s*=\s*\{([^}]*)\}")
 
 
 def _nvrtc():
-    try:
-        from cuda.bindings import nvrtc
-    except ImportError:
+    """cuda.bindings.nvrtc when NVRTC can be loaded, else None."""
+    if kernel_files.nvrtc_version() is None:
         return None
-    try:
-        err, _, _ = nvrtc.nvrtcVersion()
-    except Exception:  # the NVRTC library itself is missing
-        return None
-    return nvrtc if err == nvrtc.nvrtcResult.NVRTC_SUCCESS else None
+    from cuda.bindings import nvrtc
 
-
-def _check(nvrtc, result, what, program=None):
-    err = result[0]
-    if err == nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        return result[1:] if len(result) > 2 else (result[1] if len(result) == 2 else None)
-    log = ""
-    if program is not None:
-        _, size = nvrtc.nvrtcGetProgramLogSize(program)
-        buf = b" " * size
-        nvrtc.nvrtcGetProgramLog(program, buf)
-        log = buf.decode(errors="replace")
-    raise RuntimeError(f"NVRTC {what} failed ({err.name}):\n{log}")
+    return nvrtc
 
 
 def compile_to_ptx(nvrtc, source_path):
-    """PTX text of one CUDA source file."""
+    """PTX text of one CUDA source file for the shipped PTX architecture."""
     with open(source_path, "rb") as f:
         source = f.read()
-    name = os.path.basename(source_path).encode()
-    program = _check(nvrtc, nvrtc.nvrtcCreateProgram(source, name, 0, [], []), "create")
-    try:
-        options = [f"--gpu-architecture={ARCH}".encode(), b"--std=c++17", b"-default-device"]
-        result = nvrtc.nvrtcCompileProgram(program, len(options), options)
-        _check(nvrtc, result, f"compile of {source_path}", program)
-        size = _check(nvrtc, nvrtc.nvrtcGetPTXSize(program), "PTX size")
-        ptx = b" " * size
-        _check(nvrtc, nvrtc.nvrtcGetPTX(program, ptx), "PTX")
-        return ptx.rstrip(b"\x00").decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(program)
+    arch = f"compute_{kernel_files.PTX_ARCH}"
+    return kernel_files.compile_source(source, os.path.basename(source_path), arch).decode()
+
+
+def ptx_entries(ptx):
+    """``{kernel: [ptx param type, ...]}`` of every ``.entry`` in PTX text."""
+    return {name: _PARAM.findall(params) for name, params in _ENTRY.findall(ptx)}
+
+
+def kernel_signatures(source, name, ptx):
+    """``{kernel: [kind, ...]}`` of the kernels of one source whose PTX is ``ptx``,
+    with NVRTC resolving the types; raises ValueError for a kernel ndd cannot launch."""
+    entries = ptx_entries(ptx)
+    for kernel in entries:
+        if kernel.startswith("_Z"):
+            raise ValueError(f'{name}: kernel {kernel} has a C++ mangled name; declare it extern "C"')
+    kinds = list(kernel_files.PARAM_KINDS)
+    head = _PROBE_HEAD.format(**{kind: index + 1 for index, kind in enumerate(kinds)})
+    probes = head + "".join(_PROBE_KERNEL.format(name=kernel) for kernel in entries)
+    arch = f"compute_{kernel_files.PTX_ARCH}"
+    probe_ptx = kernel_files.compile_source(source, name, arch, probes.encode()).decode()
+    signatures = {}
+    for kernel, codes in _PROBE_ARRAY.findall(probe_ptx):
+        values = [int(code) for code in codes.split(",")]
+        params = values[: values.index(255)]
+        for index, code in enumerate(params):
+            if code == 0:
+                raise ValueError(
+                    f"{name}: parameter {index} of kernel {kernel} has a type ndd cannot pass "
+                    f"(supported: pointers and {', '.join(kinds[1:])})"
+                )
+        signatures[kernel] = [kinds[code - 1] for code in params]
+    for kernel, ptx_types in entries.items():
+        expected = [PTX_PARAM_TYPE[kind] for kind in signatures[kernel]]
+        if ptx_types != expected:
+            raise ValueError(f"{name}: kernel {kernel} has PTX params {ptx_types}, kinds give {expected}")
+    return {kernel: signatures[kernel] for kernel in sorted(entries)}
+
+
+def _build_module(source_path, out_dir):
+    """Compile one kernel file into ``out_dir``; return its manifest entry."""
+    with open(source_path, "rb") as f:
+        source = f.read()
+    name = os.path.basename(source_path)
+    stem = os.path.splitext(name)[0]
+    # A CUBIN loads on every driver of the CUDA major version that made it.
+    cubin_min_driver = kernel_files.nvrtc_version()[0] * 1000
+    images = []
+    for sm in kernel_files.CUBIN_ARCHS:
+        cubin = kernel_files.compile_source(source, name, f"sm_{sm}")
+        image = _write_image(out_dir, f"{stem}.sm_{sm}.cubin", cubin, "cubin", sm)
+        images.append(dict(image, min_driver=cubin_min_driver))
+    ptx = kernel_files.compile_source(source, name, f"compute_{kernel_files.PTX_ARCH}")
+    isa, target = kernel_files.ptx_header(ptx)
+    if isa not in kernel_files.PTX_ISA_MIN_DRIVER:
+        raise RuntimeError(f"{name}: PTX ISA {isa[0]}.{isa[1]} is not in kernel_files.PTX_ISA_MIN_DRIVER")
+    image = _write_image(out_dir, f"{stem}.compute_{kernel_files.PTX_ARCH}.ptx", ptx, "ptx", target)
+    image.update(
+        ptx_version=f"{isa[0]}.{isa[1]}",
+        ptx_target=f"sm_{target}",
+        min_driver=kernel_files.PTX_ISA_MIN_DRIVER[isa],
+    )
+    images.append(image)
+    shutil.copyfile(source_path, os.path.join(out_dir, name))
+    kernels = kernel_signatures(source, name, ptx.decode())
+    return {
+        "source": name,
+        "sha256": hashlib.sha256(source).hexdigest(),
+        "images": images,
+        "kernels": {kernel: {"params": params} for kernel, params in kernels.items()},
+    }
+
+
+def _write_image(out_dir, file_name, data, kind, sm):
+    with open(os.path.join(out_dir, file_name), "wb") as f:
+        f.write(data)
+    arch = f"sm_{sm}" if kind == "cubin" else f"compute_{sm}"
+    return {
+        "kind": kind,
+        "arch": arch,
+        "sm": sm,
+        "file": file_name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
 
 
 def build_all(out_dir, quiet=True):
-    """Compile every kernel into ``out_dir/<name>.ptx``; return the paths written
-    (an empty list when NVRTC is not installed)."""
-    nvrtc = _nvrtc()
-    sources = sorted(glob.glob(os.path.join(KERNEL_DIR, "*.cu")))
-    if nvrtc is None:
+    """Compile every kernel into ``out_dir`` with its ``manifest.json``; return the
+    PTX paths written, one per kernel file (an empty list when NVRTC is not installed).
+
+    Images and sources that an earlier build left in ``out_dir`` are removed first, so
+    the folder (packaged as ``ndd/_kernels``) holds exactly what the manifest lists.
+    """
+    if _nvrtc() is None:
         if not quiet:
-            print("ndd: NVRTC not importable, skipping the PTX build of kernels/ (CPU-only install)")
+            print("ndd: NVRTC not importable, skipping the build of kernels/ (CPU-only install)")
         return []
+    sources = sorted(glob.glob(os.path.join(KERNEL_DIR, "*.cu")))
     os.makedirs(out_dir, exist_ok=True)
-    written = []
-    for src in sources:
-        ptx = compile_to_ptx(nvrtc, src)
-        dst = os.path.join(out_dir, os.path.splitext(os.path.basename(src))[0] + ".ptx")
-        with open(dst, "w") as f:
-            f.write(ptx)
-        written.append(dst)
+    for pattern in ("*.cubin", "*.ptx", "*.cu", kernel_files.MANIFEST_NAME):
+        for stale in glob.glob(os.path.join(out_dir, pattern)):
+            os.remove(stale)
+    modules = {}
+    for source_path in sources:
+        stem = os.path.splitext(os.path.basename(source_path))[0]
+        modules[stem] = _build_module(source_path, out_dir)
         if not quiet:
-            print(f"ndd: compiled {os.path.basename(src)} -> {dst}")
-    return written
+            files = ", ".join(image["file"] for image in modules[stem]["images"])
+            print(f"ndd: compiled {os.path.basename(source_path)} -> {files}")
+    major, minor = kernel_files.nvrtc_version()
+    manifest = {
+        "nvrtc_version": f"{major}.{minor}",
+        "compile_options": list(kernel_files.COMPILE_OPTIONS),
+        "modules": modules,
+    }
+    with open(os.path.join(out_dir, kernel_files.MANIFEST_NAME), "w") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return [
+        os.path.join(out_dir, image["file"])
+        for module in modules.values()
+        for image in module["images"]
+        if image["kind"] == "ptx"
+    ]
 
 
 if __name__ == "__main__":
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(KERNEL_DIR, "..", "ndd", "_kernels")
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "ndd", "_kernels")
     if _nvrtc() is None:
         sys.exit("NVRTC is not importable: pip install cuda-python nvidia-cuda-nvrtc-cu12")
     paths = build_all(out, quiet=False)
-    print(f"{len(paths)} kernel file(s) compiled to PTX")
+    print(
+        f"{len(paths)} kernel file(s) compiled; manifest in {os.path.join(out, kernel_files.MANIFEST_NAME)}"
+    )

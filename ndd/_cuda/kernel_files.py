@@ -1,0 +1,308 @@
+"""The compiled kernels shipped in ``ndd/_kernels``, and NVRTC compilation when none fits.
+
+Pure Python: nothing here calls the CUDA driver. The loader asks :func:`kernel_image`
+for the image of a kernel module that loads on the device and driver at hand, and
+falls back to :func:`compile_at_runtime` when there is none.
+
+The scheme (decided in issue 5; ``kernels/build.py`` produces it):
+
+* A CUBIN for each of sm_70, sm_75, sm_80, sm_86, sm_89 and sm_90. A CUBIN needs no
+  JIT, so it loads on every driver of its CUDA major version, whichever 12.x NVRTC
+  made it (CUDA minor version compatibility), and it runs on devices of the same
+  major compute capability with an equal or higher minor one (sm_86 runs on 8.7).
+* PTX for compute_90, for chips newer than any CUBIN (Blackwell and later). NVRTC
+  writes the PTX ISA of its own release and cannot lower it, and the driver JIT only
+  accepts ISAs it knows, so this PTX loads only on a driver at least as new as the
+  NVRTC that built it (ISA 8.8 from NVRTC 12.9 needs driver 12.9, r575+).
+* Otherwise (an older driver on a newer chip, or a chip below sm_70):
+  :func:`compile_at_runtime` compiles the shipped source with the installed NVRTC
+  straight to a CUBIN for the device's exact architecture, which the minor version
+  compatibility again lets any 12.x driver load; results are cached on disk.
+"""
+
+import functools
+import hashlib
+import json
+import os
+import pathlib
+import re
+import tempfile
+
+__all__ = [
+    "CUBIN_ARCHS",
+    "PARAM_KINDS",
+    "PTX_ARCH",
+    "PTX_ISA_MIN_DRIVER",
+    "compile_at_runtime",
+    "compile_source",
+    "kernel_image",
+    "manifest",
+    "nvrtc_version",
+    "ptx_header",
+    "runtime_cache_path",
+]
+
+KERNELS_DIR = pathlib.Path(__file__).resolve().parent.parent / "_kernels"
+MANIFEST_NAME = "manifest.json"
+
+CUBIN_ARCHS = (70, 75, 80, 86, 89, 90)
+PTX_ARCH = 90
+COMPILE_OPTIONS = ("--std=c++17", "-default-device")
+
+# Parameter kinds of a kernel, with their size in bytes: what argument packing needs.
+# A pointer is 8 bytes: ndd runs on 64-bit hosts only, as CUDA 12 does.
+PARAM_KINDS = {
+    "ptr": 8,
+    "bool": 1,
+    "i8": 1,
+    "u8": 1,
+    "i16": 2,
+    "u16": 2,
+    "i32": 4,
+    "u32": 4,
+    "i64": 8,
+    "u64": 8,
+    "f32": 4,
+    "f64": 8,
+}
+
+# The first CUDA driver (as cuDriverGetVersion reports it) able to JIT each PTX ISA,
+# from the release notes of the PTX ISA manual. NVRTC 12.6 still writes ISA 8.5.
+PTX_ISA_MIN_DRIVER = {
+    (8, 0): 12000,
+    (8, 1): 12010,
+    (8, 2): 12020,
+    (8, 3): 12030,
+    (8, 4): 12040,
+    (8, 5): 12050,
+    (8, 6): 12070,
+    (8, 7): 12080,
+    (8, 8): 12090,
+    (9, 0): 13000,
+}
+
+
+def manifest(kernels_dir: os.PathLike | None = None) -> dict:
+    """The build manifest of the shipped kernels.
+
+    Parameters
+    ----------
+    kernels_dir
+        Folder holding ``manifest.json`` and the images; ``ndd/_kernels`` by default.
+
+    Returns
+    -------
+    dict
+        ``{"nvrtc_version", "compile_options", "modules": {name: {"source", "sha256",
+        "images": [...], "kernels": {kernel: {"params": [kind, ...]}}}}}``.
+
+    Raises
+    ------
+    RuntimeError
+        When ndd was built without NVRTC, so no kernels were compiled.
+    """
+    return _read_manifest(pathlib.Path(kernels_dir) if kernels_dir is not None else KERNELS_DIR)
+
+
+@functools.cache
+def _read_manifest(kernels_dir: pathlib.Path) -> dict:
+    path = kernels_dir / MANIFEST_NAME
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise RuntimeError(
+            f"ndd has no compiled GPU kernels ({path} is missing): it was built without NVRTC. "
+            "Reinstall with the gpu extra: pip install 'ndd[gpu]'"
+        ) from None
+    return json.loads(text)
+
+
+def _module_entry(module_name: str, kernels_dir: pathlib.Path) -> dict:
+    modules = _read_manifest(kernels_dir)["modules"]
+    if module_name not in modules:
+        raise KeyError(f"no kernel module {module_name!r}; shipped: {sorted(modules)}")
+    return modules[module_name]
+
+
+def kernel_image(
+    module_name: str,
+    compute_capability: tuple[int, int],
+    driver_version: int,
+    kernels_dir: os.PathLike | None = None,
+) -> tuple[str, bytes] | None:
+    """The shipped image of a kernel module that loads on this device and driver.
+
+    Parameters
+    ----------
+    module_name
+        Kernel file name without ``.cu`` (``"elementwise"``).
+    compute_capability
+        ``(major, minor)`` of the device.
+    driver_version
+        ``cuDriverGetVersion()`` (``12080`` for CUDA 12.8): PTX newer than the driver
+        cannot be JIT-compiled by it.
+    kernels_dir
+        Folder of the shipped kernels; ``ndd/_kernels`` by default.
+
+    Returns
+    -------
+    tuple of (str, bytes) or None
+        ``("cubin", image)`` for the CUBIN of the same major architecture with the
+        highest minor one not above the device's, else ``("ptx", text)`` when the
+        device is at least the PTX target and the driver knows its ISA, else None:
+        compile at runtime with :func:`compile_at_runtime`.
+    """
+    folder = pathlib.Path(kernels_dir) if kernels_dir is not None else KERNELS_DIR
+    major, minor = compute_capability
+    loadable = [
+        image
+        for image in _module_entry(module_name, folder)["images"]
+        if image["min_driver"] <= driver_version
+    ]
+    cubins = [
+        image
+        for image in loadable
+        if image["kind"] == "cubin" and image["sm"] // 10 == major and image["sm"] % 10 <= minor
+    ]
+    if cubins:
+        best = max(cubins, key=lambda image: image["sm"])
+        return "cubin", (folder / best["file"]).read_bytes()
+    ptx = [image for image in loadable if image["kind"] == "ptx" and image["sm"] <= major * 10 + minor]
+    if ptx:
+        best = max(ptx, key=lambda image: image["sm"])
+        return "ptx", (folder / best["file"]).read_bytes()
+    return None
+
+
+def nvrtc_version() -> tuple[int, int] | None:
+    """``(major, minor)`` of the installed NVRTC, or None when it cannot be loaded."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError:
+        return None
+    try:
+        err, major, minor = nvrtc.nvrtcVersion()
+    except Exception:  # cuda-python is there but the NVRTC library is not
+        return None
+    return (major, minor) if err == nvrtc.nvrtcResult.NVRTC_SUCCESS else None
+
+
+def compile_source(source: bytes, name: str, arch: str, extra_source: bytes = b"") -> bytes:
+    """Compile CUDA C++ with NVRTC: PTX text for ``compute_XY``, a CUBIN for ``sm_XY``.
+
+    ``extra_source`` is appended to ``source`` (the build's signature probes).
+    Raises RuntimeError with the NVRTC log when the compile fails.
+    """
+    from cuda.bindings import nvrtc
+
+    def check(result, what, program=None):
+        if result[0] == nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            return result[1] if len(result) > 1 else None
+        log = ""
+        if program is not None:
+            _, size = nvrtc.nvrtcGetProgramLogSize(program)
+            buffer = b" " * size
+            nvrtc.nvrtcGetProgramLog(program, buffer)
+            log = buffer.rstrip(b"\x00").decode(errors="replace")
+        raise RuntimeError(f"NVRTC {what} of {name} for {arch} failed ({result[0].name}):\n{log}")
+
+    program = check(nvrtc.nvrtcCreateProgram(source + extra_source, name.encode(), 0, [], []), "create")
+    try:
+        options = [f"--gpu-architecture={arch}".encode()] + [o.encode() for o in COMPILE_OPTIONS]
+        check(nvrtc.nvrtcCompileProgram(program, len(options), options), "compile", program)
+        if arch.startswith("sm_"):
+            size = check(nvrtc.nvrtcGetCUBINSize(program), "CUBIN size")
+            image = b" " * size
+            check(nvrtc.nvrtcGetCUBIN(program, image), "CUBIN")
+            return image
+        size = check(nvrtc.nvrtcGetPTXSize(program), "PTX size")
+        image = b" " * size
+        check(nvrtc.nvrtcGetPTX(program, image), "PTX")
+        return image.rstrip(b"\x00")
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+def ptx_header(ptx: bytes) -> tuple[tuple[int, int], int]:
+    """``((isa_major, isa_minor), sm)`` from the ``.version`` and ``.target`` lines of PTX."""
+    text = ptx.decode(errors="replace")
+    version = re.search(r"^\s*\.version\s+(\d+)\.(\d+)", text, re.MULTILINE)
+    target = re.search(r"^\s*\.target\s+sm_(\d+)", text, re.MULTILINE)
+    if version is None or target is None:
+        raise ValueError("PTX without a .version or .target line")
+    return (int(version.group(1)), int(version.group(2))), int(target.group(1))
+
+
+def _cache_dir() -> pathlib.Path:
+    configured = os.environ.get("NDD_KERNEL_CACHE")
+    if configured:
+        return pathlib.Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "ndd" / "kernels"
+
+
+def runtime_cache_path(
+    module_name: str, source_sha256: str, nvrtc: tuple[int, int], compute_capability: tuple[int, int]
+) -> pathlib.Path:
+    """Where the runtime CUBIN of a module is cached: keyed by source hash, NVRTC
+    version and architecture (and the compile options, which change with ndd)."""
+    options = hashlib.sha256(" ".join(COMPILE_OPTIONS).encode()).hexdigest()[:8]
+    sm = compute_capability[0] * 10 + compute_capability[1]
+    name = f"{module_name}-{source_sha256[:16]}-{options}-nvrtc{nvrtc[0]}.{nvrtc[1]}-sm_{sm}.cubin"
+    return _cache_dir() / name
+
+
+def compile_at_runtime(
+    module_name: str, compute_capability: tuple[int, int], kernels_dir: os.PathLike | None = None
+) -> bytes:
+    """A CUBIN of a shipped kernel module for the device's exact architecture.
+
+    Compiled by the installed NVRTC from the shipped source, or read from the cache
+    (``$NDD_KERNEL_CACHE``, else ``~/.cache/ndd/kernels``) when this source, NVRTC and
+    architecture were compiled before. Cache files are written atomically, so
+    processes sharing the cache never read a partial one.
+
+    Raises
+    ------
+    RuntimeError
+        When NVRTC is missing or does not know the architecture, or the shipped source
+        differs from the one the manifest describes.
+    """
+    folder = pathlib.Path(kernels_dir) if kernels_dir is not None else KERNELS_DIR
+    entry = _module_entry(module_name, folder)
+    version = nvrtc_version()
+    if version is None:
+        raise RuntimeError(
+            f"kernel module {module_name!r} must be compiled for this GPU, but NVRTC is not "
+            "installed: pip install 'ndd[gpu]'"
+        )
+    path = runtime_cache_path(module_name, entry["sha256"], version, compute_capability)
+    if path.exists():
+        return path.read_bytes()
+    source = (folder / entry["source"]).read_bytes()
+    if hashlib.sha256(source).hexdigest() != entry["sha256"]:
+        raise RuntimeError(f"{folder / entry['source']} does not match the sha256 in {MANIFEST_NAME}")
+    sm = compute_capability[0] * 10 + compute_capability[1]
+    if sm not in _supported_archs():
+        raise RuntimeError(
+            f"NVRTC {version[0]}.{version[1]} cannot compile for sm_{sm}: "
+            "install a newer nvidia-cuda-nvrtc-cu12"
+        )
+    image = compile_source(source, entry["source"], f"sm_{sm}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as f:
+            f.write(image)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return image
+
+
+def _supported_archs() -> list[int]:
+    from cuda.bindings import nvrtc
+
+    err, archs = nvrtc.nvrtcGetSupportedArchs()
+    return list(archs) if err == nvrtc.nvrtcResult.NVRTC_SUCCESS else []

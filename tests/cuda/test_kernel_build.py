@@ -1,0 +1,368 @@
+"""The kernel build scheme (kernels/build.py) and the loader's side of it
+(ndd/_cuda/kernel_files.py), checked without a GPU: NVRTC needs none.
+
+What the scheme promises: a CUBIN for each of sm_70, sm_75, sm_80, sm_86, sm_89 and
+sm_90, PTX for compute_90 with the ISA of the NVRTC that built it, and a manifest
+whose kernel signatures are those of the .cu sources. Loading on a driver is not
+proven here.
+"""
+
+import hashlib
+import importlib.util
+import json
+import pathlib
+import platform
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ndd._cuda import kernel_files
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "kernels").glob("*.cu"))
+
+SCHEME_CUBIN_SMS = [70, 75, 80, 86, 89, 90]
+SCHEME_PTX_TARGET = "sm_90"
+# The PTX ISA each NVRTC 12.x writes, from the release history of the PTX ISA manual.
+ISA_OF_NVRTC = {
+    (12, 0): "8.0",
+    (12, 1): "8.1",
+    (12, 2): "8.2",
+    (12, 3): "8.3",
+    (12, 4): "8.4",
+    (12, 5): "8.5",
+    (12, 6): "8.5",
+    (12, 8): "8.7",
+    (12, 9): "8.8",
+}
+PTX_PARAM_SIZE = {"u8": 1, "u16": 2, "u32": 4, "f32": 4, "u64": 8, "f64": 8}
+KIND_SIZE = {"ptr": 8, "bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4}
+KIND_SIZE.update({"i64": 8, "u64": 8, "f32": 4, "f64": 8})
+ELEMENTWISE_OPS = ["add", "sub", "mul", "minimum", "maximum"]
+ELEMENTWISE_TYPES = ["u8", "i16", "i32", "i64", "f32", "f64"]
+EM_CUDA = 190
+ELFOSABI_CUDA = 0x33
+
+needs_nvrtc = pytest.mark.skipif(
+    kernel_files.nvrtc_version() is None,
+    reason="NVRTC is not installed (pip install cuda-python nvidia-cuda-nvrtc-cu12)",
+)
+
+
+def _load_build():
+    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def build():
+    return _load_build()
+
+
+@pytest.fixture(scope="module")
+def built(build, tmp_path_factory):
+    """``(folder, manifest)`` of one build of every kernel."""
+    if kernel_files.nvrtc_version() is None:
+        pytest.skip("NVRTC is not installed")
+    folder = tmp_path_factory.mktemp("kernels")
+    build.build_all(str(folder))
+    return folder, json.loads((folder / "manifest.json").read_text())
+
+
+def _images(manifest, kind):
+    return [
+        (name, image)
+        for name, module in manifest["modules"].items()
+        for image in module["images"]
+        if image["kind"] == kind
+    ]
+
+
+def _ptx_entries(ptx):
+    """``{kernel: [param size, ...]}`` from the ``.entry`` declarations of PTX text."""
+    entries = {}
+    for name, params in re.findall(r"\.entry\s+(\w+)\s*\(([^)]*)\)", ptx):
+        entries[name] = [PTX_PARAM_SIZE[t] for t in re.findall(r"\.param\s+\.(\w+)", params)]
+    return entries
+
+
+# --- the build ---------------------------------------------------------------
+
+
+@needs_nvrtc
+def test_manifest_has_every_kernel_file_with_the_hash_of_its_source(built):
+    folder, manifest = built
+    assert sorted(manifest["modules"]) == [path.stem for path in SOURCES]
+    for path in SOURCES:
+        module = manifest["modules"][path.stem]
+        assert module["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert (folder / module["source"]).read_bytes() == path.read_bytes()
+
+
+@needs_nvrtc
+def test_manifest_records_the_nvrtc_that_built_it(built):
+    major, minor = kernel_files.nvrtc_version()
+    assert built[1]["nvrtc_version"] == f"{major}.{minor}"
+
+
+@needs_nvrtc
+def test_cubins_are_shipped_for_sm70_to_sm90_and_are_cuda_elf_for_their_sm(built):
+    folder, manifest = built
+    nvrtc_major = kernel_files.nvrtc_version()[0]
+    for name, module in manifest["modules"].items():
+        cubins = [image for image in module["images"] if image["kind"] == "cubin"]
+        assert [image["sm"] for image in cubins] == SCHEME_CUBIN_SMS, name
+        for image in cubins:
+            data = (folder / image["file"]).read_bytes()
+            assert data[:4] == b"\x7fELF" and data[7] == ELFOSABI_CUDA
+            assert int.from_bytes(data[18:20], "little") == EM_CUDA
+            # The low byte of a CUDA ELF's e_flags is the SM it runs on.
+            assert int.from_bytes(data[48:52], "little") & 0xFF == image["sm"]
+            assert image["sha256"] == hashlib.sha256(data).hexdigest()
+            assert image["min_driver"] == nvrtc_major * 1000
+
+
+@needs_nvrtc
+def test_shipped_ptx_targets_sm90_with_the_isa_of_the_building_nvrtc(built):
+    folder, manifest = built
+    nvrtc = kernel_files.nvrtc_version()
+    expected_isa = ISA_OF_NVRTC[nvrtc]
+    first_cuda_with_isa = min(version for version, isa in ISA_OF_NVRTC.items() if isa == expected_isa)
+    ptx_images = _images(manifest, "ptx")
+    assert sorted(name for name, _ in ptx_images) == sorted(manifest["modules"])
+    for _, image in ptx_images:
+        text = (folder / image["file"]).read_text()
+        assert re.search(r"^\.version (\S+)$", text, re.MULTILINE).group(1) == expected_isa
+        assert re.search(r"^\.target (\S+)$", text, re.MULTILINE).group(1) == SCHEME_PTX_TARGET
+        assert (image["ptx_version"], image["ptx_target"]) == (expected_isa, SCHEME_PTX_TARGET)
+        assert image["min_driver"] == first_cuda_with_isa[0] * 1000 + first_cuda_with_isa[1] * 10
+
+
+@needs_nvrtc
+def test_manifest_signatures_match_the_ptx_entries(built):
+    folder, manifest = built
+    for name, image in _images(manifest, "ptx"):
+        entries = _ptx_entries((folder / image["file"]).read_text())
+        kernels = manifest["modules"][name]["kernels"]
+        assert sorted(entries) == sorted(kernels)
+        for kernel, sizes in entries.items():
+            assert [KIND_SIZE[kind] for kind in kernels[kernel]["params"]] == sizes, kernel
+
+
+@needs_nvrtc
+def test_every_cubin_holds_the_code_of_every_kernel(built):
+    folder, manifest = built
+    for name, image in _images(manifest, "cubin"):
+        data = (folder / image["file"]).read_bytes()
+        for kernel in manifest["modules"][name]["kernels"]:
+            assert b".text." + kernel.encode() + b"\x00" in data, (image["file"], kernel)
+
+
+@needs_nvrtc
+def test_elementwise_kernels_take_three_pointers_and_an_element_count(built):
+    kernels = built[1]["modules"]["elementwise"]["kernels"]
+    expected = {
+        f"{op}_{t}": {"params": ["ptr", "ptr", "ptr", "u64"]}
+        for op in ELEMENTWISE_OPS
+        for t in ELEMENTWISE_TYPES
+    }
+    assert kernels == expected
+
+
+PROBE_SOURCE = b"""
+typedef unsigned short pixel_t;
+#define KERNEL(NAME, T) \\
+  extern "C" __global__ void NAME(const T* __restrict__ in, T* out, const int n, pixel_t p, \\
+                                  double scale, char c, bool flag, signed char s, unsigned u, \\
+                                  long long q, unsigned long long m, float f, short h) {}
+KERNEL(scaled_f32, float)
+template <typename T> __device__ T twice(T x) { return x + x; }
+extern "C" __global__ void no_params() {}
+"""
+
+
+@needs_nvrtc
+def test_signatures_come_through_macros_and_typedefs_from_the_compiler(build):
+    ptx = kernel_files.compile_source(PROBE_SOURCE, "probe.cu", "compute_90").decode()
+    # Plain char follows the host ABI: signed on x86-64, unsigned on ARM.
+    char_kind = "i8" if platform.machine() in ("x86_64", "AMD64") else "u8"
+    assert build.kernel_signatures(PROBE_SOURCE, "probe.cu", ptx) == {
+        "no_params": [],
+        "scaled_f32": [
+            "ptr",
+            "ptr",
+            "i32",
+            "u16",
+            "f64",
+            char_kind,
+            "bool",
+            "i8",
+            "u32",
+            "i64",
+            "u64",
+            "f32",
+            "i16",
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        (b"__global__ void mangled(int* a) {}", 'declare it extern "C"'),
+        (
+            b'struct Pair { int a, b; };\nextern "C" __global__ void by_value(Pair p) {}',
+            "parameter 0 of kernel by_value",
+        ),
+    ],
+)
+@needs_nvrtc
+def test_kernels_ndd_cannot_launch_are_rejected(build, source, message):
+    ptx = kernel_files.compile_source(source, "bad.cu", "compute_90").decode()
+    with pytest.raises(ValueError, match=re.escape(message)):
+        build.kernel_signatures(source, "bad.cu", ptx)
+
+
+@needs_nvrtc
+def test_rebuild_removes_images_an_earlier_build_left(build, tmp_path):
+    (tmp_path / "elementwise.sm_60.cubin").write_bytes(b"old")
+    build.build_all(str(tmp_path))
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    listed = {module["source"] for module in manifest["modules"].values()}
+    listed |= {image["file"] for module in manifest["modules"].values() for image in module["images"]}
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(listed | {"manifest.json"})
+
+
+@needs_nvrtc
+def test_command_line_build_writes_the_manifest(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "kernels" / "build.py"), str(tmp_path)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert sorted(json.loads((tmp_path / "manifest.json").read_text())["modules"]) == [
+        p.stem for p in SOURCES
+    ]
+
+
+# --- choosing an image -------------------------------------------------------
+
+
+@pytest.fixture
+def shipped(tmp_path):
+    """A kernels folder laid out as the scheme ships it, each image's bytes naming it."""
+    images = [
+        {"kind": "cubin", "sm": sm, "file": f"k.sm_{sm}.cubin", "min_driver": 12000}
+        for sm in SCHEME_CUBIN_SMS
+    ]
+    images.append({"kind": "ptx", "sm": 90, "file": "k.compute_90.ptx", "min_driver": 12090})
+    for image in images:
+        (tmp_path / image["file"]).write_bytes(image["file"].encode())
+    manifest = {"modules": {"k": {"source": "k.cu", "sha256": "0" * 64, "images": images, "kernels": {}}}}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "capability, driver, expected",
+    [
+        ((7, 0), 12000, ("cubin", b"k.sm_70.cubin")),
+        ((7, 2), 12000, ("cubin", b"k.sm_70.cubin")),  # Xavier runs sm_70 code
+        ((7, 5), 12020, ("cubin", b"k.sm_75.cubin")),
+        ((8, 0), 12000, ("cubin", b"k.sm_80.cubin")),
+        ((8, 6), 12000, ("cubin", b"k.sm_86.cubin")),
+        ((8, 7), 12000, ("cubin", b"k.sm_86.cubin")),  # Orin: highest minor not above its own
+        ((8, 9), 13000, ("cubin", b"k.sm_89.cubin")),
+        ((9, 0), 12000, ("cubin", b"k.sm_90.cubin")),
+        ((10, 0), 12090, ("ptx", b"k.compute_90.ptx")),
+        ((12, 0), 13000, ("ptx", b"k.compute_90.ptx")),
+        ((10, 0), 12080, None),  # the driver cannot JIT PTX newer than itself
+        ((6, 1), 12090, None),  # below every CUBIN and the PTX target
+        ((9, 0), 11080, None),  # a CUDA 11 driver loads no CUDA 12 image
+    ],
+)
+def test_kernel_image_prefers_a_compatible_cubin_then_ptx(shipped, capability, driver, expected):
+    assert kernel_files.kernel_image("k", capability, driver, kernels_dir=shipped) == expected
+
+
+def test_kernel_image_of_an_unknown_module_names_the_shipped_ones(shipped):
+    with pytest.raises(KeyError, match=r"no kernel module 'resize'; shipped: \['k'\]"):
+        kernel_files.kernel_image("resize", (8, 0), 12000, kernels_dir=shipped)
+
+
+def test_missing_manifest_says_how_to_get_kernels(tmp_path):
+    with pytest.raises(RuntimeError, match=re.escape("pip install 'ndd[gpu]'")):
+        kernel_files.manifest(tmp_path)
+
+
+# --- runtime compilation and its cache ----------------------------------------
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("NDD_KERNEL_CACHE", str(folder))
+    return folder
+
+
+@needs_nvrtc
+def test_runtime_compile_makes_a_cubin_for_the_exact_sm_and_caches_it(built, cache):
+    folder, manifest = built
+    image = kernel_files.compile_at_runtime("elementwise", (8, 7), kernels_dir=folder)
+    assert image[:4] == b"\x7fELF" and int.from_bytes(image[48:52], "little") & 0xFF == 87
+    expected = kernel_files.runtime_cache_path(
+        "elementwise", manifest["modules"]["elementwise"]["sha256"], kernel_files.nvrtc_version(), (8, 7)
+    )
+    assert [path.name for path in cache.iterdir()] == [expected.name]  # no temporary file left
+    assert expected.read_bytes() == image
+
+
+@needs_nvrtc
+def test_runtime_compile_reads_the_cache_instead_of_compiling_again(built, cache, monkeypatch):
+    first = kernel_files.compile_at_runtime("elementwise", (7, 2), kernels_dir=built[0])
+
+    def compile_source(*args, **kwargs):
+        raise AssertionError("compiled although the cache holds the image")
+
+    monkeypatch.setattr(kernel_files, "compile_source", compile_source)
+    assert kernel_files.compile_at_runtime("elementwise", (7, 2), kernels_dir=built[0]) == first
+
+
+def test_cache_key_changes_with_source_nvrtc_and_architecture(cache):
+    base = ("m", "a" * 64, (12, 9), (8, 6))
+    variants = [
+        ("m", "b" * 64, (12, 9), (8, 6)),
+        ("m", "a" * 64, (12, 8), (8, 6)),
+        ("m", "a" * 64, (12, 9), (8, 9)),
+    ]
+    paths = {kernel_files.runtime_cache_path(*key) for key in [base, *variants]}
+    assert len(paths) == 4
+    assert all(path.parent == cache for path in paths)
+
+
+def test_cache_defaults_to_the_user_cache_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("NDD_KERNEL_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    path = kernel_files.runtime_cache_path("m", "a" * 64, (12, 9), (8, 6))
+    assert path.parent == tmp_path / ".cache" / "ndd" / "kernels"
+
+
+@needs_nvrtc
+def test_runtime_compile_refuses_a_source_that_differs_from_the_manifest(built, cache, tmp_path):
+    folder = tmp_path / "kernels"
+    shutil.copytree(built[0], folder)
+    with open(folder / "elementwise.cu", "a") as f:
+        f.write("// edited\n")
+    with pytest.raises(RuntimeError, match="does not match the sha256"):
+        kernel_files.compile_at_runtime("elementwise", (8, 6), kernels_dir=folder)
+
+
+@needs_nvrtc
+def test_runtime_compile_for_an_architecture_nvrtc_lacks_says_so(built, cache):
+    with pytest.raises(RuntimeError, match=r"cannot compile for sm_30"):
+        kernel_files.compile_at_runtime("elementwise", (3, 0), kernels_dir=built[0])
