@@ -211,6 +211,36 @@ def test_color_space_conversion_gray_to_rgb_repeats_the_channel():
     np.testing.assert_array_equal(np.asarray(out), np.repeat(g, 3, -1))
 
 
+def _gray_in_float32(rgb):
+    # The reference's sum: float32, left to right, halves up.
+    r, g, b = (rgb[..., c].astype(np.float32) for c in range(3))
+    gray = np.float32(0.299) * r + np.float32(0.587) * g + np.float32(0.114) * b
+    return np.clip(np.floor(gray + np.float32(0.5)), 0, 255).astype(np.uint8)[..., None]
+
+
+@pytest.mark.parametrize("source", ["RGB", "BGR"])
+@pytest.mark.parametrize("width", [1, 2, 3, 7, 8, 9, 10, 11, 16, 17, 33])
+def test_color_space_conversion_to_gray_is_the_float32_sum_for_every_width(source, width):
+    # Widths around the vectorized kernel's 8-pixel steps and its stop before the end.
+    rgb = np.random.default_rng(width).integers(0, 256, (3, width, 3), dtype=np.uint8)
+    image = rgb if source == "RGB" else rgb[..., ::-1].copy()
+    out = ndd.color_space_conversion(
+        ndd.tensor(image, layout="HWC"), image_type=getattr(ndd.types, source), output_type=ndd.types.GRAY
+    )
+    np.testing.assert_array_equal(np.asarray(out), _gray_in_float32(rgb))
+
+
+def test_color_space_conversion_to_gray_of_a_sequence_and_of_halves():
+    # Every grey level (where the weights' float32 sum decides the rounding), and a frame of mixed values.
+    levels = np.arange(256, dtype=np.uint8)
+    video = np.stack([np.stack([levels] * 3, -1)[None], np.stack([levels, levels[::-1], levels], -1)[None]])
+    out = ndd.color_space_conversion(
+        ndd.tensor(video, layout="FHWC"), image_type=ndd.types.RGB, output_type=ndd.types.GRAY
+    )
+    assert out.shape == (2, 1, 256, 1)
+    np.testing.assert_array_equal(np.asarray(out), _gray_in_float32(video))
+
+
 @pytest.mark.parametrize(
     "call, message",
     [
