@@ -88,6 +88,7 @@ class FakeDriver:
     CUmodule = _real.CUmodule
     CUfunction = _real.CUfunction
     CUdeviceptr = _real.CUdeviceptr
+    cuuint64_t = _real.cuuint64_t
 
     def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30):
         self.devices = devices
@@ -98,6 +99,8 @@ class FakeDriver:
         self.launches = []
         self.streams = {}  # handle -> list of ("launch", Launch) / ("copy", ...) / ("event", handle) / ...
         self.events = {}  # handle -> (stream handle, position in that stream's list) once recorded
+        self.stream_flags = {}  # stream handle -> the flags it was created with
+        self.destroyed = []  # handles of the streams and events destroyed, in order
         self.pools = {d: _Pool(d) for d in range(devices)}
         self.allocations = {}  # address -> (bytearray, device, pool device)
         self.modules = {}  # handle -> {kernel name: [ptx param types]}
@@ -199,11 +202,15 @@ class FakeDriver:
             return (error, None)
         handle = self._new_handle()
         self.streams[handle] = []
+        self.stream_flags[handle] = int(flags)
         return (_SUCCESS, _real.CUstream(handle))
 
     def cuStreamDestroy(self, stream):
         error = self._enter("cuStreamDestroy")
-        return (error,) if error is not None else (_SUCCESS,)
+        if error is not None:
+            return (error,)
+        self.destroyed.append(_handle(stream))
+        return (_SUCCESS,)
 
     def cuStreamSynchronize(self, stream):
         error = self._enter("cuStreamSynchronize")
@@ -219,7 +226,10 @@ class FakeDriver:
 
     def cuEventDestroy(self, event):
         error = self._enter("cuEventDestroy")
-        return (error,) if error is not None else (_SUCCESS,)
+        if error is not None:
+            return (error,)
+        self.destroyed.append(_handle(event))
+        return (_SUCCESS,)
 
     def cuEventRecord(self, event, stream):
         error = self._enter("cuEventRecord")
