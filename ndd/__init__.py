@@ -6,6 +6,7 @@ asynchronously; every public name follows ``nvidia.dali.experimental.dynamic``.
 
 from . import tfrecord, types  # tfrecord: feature specs of readers.TFRecord
 from ._batch import Batch, as_batch, batch
+from ._cuda.memory import gpu_memory_stats, release_gpu_memory
 from ._eval.context import EvalContext
 from ._eval.device import Device, device
 from ._eval.mode import EvalMode
@@ -102,6 +103,7 @@ __all__ = [
     "get_current_stream",
     "get_default_stream",
     "get_num_threads",
+    "gpu_memory_stats",
     "imread",
     "int8",
     "int16",
@@ -112,6 +114,7 @@ __all__ = [
     "noise",
     "random",
     "readers",
+    "release_gpu_memory",
     "reductions",
     "segmentation",
     "set_current_stream",

@@ -34,13 +34,19 @@ class EvalContext:
     device_id : int, optional
         GPU the context uses; defaults to the current device (None without a GPU).
     cuda_stream : optional
-        Anything ``ndd.stream()`` accepts; defaults to the current stream.
+        Anything ``ndd.stream()`` accepts; defaults to the current stream of the
+        context's device when the context is created (see ``cuda_stream``).
     thread_pool : ThreadPool, optional
         A pool to use instead of the default one.
 
-    ``with ctx:`` makes the context current on the calling thread; leaving the
-    outermost ``with`` evaluates every pending result recorded in it.
+    ``with ctx:`` makes the context (and, for a GPU context, its device) current
+    on the calling thread; leaving the outermost ``with`` evaluates every pending
+    result recorded in it.
     """
+
+    # Passed as cuda_stream by default(): the context follows set_current_stream /
+    # set_default_stream instead of taking the current stream once.
+    _FOLLOW_CURRENT = object()
 
     def __init__(self, *, num_threads=None, device_id=None, cuda_stream=None, thread_pool=None):
         if num_threads is not None and thread_pool is not None:
@@ -57,10 +63,18 @@ class EvalContext:
             ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool
         )
         self._stream = None
-        if cuda_stream is not None:
+        self._own_stream = None
+        if cuda_stream is EvalContext._FOLLOW_CURRENT:
+            pass
+        elif cuda_stream is not None:
             from .stream import stream
 
             self._stream = stream(stream=cuda_stream, device_id=device_id)
+        elif device_id is not None:
+            from .stream import get_current_stream
+
+            with Device("gpu", device_id):
+                self._stream = get_current_stream()
         self._executor = None
         self._executor_lock = threading.Lock()
         self._pending = weakref.WeakSet()
@@ -82,11 +96,29 @@ class EvalContext:
 
     @property
     def cuda_stream(self):
+        """The stream GPU operators of this context run on (None for the CPU).
+
+        A context created without ``cuda_stream`` took the current stream of its
+        device. A thread's default context follows, in this order: the stream
+        given to ``set_current_stream``, the device's ``set_default_stream``, and
+        a stream of its own, created on first use.
+        """
         if self._stream is not None:
             return self._stream
-        from .stream import get_default_stream
+        if self._device_id is None:
+            return None
+        from .stream import get_default_stream, stream
 
-        return get_default_stream(self._device_id) if self._device_id is not None else None
+        default = get_default_stream(self._device_id)
+        if default is not None:
+            return default
+        own = self._own_stream
+        # A stream made before a fork (or for another driver) is not valid here.
+        if own is None or own._owner.stale:
+            with self._executor_lock:
+                if self._own_stream is own:
+                    self._own_stream = stream(device_id=self._device_id)
+        return self._own_stream
 
     @property
     def checkpoint(self) -> "Checkpoint":
@@ -140,16 +172,22 @@ class EvalContext:
             raise RuntimeError("An EvalContext cannot be active in two threads simultaneously.")
         self._owner_thread = me
         self._depth += 1
+        if self._device_id is not None:
+            Device("gpu", self._device_id).__enter__()
         _context_stack().append(self)
         return self
 
     def __exit__(self, *exc_info):
         _context_stack().pop()
         self._depth -= 1
-        if self._depth == 0:
-            self._owner_thread = None
-            if exc_info[0] is None:
-                self.evaluate_all()
+        try:
+            if self._depth == 0:
+                self._owner_thread = None
+                if exc_info[0] is None:
+                    self.evaluate_all()
+        finally:
+            if self._device_id is not None:
+                Device("gpu", self._device_id).__exit__(*exc_info)
 
     @staticmethod
     def current() -> "EvalContext":
@@ -176,7 +214,9 @@ class EvalContext:
         device_id = Device.current().device_id
         ctx = defaults.get(device_id)
         if ctx is None:
-            ctx = defaults[device_id] = EvalContext(device_id=device_id)
+            ctx = defaults[device_id] = EvalContext(
+                device_id=device_id, cuda_stream=EvalContext._FOLLOW_CURRENT
+            )
         return ctx
 
     def __repr__(self):

@@ -13,7 +13,8 @@ class Device:
     """A CPU or a CUDA device: ``Device("cpu")``, ``Device("gpu")``, ``Device("gpu:1")``.
 
     ``"cuda"`` is accepted as a synonym of ``"gpu"`` (so torch device names work).
-    Used as a context manager, a device becomes the calling thread's current one.
+    Used as a context manager, a device becomes the calling thread's current one
+    (for a GPU, its CUDA context becomes current too, until the block ends).
     """
 
     __slots__ = ("device_type", "device_id", "_hash")
@@ -65,10 +66,25 @@ class Device:
         return self._hash
 
     def __enter__(self):
+        # A GPU device also makes its primary context current on this thread, so
+        # that driver calls made inside the block (by ndd or the caller) use it;
+        # the context current before is restored on exit.
+        saved = None
+        if self.device_type == "gpu":
+            from .._cuda import context
+
+            saved = context.current_context()
+            context.make_current(self.device_id)
         _device_stack().append(self)
+        _saved_contexts().append(saved)
 
     def __exit__(self, *exc_info):
         _device_stack().pop()
+        saved = _saved_contexts().pop()
+        if saved is not None:
+            from .._cuda import context
+
+            context.restore_context(saved)
 
     @staticmethod
     def default_device_id(device_type: str) -> int | None:
@@ -118,6 +134,13 @@ def _device_stack():
     if stack is None:
         stack = _tls.stack = []
     return stack
+
+
+def _saved_contexts():
+    saved = getattr(_tls, "saved_contexts", None)
+    if saved is None:
+        saved = _tls.saved_contexts = []
+    return saved
 
 
 Device.CPU = Device("cpu")

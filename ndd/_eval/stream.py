@@ -85,6 +85,10 @@ def set_default_stream(cuda_stream, /, device_id: int | None = None) -> None:
     if cuda_stream is not None:
         cuda_stream = stream(stream=cuda_stream, device_id=device_id)
         key = cuda_stream.device_id
+    elif key is None and driver.device_count() > 0:
+        from .device import Device
+
+        key = Device.default_device_id("gpu")
     with _default_streams_lock:
         if cuda_stream is None:
             _default_streams.pop(key, None)

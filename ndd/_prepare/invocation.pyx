@@ -242,6 +242,8 @@ cpdef schedule(Invocation inv, bint external):
             except Exception:
                 raise err
             raise wrapped from err
+        if mode is _SYNC_FULL and inv.device is not None and inv.device.device_type == "gpu":
+            ctx.cuda_stream.synchronize()
         return
     inv.call_site = _call_site()
     if mode is _DEFERRED:
