@@ -161,7 +161,7 @@ class _ForkReset:
         global _state, _lock
         _lock = threading.RLock()  # the parent may have held it while forking
         _state = None
-        driver._probe.cache_clear()
+        driver.reset_probe()
 
 
 _fork_reset = _ForkReset()

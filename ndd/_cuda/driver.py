@@ -9,11 +9,24 @@ initialises the driver (``cuInit``) and, without a driver or a device, raises
 """
 
 import contextlib
-import functools
+import os
+import threading
 
-__all__ = ["CudaError", "GpuUnavailableError", "api", "check", "device_count", "require_gpu", "use_fake"]
+__all__ = [
+    "CudaError",
+    "GpuUnavailableError",
+    "api",
+    "check",
+    "device_count",
+    "require_gpu",
+    "reset_probe",
+    "use_fake",
+]
 
 _fake = None
+# cuInit once, even when several threads make their first GPU call together.
+_probe_lock = threading.Lock()
+_probe_result = None
 
 
 class GpuUnavailableError(RuntimeError):
@@ -57,17 +70,41 @@ def use_fake(fake):
     global _fake
     previous = _fake
     _fake = fake
-    _probe.cache_clear()
+    reset_probe()
     try:
         yield fake
     finally:
         _fake = previous
-        _probe.cache_clear()
+        reset_probe()
 
 
-@functools.cache
 def _probe():
-    """Return ``(count, reason)``: the CUDA device count and why it is 0."""
+    """Return ``(count, reason)``: the CUDA device count and why it is 0 (probed once)."""
+    global _probe_result
+    with _probe_lock:
+        if _probe_result is None:
+            _probe_result = _first_probe()
+        return _probe_result
+
+
+def reset_probe():
+    """Forget the probe's answer (another driver installed, or a forked child)."""
+    global _probe_result
+    with _probe_lock:
+        _probe_result = None
+
+
+def _new_probe_lock_in_child():
+    # Another thread may have held the lock when the process forked.
+    global _probe_lock
+    _probe_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_probe_lock_in_child)
+
+
+def _first_probe():
     try:
         driver = api()
     except ImportError:
