@@ -363,16 +363,45 @@ def test_morphology_and_median_treat_planes_apart(layout):
             np.testing.assert_array_equal(out[k], alone)
 
 
-@pytest.mark.parametrize("window", [[3, 3], [5, 3], [1, 7]])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
-def test_median_blur_is_the_window_median(window, dtype):
-    image = _IMAGE.astype(dtype) - (100 if dtype != np.uint8 else 0)
-    out = np.asarray(ndd.experimental.median_blur(ndd.tensor(image, layout="HWC"), window_size=window))
-    expected = np.median(
-        _windows(image, window[0], window[1], window[0] // 2, window[1] // 2, "edge"), axis=(-2, -1)
-    )
+def _median_sample(layout, dtype):
+    """A sample of ``layout`` spanning most of ``dtype`` (negatives too where it has them)."""
+    rng = np.random.default_rng(9)
+    shape = {"HW": (11, 13), "HWC": (11, 13, 3), "FHWC": (2, 11, 13, 3)}[layout]
+    if np.dtype(dtype).kind == "f":
+        return (rng.standard_normal(shape) * 1000).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+
+
+def _numpy_median_blur(image, width, height):
+    """np.median over every window of the edge-padded frame(s)."""
+    if image.ndim == 4:
+        return np.stack([_numpy_median_blur(frame, width, height) for frame in image])
+    windows = _windows(image, width, height, width // 2, height // 2, "edge")
+    # An odd number of values: the median is one of them, exact in the sample's type.
+    return np.median(windows, axis=(-2, -1)).astype(image.dtype)
+
+
+# 3x3 has its own network; 8-bit windows of 64 values and more take the sliding histogram,
+# smaller ones (and other types' up to 1024 values) a selection network; 35x31 (1085 values)
+# selects for the other types.
+@pytest.mark.parametrize(
+    "window", [[3, 3], [5, 3], [1, 7], [7, 1], [5, 5], [7, 7], [9, 9], [11, 7], [35, 31]]
+)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.float32])
+@pytest.mark.parametrize("layout", ["HWC", "HW", "FHWC"])
+def test_median_blur_is_the_window_median(window, dtype, layout):
+    image = _median_sample(layout, dtype)
+    out = np.asarray(ndd.experimental.median_blur(ndd.tensor(image, layout=layout), window_size=window))
     assert out.dtype == dtype
-    np.testing.assert_array_equal(out, expected.astype(dtype))
+    np.testing.assert_array_equal(out, _numpy_median_blur(image, *window))
+
+
+def test_median_blur_of_few_distinct_values():
+    # Ties everywhere: the sliding histogram's median stays in place or moves by whole bins.
+    image = np.random.default_rng(10).integers(0, 3, (40, 37, 3), dtype=np.uint8) * 100
+    out = np.asarray(ndd.experimental.median_blur(ndd.tensor(image, layout="HWC"), window_size=[9, 11]))
+    np.testing.assert_array_equal(out, _numpy_median_blur(image, 9, 11))
 
 
 def test_morphology_per_sample_mask_size():
