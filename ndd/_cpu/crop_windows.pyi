@@ -1,11 +1,32 @@
 import numpy as np
 
-def first_valid_window(
+FOUND: int
+BEST_USED: int
+NO_FITTING_SIZE: int
+BAD_ASPECT_RATIO: int
+
+def search_window(
+    generator: np.random.Generator,
     corners: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    wanted: np.ndarray,
+    thresholds: np.ndarray,
+    num_attempts: int,
+    limit: int,
+    allow_no_crop: bool,
     overlap: bool,
     require_all: bool,
     prune_threshold: float | None,
-) -> tuple[int, int, float]: ...
+    scale_lo: float,
+    scale_hi: float,
+    pixels: np.ndarray,
+    ratios: np.ndarray | None,
+    crop_shape: np.ndarray | None,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray | None, int, float]: ...
+def crop_to_window(
+    corners: np.ndarray, window_start: np.ndarray, window_end: np.ndarray, prune_threshold: float | None
+) -> tuple[np.ndarray, np.ndarray]: ...
+def layout_to_corners(
+    boxes: np.ndarray, start_column: np.ndarray, end_column: np.ndarray, end_is_extent: np.ndarray
+) -> np.ndarray | None: ...
+def corners_to_layout(
+    corners: np.ndarray, start_column: np.ndarray, end_column: np.ndarray, end_is_extent: np.ndarray
+) -> np.ndarray: ...

@@ -24,10 +24,6 @@ from .random_ops import RNG_ARG, known_values
 from .schema import REQUIRED, Arg, Input, Operator
 
 _UNBOUNDED_ATTEMPTS = 100_000
-# Draws of a window's extents before 'scaling' and 'aspect_ratio' are declared incompatible.
-_SIZE_TRIES = 10_000
-# Rounds of attempts drawn together by random_bbox_crop (most searches end within them).
-_ROUNDS_AT_ONCE = 8
 
 
 def _sample_data(data, i):
@@ -206,35 +202,27 @@ def _bbox_layout(args, ndim):
     return layout
 
 
-def to_corners(boxes, layout):
-    """Rows of ``[start..., end...]`` (x, y[, z] order) from boxes in ``layout``."""
+def _layout_columns(layout):
+    """Per axis (x, y[, z]): the column of its start, the column of its end or extent,
+    and whether that is an extent (uint8) - the form the crop_windows kernels take."""
     ndim = len(layout) // 2
-    out = np.empty((len(boxes), 2 * ndim), np.float32)
-    for column, c in enumerate(layout):
-        if c in _START:
-            out[:, _START.index(c)] = boxes[:, column]
-    for column, c in enumerate(layout):
-        if c in _END:
-            out[:, ndim + _END.index(c)] = boxes[:, column]
-        elif c in _EXTENT:
-            axis = _EXTENT.index(c)
-            out[:, ndim + axis] = out[:, axis] + boxes[:, column]
-    return out
+    start = np.array([layout.index(c) for c in _START[:ndim]], np.int32)
+    end = np.array(
+        [layout.index(e if e in layout else w) for e, w in zip(_END[:ndim], _EXTENT, strict=False)], np.int32
+    )
+    extent = np.array([e not in layout for e in _END[:ndim]], np.uint8)
+    return start, end, extent
+
+
+def to_corners(boxes, layout):
+    """Rows of ``[start..., end...]`` (x, y[, z] order) from boxes in ``layout``;
+    None when a box leaves [0, 1] or ends before it starts."""
+    return _crop_windows.layout_to_corners(boxes, *_layout_columns(layout))
 
 
 def from_corners(corners, layout):
     """Boxes in ``layout`` from rows of ``[start..., end...]``."""
-    ndim = len(layout) // 2
-    out = np.empty((len(corners), 2 * ndim), np.float32)
-    for column, c in enumerate(layout):
-        if c in _START:
-            out[:, column] = corners[:, _START.index(c)]
-        elif c in _END:
-            out[:, column] = corners[:, ndim + _END.index(c)]
-        else:
-            axis = _EXTENT.index(c)
-            out[:, column] = corners[:, ndim + axis] - corners[:, axis]
-    return out
+    return _crop_windows.corners_to_layout(corners, *_layout_columns(layout))
 
 
 def _overlaps(corners, window_start, window_end):
@@ -265,32 +253,12 @@ def crop_metric(corners, window_start, window_end, threshold_type):
     return np.divide(inter, denominator, out=np.zeros(inter.shape, np.float32), where=denominator > 0)
 
 
-def kept_boxes(corners, window_start, window_end, prune_threshold):
-    """Which boxes a window keeps (windows as in ``crop_metric``): those whose center
+def crop_boxes(corners, window_start, window_end, prune_threshold):
+    """The boxes kept in one window, clipped to it and expressed relative to it (0
+    to 1, float32), and their indices (int32). A window keeps the boxes whose center
     lies in it (``prune_threshold`` None), or with at least that fraction of their
     volume, and some of it, inside."""
-    ndim = corners.shape[1] // 2
-    if prune_threshold is None:
-        center = (corners[:, :ndim] + corners[:, ndim:]) * np.float32(0.5)
-        start = np.asarray(window_start)[..., None, :]
-        end = np.asarray(window_end)[..., None, :]
-        return np.all((center >= start) & (center <= end), axis=-1)
-    inter, volume = _overlaps(corners, window_start, window_end)
-    fraction = np.divide(inter, volume, out=np.zeros(inter.shape, np.float32), where=volume > 0)
-    return (inter > 0) & (fraction >= np.float32(prune_threshold))
-
-
-def crop_boxes(corners, window_start, window_end, prune_threshold):
-    """The boxes kept in one window (see ``kept_boxes``), clipped to it and expressed
-    relative to it (0 to 1). Returns their corners and their indices."""
-    ndim = corners.shape[1] // 2
-    indices = np.flatnonzero(kept_boxes(corners, window_start, window_end, prune_threshold)).astype(np.int32)
-    kept = corners[indices]
-    extent = window_end - window_start
-    start = (np.maximum(kept[:, :ndim], window_start) - window_start) / extent
-    end = (np.minimum(kept[:, ndim:], window_end) - window_start) / extent
-    mapped = np.concatenate([start, end], axis=1).astype(np.float32, copy=False)
-    return mapped, indices
+    return _crop_windows.crop_to_window(corners, window_start, window_end, prune_threshold)
 
 
 def _axis_order(args, ndim, name):
@@ -382,139 +350,108 @@ def _bbox_shape(shapes, args):
     return None
 
 
-def _window_sizes(generator, args, ndim, input_shape, count):
-    """``count`` window extents per axis (rows, relative to the image), within
-    ``scaling`` and with aspect ratios within ``aspect_ratio`` (in pixels when
-    ``input_shape`` is known).
+class _BBoxPlan:
+    """What random_bbox_crop's samples of ``ndim``-D boxes share: the arguments that
+    are not per sample, in the form the kernels take. Argument errors are kept and
+    raised where the search meets them, after the boxes are checked."""
 
-    The extents are drawn independently and uniformly and redrawn until their
-    ratios fit, as the reference does (so ratios near 1 are the most likely); a
-    range of one ratio fixes each later extent from the first.
-    """
-    lo, hi = args["_scaling"]
-    pixels = np.ones(ndim) if input_shape is None else np.asarray(input_shape, np.float64)
-    pairs = [(0, 1)] if ndim == 2 else [(0, 1), (0, 2), (1, 2)]
-    ranges = _ranges("aspect_ratio", args["_aspect"], len(pairs))
-    if all(rmin == rmax for rmin, rmax in ranges[: ndim - 1]):
-        first = generator.uniform(lo, hi, count)
-        later = [first * pixels[0] / pixels[b] / ranges[b - 1][0] for b in range(1, ndim)]
-        return np.stack([first, *later], axis=1).astype(np.float32)
-    found = []
-    total = 0
-    for _ in range(_SIZE_TRIES):
-        size = generator.uniform(lo, hi, (2 * count + 8, ndim))
-        in_pixels = size * pixels
-        fits = np.ones(len(size), bool)
-        for (a, b), (rmin, rmax) in zip(pairs, ranges, strict=True):
-            ratio = in_pixels[:, a] / in_pixels[:, b]
-            fits &= (ratio >= rmin) & (ratio <= rmax)
-        found.append(size[fits])
-        total += int(fits.sum())
-        if total >= count:
-            return np.concatenate(found)[:count].astype(np.float32)
-    raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
-
-
-def _draw_windows(generator, args, ndim, input_shape, crop_shape, count):
-    """``count`` candidate windows: relative starts and extents (float32 rows) and,
-    for a fixed ``crop_shape``, the pixel anchors."""
-    if crop_shape is not None:
-        free = np.asarray(input_shape, np.int64) - np.asarray(crop_shape, np.int64)
-        anchor = generator.integers(0, free, size=(count, ndim), endpoint=True)
-        start = (anchor / input_shape).astype(np.float32)
-        size = np.broadcast_to(
-            (np.asarray(crop_shape, np.float64) / input_shape).astype(np.float32), start.shape
+    def __init__(self, args, ndim):
+        self.ndim = ndim
+        self.layout = _bbox_layout(args, ndim)
+        self.columns = _layout_columns(self.layout)
+        self.order = self.order_error = None
+        try:
+            self.order = _axis_order(args, ndim, "shape_layout")
+        except ValueError as error:
+            self.order_error = error
+        self.ratios = self.ratios_error = None
+        try:
+            pairs = 1 if ndim == 2 else 3
+            self.ratios = np.asarray(_ranges("aspect_ratio", args["_aspect"], pairs), np.float64).ravel()
+        except ValueError as error:
+            self.ratios_error = error
+        self.thresholds = np.asarray(args["thresholds"], np.float32)
+        total = args["total_num_attempts"]
+        self.limit = total if total > 0 else _UNBOUNDED_ATTEMPTS
+        self.search = (
+            args["num_attempts"],
+            self.limit,
+            args["allow_no_crop"],
+            args["threshold_type"] == "overlap",
+            args["all_boxes_above_threshold"],
+            args["bbox_prune_threshold"],
+            *args["_scaling"],
         )
-        return start, size, anchor
-    size = _window_sizes(generator, args, ndim, input_shape, count)
-    low = np.minimum(0, 1 - size)
-    start = generator.uniform(low, np.maximum(0, 1 - size)).astype(np.float32)
-    return start, size, None
+        self.ones = np.ones(ndim)
 
 
-def _random_bbox_crop(generator, arrays, args):
-    boxes = np.asarray(arrays[0], np.float32)
-    labels = arrays[1]
-    ndim = boxes.shape[1] // 2
-    layout = _bbox_layout(args, ndim)
-    corners = to_corners(boxes, layout)
-    if (
-        np.any(corners[:, :ndim] < 0)
-        or np.any(corners[:, ndim:] > 1)
-        or np.any(corners[:, ndim:] < corners[:, :ndim])
-    ):
-        raise ValueError(f"{_BBOX}: the boxes must lie within [0, 1] with start <= end, in layout {layout!r}")
-    order = _axis_order(args, ndim, "shape_layout")
+def _shapes(args, plan):
+    """The sample's image and fixed window extents in pixels (x, y[, z] order, float64), or None."""
+    ndim = plan.ndim
     input_shape = crop_shape = None
     if args["input_shape"] is not None:
         if len(args["input_shape"]) != ndim:
             raise ValueError(
                 f"{_BBOX}: 'input_shape' must have {ndim} values, got {list(args['input_shape'])}"
             )
-        input_shape = np.asarray(args["input_shape"], np.float64)[order]
+        input_shape = np.asarray(args["input_shape"], np.float64)[plan.order]
     if args["crop_shape"] is not None:
         if len(args["crop_shape"]) != ndim:
             raise ValueError(f"{_BBOX}: 'crop_shape' must have {ndim} values, got {list(args['crop_shape'])}")
-        crop_shape = np.asarray(args["crop_shape"], np.float64)[order]
+        crop_shape = np.asarray(args["crop_shape"], np.float64)[plan.order]
         if np.any(crop_shape > input_shape) or np.any(crop_shape <= 0):
             raise ValueError(
                 f"{_BBOX}: 'crop_shape' {list(args['crop_shape'])} must be positive and fit "
                 f"'input_shape' {list(args['input_shape'])}"
             )
-    thresholds = list(args["thresholds"])
-    allow_no_crop = args["allow_no_crop"] and crop_shape is None
-    choices = len(thresholds) + (1 if allow_no_crop else 0)
-    total = args["total_num_attempts"]
-    limit = total if total > 0 else _UNBOUNDED_ATTEMPTS
-    require_all = args["all_boxes_above_threshold"]
-    prune = args["bbox_prune_threshold"]
-    best = None
-    attempts = 0
-    window = None
-    while window is None and attempts < limit:
-        # Several rounds (a threshold each, or no crop) are drawn and judged at once;
-        # the first valid attempt in order wins, as if they ran one by one.
-        picks = generator.integers(0, choices, _ROUNDS_AT_ONCE)
-        no_crop = np.flatnonzero(picks == len(thresholds))
-        rounds = picks[: no_crop[0]] if no_crop.size else picks
-        per_round = args["num_attempts"]
-        count = min(len(rounds) * per_round, limit - attempts)
-        if count:
-            starts, sizes, anchors = _draw_windows(generator, args, ndim, input_shape, crop_shape, count)
-            ends = starts + sizes
-            wanted = np.repeat(np.asarray(thresholds, np.float32)[rounds], per_round)[:count]
-            k, best_k, best_score = _crop_windows.first_valid_window(
-                corners, starts, ends, wanted, args["threshold_type"] == "overlap", require_all, prune
-            )
-            if k >= 0:
-                attempts += k + 1
-                window = (starts[k], sizes[k], None if anchors is None else anchors[k])
-                break
-            attempts += count
-            if best is None or best_score > best[0]:
-                best = (
-                    best_score,
-                    (starts[best_k], sizes[best_k], None if anchors is None else anchors[best_k]),
-                )
-        if no_crop.size and attempts < limit:
-            window = (np.zeros(ndim, np.float32), np.ones(ndim, np.float32), None)
-    if window is None:
-        if not args["quiet"]:
-            warnings.warn(
-                f"{_BBOX}: no crop window satisfied the thresholds in {attempts} attempts; "
-                f"using the best one (metric {float(best[0]):.4g})",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-        window = best[1]
-    start, size, anchor = window
-    mapped, indices = crop_boxes(corners, start, start + size, args["bbox_prune_threshold"])
+    return input_shape, crop_shape
+
+
+def _random_bbox_crop(generator, arrays, args, plans):
+    boxes = np.asarray(arrays[0], np.float32)
+    labels = arrays[1]
+    ndim = boxes.shape[1] // 2
+    plan = plans.get(ndim)
+    if plan is None:
+        plan = plans[ndim] = _BBoxPlan(args, ndim)
+    corners = _crop_windows.layout_to_corners(boxes, *plan.columns)
+    if corners is None:
+        raise ValueError(
+            f"{_BBOX}: the boxes must lie within [0, 1] with start <= end, in layout {plan.layout!r}"
+        )
+    if plan.order_error is not None:
+        raise plan.order_error
+    input_shape, crop_shape = (
+        (None, None) if args["input_shape"] is None and args["crop_shape"] is None else _shapes(args, plan)
+    )
+    num_attempts, limit, allow_no_crop, *search = plan.search
+    status, start, size, anchor, attempts, best_score = _crop_windows.search_window(
+        generator,
+        corners,
+        plan.thresholds,
+        num_attempts,
+        limit,
+        allow_no_crop and crop_shape is None,
+        *search,
+        plan.ones if input_shape is None else input_shape,
+        plan.ratios,
+        crop_shape,
+    )
+    if status == _crop_windows.BAD_ASPECT_RATIO:
+        raise plan.ratios_error
+    if status == _crop_windows.NO_FITTING_SIZE:
+        raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
+    if status == _crop_windows.BEST_USED and not args["quiet"]:
+        warnings.warn(
+            f"{_BBOX}: no crop window satisfied the thresholds in {attempts} attempts; "
+            f"using the best one (metric {best_score:.4g})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    mapped, indices = _crop_windows.crop_to_window(corners, start, start + size, args["bbox_prune_threshold"])
     if crop_shape is not None:
-        out_anchor = anchor.astype(np.float32)
-        out_shape = crop_shape.astype(np.float32)
-    else:
-        out_anchor, out_shape = start, size
-    outputs = [out_anchor.astype(np.float32), out_shape.astype(np.float32), from_corners(mapped, layout)]
+        start, size = anchor.astype(np.float32), crop_shape.astype(np.float32)
+    outputs = [start, size, _crop_windows.corners_to_layout(mapped, *plan.columns)]
     if labels is not None:
         outputs.append(np.ascontiguousarray(labels[indices]))
     if args["output_bbox_indices"]:
@@ -524,7 +461,14 @@ def _random_bbox_crop(generator, arrays, args):
 
 def _bbox_batch(inputs, sample_args, batch_size, ctx):
     count = 3 + (inputs[1] is not None) + bool(sample_args[0]["output_bbox_indices"]) if batch_size else 5
-    return _run_per_sample(_random_bbox_crop, inputs, sample_args, batch_size, count)
+    plans = {}
+    return _run_per_sample(
+        lambda generator, arrays, args: _random_bbox_crop(generator, arrays, args, plans),
+        inputs,
+        sample_args,
+        batch_size,
+        count,
+    )
 
 
 RANDOM_BBOX_CROP = Operator(
@@ -635,7 +579,7 @@ RANDOM_BBOX_CROP = Operator(
     prepare_args=_bbox_prepare,
     infer_types=_bbox_types,
     infer_shape=_bbox_shape,
-    kernel=lambda arrays, args: _random_bbox_crop(args["rng"].generator(), arrays, args),
+    kernel=lambda arrays, args: _random_bbox_crop(args["rng"].generator(), arrays, args, {}),
     batch_kernel=_bbox_batch,
     doc="A random crop window that overlaps the boxes as asked, and the boxes cropped to it (SSD).\n\n"
     "Returns ``(anchor, shape, boxes[, labels][, bbox_indices])``: the window's start and extent "

@@ -334,3 +334,47 @@ def test_roi_random_crop_samples_of_different_dimensions():
     crop = ndd.batch([np.array([2, 2], np.int32), np.array([2, 2, 3], np.int32)])
     starts = ndd.roi_random_crop(crop_shape=crop, roi_start=roi, roi_shape=crop, rng=ndd.random.RNG(seed=2))
     assert [np.asarray(s).tolist() for s in starts] == [[1, 1], [1, 1, 0]]
+
+
+# -- the compiled search draws what numpy's Generator draws ---------------------------
+
+WHOLE = np.array([[0.0, 0.0, 1.0, 1.0]], np.float32)
+
+
+def _first_window(generator, **kwargs):
+    """search_window with one threshold of 0 and a box that every window keeps: the first
+    window drawn wins."""
+    from ndd._cpu.crop_windows import FOUND, search_window
+
+    settings = dict(ratios=np.array([1.0, 1.0]), crop_shape=None, pixels=np.ones(2)) | kwargs
+    status, start, size, anchor, attempts, _ = search_window(
+        generator, WHOLE, np.zeros(1, np.float32), 1, 100, False, False, True, 0.0, 0.3, 0.9, **settings
+    )
+    assert status == FOUND and attempts == 1
+    return start, size, anchor
+
+
+def test_window_extents_and_starts_are_generator_uniform_draws():
+    start, size, _ = _first_window(np.random.Generator(np.random.Philox(5)), ratios=np.array([0.5, 2.0]))
+    # Eight rounds of one attempt: 2 * 8 + 8 extent pairs, the first fitting pair wins, then starts.
+    numpy = np.random.Generator(np.random.Philox(5))
+    numpy.integers(0, 1, 8)
+    sizes = numpy.uniform(0.3, 0.9, (24, 2))
+    fitting = sizes[(sizes[:, 0] / sizes[:, 1] >= 0.5) & (sizes[:, 0] / sizes[:, 1] <= 2.0)][:8]
+    fitting = fitting.astype(np.float32)
+    starts = numpy.uniform(np.minimum(0, 1 - fitting), np.maximum(0, 1 - fitting)).astype(np.float32)
+    np.testing.assert_array_equal(size, fitting[0])
+    np.testing.assert_array_equal(start, starts[0])
+
+
+def test_fixed_window_anchors_are_generator_integers_draws():
+    pixels, crop = np.array([640.0, 480.0]), np.array([300.0, 200.0])
+    start, size, anchor = _first_window(
+        np.random.Generator(np.random.Philox(6)), pixels=pixels, crop_shape=crop
+    )
+    numpy = np.random.Generator(np.random.Philox(6))
+    numpy.integers(0, 1, 8)
+    expected = numpy.integers(0, (pixels - crop).astype(np.int64), size=(8, 2), endpoint=True)[0]
+    np.testing.assert_array_equal(anchor, expected)
+    np.testing.assert_array_equal(start, (expected / pixels).astype(np.float32))
+    np.testing.assert_array_equal(size, (crop / pixels).astype(np.float32))
