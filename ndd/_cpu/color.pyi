@@ -14,9 +14,13 @@ def weighted_channels(source: np.ndarray, target: np.ndarray, weights: np.ndarra
     """``target[p, 0] = round(sum_j weights[j] * source[p, j] + offset)`` for uint8 ``(pixels, 3)``
     source and ``(pixels, 1)`` target; ``weights`` float32 of 3."""
 
-def tile_histograms(image: np.ndarray, hist: np.ndarray) -> None:
-    """Add the 256-bin histogram of every tile of a uint8 image to int64 ``hist`` of shape
-    ``(tiles_y, tiles_x, 256)``."""
+def tile_histograms(image: np.ndarray, hist: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    """Add the 256-bin histogram of every tile to int64 ``hist`` ``(tiles_y, tiles_x, 256)``, of a
+    uint8 image padded through the int64 index maps ``rows`` and ``cols`` (whole tiles)."""
+
+def clip_tile_tables(hist: np.ndarray, tables: np.ndarray, limit: int, scale: float) -> None:
+    """CLAHE's float32 tile tables ``(tiles, 256)`` from int64 histograms: clipped at ``limit``
+    (0: none) with the excess redistributed, cumulated, scaled by ``scale`` and rounded."""
 
 def blend_tile_tables(
     image: np.ndarray,
@@ -34,16 +38,19 @@ def blend_tile_tables(
 
 def rgb_to_lab8(
     source: np.ndarray,
-    target: np.ndarray,
+    lightness: np.ndarray,
+    chroma: np.ndarray,
     linear_table: np.ndarray,
     xyz_coeffs: np.ndarray,
     f_table: np.ndarray,
 ) -> None:
-    """uint8 RGB ``(pixels, 3)`` to 8-bit Lab in OpenCV's fixed point, from int32 tables: linear
-    values (256), XYZ / white coefficients (9, 12 fractional bits) and f(t) (15 fractional bits)."""
+    """uint8 RGB ``(pixels, 3)`` to 8-bit Lab in OpenCV's fixed point, L into ``(pixels,)`` and
+    (a, b) into ``(pixels, 2)``, from int32 tables: linear values (256), XYZ / white coefficients
+    (9, 12 fractional bits) and f(t) (15 fractional bits)."""
 
 def lab8_to_rgb(
-    source: np.ndarray,
+    lightness: np.ndarray,
+    chroma: np.ndarray,
     target: np.ndarray,
     lightness_table: np.ndarray,
     xz_table: np.ndarray,
@@ -51,9 +58,10 @@ def lab8_to_rgb(
     xyz_to_rgb: np.ndarray,
     srgb_table: np.ndarray,
 ) -> None:
-    """8-bit Lab ``(pixels, 3)`` back to uint8 sRGB in OpenCV's fixed point, from tables: Y and
-    f(Y) of each L (int32, (256, 2)), the inverse of f (int32, at ``f + xz_offset``), XYZ / white
-    to linear RGB (int32 (9), 12 fractional bits) and the sRGB code of linear / 4096 (uint8)."""
+    """8-bit Lab, L ``(pixels,)`` and (a, b) ``(pixels, 2)``, back to uint8 sRGB ``(pixels, 3)`` in
+    OpenCV's fixed point, from int32 tables: Y and f(Y) of each L ((256, 2)), the inverse of f (at
+    ``f + xz_offset``), XYZ / white to linear RGB (9, 12 fractional bits) and the sRGB code of
+    linear / 4096 (4096)."""
 
 def lookup_u8(source: np.ndarray, target: np.ndarray, table: np.ndarray) -> None:
     """``target[i] = table[source[i]]`` for contiguous 1-D uint8 ``source`` and a 256-entry

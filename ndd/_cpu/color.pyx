@@ -6,12 +6,14 @@ Both work on contiguous arrays so that one pass reads each pixel once; the
 operators (``ndd/_ops/color.py``) keep numpy paths for the other layouts and types.
 """
 
-from libc.math cimport floorf, nearbyintf
+from libc.math cimport floorf
 from libc.string cimport memset
 
 # float constants: a bare 1.0 or 0.5 is a double in C and would widen the arithmetic.
 cdef float HALF = 0.5
 cdef float ONE = 1.0
+# 1.5 * 2**23: see _round_even.
+cdef float ROUNDER = 12582912.0
 
 ctypedef fused pixel_t:
     unsigned char
@@ -25,6 +27,12 @@ cdef inline unsigned char _to_u8(float value) noexcept nogil:
     if value >= 254.5:
         return 255
     return <unsigned char>floorf(value + HALF)
+
+
+cdef inline float _round_even(float value) noexcept nogil:
+    # Halves to even for |value| < 2**22, as nearbyintf, without its call: adding
+    # 1.5 * 2**23 leaves no fraction bits and the float32 addition rounds.
+    return (value + ROUNDER) - ROUNDER
 
 
 def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const float[::1] coeffs):
@@ -83,7 +91,7 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
                         if running <= first_count:
                             lut[v] = 0
                         else:
-                            level = nearbyintf(<float>(running - first_count) * scale)
+                            level = _round_even(<float>(running - first_count) * scale)
                             lut[v] = <unsigned char>(level if level < 255 else 255)
                 for p in range(pixels):
                     target[f, p, c] = lut[source[f, p, c]]
@@ -117,7 +125,17 @@ cdef extern from *:
     #if defined(__GNUC__) && defined(__x86_64__)
     #include <immintrin.h>
 
-    static int ndd_gray_use_avx2 = -1;
+    static int ndd_color_use_avx2 = -1;
+
+    static int ndd_color_has_avx2(void)
+    {
+        /* Several threads may get here first; they all store the same answer. */
+        if (ndd_color_use_avx2 < 0) {
+            __builtin_cpu_init();
+            ndd_color_use_avx2 = __builtin_cpu_supports("avx2");
+        }
+        return ndd_color_use_avx2;
+    }
 
     __attribute__((target("avx2"))) static void ndd_gray_avx2(
         const uint8_t *src, uint8_t *dst, ptrdiff_t n, float w0, float w1, float w2, float offset)
@@ -157,18 +175,15 @@ cdef extern from *:
     static void ndd_gray(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                          float w0, float w1, float w2, float offset)
     {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_gray_use_avx2 < 0) {
-            __builtin_cpu_init();
-            ndd_gray_use_avx2 = __builtin_cpu_supports("avx2");
-        }
-        if (ndd_gray_use_avx2)
+        if (ndd_color_has_avx2())
             ndd_gray_avx2(src, dst, n, w0, w1, w2, offset);
         else
             ndd_gray_base(src, dst, n, w0, w1, w2, offset);
     }
 
     #else
+
+    static int ndd_color_has_avx2(void) { return 0; }
 
     static void ndd_gray(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                          float w0, float w1, float w2, float offset)
@@ -200,16 +215,70 @@ def weighted_channels(
         ndd_gray(&source[0, 0], &target[0, 0], n, weights[0], weights[1], weights[2], offset)
 
 
-def tile_histograms(const unsigned char[:, ::1] image, long long[:, :, ::1] hist):
-    """Add the 256-bin histogram of every tile of ``image`` (whose height and width are whole
-    multiples of the tile size) to ``hist``, ``(tiles_y, tiles_x, 256)``."""
+def tile_histograms(
+    const unsigned char[:, ::1] image,
+    long long[:, :, ::1] hist,
+    const long long[::1] rows,
+    const long long[::1] cols,
+):
+    """Add the 256-bin histogram of every tile to ``hist``, ``(tiles_y, tiles_x, 256)``, of the
+    image padded to ``(len(rows), len(cols))``, whole multiples of the tile size: padded pixel
+    ``(y, x)`` is ``image[rows[y], cols[x]]``."""
     cdef Py_ssize_t tiles_y = hist.shape[0], tiles_x = hist.shape[1]
-    cdef Py_ssize_t tile_h = image.shape[0] // tiles_y, tile_w = image.shape[1] // tiles_x
-    cdef Py_ssize_t y, x
+    cdef Py_ssize_t tile_h = rows.shape[0] // tiles_y, tile_w = cols.shape[0] // tiles_x
+    cdef Py_ssize_t width = image.shape[1], y, tx, x, x0
+    cdef const unsigned char *row
+    cdef long long *bins
+    if rows.shape[0] == 0 or cols.shape[0] == 0:
+        return
     with nogil:
         for y in range(tiles_y * tile_h):
-            for x in range(tiles_x * tile_w):
-                hist[y // tile_h, x // tile_w, image[y, x]] += 1
+            row = &image[rows[y], 0]
+            for tx in range(tiles_x):
+                bins = &hist[y // tile_h, tx, 0]
+                x0 = tx * tile_w
+                if x0 + tile_w <= width:
+                    # Inside the image: the column map is the identity there.
+                    for x in range(x0, x0 + tile_w):
+                        bins[row[x]] += 1
+                else:
+                    for x in range(x0, x0 + tile_w):
+                        bins[row[cols[x]]] += 1
+
+
+def clip_tile_tables(const long long[:, ::1] hist, float[:, ::1] tables, long long limit, float scale):
+    """Lookup tables of CLAHE's tiles from their 256-bin histograms ``(tiles, 256)``: each
+    histogram clipped at ``limit`` (none when 0) with the excess spread evenly and the remainder
+    on every (256 // remainder)-th bin, then ``round(cumulative count * scale)`` in float32
+    (halves to even), saturated to [0, 255]."""
+    cdef Py_ssize_t tiles = hist.shape[0], t, v
+    cdef long long counts[256]
+    cdef long long excess, spread, residual, step, running
+    cdef float value
+    if hist.shape[1] != 256 or tables.shape[0] != tiles or tables.shape[1] != 256:
+        raise ValueError("clip_tile_tables: expected (tiles, 256) histograms and tables")
+    with nogil:
+        for t in range(tiles):
+            for v in range(256):
+                counts[v] = hist[t, v]
+            if limit > 0:
+                excess = 0
+                for v in range(256):
+                    if counts[v] > limit:
+                        excess += counts[v] - limit
+                        counts[v] = limit
+                spread = excess // 256
+                residual = excess % 256
+                step = 256 // residual if residual > 0 else 256
+                if step < 1:
+                    step = 1
+                for v in range(256):
+                    counts[v] += spread + (1 if v % step == 0 and v // step < residual else 0)
+            running = 0
+            for v in range(256):
+                running += counts[v]
+                value = _round_even(<float>running * scale)
+                tables[t, v] = 0 if value < 0 else (255 if value > 255 else value)
 
 
 def blend_tile_tables(
@@ -227,89 +296,264 @@ def blend_tile_tables(
     ``(top-left * (1 - wx) + top-right * wx) * (1 - wy) + (...) * wy`` in float32, rounded
     to the nearest integer, halves to even."""
     cdef Py_ssize_t y, x, height = image.shape[0], width = image.shape[1]
-    cdef Py_ssize_t t, b, left, right
+    cdef Py_ssize_t left, right
+    cdef const unsigned char *pixels
+    cdef unsigned char *out
+    cdef const float *top_row
+    cdef const float *bottom_row
     cdef unsigned char v
     cdef float wx, wy, top, bottom, value
+    if height == 0 or width == 0:
+        return
     with nogil:
         for y in range(height):
-            t = rows_above[y]
-            b = rows_below[y]
+            top_row = &tables[rows_above[y], 0, 0]
+            bottom_row = &tables[rows_below[y], 0, 0]
             wy = row_weights[y]
+            pixels = &image[y, 0]
+            out = &target[y, 0]
             for x in range(width):
-                left = cols_left[x]
-                right = cols_right[x]
+                left = cols_left[x] * 256
+                right = cols_right[x] * 256
                 wx = col_weights[x]
-                v = image[y, x]
-                top = tables[t, left, v] * (ONE - wx) + tables[t, right, v] * wx
-                bottom = tables[b, left, v] * (ONE - wx) + tables[b, right, v] * wx
-                value = nearbyintf(top * (ONE - wy) + bottom * wy)
-                target[y, x] = <unsigned char>(0 if value < 0 else (255 if value > 255 else value))
+                v = pixels[x]
+                top = top_row[left + v] * (ONE - wx) + top_row[right + v] * wx
+                bottom = bottom_row[left + v] * (ONE - wx) + bottom_row[right + v] * wx
+                value = _round_even(top * (ONE - wy) + bottom * wy)
+                out[x] = <unsigned char>(0 if value < 0 else (255 if value > 255 else value))
+
+
+cdef extern from *:
+    """
+    /* 8-bit RGB <-> 8-bit Lab in OpenCV's fixed point (the tables and constants are
+     * described in rgb_to_lab8 and lab8_to_rgb below). int32 throughout: the module is
+     * built with -fwrapv, so C's int arithmetic and AVX2's 32-bit lanes wrap alike. The
+     * AVX2 paths take 8 pixels a step with gathers from the same tables; saturating
+     * packs (int32 -> int16 -> uint8) are the clamp to [0, 255]. */
+
+    static inline uint8_t ndd_lab_clamp_u8(int v) { return (uint8_t)(v < 0 ? 0 : (v > 255 ? 255 : v)); }
+    static inline int ndd_lab_clamp_code(int v) { return v < 0 ? 0 : (v > 4095 ? 4095 : v); }
+
+    static void ndd_rgb_to_lab8_base(const uint8_t *src, uint8_t *l_out, uint8_t *ab_out, ptrdiff_t n,
+                                     const int *linear, const int *c, const int *f)
+    {
+        for (ptrdiff_t p = 0; p < n; p++) {
+            int r = linear[src[3 * p]], g = linear[src[3 * p + 1]], b = linear[src[3 * p + 2]];
+            int fx = f[(r * c[0] + g * c[1] + b * c[2] + (1 << 11)) >> 12];
+            int fy = f[(r * c[3] + g * c[4] + b * c[5] + (1 << 11)) >> 12];
+            int fz = f[(r * c[6] + g * c[7] + b * c[8] + (1 << 11)) >> 12];
+            l_out[p] = ndd_lab_clamp_u8((296 * fy - 1336935 + (1 << 14)) >> 15);
+            ab_out[2 * p] = ndd_lab_clamp_u8((500 * (fx - fy) + (128 << 15) + (1 << 14)) >> 15);
+            ab_out[2 * p + 1] = ndd_lab_clamp_u8((200 * (fy - fz) + (128 << 15) + (1 << 14)) >> 15);
+        }
+    }
+
+    static void ndd_lab8_to_rgb_base(const uint8_t *l_in, const uint8_t *ab_in, uint8_t *out, ptrdiff_t n,
+                                     const int *lightness, const int *xz, const int *m, const int *srgb)
+    {
+        for (ptrdiff_t p = 0; p < n; p++) {
+            int y = lightness[2 * l_in[p]], fy = lightness[2 * l_in[p] + 1];
+            /* a * 2**14 / 500 and b * 2**14 / 200 as OpenCV approximates them
+             * (the rounding of the last bit decides some results). */
+            int a_term = ((5 * ab_in[2 * p] * 53687 + (1 << 7)) >> 13) - 4194;
+            int b_term = ((ab_in[2 * p + 1] * 41943 + (1 << 4)) >> 9) - 10484;
+            int x = xz[fy + a_term], z = xz[fy - b_term];
+            for (int k = 0; k < 3; k++)
+                out[3 * p + k] = (uint8_t)srgb[ndd_lab_clamp_code(
+                    (m[3 * k] * x + m[3 * k + 1] * y + m[3 * k + 2] * z + (1 << 13)) >> 14)];
+        }
+    }
+
+    #if defined(__GNUC__) && defined(__x86_64__)
+
+    __attribute__((target("avx2"))) static inline __m256i ndd_lab_dot(
+        __m256i x, __m256i y, __m256i z, const int *m, int round, int shift)
+    {
+        __m256i v = _mm256_add_epi32(_mm256_mullo_epi32(x, _mm256_set1_epi32(m[0])),
+                                     _mm256_mullo_epi32(y, _mm256_set1_epi32(m[1])));
+        v = _mm256_add_epi32(v, _mm256_mullo_epi32(z, _mm256_set1_epi32(m[2])));
+        return _mm256_srai_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(round)), shift);
+    }
+
+    __attribute__((target("avx2"))) static inline __m128i ndd_lab_words(__m256i v)
+    {
+        return _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    }
+
+    __attribute__((target("avx2"))) static void ndd_rgb_to_lab8_avx2(
+        const uint8_t *src, uint8_t *l_out, uint8_t *ab_out, ptrdiff_t n,
+        const int *linear, const int *c, const int *f)
+    {
+        /* Channel bytes to 32-bit lanes, 4 pixels in each 128-bit lane (as ndd_gray_avx2). */
+        const __m256i red = _mm256_setr_epi8(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1,
+                                             0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1);
+        const __m256i green = _mm256_setr_epi8(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1,
+                                               1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1);
+        const __m256i blue = _mm256_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1,
+                                              2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1);
+        const __m256i l_bias = _mm256_set1_epi32(-1336935 + (1 << 14));
+        const __m256i ab_bias = _mm256_set1_epi32((128 << 15) + (1 << 14));
+        ptrdiff_t p = 0;
+        for (; 3 * p + 28 <= 3 * n; p += 8) {
+            __m256i bytes = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + 3 * p))),
+                _mm_loadu_si128((const __m128i *)(src + 3 * p + 12)), 1);
+            __m256i r = _mm256_i32gather_epi32(linear, _mm256_shuffle_epi8(bytes, red), 4);
+            __m256i g = _mm256_i32gather_epi32(linear, _mm256_shuffle_epi8(bytes, green), 4);
+            __m256i b = _mm256_i32gather_epi32(linear, _mm256_shuffle_epi8(bytes, blue), 4);
+            __m256i fx = _mm256_i32gather_epi32(f, ndd_lab_dot(r, g, b, c, 1 << 11, 12), 4);
+            __m256i fy = _mm256_i32gather_epi32(f, ndd_lab_dot(r, g, b, c + 3, 1 << 11, 12), 4);
+            __m256i fz = _mm256_i32gather_epi32(f, ndd_lab_dot(r, g, b, c + 6, 1 << 11, 12), 4);
+            __m256i l = _mm256_srai_epi32(
+                _mm256_add_epi32(_mm256_mullo_epi32(fy, _mm256_set1_epi32(296)), l_bias), 15);
+            __m256i a = _mm256_mullo_epi32(_mm256_sub_epi32(fx, fy), _mm256_set1_epi32(500));
+            a = _mm256_srai_epi32(_mm256_add_epi32(a, ab_bias), 15);
+            __m256i bb = _mm256_mullo_epi32(_mm256_sub_epi32(fy, fz), _mm256_set1_epi32(200));
+            bb = _mm256_srai_epi32(_mm256_add_epi32(bb, ab_bias), 15);
+            __m128i l_words = ndd_lab_words(l);
+            _mm_storel_epi64((__m128i *)(l_out + p), _mm_packus_epi16(l_words, l_words));
+            __m128i a_words = ndd_lab_words(a), b_words = ndd_lab_words(bb);
+            _mm_storeu_si128((__m128i *)(ab_out + 2 * p),
+                             _mm_packus_epi16(_mm_unpacklo_epi16(a_words, b_words),
+                                              _mm_unpackhi_epi16(a_words, b_words)));
+        }
+        ndd_rgb_to_lab8_base(src + 3 * p, l_out + p, ab_out + 2 * p, n - p, linear, c, f);
+    }
+
+    __attribute__((target("avx2"))) static void ndd_lab8_to_rgb_avx2(
+        const uint8_t *l_in, const uint8_t *ab_in, uint8_t *out, ptrdiff_t n,
+        const int *lightness, const int *xz, const int *m, const int *srgb)
+    {
+        /* a to the low 8 bytes and b to the high 8 of 8 interleaved (a, b) pairs. */
+        const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+        /* Each 128-bit lane holds 4 pixels as R | G << 8 | B << 16: their 12 bytes first. */
+        const __m256i compact = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                                 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+        const __m256i low = _mm256_setzero_si256(), high = _mm256_set1_epi32(4095);
+        ptrdiff_t p = 0;
+        /* The second 16-byte store ends 4 bytes into the next step's pixels (rewritten
+         * there): stop before it passes the end. */
+        for (; 3 * p + 28 <= 3 * n; p += 8) {
+            __m128i levels = _mm_loadl_epi64((const __m128i *)(l_in + p));
+            __m256i level2 = _mm256_slli_epi32(_mm256_cvtepu8_epi32(levels), 1);
+            __m256i y = _mm256_i32gather_epi32(lightness, level2, 4);
+            __m256i fy = _mm256_i32gather_epi32(lightness + 1, level2, 4);
+            __m128i ab = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(ab_in + 2 * p)), split);
+            __m256i a = _mm256_cvtepu8_epi32(ab), b = _mm256_cvtepu8_epi32(_mm_srli_si128(ab, 8));
+            __m256i a_term = _mm256_sub_epi32(
+                _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(a, _mm256_set1_epi32(5 * 53687)),
+                                                   _mm256_set1_epi32(1 << 7)), 13),
+                _mm256_set1_epi32(4194));
+            __m256i b_term = _mm256_sub_epi32(
+                _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(b, _mm256_set1_epi32(41943)),
+                                                   _mm256_set1_epi32(1 << 4)), 9),
+                _mm256_set1_epi32(10484));
+            __m256i x = _mm256_i32gather_epi32(xz, _mm256_add_epi32(fy, a_term), 4);
+            __m256i z = _mm256_i32gather_epi32(xz, _mm256_sub_epi32(fy, b_term), 4);
+            __m256i rgb = _mm256_setzero_si256();
+            for (int k = 0; k < 3; k++) {
+                __m256i code = ndd_lab_dot(x, y, z, m + 3 * k, 1 << 13, 14);
+                code = _mm256_min_epi32(_mm256_max_epi32(code, low), high);
+                rgb = _mm256_or_si256(rgb, _mm256_slli_epi32(_mm256_i32gather_epi32(srgb, code, 4), 8 * k));
+            }
+            rgb = _mm256_shuffle_epi8(rgb, compact);
+            _mm_storeu_si128((__m128i *)(out + 3 * p), _mm256_castsi256_si128(rgb));
+            _mm_storeu_si128((__m128i *)(out + 3 * p + 12), _mm256_extracti128_si256(rgb, 1));
+        }
+        ndd_lab8_to_rgb_base(l_in + p, ab_in + 2 * p, out + 3 * p, n - p, lightness, xz, m, srgb);
+    }
+
+    static void ndd_rgb_to_lab8(const uint8_t *src, uint8_t *l_out, uint8_t *ab_out, ptrdiff_t n,
+                                const int *linear, const int *c, const int *f)
+    {
+        if (ndd_color_has_avx2())
+            ndd_rgb_to_lab8_avx2(src, l_out, ab_out, n, linear, c, f);
+        else
+            ndd_rgb_to_lab8_base(src, l_out, ab_out, n, linear, c, f);
+    }
+
+    static void ndd_lab8_to_rgb(const uint8_t *l_in, const uint8_t *ab_in, uint8_t *out, ptrdiff_t n,
+                                const int *lightness, const int *xz, const int *m, const int *srgb)
+    {
+        if (ndd_color_has_avx2())
+            ndd_lab8_to_rgb_avx2(l_in, ab_in, out, n, lightness, xz, m, srgb);
+        else
+            ndd_lab8_to_rgb_base(l_in, ab_in, out, n, lightness, xz, m, srgb);
+    }
+
+    #else
+
+    #define ndd_rgb_to_lab8 ndd_rgb_to_lab8_base
+    #define ndd_lab8_to_rgb ndd_lab8_to_rgb_base
+
+    #endif
+    """
+    void ndd_rgb_to_lab8(
+        const unsigned char *src, unsigned char *l_out, unsigned char *ab_out, Py_ssize_t n,
+        const int *linear, const int *c, const int *f
+    ) nogil
+    void ndd_lab8_to_rgb(
+        const unsigned char *l_in, const unsigned char *ab_in, unsigned char *out, Py_ssize_t n,
+        const int *lightness, const int *xz, const int *m, const int *srgb
+    ) nogil
 
 
 def rgb_to_lab8(
     const unsigned char[:, ::1] source,
-    unsigned char[:, ::1] target,
+    unsigned char[::1] lightness,
+    unsigned char[:, ::1] chroma,
     const int[::1] linear_table,
     const int[::1] xyz_coeffs,
     const int[::1] f_table,
 ):
-    """8-bit RGB to 8-bit Lab in OpenCV's fixed point: ``linear_table`` (256) gives linear
-    values in 1/8 units, ``xyz_coeffs`` (9) XYZ / white with 12 fractional bits, ``f_table``
-    f(t) with 15 (indexed by XYZ)."""
-    cdef Py_ssize_t p, n = source.shape[0]
-    cdef long long r, g, b, fx, fy, fz, v
-    cdef long long c[9]
-    cdef int k
-    for k in range(9):
-        c[k] = xyz_coeffs[k]
+    """8-bit RGB to 8-bit Lab in OpenCV's fixed point, L into ``lightness`` ``(pixels,)`` and
+    (a, b) into ``chroma`` ``(pixels, 2)``: ``linear_table`` (256) gives linear values in 1/8
+    units, ``xyz_coeffs`` (9) XYZ / white with 12 fractional bits, ``f_table`` f(t) with 15
+    (indexed by XYZ)."""
+    cdef Py_ssize_t n = source.shape[0]
+    if source.shape[1] != 3 or lightness.shape[0] != n or chroma.shape[0] != n or chroma.shape[1] != 2:
+        raise ValueError("rgb_to_lab8: expected (n, 3) RGB, (n,) lightness and (n, 2) chroma arrays")
+    if linear_table.shape[0] != 256 or xyz_coeffs.shape[0] != 9:
+        raise ValueError("rgb_to_lab8: expected a linear table of 256 and 9 coefficients")
+    if n == 0:
+        return
     with nogil:
-        for p in range(n):
-            r = linear_table[source[p, 0]]
-            g = linear_table[source[p, 1]]
-            b = linear_table[source[p, 2]]
-            fx = f_table[(r * c[0] + g * c[1] + b * c[2] + (1 << 11)) >> 12]
-            fy = f_table[(r * c[3] + g * c[4] + b * c[5] + (1 << 11)) >> 12]
-            fz = f_table[(r * c[6] + g * c[7] + b * c[8] + (1 << 11)) >> 12]
-            v = (296 * fy - 1336935 + (1 << 14)) >> 15
-            target[p, 0] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
-            v = (500 * (fx - fy) + (128 << 15) + (1 << 14)) >> 15
-            target[p, 1] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
-            v = (200 * (fy - fz) + (128 << 15) + (1 << 14)) >> 15
-            target[p, 2] = <unsigned char>(0 if v < 0 else (255 if v > 255 else v))
+        ndd_rgb_to_lab8(
+            &source[0, 0], &lightness[0], &chroma[0, 0], n, &linear_table[0], &xyz_coeffs[0], &f_table[0]
+        )
 
 
 def lab8_to_rgb(
-    const unsigned char[:, ::1] source,
+    const unsigned char[::1] lightness,
+    const unsigned char[:, ::1] chroma,
     unsigned char[:, ::1] target,
     const int[:, ::1] lightness_table,
     const int[::1] xz_table,
     int xz_offset,
     const int[::1] xyz_to_rgb,
-    const unsigned char[::1] srgb_table,
+    const int[::1] srgb_table,
 ):
-    """8-bit Lab (L * 255 / 100, a + 128, b + 128) back to 8-bit sRGB in OpenCV's fixed point,
-    with 14 fractional bits: ``lightness_table`` (256, 2) gives Y and f(Y) of each L,
-    ``xz_table[f + xz_offset]`` inverts Lab's f (X / white from f(X), Z / white from f(Z)),
-    ``xyz_to_rgb`` (9) maps XYZ / white to linear RGB with 12 fractional bits and
-    ``srgb_table`` (4096) encodes linear values in 1/4096 units."""
-    cdef Py_ssize_t p, n = source.shape[0]
-    cdef int y, fy, x, z, a_term, b_term, v, k
-    cdef int m[9]
-    for k in range(9):
-        m[k] = xyz_to_rgb[k]
+    """8-bit Lab (L * 255 / 100 in ``lightness`` ``(pixels,)``, a + 128 and b + 128 in ``chroma``
+    ``(pixels, 2)``) back to 8-bit sRGB in OpenCV's fixed point, with 14 fractional bits:
+    ``lightness_table`` (256, 2) gives Y and f(Y) of each L, ``xz_table[f + xz_offset]``
+    inverts Lab's f (X / white from f(X), Z / white from f(Z)), ``xyz_to_rgb`` (9) maps
+    XYZ / white to linear RGB with 12 fractional bits and ``srgb_table`` (4096, int32 for
+    the vector gathers) encodes linear values in 1/4096 units."""
+    cdef Py_ssize_t n = lightness.shape[0]
+    if chroma.shape[0] != n or chroma.shape[1] != 2 or target.shape[0] != n or target.shape[1] != 3:
+        raise ValueError("lab8_to_rgb: expected (n,) lightness, (n, 2) chroma and (n, 3) RGB arrays")
+    if (
+        lightness_table.shape[0] != 256 or lightness_table.shape[1] != 2
+        or xyz_to_rgb.shape[0] != 9 or srgb_table.shape[0] != 4096
+    ):
+        raise ValueError("lab8_to_rgb: expected tables of (256, 2), 9 and 4096 entries")
+    if n == 0:
+        return
     with nogil:
-        for p in range(n):
-            y = lightness_table[source[p, 0], 0]
-            fy = lightness_table[source[p, 0], 1]
-            # a * 2**14 / 500 and b * 2**14 / 200 as OpenCV approximates them
-            # (the rounding of the last bit decides some results).
-            a_term = ((5 * source[p, 1] * 53687 + (1 << 7)) >> 13) - 4194
-            b_term = ((source[p, 2] * 41943 + (1 << 4)) >> 9) - 10484
-            x = xz_table[fy + a_term + xz_offset]
-            z = xz_table[fy - b_term + xz_offset]
-            for k in range(3):
-                v = (m[3 * k] * x + m[3 * k + 1] * y + m[3 * k + 2] * z + (1 << 13)) >> 14
-                target[p, k] = srgb_table[0 if v < 0 else (4095 if v > 4095 else v)]
+        ndd_lab8_to_rgb(
+            &lightness[0], &chroma[0, 0], &target[0, 0], n, &lightness_table[0, 0], &xz_table[xz_offset],
+            &xyz_to_rgb[0], &srgb_table[0]
+        )
 
 
 ctypedef fused table_t:

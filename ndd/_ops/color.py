@@ -32,6 +32,7 @@ from PIL import Image
 
 from .._cpu.color import (
     blend_tile_tables,
+    clip_tile_tables,
     color_matrix,
     equalize_frames,
     lab8_to_rgb,
@@ -613,33 +614,30 @@ OPERATORS.append(JPEG_COMPRESSION_DISTORTION)
 # tables of its four nearest tile centres in float32, rounding halves to even.
 
 
-def _clahe_luts(ext, tiles_x, tiles_y, clip_limit):
-    height, width = ext.shape
-    tile_h, tile_w = height // tiles_y, width // tiles_x
+def _clahe_luts(plane, tiles_x, tiles_y, clip_limit):
+    height, width = plane.shape
+    if height % tiles_y or width % tiles_x:
+        # Padded by index maps, not by a copy of the image.
+        rows = _reflect_index(height + tiles_y - height % tiles_y, height)
+        cols = _reflect_index(width + tiles_x - width % tiles_x, width)
+    else:
+        rows, cols = np.arange(height), np.arange(width)
+    tile_h, tile_w = len(rows) // tiles_y, len(cols) // tiles_x
     area = tile_h * tile_w
     hist = np.zeros((tiles_y, tiles_x, 256), np.int64)
-    tile_histograms(np.ascontiguousarray(ext), hist)
-    hist = hist.reshape(tiles_y * tiles_x, 256)
-    if clip_limit > 0:
-        limit = max(int(clip_limit * area / 256), 1)
-        excess = np.maximum(hist - limit, 0).sum(axis=1, keepdims=True)
-        hist = np.minimum(hist, limit) + excess // 256
-        residual = excess % 256
-        step = np.maximum(256 // np.maximum(residual, 1), 1)
-        bins = np.arange(256)[None, :]
-        hist += (bins % step == 0) & (bins // step < residual)
-    scale = np.float32(255.0) / np.float32(area)
-    luts = np.rint(np.cumsum(hist, axis=1).astype(np.float32) * scale)
-    return np.clip(luts, 0, 255).reshape(tiles_y, tiles_x, 256), tile_h, tile_w
+    tile_histograms(plane, hist, rows, cols)
+    limit = max(int(clip_limit * area / 256), 1) if clip_limit > 0 else 0
+    luts = np.empty((tiles_y, tiles_x, 256), np.float32)
+    clip_tile_tables(
+        hist.reshape(-1, 256), luts.reshape(-1, 256), limit, np.float32(255.0) / np.float32(area)
+    )
+    return luts, tile_h, tile_w
 
 
 def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
+    """CLAHE of a contiguous uint8 plane, ``(height, width)``."""
     height, width = plane.shape
-    if height % tiles_y or width % tiles_x:
-        ext = _reflect101(plane, ((0, tiles_y - height % tiles_y), (0, tiles_x - width % tiles_x)))
-    else:
-        ext = plane
-    luts, tile_h, tile_w = _clahe_luts(ext, tiles_x, tiles_y, clip_limit)
+    luts, tile_h, tile_w = _clahe_luts(plane, tiles_x, tiles_y, clip_limit)
     f32 = np.float32
 
     def neighbours(size, tile, tiles):
@@ -650,23 +648,18 @@ def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
 
     out = np.empty((height, width), np.uint8)
     blend_tile_tables(
-        np.ascontiguousarray(plane),
+        plane,
         out,
-        np.ascontiguousarray(luts, dtype=f32),
+        luts,
         *neighbours(height, tile_h, tiles_y),
         *neighbours(width, tile_w, tiles_x),
     )
     return out
 
 
-def _reflect101(plane, pad):
-    """Mirror padding without repeating the edge (also where the pad is longer than the image)."""
-    rows = _reflect_index(plane.shape[0] + pad[0][1], plane.shape[0])
-    cols = _reflect_index(plane.shape[1] + pad[1][1], plane.shape[1])
-    return plane[rows[:, None], cols[None, :]]
-
-
 def _reflect_index(size, length):
+    """Indices of a mirror padding without repeating the edge (also where the pad is longer than
+    the image)."""
     if length == 1:
         return np.zeros(size, np.int64)
     period = 2 * (length - 1)
@@ -743,7 +736,8 @@ def _srgb_table():
     """The sRGB code of each linear value in 1/4096 steps."""
     linear = np.arange(1 << 12, dtype=np.float64) / (1 << 12)
     encoded = np.where(linear <= 0.0031308, linear * 12.92, linear ** (1 / 2.4) * 1.055 - 0.055)
-    return np.rint(np.float32(255) * encoded.astype(np.float32)).astype(np.uint8)
+    # int32 (of uint8 values): the AVX2 kernel gathers 32-bit entries.
+    return np.rint(np.float32(255) * encoded.astype(np.float32)).astype(np.uint8).astype(np.int32)
 
 
 _XZ_OFFSET = 8145
@@ -752,25 +746,17 @@ _LIGHTNESS_TABLE = _lightness_table()
 _SRGB_TABLE = _srgb_table()
 
 
-def _rgb_to_lab8(rgb):
-    lab = np.empty(rgb.shape, np.uint8)
-    rgb_to_lab8(
-        np.ascontiguousarray(rgb).reshape(-1, 3), lab.reshape(-1, 3), _LINEAR_TABLE, _XYZ_COEFFS, _F_TABLE
-    )
-    return lab
+def _rgb_to_lab_planes(rgb):
+    """8-bit Lab of ``(pixels, 3)`` RGB: L ``(pixels,)`` apart, for CLAHE, and (a, b) ``(pixels, 2)``."""
+    lightness = np.empty(len(rgb), np.uint8)
+    chroma = np.empty((len(rgb), 2), np.uint8)
+    rgb_to_lab8(rgb, lightness, chroma, _LINEAR_TABLE, _XYZ_COEFFS, _F_TABLE)
+    return lightness, chroma
 
 
-def _lab8_to_rgb(lab):
-    rgb = np.empty(lab.shape, np.uint8)
-    lab8_to_rgb(
-        np.ascontiguousarray(lab).reshape(-1, 3),
-        rgb.reshape(-1, 3),
-        _LIGHTNESS_TABLE,
-        _XZ_TABLE,
-        _XZ_OFFSET,
-        _XYZ_TO_RGB,
-        _SRGB_TABLE,
-    )
+def _lab_planes_to_rgb(lightness, chroma):
+    rgb = np.empty((len(lightness), 3), np.uint8)
+    lab8_to_rgb(lightness, chroma, rgb, _LIGHTNESS_TABLE, _XZ_TABLE, _XZ_OFFSET, _XYZ_TO_RGB, _SRGB_TABLE)
     return rgb
 
 
@@ -800,12 +786,13 @@ def _clahe_shape(shapes, args):
 def _clahe_kernel(arrays, args):
     arr = arrays[0]
     tiles = (args["tiles_x"], args["tiles_y"], args["clip_limit"])
+    height, width = arr.shape[:2]
     if arr.shape[2] == 1:
-        return _clahe_plane(arr[..., 0], *tiles)[..., None]
+        return _clahe_plane(np.ascontiguousarray(arr).reshape(height, width), *tiles)[..., None]
     if args["luma_only"]:
-        lab = _rgb_to_lab8(arr)
-        lab[..., 0] = _clahe_plane(np.ascontiguousarray(lab[..., 0]), *tiles)
-        return _lab8_to_rgb(lab)
+        lightness, chroma = _rgb_to_lab_planes(np.ascontiguousarray(arr).reshape(-1, 3))
+        lightness = _clahe_plane(lightness.reshape(height, width), *tiles)
+        return _lab_planes_to_rgb(lightness.reshape(-1), chroma).reshape(arr.shape)
     return np.stack([_clahe_plane(np.ascontiguousarray(arr[..., c]), *tiles) for c in range(3)], axis=-1)
 
 

@@ -115,6 +115,42 @@ def test_clahe_without_clipping_on_one_tile_is_equalization_of_the_cdf():
     np.testing.assert_array_equal(np.unique(out), expected.astype(np.uint8))
 
 
+@pytest.mark.parametrize("pixels", [1, 7, 8, 9, 10, 11, 17, 64 * 64 + 5])
+def test_clahe_lab_conversions_take_every_pixel_alike(pixels):
+    # The Lab kernels run 8 pixels a step (AVX2) and the rest one by one: each pixel on its own
+    # (a 1-pixel call never takes the vector path) must give what it gives among the others.
+    from ndd._ops.color import _lab_planes_to_rgb, _rgb_to_lab_planes
+
+    rng = np.random.default_rng(pixels)
+    rgb = rng.integers(0, 256, (pixels, 3), dtype=np.uint8)
+    lightness, chroma = _rgb_to_lab_planes(rgb)
+    alone = [_rgb_to_lab_planes(rgb[p : p + 1]) for p in range(pixels)]
+    np.testing.assert_array_equal(lightness, np.concatenate([a[0] for a in alone]))
+    np.testing.assert_array_equal(chroma, np.concatenate([a[1] for a in alone]))
+    lab = rng.integers(0, 256, (pixels, 3), dtype=np.uint8)
+    back = _lab_planes_to_rgb(lab[:, 0].copy(), lab[:, 1:].copy())
+    alone = [_lab_planes_to_rgb(lab[p : p + 1, 0].copy(), lab[p : p + 1, 1:].copy()) for p in range(pixels)]
+    np.testing.assert_array_equal(back, np.concatenate(alone))
+
+
+@pytest.mark.parametrize("clip_limit", [0.0, 0.5, 3.0])
+def test_clahe_tables_clip_and_redistribute_as_opencv(clip_limit):
+    # One tile of 16 x 16 = 256 pixels, so the clip limit is max(int(clip_limit), 1) counts; the
+    # expected table follows the rule in ndd/_ops/color.py with plain numpy.
+    x = np.random.default_rng(1).integers(100, 110, (16, 16, 1), dtype=np.uint8)
+    out = np.asarray(ndd.clahe(ndd.tensor(x, layout="HWC"), tiles_x=1, tiles_y=1, clip_limit=clip_limit))
+    hist = np.bincount(x.reshape(-1), minlength=256)
+    if clip_limit > 0:
+        limit = max(int(clip_limit), 1)
+        excess = int(np.maximum(hist - limit, 0).sum())
+        hist = np.minimum(hist, limit) + excess // 256
+        step = 256 // max(excess % 256, 1)
+        bins = np.arange(256)
+        hist += (bins % step == 0) & (bins // step < excess % 256)
+    table = np.rint(np.cumsum(hist).astype(np.float32) * (np.float32(255) / np.float32(256)))
+    np.testing.assert_array_equal(out, table.astype(np.uint8)[x])
+
+
 def test_debayer_bilinear_interior_is_the_mean_of_the_neighbours():
     rng = np.random.default_rng(5)
     bayer = rng.integers(0, 256, (6, 8), dtype=np.uint8)
