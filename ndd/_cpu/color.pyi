@@ -63,6 +63,9 @@ def lab8_to_rgb(
     ``f + xz_offset``), XYZ / white to linear RGB (9, 12 fractional bits) and the sRGB code of
     linear / 4096 (4096)."""
 
+def rgb_to_rgbx(source: np.ndarray, target: np.ndarray) -> None:
+    """``target[p] = (*source[p], 255)`` for contiguous uint8 ``(pixels, 3)`` and ``(pixels, 4)``."""
+
 def lookup_u8(source: np.ndarray, target: np.ndarray, table: np.ndarray) -> None:
     """``target[i] = table[source[i]]`` for contiguous 1-D uint8 ``source`` and a 256-entry
     ``table`` of the target's type (uint8, int16, int32 or float32)."""

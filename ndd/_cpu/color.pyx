@@ -556,6 +556,66 @@ def lab8_to_rgb(
         )
 
 
+cdef extern from *:
+    """
+    /* RGB to RGBX (X = 255), the layout of Pillow's RGB images, so that Pillow can take the
+     * pixels without unpacking them. */
+    static void ndd_rgbx_base(const uint8_t *src, uint8_t *dst, ptrdiff_t n)
+    {
+        for (ptrdiff_t p = 0; p < n; p++) {
+            dst[4 * p] = src[3 * p];
+            dst[4 * p + 1] = src[3 * p + 1];
+            dst[4 * p + 2] = src[3 * p + 2];
+            dst[4 * p + 3] = 255;
+        }
+    }
+
+    #if defined(__GNUC__) && defined(__x86_64__)
+
+    __attribute__((target("avx2"))) static void ndd_rgbx_avx2(const uint8_t *src, uint8_t *dst, ptrdiff_t n)
+    {
+        const __m256i spread = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+                                                0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+        const __m256i opaque = _mm256_set1_epi32((int)0xff000000u);
+        ptrdiff_t p = 0;
+        for (; 3 * p + 28 <= 3 * n; p += 8) {
+            __m256i bytes = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + 3 * p))),
+                _mm_loadu_si128((const __m128i *)(src + 3 * p + 12)), 1);
+            _mm256_storeu_si256((__m256i *)(dst + 4 * p),
+                                _mm256_or_si256(_mm256_shuffle_epi8(bytes, spread), opaque));
+        }
+        ndd_rgbx_base(src + 3 * p, dst + 4 * p, n - p);
+    }
+
+    static void ndd_rgbx(const uint8_t *src, uint8_t *dst, ptrdiff_t n)
+    {
+        if (ndd_color_has_avx2())
+            ndd_rgbx_avx2(src, dst, n);
+        else
+            ndd_rgbx_base(src, dst, n);
+    }
+
+    #else
+
+    #define ndd_rgbx ndd_rgbx_base
+
+    #endif
+    """
+    void ndd_rgbx(const unsigned char *src, unsigned char *dst, Py_ssize_t n) nogil
+
+
+def rgb_to_rgbx(const unsigned char[:, ::1] source, unsigned char[:, ::1] target):
+    """``target[p] = (*source[p], 255)`` for uint8 ``(pixels, 3)`` source and ``(pixels, 4)`` target."""
+    cdef Py_ssize_t n = source.shape[0]
+    if source.shape[1] != 3 or target.shape[0] != n or target.shape[1] != 4:
+        raise ValueError("rgb_to_rgbx: expected (n, 3) and (n, 4) arrays")
+    if n == 0:
+        return
+    with nogil:
+        ndd_rgbx(&source[0, 0], &target[0, 0], n)
+
+
 ctypedef fused table_t:
     unsigned char
     short

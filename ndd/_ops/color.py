@@ -1,7 +1,7 @@
 """Colour operators: ``brightness``, ``contrast``, ``brightness_contrast``, ``hue``,
 ``saturation``, ``hsv``, ``color_twist``, ``color_space_conversion``, ``equalize``
-and ``jpeg_compression_distortion`` (Pillow's libjpeg, which gives the reference's
-results bit for bit with 4:2:0 subsampling).
+and ``jpeg_compression_distortion`` (Pillow's libjpeg encoder, which gives the reference's
+results bit for bit with 4:2:0 subsampling, and simplejpeg's decoder).
 
 Every value operator computes in float32 and converts to an integer result by
 rounding halves away from zero and saturating, as the reference does. The
@@ -28,6 +28,7 @@ import io
 import math
 
 import numpy as np
+import simplejpeg
 from PIL import Image
 
 from .._cpu.color import (
@@ -38,6 +39,7 @@ from .._cpu.color import (
     lab8_to_rgb,
     lookup_u8,
     rgb_to_lab8,
+    rgb_to_rgbx,
     tile_histograms,
     weighted_channels,
 )
@@ -566,12 +568,21 @@ def _jpeg_prepare(ins, args):
         )
 
 
-def _jpeg_round_trip(frame, quality):
+def _jpeg_round_trip(frame, quality, out=None):
+    """Encode ``frame`` with Pillow and decode it with simplejpeg (into ``out`` when given)."""
+    height, width = frame.shape[:2]
+    # Pillow keeps RGB as RGBX: given that layout, it maps the pixels instead of unpacking them.
+    rgbx = np.empty((height, width, 4), np.uint8)
+    rgb_to_rgbx(np.ascontiguousarray(frame).reshape(-1, 3), rgbx.reshape(-1, 4))
+    image = Image.frombuffer("RGBX", (width, height), rgbx, "raw", "RGBX", 0, 1)
     buffer = io.BytesIO()
-    # 4:2:0 chroma subsampling, as the reference's encoder.
-    Image.fromarray(frame).save(buffer, format="JPEG", quality=quality, subsampling=2)
-    with Image.open(buffer) as decoded:
-        return np.asarray(decoded.convert("RGB"))
+    # 4:2:0 chroma subsampling, as the reference's encoder. The encoder stays Pillow's: simplejpeg's
+    # (TurboJPEG) gives other coefficients than Pillow's and the reference's for qualities below 100.
+    # An RGBX image is encoded as its RGB (the same bytes as Image.fromarray(frame) gives).
+    image.save(buffer, format="JPEG", quality=quality, subsampling=2)
+    # Decoding is the same libjpeg-turbo path in both (checked pixel for pixel), and simplejpeg
+    # writes RGB straight into a numpy array, where Pillow goes through its RGBX image and bytes.
+    return simplejpeg.decode_jpeg(buffer.getbuffer(), colorspace="RGB", buffer=out)
 
 
 def _jpeg_kernel(arrays, args):
@@ -579,7 +590,10 @@ def _jpeg_kernel(arrays, args):
     quality = min(max(int(args["quality"]), 1), 100)
     if arr.ndim == 3:
         return _jpeg_round_trip(arr, quality)
-    return np.stack([_jpeg_round_trip(frame, quality) for frame in arr]) if len(arr) else arr.copy()
+    out = np.empty(arr.shape, np.uint8)
+    for frame, target in zip(arr, out, strict=True):
+        _jpeg_round_trip(frame, quality, target)
+    return out
 
 
 JPEG_COMPRESSION_DISTORTION = Operator(

@@ -151,6 +151,25 @@ def test_clahe_tables_clip_and_redistribute_as_opencv(clip_limit):
     np.testing.assert_array_equal(out, table.astype(np.uint8)[x])
 
 
+@pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 10, 17])
+def test_jpeg_compression_distortion_is_pillows_round_trip_for_every_width(width):
+    # Widths around the 8-pixel steps of the RGB -> RGBX kernel that hands the image to Pillow,
+    # and a sequence (decoded frame by frame into one array); expected: Pillow encoding and decoding.
+    import io
+
+    from PIL import Image
+
+    video = np.random.default_rng(width).integers(0, 256, (2, 5, width, 3), dtype=np.uint8)
+    expected = []
+    for frame in video:
+        encoded = io.BytesIO()
+        Image.fromarray(frame).save(encoded, format="JPEG", quality=40, subsampling=2)
+        with Image.open(encoded) as decoded:
+            expected.append(np.asarray(decoded.convert("RGB")))
+    out = ndd.jpeg_compression_distortion(ndd.tensor(video, layout="FHWC"), quality=40)
+    np.testing.assert_array_equal(np.asarray(out), np.stack(expected))
+
+
 def test_debayer_bilinear_interior_is_the_mean_of_the_neighbours():
     rng = np.random.default_rng(5)
     bayer = rng.integers(0, 256, (6, 8), dtype=np.uint8)
