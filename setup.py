@@ -15,6 +15,10 @@ CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwis
 CPU_KERNEL_MODULES = sorted(
     os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".pyx")
 )
+# The GPU runtime's compiled modules (ndd/_cuda/*.pyx), one concept per module.
+CUDA_MODULES = sorted(
+    os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cuda")) if name.endswith(".pyx")
+)
 CPU_KERNEL_HEADERS = sorted(
     f"ndd/_cpu/{name}" for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".h")
 )
@@ -52,6 +56,13 @@ extensions = [
         depends=CPU_KERNEL_HEADERS,
     )
     for name in CPU_KERNEL_MODULES
+] + [
+    Extension(
+        f"ndd._cuda.{name}",
+        [f"ndd/_cuda/{name}.pyx"],
+        extra_compile_args=["-O3"],
+    )
+    for name in CUDA_MODULES
 ]
 
 setup(

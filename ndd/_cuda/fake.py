@@ -10,6 +10,14 @@ recorded, and every kernel launch is kept with its grid, block, stream and the
 argument values unpacked by the parameter sizes of the kernel's PTX ``.entry``.
 Kernels do not run: numerics are proven on a GPU machine only.
 
+Modules load as the driver decides: PTX whose ISA is newer than the fake's
+``driver_version`` fails with ``CUDA_ERROR_UNSUPPORTED_PTX_VERSION``, and a CUBIN
+(CUDA ELF) only loads on a device of its major compute capability with a minor
+one at least its own, else ``CUDA_ERROR_NO_BINARY_FOR_GPU``. A CUBIN's kernels are
+the ``.text.<kernel>`` sections of the ELF; their parameters come from ndd's
+kernel manifest (a CUBIN keeps them in an attribute section this double does
+not parse), so only ndd's own kernels can be loaded from a CUBIN.
+
 Install it with ``ndd._cuda.driver.use_fake(FakeDriver())`` (a context manager).
 ``fail_next(name, error)`` makes the next call of ``name`` return ``error``.
 """
@@ -21,6 +29,8 @@ from dataclasses import dataclass, field
 
 from cuda.bindings import driver as _real
 
+from . import kernel_files
+
 __all__ = ["FakeDriver", "Launch"]
 
 _SUCCESS = _real.CUresult.CUDA_SUCCESS
@@ -30,6 +40,26 @@ _PTX_PARAM = re.compile(
 )
 _PTX_ENTRY = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
 _SIZES = {"8": 1, "16": 2, "32": 4, "64": 8}
+_PTX_VERSION = re.compile(r"^\s*\.version\s+(\d+)\.(\d+)", re.MULTILINE)
+# The PTX parameter type NVRTC declares for each manifest parameter kind.
+_PTX_TYPE_OF_KIND = {
+    "ptr": "u64",
+    "bool": "u8",
+    "i8": "u8",
+    "u8": "u8",
+    "i16": "u16",
+    "u16": "u16",
+    "i32": "u32",
+    "u32": "u32",
+    "i64": "u64",
+    "u64": "u64",
+    "f32": "f32",
+    "f64": "f64",
+}
+_CUBIN_SECTION = re.compile(rb"\.text\.(\w+)\x00")
+# EI_OSABI of the CUDA ELF ABI that sm_100 and later use: it keeps the SM in bits 8..15
+# of e_flags; the earlier ABI (0x33) keeps it in bits 0..7.
+_ELFOSABI_CUDA_V2 = 0x41
 
 
 @dataclass
@@ -72,6 +102,9 @@ class FakeDriver:
     memory_bytes : int
         Device memory of each device; allocations beyond it fail with
         ``CUDA_ERROR_OUT_OF_MEMORY``.
+    driver_version : int
+        What ``cuDriverGetVersion`` answers (``12090`` for CUDA 12.9); PTX of a
+        newer ISA does not load.
     """
 
     # The bindings' enums and handle types, so that ndd code works unchanged.
@@ -90,8 +123,9 @@ class FakeDriver:
     CUdeviceptr = _real.CUdeviceptr
     cuuint64_t = _real.cuuint64_t
 
-    def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30):
+    def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30, driver_version=12090):
         self.devices = devices
+        self.driver_version = driver_version
         self.compute_capability = compute_capability
         self.memory_bytes = memory_bytes
         self.initialized = False
@@ -105,6 +139,7 @@ class FakeDriver:
         self.allocations = {}  # address -> (bytearray, device, pool device)
         self.modules = {}  # handle -> {kernel name: [ptx param types]}
         self.functions = {}  # handle -> (kernel name, [ptx param types])
+        self.module_images = {}  # module handle -> the image (bytes or str) it was loaded from
         self._failures = {}
         self._next_handle = 0x1000
         self._next_address = 0x7F0000000000
@@ -150,6 +185,12 @@ class FakeDriver:
             return (error,)
         self.initialized = True
         return (_SUCCESS,)
+
+    def cuDriverGetVersion(self):
+        # The real call needs no cuInit either.
+        self.calls.append("cuDriverGetVersion")
+        error = self._failures.pop("cuDriverGetVersion", None)
+        return (error, 0) if error is not None else (_SUCCESS, self.driver_version)
 
     def cuDeviceGetCount(self):
         error = self._enter("cuDeviceGetCount")
@@ -399,14 +440,52 @@ class FakeDriver:
         error = self._enter("cuModuleLoadData")
         if error is not None:
             return (error, None)
+        if not isinstance(image, str) and bytes(image[:4]) == b"\x7fELF":
+            return self._load_cubin(bytes(image))
         text = bytes(image).decode(errors="replace") if not isinstance(image, str) else image
         kernels = {}
         for name, params in _PTX_ENTRY.findall(text):
             kernels[name] = [kind for kind, _ in _PTX_PARAM.findall(params)]
         if not kernels:
             return (_real.CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+        version = _PTX_VERSION.search(text)
+        if version is not None and self._ptx_isa_too_new((int(version.group(1)), int(version.group(2)))):
+            return (_real.CUresult.CUDA_ERROR_UNSUPPORTED_PTX_VERSION, None)
         handle = self._new_handle()
         self.modules[handle] = kernels
+        self.module_images[handle] = image
+        return (_SUCCESS, _real.CUmodule(handle))
+
+    def _ptx_isa_too_new(self, isa):
+        """Whether this driver cannot JIT PTX of ``isa``; an ISA beyond kernel_files'
+        table is taken to need a driver newer than any it lists."""
+        table = kernel_files.PTX_ISA_MIN_DRIVER
+        if isa in table:
+            return table[isa] > self.driver_version
+        return isa > max(table) and self.driver_version <= max(table.values())
+
+    def _load_cubin(self, image):
+        flags = int.from_bytes(image[48:52], "little")
+        sm = (flags >> 8) & 0xFF if image[7] == _ELFOSABI_CUDA_V2 else flags & 0xFF
+        major, minor = self.compute_capability
+        if sm // 10 != major or sm % 10 > minor:
+            return (_real.CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU, None)
+        declared = {
+            kernel: entry["params"]
+            for module in kernel_files.manifest()["modules"].values()
+            for kernel, entry in module["kernels"].items()
+        }
+        kernels = {}
+        for name in _CUBIN_SECTION.findall(image):
+            name = name.decode()
+            if name not in declared:
+                raise ValueError(f"FakeDriver: CUBIN kernel {name} is not in ndd's kernel manifest")
+            kernels[name] = [_PTX_TYPE_OF_KIND[kind] for kind in declared[name]]
+        if not kernels:
+            return (_real.CUresult.CUDA_ERROR_INVALID_IMAGE, None)
+        handle = self._new_handle()
+        self.modules[handle] = kernels
+        self.module_images[handle] = image
         return (_SUCCESS, _real.CUmodule(handle))
 
     def cuModuleUnload(self, module):
