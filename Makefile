@@ -49,7 +49,7 @@ lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle
 	$(PY) -m ruff check ndd tests bench kernels examples
 	$(PY) -m ruff format --check ndd tests bench kernels examples
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu ndd/_cuda
 
 clean:
-	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_kernels
+	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels
