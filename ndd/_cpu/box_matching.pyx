@@ -8,8 +8,108 @@ without storing the IoU matrix and without the GIL.
 
 import numpy as np
 
-from libc.math cimport fmaxf, fminf
 from libc.stdint cimport int64_t
+
+
+cdef extern from *:
+    """
+    #include <emmintrin.h>
+
+    /* fminf/fmaxf's results (the other value when one is NaN) as selects. */
+    #define NDD_MIN(a, b) ((((a) < (b)) | ((b) != (b))) ? (a) : (b))
+    #define NDD_MAX(a, b) ((((a) > (b)) | ((b) != (b))) ? (a) : (b))
+
+    static inline __m128 ndd_select(__m128 mask, __m128 a, __m128 b)
+    {
+        return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+    }
+
+    static inline __m128 ndd_min4(__m128 a, __m128 b)
+    {
+        return ndd_select(_mm_or_ps(_mm_cmplt_ps(a, b), _mm_cmpunord_ps(b, b)), a, b);
+    }
+
+    static inline __m128 ndd_max4(__m128 a, __m128 b)
+    {
+        return ndd_select(_mm_or_ps(_mm_cmpgt_ps(a, b), _mm_cmpunord_ps(b, b)), a, b);
+    }
+
+    /* One box's IoU with every anchor: anchors it overlaps at least as much as their
+       best so far take it, and the result is the last anchor of the box's greatest
+       IoU (-1 when every IoU is NaN). Four anchors at a time with SSE2 (the
+       compiler does not vectorise the selects after the division), then the rest
+       one by one; the same float32 operations either way. */
+    static int ndd_match_box(float bl, float bt, float br, float bb, int index, Py_ssize_t nanchor,
+                              const float *a_left, const float *a_top, const float *a_right,
+                              const float *a_bottom, const float *anchor_area, float *best_iou,
+                              int *best_box)
+    {
+        const float area = (br - bl) * (bb - bt);
+        const __m128 l4 = _mm_set1_ps(bl), t4 = _mm_set1_ps(bt);
+        const __m128 r4 = _mm_set1_ps(br), b4 = _mm_set1_ps(bb);
+        const __m128 area4 = _mm_set1_ps(area), zero = _mm_setzero_ps();
+        const __m128i index4 = _mm_set1_epi32(index);
+        /* Per lane: the greatest IoU of the box (NaNs never win) and its last anchor. */
+        __m128 box_best4 = _mm_set1_ps(-1.0f);
+        __m128i box_anchor4 = _mm_set1_epi32(-1);
+        __m128i anchors4 = _mm_setr_epi32(0, 1, 2, 3);
+        const __m128i step4 = _mm_set1_epi32(4);
+        float box_best = -1.0f, lane_best[4];
+        int box_anchor = -1, lane_anchor[4];
+        Py_ssize_t j = 0;
+        for (; j + 4 <= nanchor; j += 4) {
+            __m128 width = _mm_sub_ps(ndd_min4(r4, _mm_loadu_ps(a_right + j)),
+                                      ndd_max4(l4, _mm_loadu_ps(a_left + j)));
+            __m128 height = _mm_sub_ps(ndd_min4(b4, _mm_loadu_ps(a_bottom + j)),
+                                       ndd_max4(t4, _mm_loadu_ps(a_top + j)));
+            __m128 inter = _mm_mul_ps(ndd_max4(width, zero), ndd_max4(height, zero));
+            __m128 uni = _mm_sub_ps(_mm_add_ps(area4, _mm_loadu_ps(anchor_area + j)), inter);
+            __m128 iou = _mm_and_ps(_mm_cmpgt_ps(uni, zero), _mm_div_ps(inter, uni));
+            __m128 best = _mm_loadu_ps(best_iou + j);
+            __m128 better = _mm_cmpge_ps(iou, best);
+            __m128i boxes = _mm_loadu_si128((const __m128i *)(best_box + j));
+            __m128i take = _mm_castps_si128(better);
+            __m128 box_better = _mm_cmpge_ps(iou, box_best4);
+            __m128i box_take = _mm_castps_si128(box_better);
+            _mm_storeu_ps(best_iou + j, ndd_select(better, iou, best));
+            _mm_storeu_si128((__m128i *)(best_box + j),
+                             _mm_or_si128(_mm_and_si128(take, index4), _mm_andnot_si128(take, boxes)));
+            box_best4 = ndd_select(box_better, iou, box_best4);
+            box_anchor4 = _mm_or_si128(_mm_and_si128(box_take, anchors4),
+                                       _mm_andnot_si128(box_take, box_anchor4));
+            anchors4 = _mm_add_epi32(anchors4, step4);
+        }
+        _mm_storeu_ps(lane_best, box_best4);
+        _mm_storeu_si128((__m128i *)lane_anchor, box_anchor4);
+        for (int lane = 0; lane < 4; lane++) {
+            float value = lane_best[lane];
+            if (value > box_best || (value == box_best && lane_anchor[lane] > box_anchor)) {
+                box_best = value;
+                box_anchor = lane_anchor[lane];
+            }
+        }
+        for (; j < nanchor; j++) {
+            float width = NDD_MIN(br, a_right[j]) - NDD_MAX(bl, a_left[j]);
+            float height = NDD_MIN(bb, a_bottom[j]) - NDD_MAX(bt, a_top[j]);
+            float inter = NDD_MAX(width, 0.0f) * NDD_MAX(height, 0.0f);
+            float uni = area + anchor_area[j] - inter;
+            float iou = uni > 0 ? inter / uni : 0.0f;
+            if (iou >= best_iou[j]) {
+                best_iou[j] = iou;
+                best_box[j] = index;
+            }
+            if (iou >= box_best) {
+                box_best = iou;
+                box_anchor = (int)j;
+            }
+        }
+        return box_anchor;
+    }
+    """
+    int ndd_match_box(float bl, float bt, float br, float bb, int index, Py_ssize_t nanchor,
+                      const float* a_left, const float* a_top, const float* a_right,
+                      const float* a_bottom, const float* anchor_area, float* best_iou,
+                      int* best_box) noexcept nogil
 
 
 def match_anchors(boxes, anchors, float criteria):
@@ -32,36 +132,23 @@ def match_anchors(boxes, anchors, float criteria):
     cdef Py_ssize_t nanchor = a_left.shape[0]
     matches_array = np.full(nanchor, -1, np.int64)
     cdef int64_t[::1] matches = matches_array
+    if nbox == 0 or nanchor == 0:
+        return matches_array
     cdef float[::1] best_iou = np.full(nanchor, -1.0, np.float32)
-    cdef int64_t[::1] best_box = np.zeros(nanchor, np.int64)
-    cdef int64_t[::1] best_anchor = np.zeros(max(nbox, 1), np.int64)
+    cdef int[::1] best_box = np.zeros(nanchor, np.int32)
+    cdef int64_t[::1] best_anchor = np.empty(nbox, np.int64)
     cdef float[::1] anchor_area = np.empty(nanchor, np.float32)
     cdef Py_ssize_t i, j
-    cdef float bl, bt, br, bb, width, height, inter, union, iou, area, box_best
-    if nbox == 0:
-        return matches_array
+    cdef int anchor
     with nogil:
         for j in range(nanchor):
             anchor_area[j] = (a_right[j] - a_left[j]) * (a_bottom[j] - a_top[j])
         for i in range(nbox):
-            bl = box[i, 0]
-            bt = box[i, 1]
-            br = box[i, 2]
-            bb = box[i, 3]
-            area = (br - bl) * (bb - bt)
-            box_best = -1.0
-            for j in range(nanchor):
-                width = fminf(br, a_right[j]) - fmaxf(bl, a_left[j])
-                height = fminf(bb, a_bottom[j]) - fmaxf(bt, a_top[j])
-                inter = fmaxf(width, 0) * fmaxf(height, 0)
-                union = area + anchor_area[j] - inter
-                iou = inter / union if union > 0 else 0
-                if iou >= best_iou[j]:
-                    best_iou[j] = iou
-                    best_box[j] = i
-                if iou >= box_best:
-                    box_best = iou
-                    best_anchor[i] = j
+            anchor = ndd_match_box(box[i, 0], box[i, 1], box[i, 2], box[i, 3], <int>i, nanchor, &a_left[0],
+                                   &a_top[0], &a_right[0], &a_bottom[0], &anchor_area[0], &best_iou[0],
+                                   &best_box[0])
+            # A box that overlaps no anchor measurably (NaN coordinates) claims the first.
+            best_anchor[i] = anchor if anchor >= 0 else 0
         for j in range(nanchor):
             if best_iou[j] > criteria:
                 matches[j] = best_box[j]

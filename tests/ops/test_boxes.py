@@ -164,3 +164,45 @@ def test_bbox_rotate_batch_equals_sample_by_sample_calls():
         )
         np.testing.assert_array_equal(np.asarray(boxes.select(i)), np.asarray(one_boxes))
         np.testing.assert_array_equal(np.asarray(kept.select(i)), np.asarray(one_kept))
+
+
+def _matches_by_rule(boxes, anchors, criteria):
+    """The matching rule written with numpy on the whole IoU matrix (float32, the
+    kernel's order of operations): anchors above ``criteria`` take their best box,
+    then each box claims its best anchor; the last of equal overlaps wins."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lt = np.fmax(boxes[:, None, :2], anchors[None, :, :2])
+        rb = np.fmin(boxes[:, None, 2:], anchors[None, :, 2:])
+        wh = np.fmax(rb - lt, np.float32(0))
+        inter = wh[..., 0] * wh[..., 1]
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        anchor_area = (anchors[:, 2] - anchors[:, 0]) * (anchors[:, 3] - anchors[:, 1])
+        union = area[:, None] + anchor_area[None, :] - inter
+        iou = np.where(union > 0, inter / union, np.float32(0))
+    iou = np.where(np.isnan(iou), -np.inf, iou)
+    matches = np.full(len(anchors), -1, np.int64)
+    last = lambda values, axis: values.shape[axis] - 1 - np.argmax(np.flip(values, axis), axis=axis)  # noqa: E731
+    best_box = last(iou, 0)
+    matches[iou.max(axis=0) > criteria] = best_box[iou.max(axis=0) > criteria]
+    for i, j in enumerate(last(iou, 1)):
+        matches[j if np.isfinite(iou[i, j]) else 0] = i
+    return matches
+
+
+@pytest.mark.parametrize("anchors_count", [3, 8, 29])
+def test_anchor_matching_keeps_the_last_of_equal_overlaps_and_skips_nan(anchors_count):
+    from ndd._cpu.box_matching import match_anchors
+
+    rs = np.random.default_rng(anchors_count)
+    # Coordinates on a coarse grid: many equal overlaps, across SIMD lanes and the tail.
+    corners = rs.integers(0, 4, (anchors_count + 12, 4)).astype(np.float32) / 3
+    corners = np.concatenate(
+        [np.minimum(corners[:, :2], corners[:, 2:]), np.maximum(corners[:, :2], corners[:, 2:])], 1
+    )
+    anchors, boxes = corners[:anchors_count], corners[anchors_count:]
+    boxes[3, 1] = np.nan
+    anchors[1, 2] = np.nan
+    for criteria in (0.0, 0.4):
+        np.testing.assert_array_equal(
+            match_anchors(boxes, anchors, criteria), _matches_by_rule(boxes, anchors, criteria)
+        )
