@@ -196,6 +196,28 @@ def test_equalize_spreads_a_narrow_histogram_over_the_full_range():
     )
 
 
+def _equalize_plane(plane):
+    # OpenCV's equalizeHist: the first used value goes to 0, the others to
+    # round(255 * (cdf - cdf[first]) / (pixels - cdf[first])) with a float32 scale.
+    hist = np.bincount(plane.reshape(-1), minlength=256)
+    first_count = hist[np.flatnonzero(hist)[0]]
+    if first_count == plane.size:
+        return plane
+    scale = np.float32(255.0 / np.float64(np.float32(plane.size - first_count)))
+    levels = np.rint((np.cumsum(hist) - first_count).astype(np.float32) * scale)
+    return np.clip(levels, 0, 255).astype(np.uint8)[plane]
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+@pytest.mark.parametrize("width", [1, 2, 5, 8])
+def test_equalize_is_opencvs_per_channel_for_any_channel_count(channels, width):
+    # Three channels take the kernel's two-bank histogram (pixel pairs, then an odd one left over).
+    x = np.random.default_rng(width).integers(40, 90, (3, width, channels), dtype=np.uint8)
+    out = np.asarray(ndd.equalize(ndd.tensor(x, layout="HWC")))
+    expected = np.stack([_equalize_plane(x[..., c]) for c in range(channels)], axis=-1)
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_brightness_contrast_formula_uint8():
     x = np.arange(256, dtype=np.uint8).reshape(16, 16, 1)
     out = ndd.brightness_contrast(
