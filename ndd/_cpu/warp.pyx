@@ -12,10 +12,284 @@ fill value (one per channel), the nearest edge pixel, a reflection or wrapping.
 
 Images are ``(rows, columns, channels)`` views with any strides; source and
 output have the same element type (the operators convert around the kernels).
+3-channel uint8 images with packed pixels go through AVX2 row kernels (bilinear
+and nearest-neighbour sampling) that give the same bits as the per-pixel code.
 """
 
 cimport cython
 from libc.math cimport floorf, rintf, sqrtf
+
+import numpy as np
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    #include <string.h>
+
+    /* Rows of 3-channel uint8 pixels (packed, channel stride 1) with AVX2, 8 output
+     * pixels at a time. Every float operation is the one the scalar kernels perform,
+     * in the same order and in float32 (target "avx2" has no FMA, so nothing is
+     * contracted), so results are bit-identical to theirs. A row function marks in
+     * done[i] the pixels it wrote; the caller samples the others one by one. */
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #include <immintrin.h>
+    #define NDD_AVX2 __attribute__((target("avx2")))
+    /* How far (bytes) ahead of a block's taps the source is fetched: 128 measured best. */
+    #define NDD_PREFETCH 128
+
+    static int ndd_warp_use_avx2 = -1;
+
+    static int ndd_warp_has_avx2(void)
+    {
+        /* Several threads may get here first; they all store the same answer. */
+        if (ndd_warp_use_avx2 < 0) {
+            __builtin_cpu_init();
+            ndd_warp_use_avx2 = __builtin_cpu_supports("avx2");
+        }
+        return ndd_warp_use_avx2;
+    }
+
+    /* Source points of output pixels 0..n-1 of the row whose centre is at y: (x, y, 1)
+     * times the 3x3 matrix m, divided by the third coordinate when perspective (x set
+     * far away where that is 0). */
+    NDD_AVX2 static void ndd_project_row(const float *m, int perspective, float y, ptrdiff_t n,
+                                         float *sx, float *sy)
+    {
+        const float my0 = m[1] * y, my1 = m[4] * y, my2 = m[7] * y;
+        const __m256 m0 = _mm256_set1_ps(m[0]), m2 = _mm256_set1_ps(m[2]), m3 = _mm256_set1_ps(m[3]);
+        const __m256 m5 = _mm256_set1_ps(m[5]), m6 = _mm256_set1_ps(m[6]), m8 = _mm256_set1_ps(m[8]);
+        const __m256 y0 = _mm256_set1_ps(my0), y1 = _mm256_set1_ps(my1), y2 = _mm256_set1_ps(my2);
+        const __m256 centres = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
+        const __m256 zero = _mm256_setzero_ps(), far = _mm256_set1_ps(1e7f);
+        ptrdiff_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            __m256 x = _mm256_add_ps(_mm256_set1_ps((float)i), centres);
+            __m256 px = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(m0, x), y0), m2);
+            __m256 py = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(m3, x), y1), m5);
+            if (perspective) {
+                __m256 w = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(m6, x), y2), m8);
+                __m256 at_infinity = _mm256_cmp_ps(w, zero, _CMP_EQ_OQ);
+                px = _mm256_blendv_ps(_mm256_div_ps(px, w), far, at_infinity);
+                py = _mm256_blendv_ps(_mm256_div_ps(py, w), py, at_infinity);
+            }
+            _mm256_storeu_ps(sx + i, px);
+            _mm256_storeu_ps(sy + i, py);
+        }
+        for (; i < n; i++) {
+            float x = (float)i + 0.5f;
+            float px = m[0] * x + my0 + m[2], py = m[3] * x + my1 + m[5];
+            if (perspective) {
+                float w = m[6] * x + my2 + m[8];
+                if (w == 0) {
+                    px = 1e7f;
+                } else {
+                    px = px / w;
+                    py = py / w;
+                }
+            }
+            sx[i] = px;
+            sy[i] = py;
+        }
+    }
+
+    /* The sphere distortion's source points for one row (centre offset dy from mid_y). */
+    NDD_AVX2 static void ndd_sphere_row(float *map_x, float *map_y, ptrdiff_t n, float mid_x, float mid_y,
+                                        float dy, float radius)
+    {
+        const __m256 centres = _mm256_setr_ps(0.5f, 1.5f, 2.5f, 3.5f, 4.5f, 5.5f, 6.5f, 7.5f);
+        const __m256 mx = _mm256_set1_ps(mid_x), my = _mm256_set1_ps(mid_y), r = _mm256_set1_ps(radius);
+        const __m256 dyv = _mm256_set1_ps(dy), dy2 = _mm256_set1_ps(dy * dy);
+        ptrdiff_t j = 0;
+        for (; j + 8 <= n; j += 8) {
+            __m256 dx = _mm256_sub_ps(_mm256_add_ps(_mm256_set1_ps((float)j), centres), mx);
+            __m256 scale = _mm256_div_ps(_mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), dy2)), r);
+            _mm256_storeu_ps(map_x + j, _mm256_add_ps(mx, _mm256_mul_ps(scale, dx)));
+            _mm256_storeu_ps(map_y + j, _mm256_add_ps(my, _mm256_mul_ps(scale, dyv)));
+        }
+        for (; j < n; j++) {
+            float dx = ((float)j + 0.5f) - mid_x;
+            float scale = __builtin_sqrtf(dx * dx + dy * dy) / radius;
+            map_x[j] = mid_x + scale * dx;
+            map_y[j] = mid_y + scale * dy;
+        }
+    }
+
+    /* Write the 8 pixels (0x00BBGGRR words) whose bits are set in lanes. */
+    NDD_AVX2 static inline void ndd_store_rgb8(__m256i words, unsigned lanes, uint8_t *out)
+    {
+        const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                              0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+        __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(words, pack),
+                                                    _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+        if (lanes == 0xff) {
+            _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(bytes));
+            _mm_storel_epi64((__m128i *)(out + 16), _mm256_extracti128_si256(bytes, 1));
+        } else {
+            uint8_t packed[32];
+            _mm256_storeu_si256((__m256i *)packed, bytes);
+            for (int i = 0; i < 8; i++)
+                if (lanes >> i & 1)
+                    memcpy(out + 3 * i, packed + 3 * i, 3);
+        }
+    }
+
+    /* Float values to bytes as _saturate does (values known not NaN): saturated, then rounded
+     * to even with the 1.5 * 2**23 shift, or halves up. */
+    NDD_AVX2 static inline __m256i ndd_round_u8(__m256 v, int round_even)
+    {
+        v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(255.0f));
+        if (round_even) {
+            const __m256 shift = _mm256_set1_ps(12582912.0f);
+            return _mm256_cvttps_epi32(_mm256_sub_ps(_mm256_add_ps(v, shift), shift));
+        }
+        /* Halves up through double, as the scalar (long)(value + 0.5): in float, 0.49999997 + 0.5
+         * would round to 1. */
+        const __m256d dhalf = _mm256_set1_pd(0.5);
+        __m256d low = _mm256_add_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), dhalf);
+        __m256d high = _mm256_add_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), dhalf);
+        return _mm256_setr_m128i(_mm256_cvttpd_epi32(low), _mm256_cvttpd_epi32(high));
+    }
+
+    NDD_AVX2 static inline __m256 ndd_channel(__m256i words, int k)
+    {
+        return _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(words, 8 * k), _mm256_set1_epi32(0xff)));
+    }
+
+    /* Bilinear sampling of the points (sx, sy) (pixel-centre convention) for the pixels whose
+     * four taps are inside the source (rows x columns, row stride rs bytes), as _interior_blend. */
+    NDD_AVX2 static void ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
+                                             ptrdiff_t columns, const float *sx, const float *sy,
+                                             ptrdiff_t n, uint8_t *out, int round_even, uint8_t *done)
+    {
+        const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
+        const __m256 last_x = _mm256_set1_ps((float)(columns - 1));
+        const __m256 last_y = _mm256_set1_ps((float)(rows - 1));
+        const __m256i rsv = _mm256_set1_epi32((int)rs), three = _mm256_set1_epi32(3);
+        const int *p00 = (const int *)src, *p01 = (const int *)(src + 2);
+        const int *p10 = (const int *)(src + rs), *p11 = (const int *)(src + rs + 2);
+        ptrdiff_t i = 0;
+        memset(done, 0, n);
+        for (; i + 8 <= n; i += 8) {
+            __m256 px = _mm256_sub_ps(_mm256_loadu_ps(sx + i), half);
+            __m256 py = _mm256_sub_ps(_mm256_loadu_ps(sy + i), half);
+            __m256 inside = _mm256_and_ps(
+                _mm256_and_ps(_mm256_cmp_ps(px, zero, _CMP_GE_OQ), _mm256_cmp_ps(py, zero, _CMP_GE_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(px, last_x, _CMP_LT_OQ), _mm256_cmp_ps(py, last_y, _CMP_LT_OQ)));
+            unsigned lanes = (unsigned)_mm256_movemask_ps(inside);
+            if (!lanes)
+                continue;
+            px = _mm256_and_ps(px, inside);
+            py = _mm256_and_ps(py, inside);
+            __m256i x0 = _mm256_cvttps_epi32(px), y0 = _mm256_cvttps_epi32(py);
+            __m256 fx = _mm256_sub_ps(px, _mm256_cvtepi32_ps(x0));
+            __m256 fy = _mm256_sub_ps(py, _mm256_cvtepi32_ps(y0));
+            __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(y0, rsv), _mm256_mullo_epi32(x0, three));
+            __m256i mask = _mm256_castps_si256(inside), none = _mm256_setzero_si256();
+            /* The taps run along two source rows, and the next output rows read the ones below:
+             * fetch ahead on four (the hardware prefetchers miss the gathers' streams). */
+            const char *ahead = (const char *)src + _mm256_cvtsi256_si32(at) + NDD_PREFETCH;
+            _mm_prefetch(ahead, _MM_HINT_T0);
+            _mm_prefetch(ahead + rs, _MM_HINT_T0);
+            _mm_prefetch(ahead + 2 * rs, _MM_HINT_T0);
+            _mm_prefetch(ahead + 3 * rs, _MM_HINT_T0);
+            /* Words at p and p + 2 bytes: R G B of the left tap, and (shifted) of the right one. */
+            __m256i a = _mm256_mask_i32gather_epi32(none, p00, at, mask, 1);
+            __m256i b = _mm256_srli_epi32(_mm256_mask_i32gather_epi32(none, p01, at, mask, 1), 8);
+            __m256i c = _mm256_mask_i32gather_epi32(none, p10, at, mask, 1);
+            __m256i d = _mm256_srli_epi32(_mm256_mask_i32gather_epi32(none, p11, at, mask, 1), 8);
+            __m256i words = _mm256_setzero_si256();
+            for (int k = 0; k < 3; k++) {
+                __m256 v00 = ndd_channel(a, k), v01 = ndd_channel(b, k);
+                __m256 v10 = ndd_channel(c, k), v11 = ndd_channel(d, k);
+                __m256 top = _mm256_add_ps(v00, _mm256_mul_ps(_mm256_sub_ps(v01, v00), fx));
+                __m256 bottom = _mm256_add_ps(v10, _mm256_mul_ps(_mm256_sub_ps(v11, v10), fx));
+                __m256 v = _mm256_add_ps(top, _mm256_mul_ps(_mm256_sub_ps(bottom, top), fy));
+                words = _mm256_or_si256(words, _mm256_slli_epi32(ndd_round_u8(v, round_even), 8 * k));
+            }
+            ndd_store_rgb8(words, lanes, out + 3 * i);
+            for (int j = 0; j < 8; j++)
+                done[i + j] = lanes >> j & 1;
+        }
+    }
+
+    /* Nearest-neighbour sampling as _sample: the source pixel containing (sx, sy), or with
+     * round_even the one whose centre is nearest; points outside (or far, or NaN) take the
+     * fill pixel (0x00BBGGRR) when there is one (constant border), else are left undone. */
+    NDD_AVX2 static void ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
+                                              ptrdiff_t columns, const float *sx, const float *sy,
+                                              ptrdiff_t n, uint8_t *out, int round_even, int has_fill,
+                                              uint32_t fill, uint8_t *done)
+    {
+        const __m256 half = _mm256_set1_ps(0.5f), far = _mm256_set1_ps(1e7f), near = _mm256_set1_ps(-1e7f);
+        const __m256 shift = _mm256_set1_ps(12582912.0f);
+        const __m256i rsv = _mm256_set1_epi32((int)rs), three = _mm256_set1_epi32(3);
+        const __m256i cols = _mm256_set1_epi32((int)columns), rws = _mm256_set1_epi32((int)rows);
+        const __m256i minus1 = _mm256_set1_epi32(-1), fills = _mm256_set1_epi32((int)fill);
+        const __m256i last_x = _mm256_set1_epi32((int)(columns - 1));
+        const __m256i last_y = _mm256_set1_epi32((int)(rows - 1));
+        ptrdiff_t i = 0;
+        memset(done, 0, n);
+        for (; i + 8 <= n; i += 8) {
+            __m256 x = _mm256_loadu_ps(sx + i), y = _mm256_loadu_ps(sy + i);
+            __m256 near_enough = _mm256_and_ps(
+                _mm256_and_ps(_mm256_cmp_ps(x, near, _CMP_GT_OQ), _mm256_cmp_ps(x, far, _CMP_LT_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(y, near, _CMP_GT_OQ), _mm256_cmp_ps(y, far, _CMP_LT_OQ)));
+            if (round_even) {
+                x = _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(x, half), shift), shift);
+                y = _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(y, half), shift), shift);
+            } else {
+                x = _mm256_floor_ps(x);
+                y = _mm256_floor_ps(y);
+            }
+            __m256i x0 = _mm256_cvttps_epi32(x), y0 = _mm256_cvttps_epi32(y);
+            /* 0 <= x0 < columns and 0 <= y0 < rows, and not the last pixel (its word would
+             * read a byte past the source). */
+            __m256i inside = _mm256_and_si256(
+                _mm256_and_si256(_mm256_cmpgt_epi32(x0, minus1), _mm256_cmpgt_epi32(cols, x0)),
+                _mm256_and_si256(_mm256_cmpgt_epi32(y0, minus1), _mm256_cmpgt_epi32(rws, y0)));
+            inside = _mm256_and_si256(inside, _mm256_castps_si256(near_enough));
+            __m256i last = _mm256_and_si256(_mm256_cmpeq_epi32(x0, last_x), _mm256_cmpeq_epi32(y0, last_y));
+            __m256i readable = _mm256_andnot_si256(last, inside);
+            __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(y0, rsv), _mm256_mullo_epi32(x0, three));
+            at = _mm256_and_si256(at, readable);
+            __m256i words = _mm256_mask_i32gather_epi32(fills, (const int *)src, at, readable, 1);
+            unsigned lanes = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(readable));
+            if (has_fill)
+                lanes |= ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(inside)) & 0xff;
+            if (!lanes)
+                continue;
+            ndd_store_rgb8(words, lanes, out + 3 * i);
+            for (int j = 0; j < 8; j++)
+                done[i + j] = lanes >> j & 1;
+        }
+    }
+    #else
+    static int ndd_warp_has_avx2(void) { return 0; }
+    static void ndd_project_row(const float *m, int perspective, float y, ptrdiff_t n, float *sx,
+                                float *sy) {}
+    static void ndd_sphere_row(float *map_x, float *map_y, ptrdiff_t n, float mid_x, float mid_y, float dy,
+                               float radius) {}
+    static void ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
+                                    const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
+                                    int round_even, uint8_t *done) {}
+    static void ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
+                                     const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
+                                     int round_even, int has_fill, uint32_t fill, uint8_t *done) {}
+    #endif
+    """
+    bint ndd_warp_has_avx2() noexcept nogil
+    void ndd_project_row(const float *m, bint perspective, float y, Py_ssize_t n, float *sx,
+                         float *sy) noexcept nogil
+    void ndd_sphere_row(float *map_x, float *map_y, Py_ssize_t n, float mid_x, float mid_y, float dy,
+                        float radius) noexcept nogil
+    void ndd_linear_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows, Py_ssize_t columns,
+                             const float *sx, const float *sy, Py_ssize_t n, unsigned char *out,
+                             bint round_even, unsigned char *done) noexcept nogil
+    void ndd_nearest_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows, Py_ssize_t columns,
+                              const float *sx, const float *sy, Py_ssize_t n, unsigned char *out,
+                              bint round_even, bint has_fill, unsigned int fill,
+                              unsigned char *done) noexcept nogil
 
 # Border modes (the same numbers as BORDER_MODES in ndd/_ops/warp.py).
 cdef enum:
@@ -305,6 +579,37 @@ cdef inline void _warp_pixel(const value_t *src, const Image *s, value_t *out, P
     _sample(src, s, out, out_ks, sx, sy, how)
 
 
+cdef inline bint _packed_rgb8(const Image *s, const Image *d) noexcept nogil:
+    """Whether the AVX2 row kernels can serve: 3-channel pixels packed in the rows of both
+    images, source rows in increasing addresses and every source offset within int32."""
+    return (s.rows > 0 and s.columns > 0 and s.channels == 3 and s.column_stride == 3
+            and s.channel_stride == 1 and d.column_stride == 3 and d.channel_stride == 1
+            and s.row_stride >= 3 * s.columns and s.rows * s.row_stride <= 2147483647
+            and ndd_warp_has_avx2())
+
+
+cdef inline unsigned int _fill_word(const Sampling *how) noexcept nogil:
+    """The fill pixel of a 3-channel uint8 output as a 0x00BBGGRR word."""
+    cdef unsigned int word = 0
+    cdef int k
+    for k in range(3):
+        word |= <unsigned int>_convert(how.fill[k], <unsigned char *>NULL, how.round_even) << (8 * k)
+    return word
+
+
+cdef inline void _rgb8_row(const Image *s, unsigned char *row, Py_ssize_t columns, const float *sx,
+                           const float *sy, const Sampling *how, unsigned char *done) noexcept nogil:
+    """One output row of 3-channel uint8 pixels sampled at the points ``(sx, sy)`` by the AVX2
+    kernels; ``done`` marks the pixels they wrote (the others need ``_warp_pixel``)."""
+    cdef const unsigned char *src = <const unsigned char *>s.data
+    cdef bint constant = how.border == BORDER_CONSTANT
+    if how.linear:
+        ndd_linear_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even, done)
+    else:
+        ndd_nearest_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even,
+                             constant, _fill_word(how) if constant else 0, done)
+
+
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
                     bint perspective, int interp, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at ``matrix`` applied to each output pixel centre.
@@ -336,10 +641,27 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
     cdef Image s = _image(src)
     cdef Image d = _image(dst)
     cdef value_t *row
+    # 3-channel uint8 rows: the points of a row first (vectorised), then the AVX2 sampling.
+    cdef bint packed = value_t is cython.uchar and not how.cubic and _packed_rgb8(&s, &d)
+    cdef float m[9]
+    cdef float[:, ::1] points
+    cdef unsigned char[::1] done
+    if packed:
+        m[:] = [m0, m1, m2, m3, m4, m5, m6, m7, m8]
+        points = np.empty((2, columns), np.float32)
+        done = np.empty(columns, np.uint8)
     with nogil:
         for oy in range(rows):
             y = oy + 0.5
             row = <value_t *>d.data + oy * d.row_stride
+            if packed:
+                ndd_project_row(m, perspective, y, columns, &points[0, 0], &points[1, 0])
+                _rgb8_row(&s, <unsigned char *>row, columns, &points[0, 0], &points[1, 0], &how, &done[0])
+                for ox in range(columns):
+                    if not done[ox]:
+                        _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
+                                    points[0, ox], points[1, ox], &how, fast_linear)
+                continue
             for ox in range(columns):
                 x = ox + 0.5
                 sx = m0 * x + m1 * y + m2
@@ -373,9 +695,21 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
     cdef Image s = _image(src)
     cdef Image d = _image(dst)
     cdef value_t *row
+    cdef bint packed = (value_t is cython.uchar and not how.cubic and map_x.strides[1] == sizeof(float)
+                        and map_y.strides[1] == sizeof(float) and _packed_rgb8(&s, &d))
+    cdef unsigned char[::1] done
+    if packed:
+        done = np.empty(columns, np.uint8)
     with nogil:
         for oy in range(rows):
             row = <value_t *>d.data + oy * d.row_stride
+            if packed:
+                _rgb8_row(&s, <unsigned char *>row, columns, &map_x[oy, 0], &map_y[oy, 0], &how, &done[0])
+                for ox in range(columns):
+                    if not done[ox]:
+                        _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
+                                    map_x[oy, ox], map_y[oy, ox], &how, fast_linear)
+                continue
             for ox in range(columns):
                 _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
                             map_x[oy, ox], map_y[oy, ox], &how, fast_linear)
@@ -502,9 +836,13 @@ def sphere_maps(float[:, ::1] map_x, float[:, ::1] map_y, float mid_x, float mid
     cdef float dx, dy, scale
     if map_y.shape[0] != rows or map_y.shape[1] != columns:
         raise ValueError("sphere_maps: the maps differ in shape")
+    cdef bint vectorised = radius > 0 and columns > 0 and ndd_warp_has_avx2()
     with nogil:
         for i in range(rows):
             dy = (<float>i + <float>0.5) - mid_y
+            if vectorised:
+                ndd_sphere_row(&map_x[i, 0], &map_y[i, 0], columns, mid_x, mid_y, dy, radius)
+                continue
             for j in range(columns):
                 dx = (<float>j + <float>0.5) - mid_x
                 scale = sqrtf(dx * dx + dy * dy) / radius if radius > 0 else 0

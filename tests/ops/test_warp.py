@@ -336,3 +336,59 @@ def test_jitter_is_reproducible_and_masked():
 def test_more_errors_name_the_argument(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         np.asarray(call(ARRAYS["in_rgb"]))
+
+
+def _strided_copy(img):
+    """``img`` with its pixels 4 values apart: the warp kernels take their per-pixel path for it."""
+    wide = np.zeros((*img.shape[:2], 4), img.dtype)
+    wide[..., :3] = img
+    return wide[..., :3]
+
+
+_ROW_KERNEL_MATRICES = {
+    "perspective": [[0.9, 0.15, -6.0], [-0.1, 1.05, 4.0], [0.004, -0.003, 1.0]],
+    # w = x - 10.5 is 0 at the centres of column 10: those points are at infinity.
+    "horizon": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, -10.5]],
+    "half_pixel_shift": [[1.0, 0.0, 0.5], [0.0, 1.0, -0.5], [0.0, 0.0, 1.0]],
+    "mirror": [[-1.0, 0.0, 53.0], [0.0, -1.0, 37.0], [0.0, 0.0, 1.0]],
+}
+
+
+@pytest.mark.parametrize("matrix", list(_ROW_KERNEL_MATRICES), ids=list(_ROW_KERNEL_MATRICES))
+@pytest.mark.parametrize("interp", [0, 1], ids=["nearest", "linear"])
+@pytest.mark.parametrize("border", [0, 1, 3], ids=["constant", "clamp", "reflect_101"])
+@pytest.mark.parametrize("round_even", [False, True])
+def test_packed_rgb_rows_match_the_per_pixel_path(matrix, interp, border, round_even):
+    # Packed 3-channel uint8 rows go through the vectorised row kernels (blocks of 8 pixels,
+    # the rest per pixel); a strided copy of the same image through the per-pixel code.
+    from ndd._cpu.warp import warp_mapped, warp_projective
+
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    m = np.asarray(_ROW_KERNEL_MATRICES[matrix], np.float64).reshape(-1)
+    fill = np.array([10.0, 250.5, -3.0], np.float32)
+    packed, strided = np.empty((41, 61, 3), np.uint8), np.empty((41, 61, 3), np.uint8)
+    for perspective, values in ((True, m), (False, m[:6].copy())):
+        warp_projective(img, packed, values, perspective, interp, border, fill, round_even)
+        warp_projective(_strided_copy(img), strided, values, perspective, interp, border, fill, round_even)
+        np.testing.assert_array_equal(packed, strided)
+    map_x = rng.uniform(-8, 61, (41, 61)).astype(np.float32)
+    map_y = rng.uniform(-8, 45, (41, 61)).astype(np.float32)
+    map_x[0, :3] = [np.nan, np.inf, -1e9]
+    map_y[1, :2] = np.floor(map_y[1, :2])
+    warp_mapped(img, packed, map_x, map_y, interp, border, fill, round_even)
+    warp_mapped(_strided_copy(img), strided, map_x, map_y, interp, border, fill, round_even)
+    np.testing.assert_array_equal(packed, strided)
+
+
+def test_sphere_maps_match_their_formula():
+    from ndd._cpu.warp import sphere_maps
+
+    rows, columns, mid_x, mid_y, radius = 13, 29, np.float32(14.5), np.float32(6.5), np.float32(14)
+    map_x, map_y = np.empty((rows, columns), np.float32), np.empty((rows, columns), np.float32)
+    sphere_maps(map_x, map_y, mid_x, mid_y, radius)
+    dy = (np.arange(rows, dtype=np.float32)[:, None] + np.float32(0.5)) - mid_y
+    dx = (np.arange(columns, dtype=np.float32)[None, :] + np.float32(0.5)) - mid_x
+    scale = np.sqrt(dx * dx + dy * dy) / radius
+    np.testing.assert_array_equal(map_x, mid_x + scale * dx)
+    np.testing.assert_array_equal(map_y, np.broadcast_to(mid_y + scale * dy, (rows, columns)))
