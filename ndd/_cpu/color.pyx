@@ -10,6 +10,7 @@ AVX2 path, chosen at run time, that gives the scalar path's bits.
 """
 
 from libc.math cimport floorf
+from libc.stdint cimport uint8_t
 from libc.string cimport memset
 
 import numpy as np
@@ -661,8 +662,62 @@ def rgb_to_rgbx(const unsigned char[:, ::1] source, unsigned char[:, ::1] target
         ndd_rgbx(&source[0, 0], &target[0, 0], n)
 
 
+cdef extern from *:
+    """
+    /* A 256-entry byte table applied to bytes. With AVX-512 VBMI the table sits in four
+     * registers: two two-register permutes look up 64 bytes by their low 7 bits, and the
+     * top bit picks which. */
+    static void ndd_lookup_bytes_base(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)
+    {
+        for (ptrdiff_t i = 0; i < n; i++)
+            dst[i] = table[src[i]];
+    }
+
+    #if defined(__GNUC__) && defined(__x86_64__)
+
+    static int ndd_color_use_vbmi = -1;
+
+    __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void ndd_lookup_bytes_vbmi(
+        const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)
+    {
+        const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+        const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+        ptrdiff_t i = 0;
+        for (; i + 64 <= n; i += 64) {
+            __m512i index = _mm512_loadu_si512(src + i);
+            __m512i low = _mm512_permutex2var_epi8(t0, index, t1);
+            __m512i high = _mm512_permutex2var_epi8(t2, index, t3);
+            _mm512_storeu_si512(dst + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high));
+        }
+        ndd_lookup_bytes_base(src + i, dst + i, n - i, table);
+    }
+
+    static void ndd_lookup_bytes(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)
+    {
+        /* Several threads may get here first; they all store the same answer. */
+        if (ndd_color_use_vbmi < 0) {
+            __builtin_cpu_init();
+            ndd_color_use_vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+        }
+        if (ndd_color_use_vbmi)
+            ndd_lookup_bytes_vbmi(src, dst, n, table);
+        else
+            ndd_lookup_bytes_base(src, dst, n, table);
+    }
+
+    #else
+
+    #define ndd_lookup_bytes ndd_lookup_bytes_base
+
+    #endif
+    """
+    void ndd_lookup_bytes(
+        const unsigned char *src, unsigned char *dst, Py_ssize_t n, const unsigned char *table
+    ) nogil
+
+
 ctypedef fused table_t:
-    unsigned char
+    uint8_t
     short
     int
     float
@@ -671,6 +726,13 @@ ctypedef fused table_t:
 def lookup_u8(const unsigned char[::1] source, table_t[::1] target, const table_t[::1] table):
     """``target[i] = table[source[i]]`` for uint8 ``source`` and a 256-entry ``table``."""
     cdef Py_ssize_t i, n = source.shape[0]
+    if table.shape[0] != 256 or target.shape[0] != n:
+        raise ValueError("lookup_u8: expected a table of 256 entries and a target as long as the source")
+    if n == 0:
+        return
     with nogil:
-        for i in range(n):
-            target[i] = table[source[i]]
+        if table_t is uint8_t:
+            ndd_lookup_bytes(&source[0], &target[0], n, &table[0])
+        else:
+            for i in range(n):
+                target[i] = table[source[i]]

@@ -227,6 +227,20 @@ def test_brightness_contrast_formula_uint8():
     np.testing.assert_array_equal(np.asarray(out), np.clip(np.floor(expected + 0.5), 0, 255).astype(np.uint8))
 
 
+@pytest.mark.parametrize("pixels", [1, 21, 22, 43, 100])
+@pytest.mark.parametrize("dtype", [ndd.uint8, ndd.int16, ndd.float32])
+def test_brightness_of_uint8_is_the_formula_for_every_length(pixels, dtype):
+    # 3 * pixels bytes around the 64-byte steps of the uint8 table lookup (AVX-512 VBMI where the
+    # processor has it), and the other result types' lookups.
+    x = np.random.default_rng(pixels).integers(0, 256, (1, pixels, 3), dtype=np.uint8)
+    out = np.asarray(ndd.brightness(ndd.tensor(x, layout="HWC"), brightness=0.7, dtype=dtype))
+    values = x.astype(np.float32) * np.float32(0.7)
+    if dtype is ndd.float32:
+        np.testing.assert_array_equal(out, values)
+    else:
+        np.testing.assert_array_equal(out, np.floor(values + np.float32(0.5)).astype(out.dtype))
+
+
 @pytest.mark.parametrize(
     "dtype, center", [(np.uint8, 128), (np.int16, 2**14), (np.int32, 2**30), (np.float32, 0.5)]
 )
