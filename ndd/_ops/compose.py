@@ -13,6 +13,7 @@ Deliberate divergences from the reference:
 
 import numpy as np
 
+from .._cpu import grid_mask as _grid_mask
 from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
@@ -325,23 +326,12 @@ def _grid_mask_kernel(arrays, args):
     tile = args["tile"]
     if tile <= 0:
         raise InvalidArgumentError(f"ndd.grid_mask: 'tile' must be positive, got {tile}")
-    height, width = data.shape[0], data.shape[1]
     # Grid coordinates in tiles, rotated by 'angle', single precision as in the reference.
     cos_t = _f32(np.cos(_f32(args["angle"]))) / _f32(tile)
     sin_t = _f32(np.sin(_f32(args["angle"]))) / _f32(tile)
     shift_x = _f32(args["shift_x"]) / _f32(tile)
     shift_y = _f32(args["shift_y"]) / _f32(tile)
-    y = np.arange(height, dtype=np.float32)[:, None]
-    x = np.arange(width, dtype=np.float32)[None, :]
-    fx = (-shift_x + y * -sin_t) + x * cos_t
-    fy = (-shift_y + y * cos_t) + x * sin_t
-    ratio = _f32(args["ratio"])
-    masked = ((fx - np.floor(fx)) < ratio) & ((fy - np.floor(fy)) < ratio)
-    if not masked.any():
-        return data
-    out = data.copy()
-    out[masked] = 0
-    return out
+    return _grid_mask.grid_mask(data, cos_t, sin_t, shift_x, shift_y, _f32(args["ratio"]))
 
 
 GRID_MASK = Operator(

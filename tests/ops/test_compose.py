@@ -56,6 +56,37 @@ def test_grid_mask_zeroes_squares_of_the_grid():
     np.testing.assert_array_equal(out[~black], img[~black])
 
 
+def _grid_squares(height, width, tile, ratio, angle):
+    """The grid's squares computed with numpy in float32, as the kernel does."""
+    f32 = np.float32
+    cos_t = f32(np.cos(f32(angle))) / f32(tile)
+    sin_t = f32(np.sin(f32(angle))) / f32(tile)
+    y = np.arange(height, dtype=f32)[:, None]
+    x = np.arange(width, dtype=f32)[None, :]
+    fx = (y * -sin_t) + x * cos_t
+    fy = (y * cos_t) + x * sin_t
+    return ((fx - np.floor(fx)) < f32(ratio)) & ((fy - np.floor(fy)) < f32(ratio))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+@pytest.mark.parametrize("channels", [None, 1, 4])
+def test_grid_mask_rotated_on_any_pixel_size_and_strides(dtype, channels):
+    # 37 columns: full 8-pixel blocks and a tail; the mirrored view is not contiguous.
+    shape = (29, 37) if channels is None else (29, 37, channels)
+    img = np.random.default_rng(1).integers(1, 100, shape).astype(dtype)[:, ::-1]
+    out = np.asarray(ndd.grid_mask(ndd.as_tensor(img), tile=7, ratio=0.45, angle=0.7))
+    black = _grid_squares(29, 37, 7, 0.45, 0.7)
+    assert out.dtype == dtype and black.any() and (~black).any()
+    np.testing.assert_array_equal(out[black], 0)
+    np.testing.assert_array_equal(out[~black], img[~black])
+
+
+def test_grid_mask_with_no_square_keeps_the_image():
+    img = _image()
+    out = np.asarray(ndd.grid_mask(ndd.as_tensor(img, layout="HWC"), tile=4, ratio=0.0))
+    np.testing.assert_array_equal(out, img)
+
+
 def test_sequence_rearrange_per_sample_orders():
     seqs = [np.arange(4 * 2 * 3, dtype=np.float32).reshape(4, 2, 3) + 100 * s for s in range(2)]
     orders = ndd.batch([np.int32([3, 1]), np.int32([0, 0, 2])])
