@@ -134,6 +134,14 @@ cdef extern from *:
         }
     }
 
+    /* done[j] = bit j of lanes, for j < 8. */
+    NDD_AVX2 static inline void ndd_mark_done(unsigned lanes, uint8_t *done)
+    {
+        __m128i bits = _mm_and_si128(_mm_set1_epi8((char)lanes), _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128,
+                                                                               0, 0, 0, 0, 0, 0, 0, 0));
+        _mm_storel_epi64((__m128i *)done, _mm_min_epu8(bits, _mm_set1_epi8(1)));
+    }
+
     /* Float values to bytes as _saturate does (values known not NaN): saturated, then rounded
      * to even with the 1.5 * 2**23 shift, or halves up. */
     NDD_AVX2 static inline __m256i ndd_round_u8(__m256 v, int round_even)
@@ -158,9 +166,9 @@ cdef extern from *:
 
     /* Bilinear sampling of the points (sx, sy) (pixel-centre convention) for the pixels whose
      * four taps are inside the source (rows x columns, row stride rs bytes), as _interior_blend. */
-    NDD_AVX2 static void ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
-                                             ptrdiff_t columns, const float *sx, const float *sy,
-                                             ptrdiff_t n, uint8_t *out, int round_even, uint8_t *done)
+    NDD_AVX2 static inline __attribute__((always_inline)) ptrdiff_t ndd_linear_row(
+        const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns, const float *sx, const float *sy,
+        ptrdiff_t n, uint8_t *out, const int round_even, uint8_t *done)
     {
         const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
         const __m256 last_x = _mm256_set1_ps((float)(columns - 1));
@@ -169,6 +177,7 @@ cdef extern from *:
         const int *p00 = (const int *)src, *p01 = (const int *)(src + 2);
         const int *p10 = (const int *)(src + rs), *p11 = (const int *)(src + rs + 2);
         ptrdiff_t i = 0;
+        ptrdiff_t written = 0;
         memset(done, 0, n);
         for (; i + 8 <= n; i += 8) {
             __m256 px = _mm256_sub_ps(_mm256_loadu_ps(sx + i), half);
@@ -208,18 +217,29 @@ cdef extern from *:
                 words = _mm256_or_si256(words, _mm256_slli_epi32(ndd_round_u8(v, round_even), 8 * k));
             }
             ndd_store_rgb8(words, lanes, out + 3 * i);
-            for (int j = 0; j < 8; j++)
-                done[i + j] = lanes >> j & 1;
+            ndd_mark_done(lanes, done + i);
+            written += __builtin_popcount(lanes);
         }
+        return n - written;
+    }
+
+    NDD_AVX2 static ptrdiff_t ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
+                                                  ptrdiff_t columns, const float *sx, const float *sy,
+                                                  ptrdiff_t n, uint8_t *out, int round_even, uint8_t *done)
+    {
+        /* Each rounding compiled into its own loop. */
+        if (round_even)
+            return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 1, done);
+        return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 0, done);
     }
 
     /* Nearest-neighbour sampling as _sample: the source pixel containing (sx, sy), or with
      * round_even the one whose centre is nearest; points outside (or far, or NaN) take the
      * fill pixel (0x00BBGGRR) when there is one (constant border), else are left undone. */
-    NDD_AVX2 static void ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
-                                              ptrdiff_t columns, const float *sx, const float *sy,
-                                              ptrdiff_t n, uint8_t *out, int round_even, int has_fill,
-                                              uint32_t fill, uint8_t *done)
+    NDD_AVX2 static ptrdiff_t ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
+                                                   ptrdiff_t columns, const float *sx, const float *sy,
+                                                   ptrdiff_t n, uint8_t *out, int round_even, int has_fill,
+                                                   uint32_t fill, uint8_t *done)
     {
         const __m256 half = _mm256_set1_ps(0.5f), far = _mm256_set1_ps(1e7f), near = _mm256_set1_ps(-1e7f);
         const __m256 shift = _mm256_set1_ps(12582912.0f);
@@ -229,6 +249,7 @@ cdef extern from *:
         const __m256i last_x = _mm256_set1_epi32((int)(columns - 1));
         const __m256i last_y = _mm256_set1_epi32((int)(rows - 1));
         ptrdiff_t i = 0;
+        ptrdiff_t written = 0;
         memset(done, 0, n);
         for (; i + 8 <= n; i += 8) {
             __m256 x = _mm256_loadu_ps(sx + i), y = _mm256_loadu_ps(sy + i);
@@ -260,9 +281,10 @@ cdef extern from *:
             if (!lanes)
                 continue;
             ndd_store_rgb8(words, lanes, out + 3 * i);
-            for (int j = 0; j < 8; j++)
-                done[i + j] = lanes >> j & 1;
+            ndd_mark_done(lanes, done + i);
+            written += __builtin_popcount(lanes);
         }
+        return n - written;
     }
     #else
     static int ndd_warp_has_avx2(void) { return 0; }
@@ -270,12 +292,15 @@ cdef extern from *:
                                 float *sy) {}
     static void ndd_sphere_row(float *map_x, float *map_y, ptrdiff_t n, float mid_x, float mid_y, float dy,
                                float radius) {}
-    static void ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
-                                    const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
-                                    int round_even, uint8_t *done) {}
-    static void ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
-                                     const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
-                                     int round_even, int has_fill, uint32_t fill, uint8_t *done) {}
+    static ptrdiff_t ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
+                                         const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
+                                         int round_even, uint8_t *done) { return n; }
+    static ptrdiff_t ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
+                                          const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
+                                          int round_even, int has_fill, uint32_t fill, uint8_t *done)
+    {
+        return n;
+    }
     #endif
     """
     bint ndd_warp_has_avx2() noexcept nogil
@@ -283,13 +308,14 @@ cdef extern from *:
                          float *sy) noexcept nogil
     void ndd_sphere_row(float *map_x, float *map_y, Py_ssize_t n, float mid_x, float mid_y, float dy,
                         float radius) noexcept nogil
-    void ndd_linear_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows, Py_ssize_t columns,
-                             const float *sx, const float *sy, Py_ssize_t n, unsigned char *out,
-                             bint round_even, unsigned char *done) noexcept nogil
-    void ndd_nearest_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows, Py_ssize_t columns,
-                              const float *sx, const float *sy, Py_ssize_t n, unsigned char *out,
-                              bint round_even, bint has_fill, unsigned int fill,
-                              unsigned char *done) noexcept nogil
+    # The row kernels return how many pixels they left to the per-pixel code.
+    Py_ssize_t ndd_linear_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows,
+                                   Py_ssize_t columns, const float *sx, const float *sy, Py_ssize_t n,
+                                   unsigned char *out, bint round_even, unsigned char *done) noexcept nogil
+    Py_ssize_t ndd_nearest_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows,
+                                    Py_ssize_t columns, const float *sx, const float *sy, Py_ssize_t n,
+                                    unsigned char *out, bint round_even, bint has_fill, unsigned int fill,
+                                    unsigned char *done) noexcept nogil
 
 # Border modes (the same numbers as BORDER_MODES in ndd/_ops/warp.py).
 cdef enum:
@@ -597,17 +623,17 @@ cdef inline unsigned int _fill_word(const Sampling *how) noexcept nogil:
     return word
 
 
-cdef inline void _rgb8_row(const Image *s, unsigned char *row, Py_ssize_t columns, const float *sx,
-                           const float *sy, const Sampling *how, unsigned char *done) noexcept nogil:
+cdef inline Py_ssize_t _rgb8_row(const Image *s, unsigned char *row, Py_ssize_t columns, const float *sx,
+                                 const float *sy, const Sampling *how, unsigned char *done) noexcept nogil:
     """One output row of 3-channel uint8 pixels sampled at the points ``(sx, sy)`` by the AVX2
-    kernels; ``done`` marks the pixels they wrote (the others need ``_warp_pixel``)."""
+    kernels; ``done`` marks the pixels they wrote; returns how many others need ``_warp_pixel``."""
     cdef const unsigned char *src = <const unsigned char *>s.data
     cdef bint constant = how.border == BORDER_CONSTANT
     if how.linear:
-        ndd_linear_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even, done)
-    else:
-        ndd_nearest_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even,
-                             constant, _fill_word(how) if constant else 0, done)
+        return ndd_linear_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row,
+                                   how.round_even, done)
+    return ndd_nearest_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even,
+                                constant, _fill_word(how) if constant else 0, done)
 
 
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
@@ -656,7 +682,9 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
             row = <value_t *>d.data + oy * d.row_stride
             if packed:
                 ndd_project_row(m, perspective, y, columns, &points[0, 0], &points[1, 0])
-                _rgb8_row(&s, <unsigned char *>row, columns, &points[0, 0], &points[1, 0], &how, &done[0])
+                if not _rgb8_row(&s, <unsigned char *>row, columns, &points[0, 0], &points[1, 0], &how,
+                                 &done[0]):
+                    continue
                 for ox in range(columns):
                     if not done[ox]:
                         _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
@@ -704,7 +732,9 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
         for oy in range(rows):
             row = <value_t *>d.data + oy * d.row_stride
             if packed:
-                _rgb8_row(&s, <unsigned char *>row, columns, &map_x[oy, 0], &map_y[oy, 0], &how, &done[0])
+                if not _rgb8_row(&s, <unsigned char *>row, columns, &map_x[oy, 0], &map_y[oy, 0], &how,
+                                 &done[0]):
+                    continue
                 for ox in range(columns):
                     if not done[ox]:
                         _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
