@@ -3,12 +3,20 @@
 import numpy as np
 
 from . import _types
-from ._convert import numpy_dtype, to_array
+from ._convert import is_gpu_data, numpy_dtype, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
-from ._tensor import ResultMetadata, Tensor, _check_layout, _require_cpu, _stack_batch, convert_values
+from ._tensor import (
+    _HOST_TYPES,
+    ResultMetadata,
+    Tensor,
+    _check_layout,
+    _on_gpu,
+    _stack_batch,
+    convert_values,
+)
 from ._types import DType
 
 __all__ = ["Batch", "batch", "as_batch"]
@@ -25,10 +33,28 @@ def _sample_array(x, index):
     return arr, enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype), ""
 
 
+def _is_gpu_sample(x) -> bool:
+    if isinstance(x, TensorBase):
+        return _on_gpu(x)
+    return not isinstance(x, _HOST_TYPES) and is_gpu_data(x)
+
+
+def _has_gpu_source(tensors) -> bool:
+    if isinstance(tensors, BatchBase):
+        return _on_gpu(tensors)
+    if isinstance(tensors, (list, tuple)):
+        return any(_is_gpu_sample(x) for x in tensors)
+    return _is_gpu_sample(tensors)
+
+
 def _init_batch(b, tensors, dtype, device, layout, copy):
-    dt = _types.dtype(dtype) if dtype is not None else None
     if device is not None:
-        _require_cpu(to_device(device), "ndd.batch")
+        dev = to_device(device)
+        if dev.device_type != "cpu" or _has_gpu_source(tensors):
+            return _init_device_batch(b, tensors, dtype, dev, layout, copy)
+    elif _has_gpu_source(tensors):
+        return _init_device_batch(b, tensors, dtype, None, layout, copy)
+    dt = _types.dtype(dtype) if dtype is not None else None
     whole = None  # the samples as one array with a leading sample dimension, when given so
     # Whether the samples are memory the caller owns (and may overwrite), rather
     # than data ndd computed.
@@ -101,6 +127,110 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
     b._batch_size = len(samples)
     b._external = external and not copy and not converted
     return b
+
+
+def _gpu_source(tensors):
+    """``(DeviceBatch, dtype, layout, external, copied)`` of a batch-like whose
+    data is on a GPU."""
+    from ._cuda.device_array import DeviceBatch, from_foreign
+
+    if isinstance(tensors, BatchBase):
+        batch_samples(tensors)
+        return tensors._gpu, tensors._dtype, tensors._layout, tensors._external, False
+    if not isinstance(tensors, (list, tuple)):
+        if isinstance(tensors, TensorBase):
+            whole, src_dt, src_layout = tensor_data(tensors), tensors._dtype, tensors._layout[1:]
+            external = tensors._external
+        else:
+            whole = from_foreign(tensors, "ndd.batch")
+            src_dt, src_layout, external = DType.from_fw_type(whole.dtype), "", True
+        if whole.ndim == 0:
+            raise ValueError("Cannot create a batch from a scalar")
+        return DeviceBatch.wrap(whole), src_dt, src_layout, external, False
+    arrays, src_dt, src_layout = [], None, ""
+    for i, x in enumerate(tensors):
+        if isinstance(x, TensorBase) and _on_gpu(x):
+            arr, sdt, slayout = tensor_data(x), x._dtype, x._layout
+        elif _is_gpu_sample(x):
+            arr = from_foreign(x, "ndd.batch")
+            sdt, slayout = DType.from_fw_type(arr.dtype), ""
+        else:
+            raise ValueError(f"Batch: sample {i} is in host memory while others are on a GPU")
+        if src_dt is None:
+            src_dt, src_layout = sdt, slayout
+        elif arr.ndim != arrays[0].ndim:
+            raise ValueError(
+                f"Batch: all samples must have the same number of dimensions; sample 0 has "
+                f"{arrays[0].ndim}, sample {i} has {arr.ndim}"
+            )
+        elif sdt != src_dt:
+            raise TypeError(
+                f"Batch: GPU samples must share one dtype; sample 0 is {src_dt}, sample {i} is {sdt}"
+            )
+        arrays.append(arr)
+    gathered = DeviceBatch.from_device(arrays, numpy_dtype(src_dt), arrays[0].device_id)
+    return gathered, src_dt, src_layout, False, True
+
+
+def _init_device_batch(b, tensors, dtype, dev, layout, copy):
+    """``_init_batch`` where the source or the target is a GPU: the samples end in
+    one allocation (a DeviceBatch) on a GPU target."""
+    from ._cuda.device_array import DeviceBatch
+
+    dt = _types.dtype(dtype) if dtype is not None else None
+    if _has_gpu_source(tensors):
+        data, src_dt, src_layout, external, copied = _gpu_source(tensors)
+        if dev is None:
+            dev = Device("gpu", data.device_id)
+    else:
+        host = Batch.__new__(Batch)
+        _init_batch(host, tensors, dtype, None, layout, copy=False)
+        dense = batch_dense(host)
+        samples = batch_samples(host)
+        data = DeviceBatch.from_host(samples, numpy_dtype(host._dtype), dev.device_id, dense)
+        src_dt, src_layout, external, copied = host._dtype, host._layout, False, True
+    if layout is None:
+        layout = src_layout
+    if dt is None or dt == src_dt:
+        dt = src_dt
+        converted = False
+    else:
+        converted = True
+    if dev.device_type == "cpu" or converted:
+        samples, dense = data.to_host()
+        if converted:
+            # Conversions run on the host until the GPU cast kernel exists (issue 5).
+            if dense is not None:
+                dense = convert_values(dense, dt)
+            else:
+                samples = [convert_values(s, dt) for s in samples]
+        if dev.device_type == "cpu":
+            b._dense, b._samples, b._gpu = dense, samples, None
+            _set_batch_metadata(b, dt, layout, Device.CPU)
+            return b
+        data = DeviceBatch.from_host(
+            samples if samples is not None else list(dense), numpy_dtype(dt), dev.device_id, dense
+        )
+        copied = True
+    if data.device_id != dev.device_id:
+        data = data.copy(dev.device_id)
+    elif copy and not copied:
+        data = data.copy()
+    b._gpu, b._samples, b._dense = data, data.samples(), None
+    b._external = external and not copy and not copied
+    _set_batch_metadata(b, dt, layout, dev)
+    return b
+
+
+def _set_batch_metadata(b, dt, layout, dev):
+    samples = b._samples if b._samples is not None else batch_samples(b)
+    shapes = [s.shape for s in samples]
+    b._shapes = shapes
+    b._uniform = len(set(shapes)) <= 1
+    b._dtype = dt
+    b._layout = _check_layout(layout, len(shapes[0]) if shapes else len(layout or ""))
+    b._device = dev
+    b._batch_size = len(shapes)
 
 
 class _TensorList:
@@ -209,8 +339,9 @@ class Batch(BatchBase, ResultMetadata):
         dev = to_device(device)
         if dev == self._device and not force_copy:
             return self
-        _require_cpu(dev, "Batch.to_device")
-        return batch(self)
+        if dev.device_type == "cpu" and not _on_gpu(self):
+            return batch(self)
+        return batch(self, device=dev)
 
     def select(self, sample_range):
         """Sample ``i`` as a Tensor, or a Batch of the samples picked by a slice or a list."""
@@ -221,7 +352,10 @@ class Batch(BatchBase, ResultMetadata):
         if isinstance(sample_range, (list, tuple)):
             samples = batch_samples(self)
             indices = [self._check_index(i) for i in sample_range]
-            picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
+            if self._gpu is not None:
+                picked = _from_device_batch(self._gpu.pick(indices), self._dtype, self._layout, self._device)
+            else:
+                picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
             picked._external = self._external
             if self._source_info is not None:
                 picked._source_info = [self._source_info[i] for i in indices]
@@ -259,9 +393,18 @@ class Batch(BatchBase, ResultMetadata):
         dense = batch_dense(self)
         if dense is not None:
             return torch.from_numpy(dense.copy() if copy else dense)
+        if self._gpu is not None:
+            whole = self._gpu.as_array()
+            if whole is not None:
+                return torch.from_dlpack(whole.copy() if copy else whole)
         if copy is False:
             raise ValueError("Batch.torch(copy=False): the samples are not stored in one contiguous buffer")
-        return torch.from_numpy(_stack_batch(self, pad))
+        stacked = _stack_batch(self, pad)
+        if self._gpu is not None:
+            from ._cuda.device_array import DeviceArray
+
+            return torch.from_dlpack(DeviceArray.from_host(stacked, self._gpu.device_id))
+        return torch.from_numpy(stacked)
 
     # -- Python protocols -------------------------------------------------
     def __iter__(self):
@@ -276,6 +419,9 @@ class Batch(BatchBase, ResultMetadata):
 
     def __repr__(self):
         samples = batch_samples(self)
+        if self._gpu is not None:
+            host_samples, dense = self._gpu.to_host()
+            samples = host_samples if host_samples is not None else list(dense)
         bodies = [np.array2string(s, prefix="    ") for s in samples]
         lines = ["Batch(", "    [" + ",\n    ".join(bodies) + "],", f"    dtype={self._dtype},"]
         if self._layout:
@@ -295,6 +441,14 @@ def _from_samples(samples, dt, layout):
     b._uniform = len(set(b._shapes)) <= 1
     b._dtype, b._layout, b._device = dt, layout, Device.CPU
     b._batch_size = len(samples)
+    return b
+
+
+def _from_device_batch(data, dt, layout, dev):
+    """A GPU Batch over the DeviceBatch ``data`` (not copied)."""
+    b = Batch.__new__(Batch)
+    b._gpu, b._samples = data, data.samples()
+    _set_batch_metadata(b, dt, layout, dev)
     return b
 
 

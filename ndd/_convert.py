@@ -6,7 +6,7 @@ import numpy as np
 from . import _types
 from ._types import DType
 
-__all__ = ["to_array", "numpy_dtype"]
+__all__ = ["is_gpu_data", "to_array", "numpy_dtype"]
 
 _INT32_MIN = -(2**31)
 _INT32_MAX = 2**31 - 1
@@ -67,6 +67,15 @@ def _map_leaves(data, fn):
     if isinstance(data, (list, tuple)):
         return [_map_leaves(x, fn) for x in data]
     return fn(data)
+
+
+def is_gpu_data(data) -> bool:
+    """Whether ``data`` is an array in GPU memory (``__cuda_array_interface__``, or
+    DLPack on kDLCUDA / kDLCUDAManaged)."""
+    if hasattr(data, "__cuda_array_interface__"):
+        return True
+    dlpack_device = getattr(data, "__dlpack_device__", None)
+    return dlpack_device is not None and hasattr(data, "__dlpack__") and int(dlpack_device()[0]) in (2, 13)
 
 
 def to_array(data):

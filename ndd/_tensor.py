@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _types
-from ._convert import numpy_dtype, to_array
+from ._convert import is_gpu_data, numpy_dtype, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
@@ -35,6 +35,31 @@ def _require_cpu(dev, what):
         raise RuntimeError(f"{what}: GPU tensors are not supported by this build of ndd yet")
 
 
+def _on_gpu(x) -> bool:
+    return x._device.device_type == "gpu"
+
+
+def _to_host(arr):
+    """``arr`` (a numpy array or a DeviceArray) in host memory."""
+    return arr if isinstance(arr, np.ndarray) else arr.to_host()
+
+
+def _place(arr, dev):
+    """``(array, moved)``: ``arr`` (numpy or DeviceArray) on ``dev``, and whether
+    it was copied to get there."""
+    if dev.device_type == "cpu":
+        if isinstance(arr, np.ndarray):
+            return arr, False
+        return arr.to_host(), True
+    from ._cuda.device_array import DeviceArray
+
+    if isinstance(arr, np.ndarray):
+        return DeviceArray.from_host(arr, dev.device_id), True
+    if arr.device_id != dev.device_id:
+        return arr.copy(dev.device_id), True
+    return arr, False
+
+
 def _fill(t, arr, dt, layout, dev, external):
     t._data = arr
     t._shape = arr.shape
@@ -49,6 +74,12 @@ def _stack_batch(b, pad):
     if dense is not None:
         return dense
     samples = batch_samples(b)
+    if b._gpu is not None:
+        whole = b._gpu.as_array()
+        if whole is not None:
+            return whole
+        # Ragged GPU samples are padded on the host until a GPU pad kernel exists (issue 5).
+        samples = b._gpu.to_host()[0]
     if not samples:
         raise ValueError("Cannot stack an empty batch into a tensor")
     shapes = {s.shape for s in samples}
@@ -158,12 +189,13 @@ class Tensor(TensorBase, ResultMetadata):
         dev = to_device(device)
         if dev == self._device and not force_copy:
             return self
-        _require_cpu(dev, "Tensor.to_device")
-        return tensor(self)
+        if dev.device_type == "cpu" and not _on_gpu(self):
+            return tensor(self)
+        return tensor(self, device=dev)
 
     def item(self):
         """The only element as a Python scalar."""
-        arr = np.asarray(self)
+        arr = _to_host(tensor_data(self))
         if arr.size != 1:
             raise ValueError(f"Tensor has {arr.size} elements, expected 1")
         return arr.reshape(()).item()
@@ -189,6 +221,10 @@ class Tensor(TensorBase, ResultMetadata):
         return arr
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        if _on_gpu(self):
+            return tensor_data(self).__dlpack__(
+                stream=stream, max_version=max_version, dl_device=dl_device, copy=copy
+            )
         arr = np.asarray(self)
         if not arr.flags.writeable:
             arr = arr.copy()
@@ -206,7 +242,9 @@ class Tensor(TensorBase, ResultMetadata):
 
     @property
     def __cuda_array_interface__(self):
-        raise AttributeError("__cuda_array_interface__ is only available for GPU tensors")
+        if not _on_gpu(self):
+            raise AttributeError("__cuda_array_interface__ is only available for GPU tensors")
+        return tensor_data(self).__cuda_array_interface__
 
     # -- Python protocols -------------------------------------------------
     def __len__(self):
@@ -242,7 +280,7 @@ class Tensor(TensorBase, ResultMetadata):
         return subscript(self, index)
 
     def __repr__(self):
-        arr = np.asarray(self)
+        arr = _to_host(tensor_data(self))
         body = np.array2string(arr, prefix="    ") if arr.dtype.kind != "V" else str(arr.tolist())
         lines = ["Tensor(", f"    {body},", f"    dtype={self._dtype},"]
         if self._layout:
@@ -270,9 +308,7 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
     dev = to_device(device) if device is not None else None
     if isinstance(data, TensorBase):
         src_dev = data._device
-        if dev is not None:
-            _require_cpu(dev, "ndd.as_tensor")
-        if dt is None and not copy and data._data is None:
+        if dt is None and not copy and data._data is None and (dev is None or dev == src_dev):
             # Share the pending result: the new tensor waits on the same invocation.
             t._inv, t._out, t._sample = data._inv, data._out, data._sample
             t._shape, t._dtype, t._device = data._shape, data._dtype, src_dev
@@ -284,15 +320,27 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         external = data._external
         if layout is None:
             layout = data._layout
+        src_dev = data._device
     elif isinstance(data, BatchBase):
         arr = _stack_batch(data, pad)
         base_dt = data._dtype
         external = False
+        src_dev = data._device
+    elif not isinstance(data, _HOST_TYPES) and is_gpu_data(data):
+        from ._cuda.device_array import from_foreign
+
+        arr = from_foreign(data)
+        base_dt = DType.from_fw_type(arr.dtype)
+        external = True
+        src_dev = Device("gpu", arr.device_id)
     else:
         arr, external, enum_dt = to_array(data)
         base_dt = enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype)
-        if dev is not None:
-            _require_cpu(dev, "ndd.as_tensor")
+        src_dev = Device.CPU
+    if dev is None:
+        dev = src_dev
+    if dev.device_type != "cpu" or src_dev.device_type != "cpu":
+        return _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data)
     if dt is not None and dt != base_dt:
         arr = convert_values(arr, dt, python_data=isinstance(data, (list, tuple, int, float)))
         external = False
@@ -303,6 +351,28 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
             external = False
     _fill(t, arr, dt, layout, Device.CPU, external)
     return t
+
+
+def _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data):
+    """The part of ``as_tensor_into`` where the source or the target is a GPU."""
+    if dt is not None and dt != base_dt:
+        # Conversions run on the host until the GPU cast kernel exists (issue 5).
+        host = convert_values(_to_host(arr), dt, python_data=isinstance(data, (list, tuple, int, float)))
+        arr, external = host, False
+    else:
+        dt = base_dt
+    arr, moved = _place(arr, dev)
+    if moved:
+        external = False
+    elif copy:
+        arr = arr.copy()
+        external = False
+    _fill(t, arr, dt, layout, dev, external)
+    return t
+
+
+# Data that is never in GPU memory: no protocol attributes to look up.
+_HOST_TYPES = (np.ndarray, np.generic, bool, int, float, list, tuple)
 
 
 def as_tensor(data, dtype=None, device=None, layout=None, pad=False) -> Tensor:

@@ -15,6 +15,8 @@ cdef class TensorBase:
 cdef class BatchBase:
     cdef public list _samples
     cdef public object _dense
+    # A GPU batch's DeviceBatch (one allocation for all samples), else None.
+    cdef public object _gpu
     cdef public bint _uniform
     cdef public object _inv
     cdef public int _out

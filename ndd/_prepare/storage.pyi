@@ -3,7 +3,7 @@ from typing import Any
 import numpy as np
 
 class TensorBase:
-    _data: np.ndarray | None
+    _data: Any
     _inv: Any
     _out: int
     _sample: int
@@ -16,6 +16,8 @@ class TensorBase:
 
 class BatchBase:
     _samples: list[np.ndarray] | None
+    _dense: np.ndarray | None
+    _gpu: Any
     _inv: Any
     _out: int
     _shapes: list[tuple[int, ...]] | None
@@ -28,3 +30,5 @@ class BatchBase:
 
 def tensor_data(t: TensorBase) -> np.ndarray: ...
 def batch_samples(b: BatchBase) -> list[np.ndarray]: ...
+def batch_dense(b: BatchBase) -> np.ndarray | None: ...
+def register_device_batch_type(cls: type) -> None: ...

@@ -8,9 +8,20 @@ its data arrives when the producing invocation has run. ``tensor_data`` and
 
 from .invocation cimport Invocation
 
+# The type of GPU batch outputs (ndd._cuda.device_array.DeviceBatch), registered
+# by that module when imported: a CPU-only program never imports it.
+cdef object _device_batch_type = None
+
+
+def register_device_batch_type(cls):
+    """Make ``cls`` the type of GPU batch data (called by ndd._cuda.device_array)."""
+    global _device_batch_type
+    _device_batch_type = cls
+
 
 cdef class TensorBase:
-    """Fields of a Tensor. ``_data`` is a numpy array (CPU) once materialised;
+    """Fields of a Tensor. ``_data`` is a numpy array (CPU) or a DeviceArray (GPU)
+    once materialised;
     until then ``_inv`` is the producing invocation and ``_out``/``_sample`` say
     which output (and which sample of a batch output) this tensor is."""
 
@@ -27,6 +38,10 @@ cdef class BatchBase:
     is then one array with a leading sample dimension and the samples are views
     of it, so operators can process the whole batch in one numpy call.
     ``_uniform`` says all samples have one shape (known at prepare time).
+
+    A GPU batch keeps its samples in one allocation: ``_gpu`` is a DeviceBatch
+    (one buffer, per-sample offsets and shapes) and ``_samples`` its per-sample
+    DeviceArray views; ``_dense`` stays None.
     """
 
     def __cinit__(self):
@@ -47,6 +62,8 @@ cpdef object tensor_data(TensorBase t):
             t._data = out
         elif type(out) is list:
             t._data = out[t._sample]
+        elif type(out) is _device_batch_type:
+            t._data = out.sample(t._sample)
         else:
             # A densely stored batch output; with the ellipsis, a sample of a 1-D one
             # is a 0-D array rather than a numpy scalar.
@@ -66,6 +83,9 @@ cdef _materialize_batch(BatchBase b):
     out = inv.outputs[b._out]
     if type(out) is list:
         b._samples = out
+    elif type(out) is _device_batch_type:
+        b._gpu = out
+        b._samples = out = out.samples()
     else:
         b._dense = out
     if b._shapes is None:
