@@ -165,14 +165,18 @@ cdef extern from *:
     }
 
     /* Bilinear sampling of the points (sx, sy) (pixel-centre convention) for the pixels whose
-     * four taps are inside the source (rows x columns, row stride rs bytes), as _interior_blend. */
+     * four taps are inside the source (rows x columns, row stride rs bytes), as _interior_blend;
+     * with has_fill, the points (not far) whose four taps are all outside take the fill pixel. */
     NDD_AVX2 static inline __attribute__((always_inline)) ptrdiff_t ndd_linear_row(
         const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns, const float *sx, const float *sy,
-        ptrdiff_t n, uint8_t *out, const int round_even, uint8_t *done)
+        ptrdiff_t n, uint8_t *out, const int round_even, int has_fill, uint32_t fill, uint8_t *done)
     {
-        const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps();
+        const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), minus1 = _mm256_set1_ps(-1.0f);
+        const __m256 far = _mm256_set1_ps(1e7f), near = _mm256_set1_ps(-1e7f);
         const __m256 last_x = _mm256_set1_ps((float)(columns - 1));
         const __m256 last_y = _mm256_set1_ps((float)(rows - 1));
+        const __m256 cols = _mm256_set1_ps((float)columns), rws = _mm256_set1_ps((float)rows);
+        const __m256i fills = _mm256_set1_epi32((int)fill);
         const __m256i rsv = _mm256_set1_epi32((int)rs), three = _mm256_set1_epi32(3);
         const int *p00 = (const int *)src, *p01 = (const int *)(src + 2);
         const int *p10 = (const int *)(src + rs), *p11 = (const int *)(src + rs + 2);
@@ -180,14 +184,32 @@ cdef extern from *:
         ptrdiff_t written = 0;
         memset(done, 0, n);
         for (; i + 8 <= n; i += 8) {
-            __m256 px = _mm256_sub_ps(_mm256_loadu_ps(sx + i), half);
-            __m256 py = _mm256_sub_ps(_mm256_loadu_ps(sy + i), half);
+            __m256 x = _mm256_loadu_ps(sx + i), y = _mm256_loadu_ps(sy + i);
+            __m256 px = _mm256_sub_ps(x, half), py = _mm256_sub_ps(y, half);
             __m256 inside = _mm256_and_ps(
                 _mm256_and_ps(_mm256_cmp_ps(px, zero, _CMP_GE_OQ), _mm256_cmp_ps(py, zero, _CMP_GE_OQ)),
                 _mm256_and_ps(_mm256_cmp_ps(px, last_x, _CMP_LT_OQ), _mm256_cmp_ps(py, last_y, _CMP_LT_OQ)));
             unsigned lanes = (unsigned)_mm256_movemask_ps(inside);
-            if (!lanes)
+            __m256 filled = _mm256_setzero_ps();
+            if (has_fill && lanes != 0xff) {
+                /* floor(px) + 1 < 0 or floor(px) >= columns (or the same in y): no tap inside. */
+                __m256 near_enough = _mm256_and_ps(
+                    _mm256_and_ps(_mm256_cmp_ps(x, near, _CMP_GT_OQ), _mm256_cmp_ps(x, far, _CMP_LT_OQ)),
+                    _mm256_and_ps(_mm256_cmp_ps(y, near, _CMP_GT_OQ), _mm256_cmp_ps(y, far, _CMP_LT_OQ)));
+                __m256 outside = _mm256_or_ps(
+                    _mm256_or_ps(_mm256_cmp_ps(px, minus1, _CMP_LT_OQ), _mm256_cmp_ps(px, cols, _CMP_GE_OQ)),
+                    _mm256_or_ps(_mm256_cmp_ps(py, minus1, _CMP_LT_OQ), _mm256_cmp_ps(py, rws, _CMP_GE_OQ)));
+                filled = _mm256_and_ps(outside, near_enough);
+            }
+            unsigned filled_lanes = (unsigned)_mm256_movemask_ps(filled);
+            if (!lanes) {
+                if (filled_lanes) {
+                    ndd_store_rgb8(fills, filled_lanes, out + 3 * i);
+                    ndd_mark_done(filled_lanes, done + i);
+                    written += __builtin_popcount(filled_lanes);
+                }
                 continue;
+            }
             px = _mm256_and_ps(px, inside);
             py = _mm256_and_ps(py, inside);
             __m256i x0 = _mm256_cvttps_epi32(px), y0 = _mm256_cvttps_epi32(py);
@@ -216,6 +238,8 @@ cdef extern from *:
                 __m256 v = _mm256_add_ps(top, _mm256_mul_ps(_mm256_sub_ps(bottom, top), fy));
                 words = _mm256_or_si256(words, _mm256_slli_epi32(ndd_round_u8(v, round_even), 8 * k));
             }
+            words = _mm256_blendv_epi8(words, fills, _mm256_castps_si256(filled));
+            lanes |= filled_lanes;
             ndd_store_rgb8(words, lanes, out + 3 * i);
             ndd_mark_done(lanes, done + i);
             written += __builtin_popcount(lanes);
@@ -225,12 +249,13 @@ cdef extern from *:
 
     NDD_AVX2 static ptrdiff_t ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows,
                                                   ptrdiff_t columns, const float *sx, const float *sy,
-                                                  ptrdiff_t n, uint8_t *out, int round_even, uint8_t *done)
+                                                  ptrdiff_t n, uint8_t *out, int round_even, int has_fill,
+                                                  uint32_t fill, uint8_t *done)
     {
         /* Each rounding compiled into its own loop. */
         if (round_even)
-            return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 1, done);
-        return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 0, done);
+            return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 1, has_fill, fill, done);
+        return ndd_linear_row(src, rs, rows, columns, sx, sy, n, out, 0, has_fill, fill, done);
     }
 
     /* Nearest-neighbour sampling as _sample: the source pixel containing (sx, sy), or with
@@ -294,7 +319,10 @@ cdef extern from *:
                                float radius) {}
     static ptrdiff_t ndd_linear_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
                                          const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
-                                         int round_even, uint8_t *done) { return n; }
+                                         int round_even, int has_fill, uint32_t fill, uint8_t *done)
+    {
+        return n;
+    }
     static ptrdiff_t ndd_nearest_row_rgb8(const uint8_t *src, ptrdiff_t rs, ptrdiff_t rows, ptrdiff_t columns,
                                           const float *sx, const float *sy, ptrdiff_t n, uint8_t *out,
                                           int round_even, int has_fill, uint32_t fill, uint8_t *done)
@@ -311,7 +339,8 @@ cdef extern from *:
     # The row kernels return how many pixels they left to the per-pixel code.
     Py_ssize_t ndd_linear_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows,
                                    Py_ssize_t columns, const float *sx, const float *sy, Py_ssize_t n,
-                                   unsigned char *out, bint round_even, unsigned char *done) noexcept nogil
+                                   unsigned char *out, bint round_even, bint has_fill, unsigned int fill,
+                                   unsigned char *done) noexcept nogil
     Py_ssize_t ndd_nearest_row_rgb8(const unsigned char *src, Py_ssize_t rs, Py_ssize_t rows,
                                     Py_ssize_t columns, const float *sx, const float *sy, Py_ssize_t n,
                                     unsigned char *out, bint round_even, bint has_fill, unsigned int fill,
@@ -629,9 +658,14 @@ cdef inline Py_ssize_t _rgb8_row(const Image *s, unsigned char *row, Py_ssize_t 
     kernels; ``done`` marks the pixels they wrote; returns how many others need ``_warp_pixel``."""
     cdef const unsigned char *src = <const unsigned char *>s.data
     cdef bint constant = how.border == BORDER_CONSTANT
+    cdef bint blends_to_fill
     if how.linear:
+        # Four fill taps blend to the fill itself when it is finite (inf - inf would make a NaN).
+        blends_to_fill = constant and (how.fill[0] - how.fill[0] == 0 and how.fill[1] - how.fill[1] == 0
+                                       and how.fill[2] - how.fill[2] == 0)
         return ndd_linear_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row,
-                                   how.round_even, done)
+                                   how.round_even, blends_to_fill, _fill_word(how) if blends_to_fill else 0,
+                                   done)
     return ndd_nearest_row_rgb8(src, s.row_stride, s.rows, s.columns, sx, sy, columns, row, how.round_even,
                                 constant, _fill_word(how) if constant else 0, done)
 

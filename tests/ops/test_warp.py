@@ -358,7 +358,8 @@ _ROW_KERNEL_MATRICES = {
 @pytest.mark.parametrize("interp", [0, 1], ids=["nearest", "linear"])
 @pytest.mark.parametrize("border", [0, 1, 3], ids=["constant", "clamp", "reflect_101"])
 @pytest.mark.parametrize("round_even", [False, True])
-def test_packed_rgb_rows_match_the_per_pixel_path(matrix, interp, border, round_even):
+@pytest.mark.parametrize("fill", [[10.0, 250.5, -3.0], [0.0, np.inf, 7.0]], ids=["finite", "inf"])
+def test_packed_rgb_rows_match_the_per_pixel_path(matrix, interp, border, round_even, fill):
     # Packed 3-channel uint8 rows go through the vectorised row kernels (blocks of 8 pixels,
     # the rest per pixel); a strided copy of the same image through the per-pixel code.
     from ndd._cpu.warp import warp_mapped, warp_projective
@@ -366,7 +367,8 @@ def test_packed_rgb_rows_match_the_per_pixel_path(matrix, interp, border, round_
     rng = np.random.default_rng(7)
     img = rng.integers(0, 256, (37, 53, 3), dtype=np.uint8)
     m = np.asarray(_ROW_KERNEL_MATRICES[matrix], np.float64).reshape(-1)
-    fill = np.array([10.0, 250.5, -3.0], np.float32)
+    fill = np.array(fill, np.float32)
+    # A larger output than the source: whole blocks of points with no tap inside.
     packed, strided = np.empty((41, 61, 3), np.uint8), np.empty((41, 61, 3), np.uint8)
     for perspective, values in ((True, m), (False, m[:6].copy())):
         warp_projective(img, packed, values, perspective, interp, border, fill, round_even)
