@@ -22,7 +22,11 @@ def search_window(
     crop_shape: np.ndarray | None,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray | None, int, float]: ...
 def crop_to_window(
-    corners: np.ndarray, window_start: np.ndarray, window_end: np.ndarray, prune_threshold: float | None
+    corners: np.ndarray,
+    window_start: np.ndarray,
+    window_end: np.ndarray,
+    prune_threshold: float | None,
+    layout_columns: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def layout_to_corners(
     boxes: np.ndarray, start_column: np.ndarray, end_column: np.ndarray, end_is_extent: np.ndarray

@@ -183,6 +183,8 @@ def search_window(generator, corners, thresholds, Py_ssize_t num_attempts, Py_ss
     cdef const float[:, ::1] box = np.ascontiguousarray(corners, np.float32)
     cdef const float[::1] levels = np.ascontiguousarray(thresholds, np.float32)
     cdef Py_ssize_t ndim = box.shape[1] // 2
+    if ndim not in (2, 3):
+        raise ValueError(f"search_window: boxes must be 2-D or 3-D, got {box.shape[1]} coordinates")
     cdef const double[::1] pix = np.ascontiguousarray(pixels, np.float64)
     cdef const double[::1] ratio_view
     cdef const double[::1] crop_view
@@ -315,24 +317,38 @@ def search_window(generator, corners, thresholds, Py_ssize_t num_attempts, Py_ss
     return status, start_array, size_array, anchor_array, attempts, best_score
 
 
-def crop_to_window(corners, window_start, window_end, prune_threshold):
+def crop_to_window(corners, window_start, window_end, prune_threshold, layout_columns=None):
     """The boxes ``corners`` (N, 2D float32: starts then ends) kept in the window:
     those whose center lies in it (``prune_threshold`` None), or with at least that
     fraction of their volume, and some of it, inside. Returns their corners clipped
-    to the window and relative to it (0 to 1, float32) and their indices (int32)."""
+    to the window and relative to it (0 to 1, float32), or those boxes in the layout
+    that ``layout_columns`` describes (see ``layout_to_corners``), and their indices
+    (int32)."""
     cdef const float[:, ::1] box = np.ascontiguousarray(corners, np.float32)
     cdef const float[::1] lo = np.ascontiguousarray(window_start, np.float32)
     cdef const float[::1] hi = np.ascontiguousarray(window_end, np.float32)
     cdef Py_ssize_t nbox = box.shape[0], ndim = box.shape[1] // 2, i, d, kept = 0
+    if ndim not in (2, 3):
+        raise ValueError(f"crop_to_window: boxes must be 2-D or 3-D, got {box.shape[1]} coordinates")
     cdef bint by_center = prune_threshold is None
     cdef float prune = 0 if by_center else prune_threshold
     cdef float extent[3]
-    cdef float a, b, inter, volume, center
+    cdef float a, b, side, inter, volume, center
     cdef bint keep
     mapped_array = np.empty((nbox, 2 * ndim), np.float32)
     indices_array = np.empty(nbox, np.int32)
     cdef float[:, ::1] mapped = mapped_array
     cdef int[::1] indices = indices_array
+    cdef int start_column[3]
+    cdef int end_column[3]
+    cdef bint end_is_extent[3]
+    for d in range(ndim):
+        if layout_columns is None:
+            start_column[d], end_column[d], end_is_extent[d] = d, ndim + d, False
+        else:
+            start_column[d] = layout_columns[0][d]
+            end_column[d] = layout_columns[1][d]
+            end_is_extent[d] = layout_columns[2][d]
     with nogil:
         for d in range(ndim):
             extent[d] = hi[d] - lo[d]
@@ -346,9 +362,14 @@ def crop_to_window(corners, window_start, window_end, prune_threshold):
                     if not (center >= lo[d] and center <= hi[d]):
                         keep = False
                 else:
-                    a = box[i, d] if box[i, d] > lo[d] else lo[d]
-                    b = box[i, ndim + d] if box[i, ndim + d] < hi[d] else hi[d]
-                    inter = inter * (b - a if b > a else 0)
+                    # numpy's maximum and minimum: NaN coordinates give a NaN
+                    # intersection, so such boxes are never kept.
+                    a = box[i, d]
+                    a = a if (a > lo[d] or a != a) else lo[d]
+                    b = box[i, ndim + d]
+                    b = b if (b < hi[d] or b != b) else hi[d]
+                    side = b - a
+                    inter = inter * (side if (side > 0 or side != side) else 0)
                     volume = volume * (box[i, ndim + d] - box[i, d])
             if not by_center:
                 keep = inter > 0 and (inter / volume if volume > 0 else 0) >= prune
@@ -357,8 +378,10 @@ def crop_to_window(corners, window_start, window_end, prune_threshold):
             for d in range(ndim):
                 a = box[i, d] if box[i, d] > lo[d] else lo[d]
                 b = box[i, ndim + d] if box[i, ndim + d] < hi[d] else hi[d]
-                mapped[kept, d] = (a - lo[d]) / extent[d]
-                mapped[kept, ndim + d] = (b - lo[d]) / extent[d]
+                a = (a - lo[d]) / extent[d]
+                b = (b - lo[d]) / extent[d]
+                mapped[kept, start_column[d]] = a
+                mapped[kept, end_column[d]] = b - a if end_is_extent[d] else b
             indices[kept] = i
             kept += 1
     return mapped_array[:kept], indices_array[:kept]

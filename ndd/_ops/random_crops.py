@@ -448,10 +448,12 @@ def _random_bbox_crop(generator, arrays, args, plans):
             RuntimeWarning,
             stacklevel=2,
         )
-    mapped, indices = _crop_windows.crop_to_window(corners, start, start + size, args["bbox_prune_threshold"])
+    cropped, indices = _crop_windows.crop_to_window(
+        corners, start, start + size, args["bbox_prune_threshold"], plan.columns
+    )
     if crop_shape is not None:
         start, size = anchor.astype(np.float32), crop_shape.astype(np.float32)
-    outputs = [start, size, _crop_windows.corners_to_layout(mapped, *plan.columns)]
+    outputs = [start, size, cropped]
     if labels is not None:
         outputs.append(np.ascontiguousarray(labels[indices]))
     if args["output_bbox_indices"]:
