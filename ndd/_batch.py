@@ -298,6 +298,8 @@ class Batch(BatchBase, ResultMetadata):
     def broadcast(sample, batch_size: int, device=None, dtype=None) -> "Batch":
         """A batch of ``batch_size`` copies of ``sample``."""
         t = sample if isinstance(sample, TensorBase) else Tensor(sample, dtype=dtype, device=device)
+        if _on_gpu(t):
+            return batch([t] * batch_size, dtype=dtype, layout=t._layout or None)
         arr = tensor_data(t)
         if dtype is not None:
             arr = convert_values(arr, _types.dtype(dtype))

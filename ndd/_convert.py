@@ -72,8 +72,11 @@ def _map_leaves(data, fn):
 def is_gpu_data(data) -> bool:
     """Whether ``data`` is an array in GPU memory (``__cuda_array_interface__``, or
     DLPack on kDLCUDA / kDLCUDAManaged)."""
-    if hasattr(data, "__cuda_array_interface__"):
-        return True
+    try:
+        if hasattr(data, "__cuda_array_interface__"):
+            return True
+    except RuntimeError:  # a torch tensor that requires grad refuses to export it
+        return bool(getattr(data, "is_cuda", False))
     dlpack_device = getattr(data, "__dlpack_device__", None)
     return dlpack_device is not None and hasattr(data, "__dlpack__") and int(dlpack_device()[0]) in (2, 13)
 

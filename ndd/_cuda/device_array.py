@@ -250,6 +250,7 @@ class DeviceArray:
         stream = current_stream(device_id)
         out = DeviceArray.empty(self.shape, self.dtype, device_id, stream)
         self.order_before(stream)
+        make_current(device_id)  # the copy is queued on a stream of the target device
         nbytes = self.nbytes
         if nbytes:
             driver.check(
@@ -504,6 +505,8 @@ def from_foreign(obj, what: str = "ndd.as_tensor") -> DeviceArray:
     producer's stream. ``what`` names the caller in errors."""
     if isinstance(obj, DeviceArray):
         return obj
+    if type(obj).__module__.startswith("torch") and getattr(obj, "requires_grad", False):
+        obj = obj.detach()  # torch exports no tensor that requires grad
     if hasattr(obj, "__cuda_array_interface__"):
         return _from_cai(obj, what)
     return _from_dlpack(obj, what)

@@ -129,6 +129,20 @@ def test_move_between_gpus_copies_device_to_device(fake):
     np.testing.assert_array_equal(np.asarray(g1.cpu()), values)
 
 
+def test_copy_between_gpus_is_queued_with_the_target_device_current(fake):
+    g0 = ndd.tensor(np.arange(4, dtype=np.uint8)).gpu(0)
+    devices = []
+    copy = fake.cuMemcpyDtoDAsync
+
+    def recording(dst, src, count, stream):
+        devices.append(fake._current_device())
+        return copy(dst, src, count, stream)
+
+    fake.cuMemcpyDtoDAsync = recording
+    g0.gpu(1)
+    assert devices == [1]
+
+
 def test_gpu_of_gpu_data_is_self_unless_forced(fake):
     g = ndd.tensor(np.ones(4, np.uint8)).gpu()
     assert g.gpu() is g and g.to_device("gpu:0") is g
@@ -255,6 +269,16 @@ def test_batch_of_gpu_tensors_gathers_into_one_allocation(fake):
     assert fake.calls.count("cuMemcpyDtoDAsync") == 3
     for i, sample in enumerate(b.cpu()):
         np.testing.assert_array_equal(np.asarray(sample), np.full((i + 1,), i, np.uint16))
+
+
+def test_broadcast_of_a_gpu_sample_is_one_allocation(fake):
+    sample = ndd.tensor(np.arange(6, dtype=np.int32).reshape(2, 3), layout="HW").gpu()
+    fake.calls.clear()
+    b = ndd.Batch.broadcast(sample, 4)
+    assert b.device == sample.device and b.layout == "HW" and b.batch_size == 4
+    assert fake.calls.count("cuMemAllocFromPoolAsync") == 1
+    for got in b.cpu():
+        np.testing.assert_array_equal(np.asarray(got), np.arange(6).reshape(2, 3))
 
 
 def test_as_tensor_of_a_dense_gpu_batch_shares_it(fake):
@@ -572,6 +596,33 @@ def test_batch_of_foreign_arrays_is_copied_into_one_allocation(fake):
         np.testing.assert_array_equal(np.asarray(sample), part.values)
 
 
+class _GradTensor:
+    """Stands for a torch CUDA tensor that requires grad: no CAI until detached."""
+
+    __module__ = "torch"
+    requires_grad = True
+    is_cuda = True
+
+    def __init__(self, detached):
+        self.detached = detached
+
+    @property
+    def __cuda_array_interface__(self):
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad")
+
+    def detach(self):
+        return self.detached
+
+
+def test_import_of_a_tensor_requiring_grad_uses_its_detached_view(fake):
+    ndd.tensor(np.zeros(1)).gpu()
+    values = _values(np.float32, (4,))
+    foreign = _ForeignCAI(fake, values, None)
+    t = ndd.as_tensor(_GradTensor(foreign))
+    assert t._data.ptr == foreign.ptr
+    np.testing.assert_array_equal(np.asarray(t.cpu()), values)
+
+
 class _ForeignDLPack:
     """A foreign GPU array that speaks only DLPack (here: ndd's own export)."""
 
@@ -649,6 +700,8 @@ def test_gpu_torch_shares_memory_both_ways():
     ragged = ndd.batch([source, source[:2]])
     assert ragged.device == ndd.Device("gpu", 0)
     np.testing.assert_array_equal(np.asarray(ragged.cpu().select(1)), source[:2].cpu().numpy())
+    grad = torch.ones(3, device="cuda", requires_grad=True)
+    assert ndd.as_tensor(grad)._data.ptr == grad.data_ptr()
     dense = ndd.as_batch(source.reshape(2, 3))
     assert dense.torch().data_ptr() == source.data_ptr()
 
