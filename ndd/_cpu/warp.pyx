@@ -299,6 +299,12 @@ cdef extern from *:
             __m256i readable = _mm256_andnot_si256(last, inside);
             __m256i at = _mm256_add_epi32(_mm256_mullo_epi32(y0, rsv), _mm256_mullo_epi32(x0, three));
             at = _mm256_and_si256(at, readable);
+            /* As in ndd_linear_row: the gathers' streams need fetching ahead. */
+            const char *ahead = (const char *)src + _mm256_cvtsi256_si32(at) + NDD_PREFETCH;
+            _mm_prefetch(ahead, _MM_HINT_T0);
+            _mm_prefetch(ahead + rs, _MM_HINT_T0);
+            _mm_prefetch(ahead + 2 * rs, _MM_HINT_T0);
+            _mm_prefetch(ahead + 3 * rs, _MM_HINT_T0);
             __m256i words = _mm256_mask_i32gather_epi32(fills, (const int *)src, at, readable, 1);
             unsigned lanes = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(readable));
             if (has_fill)
