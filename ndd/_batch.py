@@ -22,10 +22,15 @@ from ._types import DType
 __all__ = ["Batch", "batch", "as_batch"]
 
 
+_CPU = Device.CPU
+
+
 def _sample_array(x, index):
     if x is None:
         raise TypeError(f"Batch: sample {index} is None")
     if isinstance(x, TensorBase):
+        if x._device is not _CPU and x._device.device_type != "cpu":
+            raise ValueError(f"Batch: sample {index} is on {x._device} while sample 0 is in host memory")
         return tensor_data(x), x._dtype, x._layout
     if isinstance(x, BatchBase):
         raise TypeError(f"Batch: sample {index} is a Batch; samples must be tensor-like")
@@ -35,15 +40,16 @@ def _sample_array(x, index):
 
 def _is_gpu_sample(x) -> bool:
     if isinstance(x, TensorBase):
-        return _on_gpu(x)
+        return x._device is not _CPU and x._device.device_type != "cpu"
     return not isinstance(x, _HOST_TYPES) and is_gpu_data(x)
 
 
 def _has_gpu_source(tensors) -> bool:
-    if isinstance(tensors, BatchBase):
-        return _on_gpu(tensors)
     if isinstance(tensors, (list, tuple)):
-        return any(_is_gpu_sample(x) for x in tensors)
+        # The first sample decides; the host path refuses GPU samples after it.
+        return bool(tensors) and _is_gpu_sample(tensors[0])
+    if isinstance(tensors, BatchBase):
+        return tensors._device is not _CPU and tensors._device.device_type != "cpu"
     return _is_gpu_sample(tensors)
 
 

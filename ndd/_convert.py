@@ -81,6 +81,17 @@ def is_gpu_data(data) -> bool:
     return dlpack_device is not None and hasattr(data, "__dlpack__") and int(dlpack_device()[0]) in (2, 13)
 
 
+def _refuse_gpu_data(type_name):
+    # GPU data is taken before to_array is asked (ndd.as_tensor, the first sample
+    # of a batch): here it is mixed with host data.
+    from ._cuda import driver
+
+    driver.require_gpu("Wrapping GPU memory")
+    raise ValueError(
+        f"a {type_name} in GPU memory cannot be mixed with host data; move it with .cpu() or the rest with .gpu()"
+    )
+
+
 def to_array(data):
     """Return ``(array, shares_memory, enum_dtype)`` for tensor-like ``data``.
 
@@ -102,9 +113,7 @@ def to_array(data):
     if hasattr(data, "__dlpack_device__") and hasattr(data, "__dlpack__"):
         dev_type, _ = data.__dlpack_device__()
         if int(dev_type) not in (1, 3):
-            from ._cuda import driver
-
-            driver.require_gpu("Wrapping GPU memory")
+            _refuse_gpu_data(type_name)
         if type(data).__module__.startswith("torch") and getattr(data, "requires_grad", False):
             data = data.detach()
         try:
@@ -119,7 +128,5 @@ def to_array(data):
         arr = np.asarray(data)
         return arr, arr.base is not None, None
     if hasattr(data, "__cuda_array_interface__"):
-        from ._cuda import driver
-
-        driver.require_gpu("Wrapping GPU memory")
+        _refuse_gpu_data(type_name)
     raise TypeError(f"cannot convert {type_name} to a tensor")

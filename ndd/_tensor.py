@@ -306,6 +306,9 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
     and the factories)."""
     dt = _types.dtype(dtype) if dtype is not None else None
     dev = to_device(device) if device is not None else None
+    # The GPU data source's device, or the target when it is a GPU: None while
+    # both are the host.
+    gpu = dev if dev is not None and dev.device_type != "cpu" else None
     if isinstance(data, TensorBase):
         src_dev = data._device
         if dt is None and not copy and data._data is None and (dev is None or dev == src_dev):
@@ -320,27 +323,28 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         external = data._external
         if layout is None:
             layout = data._layout
-        src_dev = data._device
+        if gpu is None and src_dev.device_type != "cpu":
+            gpu = src_dev
     elif isinstance(data, BatchBase):
         arr = _stack_batch(data, pad)
         base_dt = data._dtype
         external = False
-        src_dev = data._device
+        if gpu is None and data._device.device_type != "cpu":
+            gpu = data._device
     elif not isinstance(data, _HOST_TYPES) and is_gpu_data(data):
         from ._cuda.device_array import from_foreign
 
         arr = from_foreign(data)
         base_dt = DType.from_fw_type(arr.dtype)
         external = True
-        src_dev = Device("gpu", arr.device_id)
+        if gpu is None:
+            gpu = Device("gpu", arr.device_id)
     else:
         arr, external, enum_dt = to_array(data)
         base_dt = enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype)
-        src_dev = Device.CPU
-    if dev is None:
-        dev = src_dev
-    if dev.device_type != "cpu" or src_dev.device_type != "cpu":
-        return _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data)
+    if gpu is not None:
+        target = dev if dev is not None else gpu
+        return _device_tensor_into(t, arr, base_dt, dt, target, layout, copy, external, data)
     if dt is not None and dt != base_dt:
         arr = convert_values(arr, dt, python_data=isinstance(data, (list, tuple, int, float)))
         external = False

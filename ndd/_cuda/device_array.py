@@ -476,7 +476,7 @@ def _from_cai(obj, what):
 def _from_dlpack(obj, what):
     from . import dlpack
 
-    device_type, device_id = (int(v) for v in obj.__dlpack_device__())
+    device_id = int(obj.__dlpack_device__()[1])
     driver.require_gpu(what)
     stream = current_stream(device_id)
     handle = _handle(stream)

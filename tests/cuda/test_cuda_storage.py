@@ -623,6 +623,19 @@ def test_import_of_a_tensor_requiring_grad_uses_its_detached_view(fake):
     np.testing.assert_array_equal(np.asarray(t.cpu()), values)
 
 
+def test_batch_mixing_host_and_gpu_samples_is_refused(fake):
+    ndd.tensor(np.zeros(1)).gpu()
+    host = np.zeros(3, np.float32)
+    gpu = ndd.tensor(host).gpu()
+    foreign = _ForeignCAI(fake, host, None)
+    with pytest.raises(ValueError, match="sample 1 is in host memory"):
+        ndd.batch([gpu, host])
+    with pytest.raises(ValueError, match="sample 1 is on gpu:0 while sample 0 is in host memory"):
+        ndd.batch([host, gpu])
+    with pytest.raises(ValueError, match="_ForeignCAI in GPU memory cannot be mixed with host data"):
+        ndd.batch([host, foreign])
+
+
 class _ForeignDLPack:
     """A foreign GPU array that speaks only DLPack (here: ndd's own export)."""
 
