@@ -108,6 +108,11 @@ def current_stream(device_id: int):
         return EvalContext.default().cuda_stream
 
 
+def _c_order(array: np.ndarray) -> np.ndarray:
+    # Unlike np.ascontiguousarray, keeps 0-d arrays 0-d.
+    return array if array.flags.c_contiguous else array.copy(order="C")
+
+
 def _nbytes(shape, itemsize) -> int:
     n = itemsize
     for extent in shape:
@@ -159,7 +164,7 @@ class DeviceArray:
     @staticmethod
     def from_host(array: np.ndarray, device_id: int, stream=None) -> "DeviceArray":
         """A copy of host ``array`` on ``device_id``, queued on ``stream``."""
-        array = np.ascontiguousarray(array)
+        array = _c_order(array)
         out = DeviceArray.empty(array.shape, array.dtype, device_id, stream)
         out.copy_from_host(array)
         return out
@@ -376,10 +381,10 @@ class DeviceBatch:
         stream = current_stream(device_id)
         data = DeviceArray.empty((total,), np.uint8, device_id, stream)
         if dense_array is not None:
-            data.view(0, (dense_array.nbytes,), np.uint8).copy_from_host(np.ascontiguousarray(dense_array))
+            data.view(0, (dense_array.nbytes,), np.uint8).copy_from_host(_c_order(dense_array))
         else:
             for sample, offset in zip(samples, offsets, strict=True):
-                sample = np.ascontiguousarray(sample)
+                sample = _c_order(sample)
                 data.view(offset, (sample.nbytes,), np.uint8).copy_from_host(sample)
         return DeviceBatch(data, offsets, shapes, dtype, dense)
 

@@ -111,6 +111,24 @@ def test_ragged_batch_round_trip_keeps_every_sample(fake, dtype):
         np.testing.assert_array_equal(np.asarray(sample), expected)
 
 
+def test_scalars_stay_zero_dimensional(fake):
+    g = ndd.tensor(np.float32(3.5)).gpu()
+    assert g.shape == () and g.item() == 3.5
+    assert np.asarray(g.cpu()).shape == ()
+    b = ndd.batch([np.int64(1), np.int64(-2)]).gpu()
+    assert b.shape == [(), ()]
+    assert [np.asarray(s).shape for s in b.cpu()] == [(), ()]
+    assert [np.asarray(s).item() for s in b.cpu()] == [1, -2]
+
+
+def test_non_contiguous_host_data_is_copied_in_order(fake):
+    values = np.arange(24, dtype=np.int32).reshape(4, 6)
+    np.testing.assert_array_equal(np.asarray(ndd.tensor(values.T).gpu().cpu()), values.T)
+    samples = [values[:, ::2], values[1:3, 1:]]
+    for got, expected in zip(ndd.as_batch(samples).gpu().cpu(), samples, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
 def test_gpu_index_places_data_on_that_device(fake):
     values = np.arange(24, dtype=np.int16).reshape(4, 6)
     g = ndd.tensor(values).gpu(1)
