@@ -9,6 +9,7 @@ the interop with PyTorch, CuPy and a real driver.
 import ctypes
 import gc
 import sys
+import types
 import weakref
 
 import numpy as np
@@ -21,6 +22,7 @@ from ndd._cuda import device_array, dlpack, driver  # noqa: E402
 from ndd._cuda.device_array import SAMPLE_ALIGNMENT, DeviceArray  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
 from ndd._eval import context as eval_context  # noqa: E402
+from ndd._prepare.invocation import Invocation  # noqa: E402
 
 DTYPES = [
     np.uint8,
@@ -276,6 +278,32 @@ def test_samples_of_a_gpu_batch_view_its_allocation(fake):
     assert picked._gpu.data is g._gpu.data and picked._gpu.offsets == [48, 0]
     np.testing.assert_array_equal(np.asarray(one.cpu()), [2, 2])
     assert [np.asarray(s)[0] for s in picked.cpu()] == [3, 0]
+
+
+def _pending(output, device):
+    """An invocation of a stand-in GPU operator whose one output is ``output``."""
+    inv = Invocation()
+    inv.op = types.SimpleNamespace(qualname="test.gpu_op", execute=lambda inv: [output])
+    inv.inputs, inv.args = (), {}
+    inv.device = device
+    return inv
+
+
+def test_pending_results_take_a_gpu_batch_output_when_it_is_ready(fake):
+    samples = [np.arange(3, dtype=np.uint8), np.arange(5, dtype=np.uint8) * 2]
+    output = ndd.batch(samples).gpu()._gpu
+    device = ndd.Device("gpu", 0)
+    inv = _pending(output, device)
+    b = ndd.Batch.__new__(ndd.Batch)
+    b._inv, b._out, b._dtype, b._device, b._batch_size = inv, 0, ndd.uint8, device, 2
+    t = ndd.Tensor.__new__(ndd.Tensor)
+    t._inv, t._out, t._sample, t._dtype, t._device = inv, 0, 1, ndd.uint8, device
+    assert b.shape == [(3,), (5,)]
+    assert b._gpu is output and [s.ptr for s in b._samples] == [s.ptr for s in output.samples()]
+    assert t.shape == (5,) and t._data.ptr == output.data.ptr + output.offsets[1]
+    np.testing.assert_array_equal(np.asarray(t.cpu()), samples[1])
+    for got, expected in zip(b.cpu(), samples, strict=True):
+        np.testing.assert_array_equal(np.asarray(got), expected)
 
 
 def test_batch_of_gpu_tensors_gathers_into_one_allocation(fake):
