@@ -19,6 +19,8 @@ integer one, so no float32 copy of the sample is made on the way in or out.
 
 import functools
 
+import numpy as np
+
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
@@ -35,6 +37,13 @@ cdef extern from *:
     # Variadic here, so that Cython passes each type's pointer to _Generic as it is:
     # ndd_taps(acc, sources, weights, taps, n) with const T **sources.
     void ndd_taps(float *acc, ...) noexcept nogil
+    void ndd_taps_f32(float *acc, const float **sources, const float *weights, Py_ssize_t taps,
+                      Py_ssize_t n) noexcept nogil
+
+
+cdef extern from "round_store.h" nogil:
+    void ndd_store_u8_float_half(const float *src, unsigned char *dst, Py_ssize_t n)
+    void ndd_widen_u8(const unsigned char *src, float *dst, Py_ssize_t n)
 
 
 ctypedef unsigned char uchar
@@ -97,6 +106,8 @@ cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double 
     if not integer or out_t is float or out_t is double:
         for t in range(length):
             dst[t] = <out_t> acc[t]
+    elif out_t is uchar and low == 0 and high == 255:
+        ndd_store_u8_float_half(acc, dst, length)
     elif sizeof(out_t) <= 2 and low >= 0:
         _store_small(acc, dst, length, <float> low, <float> high, False)
     elif sizeof(out_t) <= 2:
@@ -108,6 +119,23 @@ cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double 
             v = low if v < low else v
             v = high if v > high else v
             dst[t] = <out_t> (v + 0.5 if v >= 0 else v - 0.5)
+
+
+cdef inline void _convert_rows(const in_t[:, :, ::1] padded, Py_ssize_t p, Py_ssize_t y, Py_ssize_t wrows,
+                               float[:, ::1] ring) noexcept nogil:
+    """Make the ring hold padded rows y .. y + wrows - 1 of plane p as float32 (row r
+    at r % wrows): all of them for the plane's first row, else the one new row."""
+    cdef Py_ssize_t r, t, n = padded.shape[2]
+    cdef const in_t *src
+    cdef float *dst
+    for r in range(y + wrows - 1 if y > 0 else 0, y + wrows):
+        src = &padded[p, r, 0]
+        dst = &ring[r % wrows, 0]
+        if in_t is uchar:
+            ndd_widen_u8(src, dst, n)
+        else:
+            for t in range(n):
+                dst[t] = <float> src[t]
 
 
 def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:, ::1] weights,
@@ -153,13 +181,29 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                 tap_shifts[k] = j * step
                 k += 1
     cdef Py_ssize_t p, y
+    # 8- and 16-bit rows read by several taps are converted to float32 once, into a
+    # ring of the window's rows, rather than once per tap: the same float values in
+    # the same sums, so the results do not change.
+    cdef bint convert_rows = (in_t is uchar or in_t is schar or in_t is ushort or in_t is short) and taps > 1
+    cdef Py_ssize_t row_elements = padded.shape[2]
+    cdef float[:, ::1] ring
+    cdef const float **float_sources
+    if convert_rows:
+        ring = np.empty((wrows, row_elements), np.float32)
+        float_sources = <const float **> sources
     try:
         with nogil:
             for p in range(planes):
                 for y in range(rows):
-                    for k in range(taps):
-                        sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
-                    ndd_taps(acc, sources, tap_weights, taps, length)
+                    if convert_rows:
+                        _convert_rows(padded, p, y, wrows, ring)
+                        for k in range(taps):
+                            float_sources[k] = &ring[(y + tap_rows[k]) % wrows, 0] + tap_shifts[k]
+                        ndd_taps_f32(acc, float_sources, tap_weights, taps, length)
+                    else:
+                        for k in range(taps):
+                            sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
+                        ndd_taps(acc, sources, tap_weights, taps, length)
                     _store(acc, &out[p, y, 0], length, low, high, integer)
     finally:
         free(acc)

@@ -4,7 +4,7 @@ experimental.median_blur, experimental.dilate, experimental.erode.
 Every operator works on the spatial axes of a sample (all but the frame ``F`` and
 channel ``C`` axes of its layout) and computes in float32, as the reference does;
 integer outputs are rounded (halves away from zero) and saturated. Borders are
-handled by padding the sample first (``np.pad``), then the nogil kernels of
+handled by padding the sample first (``_pad_planes``, np.pad's modes), then the nogil kernels of
 ``ndd._cpu.convolution`` slide the window over the padded planes.
 
 Deliberate divergences from the reference:
@@ -155,14 +155,49 @@ def _correlate_into(padded, out_shape, weights, step, dtype):
     return _store(out, dtype)
 
 
-def _pad(planes, axis, before, after, mode, fill=0.0):
-    if before == 0 and after == 0:
+def _border_sources(n, before, after, mode):
+    """For np.pad ``mode`` (reflect, symmetric, wrap, edge), the interior index each of
+    the ``before`` leading and ``after`` trailing border positions repeats."""
+    i = np.concatenate([np.arange(-before, 0), np.arange(n, n + after)])
+    if mode == "edge" or n == 1:
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    period = 2 * n - 2 if mode == "reflect" else 2 * n  # reflect: dcb|abcd; symmetric: cba|abcd
+    i = i % period
+    return np.where(i < n, i, period - 1 - i + (mode == "reflect"))
+
+
+def _pad_planes(planes, widths, mode, fill=0.0):
+    """``np.pad(planes, widths, mode)`` (constant: with ``fill``), without np.pad's
+    general machinery: the interior is copied once into the output, then each axis's
+    borders are filled from the output itself, axis after axis, as np.pad does."""
+    if all(b == 0 and e == 0 for b, e in widths):
         return planes
+    shape = tuple(n + b + e for n, (b, e) in zip(planes.shape, widths, strict=True))
+    out = np.empty(shape, planes.dtype)
+    out[tuple(slice(b, b + n) for n, (b, _) in zip(planes.shape, widths, strict=True))] = planes
+    for axis, ((before, after), n) in enumerate(zip(widths, planes.shape, strict=True)):
+        if before == 0 and after == 0:
+            continue
+        lead = [slice(None)] * out.ndim
+        trail = [slice(None)] * out.ndim
+        lead[axis] = slice(0, before)
+        trail[axis] = slice(before + n, before + n + after)
+        if mode == "constant":
+            out[tuple(lead)] = fill
+            out[tuple(trail)] = fill
+            continue
+        sources = _border_sources(n, before, after, mode) + before
+        out[tuple(lead)] = np.take(out, sources[:before], axis=axis)
+        out[tuple(trail)] = np.take(out, sources[before:], axis=axis)
+    return out
+
+
+def _pad(planes, axis, before, after, mode, fill=0.0):
     widths = [(0, 0)] * planes.ndim
     widths[axis] = (before, after)
-    if mode == "constant":
-        return np.pad(planes, widths, mode="constant", constant_values=fill)
-    return np.pad(planes, widths, mode=mode)
+    return _pad_planes(planes, widths, mode, fill)
 
 
 def _correlate_axis(x, axis, window, anchor, dtype, mode="reflect"):
@@ -531,10 +566,7 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
     planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
     if pad_mode is not None:
         widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
-        if pad_mode == "constant":
-            planes = np.pad(planes, widths, mode="constant", constant_values=fill)
-        else:
-            planes = np.pad(planes, widths, mode=pad_mode)
+        planes = _pad_planes(planes, widths, pad_mode, fill)
     out_spatial = tuple(n - s + 1 for n, s in zip(planes.shape[1:-1], weights.shape, strict=True))
     out_shape = x.shape[:first] + out_spatial + x.shape[last + 1 :]
     weights = np.ascontiguousarray(weights, dtype=np.float32)
@@ -716,9 +748,9 @@ def _morphology_kernel(op, reduce, erode):
         border = args["border_mode"]
         if border == "constant":
             # The padding never wins: the largest value for erosion, the smallest for dilation.
-            padded = np.pad(image, widths, mode="constant", constant_values=_extreme(x.dtype, erode))
+            padded = _pad_planes(image, widths, "constant", _extreme(x.dtype, erode))
         else:
-            padded = np.pad(image, widths, mode=_PAD_MODES[border])
+            padded = _pad_planes(image, widths, _PAD_MODES[border])
         # A rectangle is separable: reduce along the rows, then along the columns.
         rows = padded[:, :, 0:width].copy()
         for j in range(1, mask_w):
@@ -817,7 +849,7 @@ def _median_kernel(arrays, args):
         return x.copy()
     widths = ((0, 0), (win_h // 2, win_h // 2), (win_w // 2, win_w // 2), (0, 0))
     # The reference repeats the edge values beyond the border.
-    padded = np.pad(x.reshape(planes, height, width, inner), widths, mode="edge")
+    padded = _pad_planes(x.reshape(planes, height, width, inner), widths, "edge")
     padded = padded.reshape(planes, height + win_h - 1, (width + win_w - 1) * inner)
     out = np.empty((planes, height, width * inner), x.dtype)
     median_window(padded, out, win_h, win_w, inner)
