@@ -476,3 +476,17 @@ def test_filter_one_filter_and_per_sample_fill_values_for_a_batch():
     for sample, fill, got in zip(samples, [0, 110], out, strict=True):
         expected = _correlate_reference(sample[:, :, 0], box, (1, 1), "constant", fill)
         np.testing.assert_array_equal(np.asarray(got)[:, :, 0], np.floor(expected + 0.5).astype(np.uint8))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap", "edge", "constant"])
+@pytest.mark.parametrize("shape", [(1, 5, 7, 3), (2, 1, 4, 1), (1, 3, 1, 2), (1, 2, 2, 3)])
+def test_border_padding_is_numpy_pad(mode, shape):
+    from ndd._ops.filters import _pad_planes
+
+    x = np.random.default_rng(0).integers(0, 255, shape).astype(np.uint8)
+    for widths in [[(0, 0), (2, 1), (0, 3), (0, 0)], [(0, 0), (13, 9), (7, 11), (0, 0)], [(0, 0)] * 4]:
+        if mode == "constant":
+            expected = np.pad(x, widths, mode=mode, constant_values=7)
+        else:
+            expected = np.pad(x, widths, mode=mode)
+        np.testing.assert_array_equal(_pad_planes(x, widths, mode, 7), expected)
