@@ -18,6 +18,7 @@ import numpy as np
 
 from .._prepare.elementwise import apply
 from .._types import bool as bool_dtype
+from .gpu_elementwise import GpuBinary
 from .promotion import float_result, promote_all
 
 __all__ = ["ElementwiseOp", "OPERATORS", "MATH_FUNCTIONS", "apply"]
@@ -40,6 +41,9 @@ class ElementwiseOp:
         Bitwise operators: float operands are an error.
     bool_ok : bool
         Whether all-bool operands are accepted.
+    gpu : str, optional
+        Name of its kernels in ``kernels/elementwise.cu`` (``"add"`` for
+        ``add_f32``...); without one the operator runs on the CPU only.
     """
 
     batch_kernel = None
@@ -47,10 +51,18 @@ class ElementwiseOp:
     # batches gives the per-sample result (args["dense"]).
     dense_broadcasts_tensors = True
     execute = None
-    gpu_kernel = None
 
     def __init__(
-        self, name, qualname, arity, fn, result="promote", integer_only=False, bool_ok=False, params=None
+        self,
+        name,
+        qualname,
+        arity,
+        fn,
+        result="promote",
+        integer_only=False,
+        bool_ok=False,
+        params=None,
+        gpu=None,
     ):
         self.name = name
         self.qualname = qualname
@@ -61,6 +73,7 @@ class ElementwiseOp:
         self.bool_ok = bool_ok
         self.params = params
         self.type_cache = {}
+        self.gpu_kernel = None if gpu is None else GpuBinary(self, gpu)
 
     def resolve_types(self, dtypes):
         """``(output DType, numpy compute dtype, numpy output dtype, floating)`` for
@@ -158,9 +171,9 @@ def _op(name, symbol, arity, fn, **kw):
 
 
 OPERATORS = {
-    "add": _op("add", "+", 2, np.add),
-    "sub": _op("sub", "-", 2, np.subtract),
-    "mul": _op("mul", "*", 2, np.multiply, bool_ok=True),
+    "add": _op("add", "+", 2, np.add, gpu="add"),
+    "sub": _op("sub", "-", 2, np.subtract, gpu="sub"),
+    "mul": _op("mul", "*", 2, np.multiply, bool_ok=True, gpu="mul"),
     "fdiv": _op("fdiv", "/", 2, np.true_divide, result="float"),
     "div": _op("div", "//", 2, _floor_divide),
     "mod": _op("mod", "%", 2, _mod),
@@ -217,8 +230,8 @@ MATH_FUNCTIONS = {
 MATH_FUNCTIONS.update(
     {
         "abs": _math("abs", 1, np.abs, params=("input",)),
-        "min": _math("min", 2, np.minimum, params=("left", "right")),
-        "max": _math("max", 2, np.maximum, params=("left", "right")),
+        "min": _math("min", 2, np.minimum, params=("left", "right"), gpu="minimum"),
+        "max": _math("max", 2, np.maximum, params=("left", "right"), gpu="maximum"),
         "pow": _math("pow", 2, _power, params=("base", "exponent")),
         "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent")),
         # The first argument is the numerator, as np.arctan2(x, y) (reference parameter names).

@@ -69,6 +69,21 @@ class Operator:
         CPU work for a whole batch, for operators that mix samples.
     needs_batch : bool
         The operator only makes sense in batch mode (``permute_batch``).
+    gpu_kernel : callable(inputs, args, batch_size, ctx) -> list, optional
+        GPU work (None: the operator runs on the CPU only, and a GPU call raises
+        NotImplementedError). Called in the run phase on the thread that runs the
+        invocation, with the device current, the context ``ctx`` on the device
+        and every GPU input already ordered before ``ctx.cuda_stream`` (recorded as
+        its use). ``inputs`` holds a DeviceArray per GPU Tensor, a DeviceBatch per
+        GPU Batch (one allocation, per-sample offsets), numpy data for host inputs
+        and None for absent ones; ``batch_size`` is -1 in sample mode. It queues
+        its kernels on ``ctx.cuda_stream`` and returns one output per operator
+        output: a DeviceArray (sample mode) or a DeviceBatch (batch mode),
+        allocated from the pool on that stream. What it cannot do raises
+        NotImplementedError naming the operator; it never copies to the host. An
+        optional ``gpu_kernel.check(ins, args)`` runs in the prepare phase on the
+        input Tensors/Batches (metadata only) to refuse such calls early. See
+        ``docs/developer_guide.md`` (GPU operators) and ``gpu_elementwise.py``.
     doc : str
         Summary and description for the generated docstring.
     """

@@ -20,6 +20,7 @@ import numpy as np
 from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .conversions import cast_array, round_half_away
+from .gpu_elementwise import GpuCast
 from .schema import Arg, Input, Operator
 
 # Some type rules add derived entries, named with a leading underscore, to the argument
@@ -87,6 +88,7 @@ CAST = Operator(
     "Integers saturate when the output type is narrower. A float becomes True when it rounds to a "
     "nonzero integer (or is NaN).",
 )
+CAST.gpu_kernel = GpuCast(CAST)
 
 
 def _cast_like_types(ins, args):

@@ -31,25 +31,37 @@ cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new) except
     return new
 
 
-cdef object _resolve_device(op, object requested, bint any_gpu):
+cdef object _resolve_device(op, object requested, list ins):
     if requested is not None:
         if isinstance(requested, str) and requested == "mixed":
             raise ValueError(f"{op.qualname}: Invalid device type: mixed (use device='gpu')")
         dev = to_device(requested)
-    elif any_gpu:
-        return _gpu_device(op)
-    else:
-        return _CPU
-    if dev.device_type == "gpu":
-        return _gpu_device(op)
-    return dev
+        if dev.device_type == "gpu":
+            return gpu_device(op, dev)
+        return dev
+    return gpu_device(op, None, ins)
 
 
-cdef object _gpu_device(op):
+cpdef object gpu_device(op, object requested, list ins=None):
+    """The GPU an operator call runs on: ``requested``, else the one device of the
+    GPU inputs ``ins`` (another GPU among them is an error), else the current one.
+    Raises without a GPU, and NotImplementedError when ``op`` has no GPU kernel."""
     driver.require_gpu(f"{op.qualname} with device='gpu'")
+    dev = requested
+    if ins is not None:
+        for x in ins:
+            if x is None:
+                continue
+            d = (<TensorBase>x)._device if isinstance(x, TensorBase) else (<BatchBase>x)._device
+            if d is _CPU or d.device_type != "gpu":
+                continue
+            if dev is None:
+                dev = d
+            elif d != dev:
+                raise ValueError(f"{op.qualname}: the inputs are on different GPUs ({dev} and {d})")
     if op.gpu_kernel is None:
-        raise RuntimeError(f"{op.qualname} has no GPU implementation in this build of ndd")
-    return Device("gpu")
+        raise NotImplementedError(f"{op.qualname} has no GPU implementation in this build of ndd")
+    return dev if dev is not None else Device("gpu")
 
 
 cdef object _default_rng():
@@ -194,11 +206,15 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     if bs < 0 and op.needs_batch:
         raise ValueError(f"{op.qualname} needs a batch: pass batch_size or a Batch input")
 
-    dev = _resolve_device(op, device, any_gpu)
+    dev = _CPU if device is None and not any_gpu else _resolve_device(op, device, ins)
     prepare_args = op.prepare_args
     if prepare_args is not None:
         prepare_args(ins, args)
     types = op.infer_types(ins, args)
+    if dev is not _CPU and dev.device_type == "gpu":
+        check = getattr(op.gpu_kernel, "check", None)
+        if check is not None:
+            check(ins, args)
 
     shapes = None
     cdef bint uniform = False

@@ -4,7 +4,7 @@ operand conversion, type promotion, broadcasting and layout of the result."""
 
 from .storage cimport TensorBase, BatchBase
 from .invocation cimport Invocation, schedule
-from .call import make_results
+from .call import gpu_device, make_results
 
 from .._eval.device import Device
 
@@ -109,11 +109,9 @@ cpdef object apply(op, tuple operands):
         any_gpu |= t._device is not _CPU
         shapes_known &= t._shape is not None
         ins.append(t)
+    dev = _CPU
     if any_gpu:
-        from .._cuda import driver
-
-        driver.require_gpu(op.qualname)
-        raise RuntimeError(f"{op.qualname} has no GPU implementation in this build of ndd")
+        dev = gpu_device(op, None, ins)
 
     key = tuple([id((<TensorBase>x)._dtype) if isinstance(x, TensorBase) else id((<BatchBase>x)._dtype)
                  for x in ins])
@@ -124,6 +122,8 @@ cpdef object apply(op, tuple operands):
         )
         op.type_cache[key] = types
     out_dtype = types[0]
+    if dev is not _CPU:
+        op.gpu_kernel.check(ins, {"types": types})
 
     shapes = None
     cdef str layout = ""
@@ -163,9 +163,9 @@ cpdef object apply(op, tuple operands):
     inv.inputs = tuple(ins)
     inv.args = {"types": types, "dense": bs > 0 and shapes_known and _dense_broadcast_ok(ins)}
     inv.batch_size = bs
-    inv.device = _CPU
+    inv.device = dev
     results = make_results(
-        inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, _CPU,
+        inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, dev,
         uniform and shapes is not None
     )
     schedule(inv, external)

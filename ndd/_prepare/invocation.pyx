@@ -11,7 +11,9 @@ from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_d
 from .._cpu import host_pool
 from .._eval.mode import EvalMode
 from .._eval.context import EvalContext
+from .._eval.device import Device
 
+cdef object _CPU_DEVICE = Device.CPU
 cdef object _DEFERRED = EvalMode.deferred
 cdef object _SYNC_CPU = EvalMode.sync_cpu
 cdef object _SYNC_FULL = EvalMode.sync_full
@@ -91,11 +93,61 @@ cdef object _run_dense(dense_kernel, tuple inputs, dict args, bint mixed_ok):
     return dense_kernel(tuple(arrays), args)
 
 
+cdef object _make_current = None
+
+
+cpdef object gpu_context(object ctx, int device_id):
+    """The EvalContext whose stream GPU work of ``device_id`` goes on: ``ctx``
+    when it is on that device, else the calling thread's default one there."""
+    if ctx.device_id == device_id:
+        return ctx
+    with Device("gpu", device_id):
+        return EvalContext.default()
+
+
+cdef list _execute_gpu(Invocation inv):
+    """The run phase on a GPU (the contract is in ``ndd/_ops/schema.py``): the
+    device made current on this thread, each GPU input ordered before the
+    context's stream (which is noted as its use), then ``op.gpu_kernel``."""
+    global _make_current
+    if _make_current is None:
+        from .._cuda.context import make_current
+        _make_current = make_current
+    op = inv.op
+    cdef int device_id = inv.device.device_id
+    ctx = gpu_context(inv.ctx, device_id)
+    _make_current(device_id)
+    stream = ctx.cuda_stream
+    cdef dict args = {name: _resolve_arg(op, v) for name, v in inv.args.items()}
+    cdef list data = []
+    cdef BatchBase b
+    for x in inv.inputs:
+        if x is None:
+            data.append(None)
+        elif isinstance(x, TensorBase):
+            d = tensor_data(<TensorBase>x)
+            if (<TensorBase>x)._device.device_type == "gpu":
+                d.order_before(stream)
+            data.append(d)
+        else:
+            b = <BatchBase>x
+            samples = batch_samples(b)
+            if b._gpu is not None:
+                b._gpu.data.order_before(stream)
+                data.append(b._gpu)
+            else:
+                data.append(samples)
+    return list(op.gpu_kernel(tuple(data), args, inv.batch_size, ctx))
+
+
 cdef list _execute(Invocation inv):
     """The generic run phase: the kernel of one sample, or in batch mode the
     operator's whole-batch kernel, its dense kernel (one call over densely
     stored samples) or its per-sample kernel mapped over the batch."""
     op = inv.op
+    dev = inv.device
+    if dev is not _CPU_DEVICE and dev is not None and dev.device_type == "gpu":
+        return _execute_gpu(inv)
     cdef dict args = {name: _resolve_arg(op, v) for name, v in inv.args.items()}
     cdef list data = []
     cdef Py_ssize_t nbytes = 0
@@ -243,7 +295,7 @@ cpdef schedule(Invocation inv, bint external):
                 raise err
             raise wrapped from err
         if mode is _SYNC_FULL and inv.device is not None and inv.device.device_type == "gpu":
-            ctx.cuda_stream.synchronize()
+            gpu_context(ctx, inv.device.device_id).cuda_stream.synchronize()
         return
     inv.call_site = _call_site()
     if mode is _DEFERRED:

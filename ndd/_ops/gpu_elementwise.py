@@ -1,0 +1,256 @@
+"""GPU kernels of the elementwise operators (+, -, *, ``ndd.math.min``/``max``) and of ``cast``.
+
+They follow the GPU operator contract of ``schema.Operator``: called in the run
+phase with the device current and the inputs ordered before ``ctx.cuda_stream``,
+they queue kernels of ``kernels/elementwise.cu`` on that stream and return
+outputs allocated there (DeviceArray in sample mode, DeviceBatch in batch mode).
+
+The kernels work on flat buffers of one type, so what they can do is:
+
+* operands of the result's type, or cast to it on the GPU first (the promotion);
+* GPU operands with as many elements as the result (broadcasting that only adds
+  dimensions of extent 1, which keeps the flat order), and host scalars, passed
+  by value (``x + 1``);
+* a batch as one launch over its whole allocation when every batch operand has
+  the same per-sample element offsets and shapes, else one launch per sample.
+
+Everything else (other broadcasts, a Tensor against a Batch, host arrays, types
+without a kernel) raises NotImplementedError naming the operator: the GPU path
+never copies data to the host behind the user's back.
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import functools
+
+import numpy as np
+
+__all__ = ["BLOCK", "KERNEL_TYPES", "MODULE", "GpuBinary", "GpuCast"]
+
+MODULE = "elementwise"
+# Threads per block of every launch here (grid_for picks the blocks).
+BLOCK = 256
+# numpy dtype -> the type suffix of the kernels in kernels/elementwise.cu.
+KERNEL_TYPES = {
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+}
+
+
+@functools.cache
+def _cuda():
+    """The GPU runtime modules (imported on first GPU use, never by ``import ndd``)."""
+    from .._cuda import device_array, launch, modules
+
+    return device_array, launch, modules
+
+
+def _supported_names() -> str:
+    return ", ".join(str(t) for t in KERNEL_TYPES)
+
+
+def _launch(device_id, name, n, stream, *args):
+    """Queue kernel ``name`` over ``n`` elements on ``stream`` (nothing for n == 0)."""
+    if n == 0:
+        return
+    _, launch, modules = _cuda()
+    kernel = modules.get_function(device_id, MODULE, name)
+    kernel.launch(launch.grid_for(n, BLOCK), BLOCK, stream.handle, *args, n)
+
+
+def _cast_flat(src_ptr, src_dtype, out_ptr, out_dtype, n, stream, device_id):
+    name = f"cast_{KERNEL_TYPES[src_dtype]}_to_{KERNEL_TYPES[out_dtype]}"
+    _launch(device_id, name, n, stream, src_ptr, out_ptr)
+
+
+class _Flat:
+    """A GPU operand as a flat array of the compute type: ``array`` (1-D, starting at
+    the operand's first element) and, for a batch, each sample's element offset."""
+
+    __slots__ = ("array", "offsets", "shapes")
+
+    def __init__(self, array, offsets, shapes):
+        self.array = array
+        self.offsets = offsets
+        self.shapes = shapes
+
+
+def _extent(offsets, shapes):
+    """Elements from the first one to the end of the last sample."""
+    return max((o + int(np.prod(s, dtype=np.int64)) for o, s in zip(offsets, shapes, strict=True)), default=0)
+
+
+def _as_flat(data, compute, stream, device_id):
+    """``data`` (a DeviceArray or DeviceBatch) as a ``_Flat`` of dtype ``compute``;
+    cast on the GPU into a temporary when its type differs."""
+    device_array = _cuda()[0]
+    if isinstance(data, device_array.DeviceBatch):
+        itemsize = data.dtype.itemsize
+        offsets = [o // itemsize for o in data.offsets]
+        shapes = list(data.shapes)
+        n = _extent(offsets, shapes)
+        array = data.data.view(0, (n,), data.dtype)
+    else:
+        offsets, shapes = None, None
+        n = data.size
+        array = data.reshape((n,))
+    if array.dtype != compute:
+        converted = device_array.DeviceArray.empty((n,), compute, device_id, stream)
+        _cast_flat(array.ptr, array.dtype, converted.ptr, compute, n, stream, device_id)
+        array = converted
+    return _Flat(array, offsets, shapes)
+
+
+class GpuBinary:
+    """The GPU kernel of a binary elementwise operator: ``kernels/elementwise.cu``'s
+    ``<kernel>_<type>`` (two arrays), ``<kernel>_scalar_rhs_<type>`` and
+    ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar)."""
+
+    def __init__(self, op, kernel):
+        self.op = op
+        self.kernel = kernel
+
+    def _unsupported(self, what):
+        return NotImplementedError(f"{self.op.qualname} on the GPU: {what}; the GPU implementation lacks it")
+
+    def check(self, ins, args):
+        """Prepare phase: reject type combinations without a kernel (metadata only)."""
+        compute = args["types"][1]
+        if compute is None or np.dtype(compute) not in KERNEL_TYPES:
+            raise self._unsupported(
+                f"no kernel for the result type {args['types'][0]} (GPU types: {_supported_names()})"
+            )
+        for x in ins:
+            dtype = np.dtype(x._dtype.numpy)
+            if x._device.device_type == "gpu" and dtype not in KERNEL_TYPES:
+                raise self._unsupported(
+                    f"no kernel for operands of type {x._dtype} (GPU types: {_supported_names()})"
+                )
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        compute = np.dtype(args["types"][1])
+        stream = ctx.cuda_stream
+        device_id = ctx.device_id
+        if batch_size < 0:
+            return [self._sample(inputs, compute, stream, device_id)]
+        return [self._batch(inputs, compute, stream, device_id)]
+
+    def _scalar(self, x, compute):
+        """The value of host operand ``x`` in the compute type (as the CPU converts it)."""
+        if not isinstance(x, np.ndarray) or x.size != 1:
+            shape = tuple(x.shape) if isinstance(x, np.ndarray) else "a batch"
+            raise self._unsupported(
+                f"a host operand ({shape}) can only be a scalar; move it to the GPU with .gpu()"
+            )
+        return x.reshape(()).astype(compute).item()
+
+    def _sample(self, inputs, compute, stream, device_id):
+        device_array = _cuda()[0]
+        shape = np.broadcast_shapes(*[x.shape for x in inputs])
+        n = int(np.prod(shape, dtype=np.int64))
+        operands = []
+        for x in inputs:
+            if isinstance(x, device_array.DeviceArray):
+                if x.size != n:
+                    raise self._unsupported(f"broadcasting shape {x.shape} to {shape}")
+                operands.append(_as_flat(x, compute, stream, device_id).array)
+            else:
+                operands.append(self._scalar(x, compute))
+        out = device_array.DeviceArray.empty(shape, compute, device_id, stream)
+        self._queue(operands, out.ptr, n, stream, device_id, compute)
+        return out
+
+    def _batch(self, inputs, compute, stream, device_id):
+        device_array = _cuda()[0]
+        flats = []
+        for x in inputs:
+            if isinstance(x, device_array.DeviceBatch):
+                flats.append(_as_flat(x, compute, stream, device_id))
+            elif isinstance(x, device_array.DeviceArray):
+                raise self._unsupported("a GPU Tensor broadcast to every sample of a Batch")
+            else:
+                flats.append(self._scalar(x, compute))
+        batches = [f for f in flats if isinstance(f, _Flat)]
+        first = batches[0]
+        for other in batches[1:]:
+            if other.shapes != first.shapes:
+                raise self._unsupported("batches whose samples differ in shape (per-sample broadcasting)")
+        host_shapes = [x.shape for x in inputs if isinstance(x, np.ndarray)]
+        shapes = [tuple(np.broadcast_shapes(s, *host_shapes)) for s in first.shapes]
+        sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+        operands = [f.array if isinstance(f, _Flat) else f for f in flats]
+        if all(b.offsets == first.offsets for b in batches):
+            # One launch over every sample: gaps between samples are computed too (harmlessly).
+            offsets = first.offsets
+            n = _extent(offsets, shapes)
+            data = device_array.DeviceArray.empty((n * compute.itemsize,), np.uint8, device_id, stream)
+            self._queue(operands, data.ptr, n, stream, device_id, compute)
+        else:
+            # One launch per sample, into the usual ragged layout.
+            byte_offsets, total = device_array.DeviceBatch.layout(shapes, compute.itemsize, False)
+            offsets = [o // compute.itemsize for o in byte_offsets]
+            data = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
+            for i, size in enumerate(sizes):
+                sample = [
+                    op.view(b.offsets[i] * compute.itemsize, (size,)) if isinstance(b, _Flat) else op
+                    for op, b in zip(operands, flats, strict=True)
+                ]
+                out_ptr = data.ptr + offsets[i] * compute.itemsize
+                self._queue(sample, out_ptr, size, stream, device_id, compute)
+        dense = len(set(shapes)) <= 1 and offsets == [
+            k * (sizes[0] if sizes else 0) for k in range(len(shapes))
+        ]
+        return device_array.DeviceBatch(data, [o * compute.itemsize for o in offsets], shapes, compute, dense)
+
+    def _queue(self, operands, out_ptr, n, stream, device_id, compute):
+        type_name = KERNEL_TYPES[compute]
+        a, b = operands
+        if not isinstance(b, (int, float)):
+            if not isinstance(a, (int, float)):
+                _launch(device_id, f"{self.kernel}_{type_name}", n, stream, a.ptr, b.ptr, out_ptr)
+            else:
+                _launch(device_id, f"{self.kernel}_scalar_lhs_{type_name}", n, stream, a, b.ptr, out_ptr)
+        else:
+            _launch(device_id, f"{self.kernel}_scalar_rhs_{type_name}", n, stream, a.ptr, b, out_ptr)
+
+
+class GpuCast:
+    """The GPU kernel of ``ndd.cast``: ``cast_<src>_to_<dst>`` over the whole input
+    allocation (a batch keeps its per-sample element offsets)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def _unsupported(self, what):
+        return NotImplementedError(f"{self.op.qualname} on the GPU: {what}; the GPU implementation lacks it")
+
+    def check(self, ins, args):
+        """Prepare phase: reject conversions without a kernel (metadata only)."""
+        x = ins[0]
+        for dtype in (x._dtype, args["dtype"]):
+            if dtype.numpy is None or np.dtype(dtype.numpy) not in KERNEL_TYPES:
+                raise self._unsupported(f"no kernel for {dtype} (GPU types: {_supported_names()})")
+        if x._device.device_type != "gpu":
+            raise self._unsupported("an input in host memory; move it to the GPU with .gpu() first")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = _cuda()[0]
+        x = inputs[0]
+        target = np.dtype(args["dtype"].numpy)
+        stream = ctx.cuda_stream
+        device_id = ctx.device_id
+        if isinstance(x, device_array.DeviceBatch):
+            itemsize = x.dtype.itemsize
+            offsets = [o // itemsize for o in x.offsets]
+            n = _extent(offsets, x.shapes)
+            data = device_array.DeviceArray.empty((n * target.itemsize,), np.uint8, device_id, stream)
+            _cast_flat(x.data.ptr, x.dtype, data.ptr, target, n, stream, device_id)
+            out_offsets = [o * target.itemsize for o in offsets]
+            return [device_array.DeviceBatch(data, out_offsets, list(x.shapes), target, x.dense)]
+        out = device_array.DeviceArray.empty(x.shape, target, device_id, stream)
+        _cast_flat(x.ptr, x.dtype, out.ptr, target, x.size, stream, device_id)
+        return [out]

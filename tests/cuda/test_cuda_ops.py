@@ -1,0 +1,512 @@
+"""GPU operators end to end: elementwise arithmetic (+, -, *, ndd.math.min/max) and
+``ndd.cast`` (ndd/_ops/gpu_elementwise.py) through the run phase of
+ndd/_prepare/invocation.pyx.
+
+On the recording FakeDriver the kernels do not run, so these tests check what is
+queued: the kernel of each op and type, its grid, block and stream, the argument
+values (device addresses of the operands and the output, element counts, scalar
+bits), one launch per batch, the outputs' metadata, the EvalMode semantics and
+the pool's bookkeeping. The ``gpu``-marked tests compare every op and type with
+its CPU twin on a real GPU.
+"""
+
+import gc
+import importlib.util
+import pathlib
+import struct
+import threading
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+import ndd  # noqa: E402
+from ndd._cuda import driver, kernel_files  # noqa: E402
+from ndd._cuda.driver import CudaError  # noqa: E402
+from ndd._cuda.fake import FakeDriver  # noqa: E402
+from ndd._cuda.launch import grid_for  # noqa: E402
+from ndd._eval import context as eval_context  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CUDA_ERROR = FakeDriver.CUresult
+TYPES = {
+    "u8": np.uint8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "f32": np.float32,
+    "f64": np.float64,
+}
+# kernel name -> (the operator as a function of two operands, numpy twin)
+OPS = {
+    "add": (lambda a, b: a + b, np.add),
+    "sub": (lambda a, b: a - b, np.subtract),
+    "mul": (lambda a, b: a * b, np.multiply),
+    "minimum": (ndd.math.min, np.minimum),
+    "maximum": (ndd.math.max, np.maximum),
+}
+STRUCT_FORMATS = {"u8": "B", "i16": "h", "i32": "i", "i64": "q", "f32": "f", "f64": "d"}
+
+
+def _load_build():
+    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    return build
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """The kernels built as ndd ships them (the fake loads their images)."""
+    if kernel_files.nvrtc_version() is None:
+        pytest.skip("NVRTC is not installed")
+    folder = tmp_path_factory.mktemp("kernels")
+    _load_build().build_all(str(folder))
+    return folder
+
+
+def _forget_thread_defaults():
+    eval_context._tls.__dict__.pop("implicit", None)
+    eval_context._tls.__dict__.pop("defaults", None)
+
+
+def _install(fake_driver, built, monkeypatch):
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
+    with driver.use_fake(fake_driver) as installed:
+        _forget_thread_defaults()
+        try:
+            yield installed
+        finally:
+            for device_id in range(fake_driver.devices):
+                ndd.set_default_stream(None, device_id=device_id)
+            _forget_thread_defaults()
+            gc.collect()
+
+
+@pytest.fixture
+def fake(built, monkeypatch):
+    yield from _install(FakeDriver(devices=2), built, monkeypatch)
+
+
+class ThreadRecordingDriver(FakeDriver):
+    """Records the thread of each launch and the device current there; a launch
+    waits for ``release`` (set by default)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.launch_threads = []
+        self.launch_devices = []
+        self.release = threading.Event()
+        self.release.set()
+
+    def cuLaunchKernel(self, *args):
+        self.release.wait(10)
+        self.launch_threads.append(threading.current_thread())
+        self.launch_devices.append(self._current_device())
+        return super().cuLaunchKernel(*args)
+
+
+@pytest.fixture
+def recording(built, monkeypatch):
+    yield from _install(ThreadRecordingDriver(devices=2), built, monkeypatch)
+
+
+def _values(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(0, 100, shape).astype(dtype)
+    return (rng.standard_normal(shape) * 100).astype(dtype)
+
+
+def _stream(device_id=0):
+    return int(ndd.EvalContext.current().cuda_stream.handle) if device_id == 0 else None
+
+
+def _launches(fake, prefix=""):
+    return [launch for launch in fake.launches if launch.function.startswith(prefix)]
+
+
+def _bits(type_name, value):
+    return int.from_bytes(struct.pack("<" + STRUCT_FORMATS[type_name], value), "little")
+
+
+# -- elementwise arithmetic on tensors -----------------------------------------------
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", OPS)
+def test_tensor_op_launches_its_kernel_on_the_operands_and_output(fake, kernel, type_name):
+    op = OPS[kernel][0]
+    dtype = TYPES[type_name]
+    a = ndd.tensor(_values(dtype, (40, 30)), layout="HW").gpu()
+    b = ndd.tensor(_values(dtype, (40, 30), 1), layout="HW").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = op(a, b)
+    (launch,) = fake.launches
+    n = 40 * 30
+    assert launch.function == f"{kernel}_{type_name}"
+    assert launch.grid == (grid_for(n), 1, 1) and grid_for(n) == 5
+    assert launch.block == (256, 1, 1)
+    assert launch.stream == _stream()
+    assert launch.args == [a._data.ptr, b._data.ptr, out.evaluate()._data.ptr, n]
+    assert (out.shape, out.dtype, out.layout, out.device) == ((40, 30), a.dtype, "HW", ndd.Device("gpu", 0))
+    assert out.evaluate()._data.stream.handle == _stream()
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+def test_a_host_scalar_is_passed_by_value_on_either_side(fake, type_name):
+    dtype = TYPES[type_name]
+    x = ndd.tensor(_values(dtype, (7,))).gpu()
+    three = ndd.tensor(np.array(3, dtype))  # a host 0-D tensor of the same type
+    with ndd.EvalMode.sync_cpu:
+        right = x - three
+        left = three - x
+    first, second = fake.launches
+    assert first.function == f"sub_scalar_rhs_{type_name}"
+    assert first.args == [x._data.ptr, _bits(type_name, 3), right.evaluate()._data.ptr, 7]
+    assert second.function == f"sub_scalar_lhs_{type_name}"
+    assert second.args == [_bits(type_name, 3), x._data.ptr, left.evaluate()._data.ptr, 7]
+    assert right.dtype == left.dtype == x.dtype
+
+
+def test_a_python_int_promotes_small_types_as_on_the_cpu(fake):
+    x = ndd.tensor(np.ones(5, np.uint8)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = x + 1
+    cast, add = fake.launches
+    assert out.dtype == (ndd.tensor(np.ones(5, np.uint8)) + 1).dtype == ndd.int32
+    assert cast.function == "cast_u8_to_i32" and add.function == "add_scalar_rhs_i32"
+    assert add.args == [cast.args[1], 1, out.evaluate()._data.ptr, 5]
+
+
+def test_a_float_scalar_is_converted_to_the_result_type(fake):
+    x = ndd.tensor(np.ones(4, np.float64)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = x * 0.1
+    (launch,) = fake.launches
+    assert launch.function == "mul_scalar_rhs_f64"
+    # The constant 0.1 is float32 (as on the CPU), converted to float64 for the kernel.
+    assert launch.args[1] == _bits("f64", float(np.float32(0.1)))
+    assert out.dtype == ndd.float64
+
+
+def test_operands_of_another_type_are_cast_on_the_gpu_first(fake):
+    a = ndd.tensor(np.arange(6, dtype=np.uint8)).gpu()
+    b = ndd.tensor(np.ones(6, np.float32)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a + b
+    cast, add = fake.launches
+    assert cast.function == "cast_u8_to_f32" and cast.args[0] == a._data.ptr and cast.args[2] == 6
+    assert add.function == "add_f32" and add.args == [cast.args[1], b._data.ptr, out.evaluate()._data.ptr, 6]
+    assert out.dtype == ndd.float32
+
+
+def test_broadcasting_that_only_adds_unit_dimensions_is_flat(fake):
+    a = ndd.tensor(np.ones((1, 5), np.int32)).gpu()
+    b = ndd.tensor(np.ones((5,), np.int32)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a + b
+    assert out.shape == (1, 5) and fake.launches[0].args[3] == 5
+
+
+def test_inputs_are_ordered_before_the_context_stream_and_used_there(fake):
+    a = ndd.tensor(np.ones(8, np.float32)).gpu()
+    b = ndd.tensor(np.ones(8, np.float32)).gpu()
+    producer = a._data.stream.handle
+    other = ndd.stream(device_id=0)
+    with ndd.EvalContext(device_id=0, cuda_stream=other), ndd.EvalMode.sync_cpu:
+        out = a + b
+    (launch,) = fake.launches
+    assert launch.stream == other.handle
+    assert any(
+        entry[0] == "wait" and fake.events[entry[1]][0] == producer for entry in fake.streams[other.handle]
+    )
+    assert a._data.owner.stream is other and b._data.owner.stream is other
+    assert out.evaluate()._data.stream is other
+
+
+def test_inputs_on_another_gpu_run_there(recording):
+    with ndd.Device("gpu", 1):
+        a = ndd.tensor(np.ones(8, np.int16)).gpu()
+        b = ndd.tensor(np.ones(8, np.int16)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a * b
+    assert out.device == ndd.Device("gpu", 1)
+    assert recording.launch_devices == [1]
+    with ndd.Device("gpu", 1):
+        assert recording.launches[0].stream == int(ndd.EvalContext.current().cuda_stream.handle)
+
+
+def test_inputs_on_two_gpus_are_refused(fake):
+    a = ndd.tensor(np.ones(3, np.float32)).gpu(0)
+    b = ndd.tensor(np.ones(3, np.float32)).gpu(1)
+    with pytest.raises(ValueError, match=r"operator \+: the inputs are on different GPUs"):
+        a + b
+
+
+# -- batches ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", OPS)
+def test_a_ragged_batch_is_one_launch_over_its_allocation(fake, kernel, type_name):
+    op = OPS[kernel][0]
+    dtype = TYPES[type_name]
+    shapes = [(3, 5), (1, 2), (0, 4), (6, 6)]
+    a = ndd.batch([_values(dtype, s, i) for i, s in enumerate(shapes)], layout="HW").gpu()
+    b = ndd.batch([_values(dtype, s, i + 9) for i, s in enumerate(shapes)], layout="HW").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = op(a, b)
+        out.evaluate()
+    (launch,) = fake.launches
+    itemsize = np.dtype(dtype).itemsize
+    n = a._gpu.offsets[-1] // itemsize + 36
+    assert launch.function == f"{kernel}_{type_name}"
+    assert launch.args == [a._gpu.data.ptr, b._gpu.data.ptr, out._gpu.data.ptr, n]
+    assert launch.grid == (grid_for(n), 1, 1) and launch.block == (256, 1, 1)
+    assert launch.stream == _stream()
+    assert out._gpu.offsets == a._gpu.offsets and out.shape == shapes
+    assert (out.dtype, out.layout, out.device) == (a.dtype, "HW", ndd.Device("gpu", 0))
+
+
+def test_a_dense_batch_and_a_scalar_is_one_launch(fake):
+    a = ndd.batch([np.ones((2, 3), np.float32)] * 5).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = ndd.math.max(a, 0.5)
+        out.evaluate()
+    (launch,) = fake.launches
+    assert launch.function == "maximum_scalar_rhs_f32"
+    assert launch.args == [a._gpu.data.ptr, _bits("f32", 0.5), out._gpu.data.ptr, 30]
+    assert out._gpu.dense and out.shape == [(2, 3)] * 5
+
+
+def test_batches_laid_out_differently_get_one_launch_per_sample(fake):
+    whole = ndd.batch([np.full(4, i, np.int32) for i in range(3)]).gpu()
+    a = whole.select([2, 0, 1])  # the same allocation, other offsets
+    b = ndd.batch([np.ones(4, np.int32)] * 3).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a + b
+        out.evaluate()
+    assert [launch.function for launch in fake.launches] == ["add_i32"] * 3
+    for i, launch in enumerate(fake.launches):
+        assert launch.args == [
+            a._gpu.data.ptr + a._gpu.offsets[i],
+            b._gpu.data.ptr + b._gpu.offsets[i],
+            out._gpu.data.ptr + out._gpu.offsets[i],
+            4,
+        ]
+
+
+# -- cast -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", TYPES)
+@pytest.mark.parametrize("source", TYPES)
+def test_cast_launches_the_kernel_of_its_type_pair(fake, source, target):
+    x = ndd.tensor(_values(TYPES[source], (9, 2)), layout="HW").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = ndd.cast(x, dtype=TYPES[target])
+    (launch,) = fake.launches
+    assert launch.function == f"cast_{source}_to_{target}"
+    assert launch.args == [x._data.ptr, out.evaluate()._data.ptr, 18]
+    assert launch.stream == _stream() and launch.block == (256, 1, 1)
+    assert (out.shape, out.dtype.name, out.layout, out.device) == ((9, 2), target, "HW", ndd.Device("gpu", 0))
+
+
+def test_cast_of_a_ragged_batch_is_one_launch_keeping_element_offsets(fake):
+    shapes = [(3,), (300,), (2,)]
+    x = ndd.batch([np.ones(s, np.uint8) for s in shapes]).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = ndd.cast(x, dtype=ndd.float64)
+        out.evaluate()
+    (launch,) = fake.launches
+    n = x._gpu.offsets[-1] + 2
+    assert launch.function == "cast_u8_to_f64" and launch.args == [x._gpu.data.ptr, out._gpu.data.ptr, n]
+    assert out._gpu.offsets == [8 * o for o in x._gpu.offsets] and out.shape == shapes
+
+
+# -- what the GPU path lacks -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda g: g(np.ones(3, np.int8)) + g(np.ones(3, np.int8)), r"operator \+ on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.bool_)) * g(np.ones(3, np.bool_)), r"operator \* on the GPU: no kernel"),
+        (
+            lambda g: g(np.ones(3, np.float32)) / g(np.ones(3, np.float32)),
+            "operator / has no GPU implementation",
+        ),
+        (lambda g: ndd.cast(g(np.ones(3, np.float16)), dtype=ndd.float32), "ndd.cast on the GPU: no kernel"),
+        (lambda g: ndd.cast(g(np.ones(3, np.float32)), dtype=ndd.bool), "ndd.cast on the GPU: no kernel"),
+    ],
+)
+def test_types_without_a_kernel_are_refused_at_the_call(fake, make, message):
+    with pytest.raises(NotImplementedError, match=message):
+        make(lambda a: ndd.tensor(a).gpu())
+    assert fake.launches == []
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda g: g(np.ones((3, 1), np.float32)) + g(np.ones((1, 3), np.float32)), "broadcasting shape"),
+        (lambda g: g(np.ones(3, np.float32)) + ndd.tensor(np.ones(3, np.float32)), "can only be a scalar"),
+        (
+            lambda g: ndd.batch([np.ones(3, np.float32)]).gpu() + g(np.ones(3, np.float32)),
+            "a GPU Tensor broadcast to every sample",
+        ),
+        (
+            lambda g: ndd.batch([np.ones(3, np.int32)]).gpu() - ndd.batch([np.ones(1, np.int32)]).gpu(),
+            "differ in shape",
+        ),
+    ],
+)
+def test_operands_the_kernels_cannot_combine_fail_where_used_naming_the_op(fake, make, message):
+    out = make(lambda a: ndd.tensor(a).gpu())
+    with pytest.raises(NotImplementedError, match=rf"(operator [+-]|ndd) .*{message}.*lacks it"):
+        out.evaluate()
+    assert fake.launches == []
+
+
+# -- EvalMode semantics --------------------------------------------------------------
+
+
+def test_eager_mode_launches_from_the_worker_thread_without_blocking_the_caller(recording):
+    a = ndd.tensor(np.ones(16, np.float32)).gpu()
+    b = ndd.tensor(np.ones(16, np.float32)).gpu()
+    recording.release.clear()  # the launch waits until the caller has its result
+    with ndd.EvalMode.eager:
+        out = a + b
+        returned = True
+    assert returned and recording.launches == []
+    recording.release.set()
+    out.evaluate()
+    worker = ndd.EvalContext.current().executor.thread
+    assert recording.launch_threads == [worker] and worker is not threading.current_thread()
+    assert recording.launch_devices == [0]  # the device was made current on the worker
+    assert recording.launches[0].stream == _stream()
+
+
+def test_sync_full_synchronises_the_stream_after_the_launch(fake):
+    a = ndd.tensor(np.ones(16, np.int64)).gpu()
+    with ndd.EvalMode.sync_full:
+        a + a
+    kinds = [entry[0] for entry in fake.streams[_stream()]]
+    assert "synchronize" in kinds[kinds.index("launch") :]
+
+
+def test_sync_cpu_does_not_synchronise(fake):
+    a = ndd.tensor(np.ones(16, np.int64)).gpu()
+    before = fake.calls.count("cuStreamSynchronize")
+    with ndd.EvalMode.sync_cpu:
+        a + a
+    assert fake.calls.count("cuStreamSynchronize") == before
+
+
+def test_a_failed_launch_surfaces_where_the_result_is_used(fake):
+    a = ndd.tensor(np.ones(16, np.float32)).gpu()
+    fake.fail_next("cuLaunchKernel", CUDA_ERROR.CUDA_ERROR_LAUNCH_FAILED)
+    with ndd.EvalMode.eager:
+        out = ndd.math.min(a, a)  # returns: the launch happens on the worker
+    with pytest.raises(CudaError, match=r"ndd\.math\.min.*launching kernel minimum_f32.*LAUNCH_FAILED"):
+        out.cpu()
+
+
+def test_a_failed_launch_in_sync_mode_raises_at_the_call(fake):
+    a = ndd.tensor(np.ones(16, np.float32)).gpu()
+    fake.fail_next("cuLaunchKernel", CUDA_ERROR.CUDA_ERROR_LAUNCH_FAILED)
+    with (
+        ndd.EvalMode.sync_cpu,
+        pytest.raises(CudaError, match=r"ndd\.cast: launching kernel cast_f32_to_i32"),
+    ):
+        ndd.cast(a, dtype=ndd.int32)
+
+
+# -- memory --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [ndd.EvalMode.sync_cpu, ndd.EvalMode.eager], ids=["sync_cpu", "eager"])
+def test_ten_thousand_small_ops_return_the_pool_to_its_starting_level(fake, mode):
+    a = ndd.tensor(np.ones(4, np.float32)).gpu()
+    b = ndd.batch([np.ones(3, np.int32), np.ones(5, np.int32)]).gpu()
+    start = fake.pools[0].used
+    with mode:
+        for _ in range(5000):
+            x = a + a
+            y = ndd.cast(b, dtype=ndd.float32) * 2.0
+        x.evaluate()
+        y.evaluate()
+        # The worker thread holds its last task (and so that task's outputs) until
+        # the next one: give it a host one.
+        (ndd.tensor(1) + 1).evaluate()
+    assert len(fake.launches) == 15000
+    del x, y
+    gc.collect()
+    assert fake.pools[0].used == start
+    # Freed memory is reused: the pool never held more than a few iterations' worth.
+    assert fake.pools[0].reserved_high - start < 64 * 1024
+
+
+# -- on a GPU: values against the CPU twins ----------------------------------------------
+
+
+def _gpu_values(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    values = (rng.standard_normal(shape) * 1000).astype(dtype)
+    values.flat[:3] = [np.nan, np.inf, -np.inf][: values.size]
+    return values
+
+
+def _assert_same(gpu_result, cpu_result):
+    assert gpu_result.dtype == cpu_result.dtype
+    np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", OPS)
+def test_gpu_ops_match_the_cpu(kernel, type_name):
+    op = OPS[kernel][0]
+    dtype = TYPES[type_name]
+    a, b = _gpu_values(dtype, (33, 65), 1), _gpu_values(dtype, (33, 65), 2)
+    with np.errstate(all="ignore"):
+        _assert_same(op(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), op(ndd.tensor(a), ndd.tensor(b)))
+        _assert_same(op(ndd.tensor(a).gpu(), 7), op(ndd.tensor(a), 7))
+        _assert_same(op(7, ndd.tensor(b).gpu()), op(7, ndd.tensor(b)))
+        shapes = [(5, 7), (0, 3), (300,), ()]
+        xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
+        ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
+        gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
+        cpu = op(ndd.batch(xs), ndd.batch(ys))
+        for g, c in zip(gpu.cpu(), cpu, strict=True):
+            _assert_same(g, c)
+
+
+@pytest.mark.gpu
+def test_gpu_promotion_matches_the_cpu():
+    a, b = _gpu_values(np.uint8, (100,), 1), _gpu_values(np.float32, (100,), 2)
+    _assert_same(ndd.tensor(a).gpu() * ndd.tensor(b).gpu(), ndd.tensor(a) * ndd.tensor(b))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("target", TYPES)
+@pytest.mark.parametrize("source", TYPES)
+def test_gpu_cast_matches_the_cpu(source, target):
+    values = _gpu_values(TYPES[source], (1000,), 5)
+    if values.dtype.kind == "f":
+        edges = [0.5, -0.5, 1.5, 2.5, -2.5, 254.5, 255.5, -0.4, 2**31 - 1, 2**31, -(2**31) - 1, 1e300, -1e300]
+        values[3 : 3 + len(edges)] = np.array(edges).astype(values.dtype)
+    _assert_same(
+        ndd.cast(ndd.tensor(values).gpu(), dtype=TYPES[target]),
+        ndd.cast(ndd.tensor(values), dtype=TYPES[target]),
+    )
+    batch = [values[:10], values[10:500], values[500:]]
+    gpu = ndd.cast(ndd.batch(batch).gpu(), dtype=TYPES[target])
+    cpu = ndd.cast(ndd.batch(batch), dtype=TYPES[target])
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        _assert_same(g, c)
