@@ -123,7 +123,7 @@ cdef extern from *:
     #if defined(__GNUC__) && defined(__x86_64__)
     #include <immintrin.h>
 
-    static int ndd_match_use_avx2 = -1;
+    #include "cpu_features.h"
 
     __attribute__((target("avx2"))) static inline __m256 ndd_min8(__m256 a, __m256 b)
     {
@@ -181,12 +181,7 @@ cdef extern from *:
                              const float *a_left, const float *a_top, const float *a_right,
                              const float *a_bottom, const float *anchor_area, float *best_iou, int *best_box)
     {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_match_use_avx2 < 0) {
-            __builtin_cpu_init();
-            ndd_match_use_avx2 = __builtin_cpu_supports("avx2");
-        }
-        if (ndd_match_use_avx2)
+        if (ndd_has_avx2())
             return ndd_match_box_avx2(bl, bt, br, bb, index, nanchor, a_left, a_top, a_right, a_bottom,
                                       anchor_area, best_iou, best_box);
         return ndd_match_box_sse2(bl, bt, br, bb, index, nanchor, a_left, a_top, a_right, a_bottom,

@@ -171,17 +171,7 @@ cdef extern from *:
     #if defined(__GNUC__) && defined(__x86_64__)
     #include <immintrin.h>
 
-    static int ndd_color_use_avx2 = -1;
-
-    static int ndd_color_has_avx2(void)
-    {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_color_use_avx2 < 0) {
-            __builtin_cpu_init();
-            ndd_color_use_avx2 = __builtin_cpu_supports("avx2");
-        }
-        return ndd_color_use_avx2;
-    }
+    #include "cpu_features.h"
 
     __attribute__((target("avx2"))) static void ndd_gray_avx2(
         const uint8_t *src, uint8_t *dst, ptrdiff_t n, float w0, float w1, float w2, float offset)
@@ -221,7 +211,7 @@ cdef extern from *:
     static void ndd_gray(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                          float w0, float w1, float w2, float offset)
     {
-        if (ndd_color_has_avx2())
+        if (ndd_has_avx2())
             ndd_gray_avx2(src, dst, n, w0, w1, w2, offset);
         else
             ndd_gray_base(src, dst, n, w0, w1, w2, offset);
@@ -512,7 +502,7 @@ cdef extern from *:
     static void ndd_rgb_to_lab8(const uint8_t *src, uint8_t *l_out, uint8_t *ab_out, ptrdiff_t n,
                                 const int *linear, const int *c, const int *f)
     {
-        if (ndd_color_has_avx2())
+        if (ndd_has_avx2())
             ndd_rgb_to_lab8_avx2(src, l_out, ab_out, n, linear, c, f);
         else
             ndd_rgb_to_lab8_base(src, l_out, ab_out, n, linear, c, f);
@@ -521,7 +511,7 @@ cdef extern from *:
     static void ndd_lab8_to_rgb(const uint8_t *l_in, const uint8_t *ab_in, uint8_t *out, ptrdiff_t n,
                                 const int *lightness, const int *xz, const int *m, const int *srgb)
     {
-        if (ndd_color_has_avx2())
+        if (ndd_has_avx2())
             ndd_lab8_to_rgb_avx2(l_in, ab_in, out, n, lightness, xz, m, srgb);
         else
             ndd_lab8_to_rgb_base(l_in, ab_in, out, n, lightness, xz, m, srgb);
@@ -636,7 +626,7 @@ cdef extern from *:
 
     static void ndd_rgbx(const uint8_t *src, uint8_t *dst, ptrdiff_t n)
     {
-        if (ndd_color_has_avx2())
+        if (ndd_has_avx2())
             ndd_rgbx_avx2(src, dst, n);
         else
             ndd_rgbx_base(src, dst, n);
@@ -675,7 +665,7 @@ cdef extern from *:
 
     #if defined(__GNUC__) && defined(__x86_64__)
 
-    static int ndd_color_use_vbmi = -1;
+    #include "cpu_features.h"
 
     __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void ndd_lookup_bytes_vbmi(
         const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)
@@ -694,12 +684,7 @@ cdef extern from *:
 
     static void ndd_lookup_bytes(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)
     {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_color_use_vbmi < 0) {
-            __builtin_cpu_init();
-            ndd_color_use_vbmi = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-        }
-        if (ndd_color_use_vbmi)
+        if (ndd_has_avx512_vbmi())
             ndd_lookup_bytes_vbmi(src, dst, n, table);
         else
             ndd_lookup_bytes_base(src, dst, n, table);

@@ -35,17 +35,9 @@
 
 #if defined(__GNUC__) && defined(__x86_64__)
 
-static int ndd_taps_use_avx2 = -1;
+#include "cpu_features.h"
 
-static int ndd_taps_avx2_available(void)
-{
-    /* Several threads may get here first; they all store the same answer. */
-    if (ndd_taps_use_avx2 < 0) {
-        __builtin_cpu_init();
-        ndd_taps_use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    }
-    return ndd_taps_use_avx2;
-}
+#define ndd_taps_avx2_available ndd_has_avx2_fma
 
 #define NDD_DEFINE_TAPS(SUFFIX, T)                                                              \
     __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_##SUFFIX NDD_TAPS_PARAMS(T) \

@@ -34,7 +34,7 @@ cdef extern from *:
     #if defined(__GNUC__) && defined(__x86_64__)
     #include <immintrin.h>
 
-    static int ndd_grid_use_avx2 = -1;
+    #include "cpu_features.h"
 
     __attribute__((target("avx2"))) static void ndd_grid_row_avx2(
         float fx0, float fy0, float cos_t, float sin_t, float ratio, ptrdiff_t width, unsigned char *mask)
@@ -61,12 +61,7 @@ cdef extern from *:
     static void ndd_grid_row(float fx0, float fy0, float cos_t, float sin_t, float ratio, ptrdiff_t width,
                              unsigned char *mask)
     {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_grid_use_avx2 < 0) {
-            __builtin_cpu_init();
-            ndd_grid_use_avx2 = __builtin_cpu_supports("avx2");
-        }
-        if (ndd_grid_use_avx2)
+        if (ndd_has_avx2())
             ndd_grid_row_avx2(fx0, fy0, cos_t, sin_t, ratio, width, mask);
         else
             ndd_grid_row_base(fx0, fy0, cos_t, sin_t, ratio, 0, width, mask);

@@ -42,17 +42,7 @@ static inline void ndd_widen_u8_base(const uint8_t *src, float *dst, ptrdiff_t n
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
-static int ndd_store_use_avx2 = -1;
-
-static int ndd_store_avx2_available(void)
-{
-    /* Several threads may get here first; they all store the same answer. */
-    if (ndd_store_use_avx2 < 0) {
-        __builtin_cpu_init();
-        ndd_store_use_avx2 = __builtin_cpu_supports("avx2");
-    }
-    return ndd_store_use_avx2;
-}
+#include "cpu_features.h"
 
 __attribute__((target("avx2"))) static void ndd_store_u8_avx2(const float *src, uint8_t *dst, ptrdiff_t n)
 {
@@ -99,7 +89,7 @@ __attribute__((target("avx2"))) static void ndd_widen_u8_avx2(const uint8_t *src
 
 static void ndd_store_u8(const float *src, uint8_t *dst, ptrdiff_t n)
 {
-    if (ndd_store_avx2_available())
+    if (ndd_has_avx2())
         ndd_store_u8_avx2(src, dst, n);
     else
         ndd_store_u8_base(src, dst, n);
@@ -107,7 +97,7 @@ static void ndd_store_u8(const float *src, uint8_t *dst, ptrdiff_t n)
 
 static void ndd_store_u8_float_half(const float *src, uint8_t *dst, ptrdiff_t n)
 {
-    if (ndd_store_avx2_available())
+    if (ndd_has_avx2())
         ndd_store_u8_float_half_avx2(src, dst, n);
     else
         ndd_store_u8_float_half_base(src, dst, n);
@@ -115,7 +105,7 @@ static void ndd_store_u8_float_half(const float *src, uint8_t *dst, ptrdiff_t n)
 
 static void ndd_widen_u8(const uint8_t *src, float *dst, ptrdiff_t n)
 {
-    if (ndd_store_avx2_available())
+    if (ndd_has_avx2())
         ndd_widen_u8_avx2(src, dst, n);
     else
         ndd_widen_u8_base(src, dst, n);

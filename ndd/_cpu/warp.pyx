@@ -38,17 +38,8 @@ cdef extern from *:
     /* How far (bytes) ahead of a block's taps the source is fetched: 128 measured best. */
     #define NDD_PREFETCH 128
 
-    static int ndd_warp_use_avx2 = -1;
-
-    static int ndd_warp_has_avx2(void)
-    {
-        /* Several threads may get here first; they all store the same answer. */
-        if (ndd_warp_use_avx2 < 0) {
-            __builtin_cpu_init();
-            ndd_warp_use_avx2 = __builtin_cpu_supports("avx2");
-        }
-        return ndd_warp_use_avx2;
-    }
+    #include "cpu_features.h"
+    #define ndd_warp_has_avx2 ndd_has_avx2
 
     /* Source points of output pixels 0..n-1 of the row whose centre is at y: (x, y, 1)
      * times the 3x3 matrix m, divided by the third coordinate when perspective (x set

@@ -64,6 +64,8 @@ class AsyncExecutor:
         while True:
             task = get()
             task.run()
+            # Not kept while waiting for the next one: it may own memory (a GPU output).
+            task = None
             if self._waiting:
                 with self._cond:
                     self._cond.notify_all()

@@ -438,8 +438,8 @@ def test_ten_thousand_small_ops_return_the_pool_to_its_starting_level(fake, mode
             y = ndd.cast(b, dtype=ndd.float32) * 2.0
         x.evaluate()
         y.evaluate()
-        # The worker thread holds its last task (and so that task's outputs) until
-        # the next one: give it a host one.
+        # The worker drops a task just after marking it done: one more (host) task
+        # makes sure it has dropped the last GPU one before the count.
         (ndd.tensor(1) + 1).evaluate()
     assert len(fake.launches) == 15000
     del x, y

@@ -164,13 +164,17 @@ def test_every_cubin_holds_the_code_of_every_kernel(built):
 
 
 @needs_nvrtc
-def test_elementwise_kernels_take_three_pointers_and_an_element_count(built):
+def test_elementwise_kernels_take_pointers_scalars_and_an_element_count(built):
     kernels = built[1]["modules"]["elementwise"]["kernels"]
-    expected = {
-        f"{op}_{t}": {"params": ["ptr", "ptr", "ptr", "u64"]}
-        for op in ELEMENTWISE_OPS
-        for t in ELEMENTWISE_TYPES
-    }
+    expected = {}
+    for op in ELEMENTWISE_OPS:
+        for t in ELEMENTWISE_TYPES:
+            expected[f"{op}_{t}"] = {"params": ["ptr", "ptr", "ptr", "u64"]}
+            expected[f"{op}_scalar_rhs_{t}"] = {"params": ["ptr", t, "ptr", "u64"]}
+            expected[f"{op}_scalar_lhs_{t}"] = {"params": [t, "ptr", "ptr", "u64"]}
+    for source in ELEMENTWISE_TYPES:
+        for target in ELEMENTWISE_TYPES:
+            expected[f"cast_{source}_to_{target}"] = {"params": ["ptr", "ptr", "u64"]}
     assert kernels == expected
 
 
