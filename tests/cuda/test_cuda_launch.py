@@ -8,7 +8,6 @@ declared parameter kinds. The ``gpu``-marked tests run the kernels on a real GPU
 and compare with numpy.
 """
 
-import importlib.util
 import os
 import pathlib
 import re
@@ -19,6 +18,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("cuda.bindings")
+
+from gpu_testing import load_build, needs_nvrtc  # noqa: E402
 
 from ndd._cuda import driver, kernel_files, memory, modules, streams  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
@@ -53,25 +54,6 @@ extern "C" __global__ void every_kind(bool b, float* p, signed char i8, unsigned
                                       unsigned long long u64, float f32, double f64) {}
 """
 EVERY_KIND = ["bool", "ptr", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"]
-
-needs_nvrtc = pytest.mark.skipif(kernel_files.nvrtc_version() is None, reason="NVRTC is not installed")
-
-
-def _load_build():
-    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    return build
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """A folder with every kernel built as ndd ships them."""
-    if kernel_files.nvrtc_version() is None:
-        pytest.skip("NVRTC is not installed")
-    folder = tmp_path_factory.mktemp("kernels")
-    _load_build().build_all(str(folder))
-    return folder
 
 
 @pytest.fixture
@@ -327,9 +309,7 @@ def every_kind_ptx():
     if kernel_files.nvrtc_version() is None:
         pytest.skip("NVRTC is not installed")
     ptx = kernel_files.compile_source(EVERY_KIND_SOURCE, "every_kind.cu", "compute_70")
-    return ptx, _load_build().kernel_signatures(EVERY_KIND_SOURCE, "every_kind.cu", ptx.decode())[
-        "every_kind"
-    ]
+    return ptx, load_build().kernel_signatures(EVERY_KIND_SOURCE, "every_kind.cu", ptx.decode())["every_kind"]
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ its CPU twin on a real GPU.
 """
 
 import gc
-import importlib.util
 import pathlib
 import struct
 import threading
@@ -21,12 +20,13 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
+from gpu_testing import install_fake  # noqa: E402
+
 import ndd  # noqa: E402
-from ndd._cuda import driver, kernel_files  # noqa: E402
+from ndd._cuda import kernel_files  # noqa: E402
 from ndd._cuda.driver import CudaError  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
 from ndd._cuda.launch import grid_for  # noqa: E402
-from ndd._eval import context as eval_context  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CUDA_ERROR = FakeDriver.CUresult
@@ -49,39 +49,10 @@ OPS = {
 STRUCT_FORMATS = {"u8": "B", "i16": "h", "i32": "i", "i64": "q", "f32": "f", "f64": "d"}
 
 
-def _load_build():
-    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
-    build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(build)
-    return build
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The kernels built as ndd ships them (the fake loads their images)."""
-    if kernel_files.nvrtc_version() is None:
-        pytest.skip("NVRTC is not installed")
-    folder = tmp_path_factory.mktemp("kernels")
-    _load_build().build_all(str(folder))
-    return folder
-
-
-def _forget_thread_defaults():
-    eval_context._tls.__dict__.pop("implicit", None)
-    eval_context._tls.__dict__.pop("defaults", None)
-
-
 def _install(fake_driver, built, monkeypatch):
+    # The fake loads the images of the kernels built for the test session.
     monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    with driver.use_fake(fake_driver) as installed:
-        _forget_thread_defaults()
-        try:
-            yield installed
-        finally:
-            for device_id in range(fake_driver.devices):
-                ndd.set_default_stream(None, device_id=device_id)
-            _forget_thread_defaults()
-            gc.collect()
+    yield from install_fake(fake_driver)
 
 
 @pytest.fixture

@@ -21,29 +21,9 @@ pytest.importorskip("cuda.bindings")
 import ndd  # noqa: E402
 from ndd._cuda import context, driver, memory, streams  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
-from ndd._eval import context as eval_context  # noqa: E402
 from ndd._prepare.invocation import Invocation, schedule  # noqa: E402
 
 NON_BLOCKING = int(FakeDriver.CUstream_flags.CU_STREAM_NON_BLOCKING)
-
-
-def _forget_thread_defaults():
-    # The calling thread's default contexts hold streams of the driver in use.
-    eval_context._tls.__dict__.pop("implicit", None)
-    eval_context._tls.__dict__.pop("defaults", None)
-
-
-@pytest.fixture
-def fake():
-    with driver.use_fake(FakeDriver(devices=2)) as installed:
-        _forget_thread_defaults()
-        try:
-            yield installed
-        finally:
-            for device_id in range(2):
-                ndd.set_default_stream(None, device_id=device_id)
-            _forget_thread_defaults()
-            gc.collect()
 
 
 def _current_device(fake):

@@ -20,8 +20,6 @@ pytest.importorskip("cuda.bindings")
 import ndd  # noqa: E402
 from ndd._cuda import device_array, dlpack, driver  # noqa: E402
 from ndd._cuda.device_array import SAMPLE_ALIGNMENT, DeviceArray  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
-from ndd._eval import context as eval_context  # noqa: E402
 from ndd._prepare.invocation import Invocation  # noqa: E402
 
 DTYPES = [
@@ -40,24 +38,6 @@ DTYPES = [
 ]
 if ndd.bfloat16.numpy is not None:
     DTYPES.append(ndd.bfloat16.numpy)
-
-
-def _forget_thread_defaults():
-    eval_context._tls.__dict__.pop("implicit", None)
-    eval_context._tls.__dict__.pop("defaults", None)
-
-
-@pytest.fixture
-def fake():
-    with driver.use_fake(FakeDriver(devices=2)) as installed:
-        _forget_thread_defaults()
-        try:
-            yield installed
-        finally:
-            for device_id in range(2):
-                ndd.set_default_stream(None, device_id=device_id)
-            _forget_thread_defaults()
-            gc.collect()
 
 
 def _values(dtype, shape, seed=0):

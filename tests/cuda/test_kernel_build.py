@@ -8,7 +8,6 @@ proven here.
 """
 
 import hashlib
-import importlib.util
 import json
 import pathlib
 import platform
@@ -18,6 +17,7 @@ import subprocess
 import sys
 
 import pytest
+from gpu_testing import load_build, needs_nvrtc  # noqa: E402
 
 from ndd._cuda import kernel_files
 
@@ -46,22 +46,10 @@ ELEMENTWISE_TYPES = ["u8", "i16", "i32", "i64", "f32", "f64"]
 EM_CUDA = 190
 ELFOSABI_CUDA = 0x33
 
-needs_nvrtc = pytest.mark.skipif(
-    kernel_files.nvrtc_version() is None,
-    reason="NVRTC is not installed (pip install cuda-python nvidia-cuda-nvrtc-cu12)",
-)
-
-
-def _load_build():
-    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module")
 def build():
-    return _load_build()
+    return load_build()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,46 @@
+"""Helpers of the GPU runtime tests: the kernel build script, NVRTC, the fake driver."""
+
+import gc
+import importlib.util
+import pathlib
+
+import pytest
+
+import ndd
+from ndd._cuda import driver, kernel_files
+from ndd._eval import context as eval_context
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+needs_nvrtc = pytest.mark.skipif(
+    kernel_files.nvrtc_version() is None,
+    reason="NVRTC is not installed (pip install cuda-python nvidia-cuda-nvrtc-cu12)",
+)
+
+
+def load_build():
+    """kernels/build.py as a module (it is not part of the ndd package)."""
+    spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    return build
+
+
+def forget_thread_defaults():
+    """Drop the calling thread's default contexts: they hold streams of the driver in use."""
+    eval_context._tls.__dict__.pop("implicit", None)
+    eval_context._tls.__dict__.pop("defaults", None)
+
+
+def install_fake(fake_driver):
+    """Generator for a fixture: ``fake_driver`` installed, with clean per-thread state
+    before and after."""
+    with driver.use_fake(fake_driver) as installed:
+        forget_thread_defaults()
+        try:
+            yield installed
+        finally:
+            for device_id in range(fake_driver.devices):
+                ndd.set_default_stream(None, device_id=device_id)
+            forget_thread_defaults()
+            gc.collect()
