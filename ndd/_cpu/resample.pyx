@@ -263,15 +263,22 @@ cdef enum:
     BLOCK = 8
 
 
-cdef inline void _transpose_block(const float *block, Py_ssize_t block_stride, Py_ssize_t count,
-                                  Py_ssize_t pixels, Py_ssize_t channels, float *out,
+ctypedef fused moved_t:
+    uint8_t
+    int16_t
+    uint16_t
+    float
+
+
+cdef inline void _transpose_block(const moved_t *block, Py_ssize_t block_stride, Py_ssize_t count,
+                                  Py_ssize_t pixels, Py_ssize_t channels, moved_t *out,
                                   Py_ssize_t out_stride) noexcept nogil:
     """out[x * out_stride + b * channels + c] = block[b * block_stride + x * channels + c]
     for ``count`` rows b of ``pixels`` pixels. One, three and four channels are
     written out, so that the compiler does not call memcpy for every pixel."""
     cdef Py_ssize_t x, b, c
-    cdef const float *src
-    cdef float *dst
+    cdef const moved_t *src
+    cdef moved_t *dst
     for x in range(pixels):
         dst = out + x * out_stride
         src = block + x * channels
@@ -322,27 +329,11 @@ cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_st
     """As _transpose_block, converting to the output type (rounded and saturated):
     each of the ``count`` rows is converted into ``converted`` first (pixels *
     channels values a row), then the values are moved to their transposed places."""
-    cdef Py_ssize_t x, b, c
+    cdef Py_ssize_t b
     cdef Py_ssize_t row_len = pixels * channels
-    cdef const dst_t *src
-    cdef dst_t *dst
     for b in range(count):
         _store_row(block + b * block_stride, converted + b * row_len, row_len)
-    for x in range(pixels):
-        dst = out + x * out_stride
-        src = converted + x * channels
-        if channels == 3:
-            for b in range(count):
-                dst[3 * b] = src[b * row_len]
-                dst[3 * b + 1] = src[b * row_len + 1]
-                dst[3 * b + 2] = src[b * row_len + 2]
-        elif channels == 1:
-            for b in range(count):
-                dst[b] = src[b * row_len]
-        else:
-            for b in range(count):
-                for c in range(channels):
-                    dst[b * channels + c] = src[b * row_len + c]
+    _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
 
 
 def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
