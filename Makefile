@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops kernels lint clean
+.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench-cpu-pipeline: $(STAMP)
 # CPU milliseconds per image of each image operator (1 thread, sync_cpu) against the reference.
 bench-ops: $(STAMP)
 	$(PY) bench/ops.py --reference-python $(REFERENCE_PY)
+
+# GPU operators (needs a GPU): bandwidth as a fraction of the device's copy bandwidth,
+# and per-call dispatch cost against the reference's dynamic mode.
+bench-gpu: $(STAMP)
+	$(PY) bench/gpu_ops.py --reference-python $(REFERENCE_PY)
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle

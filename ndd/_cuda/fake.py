@@ -122,6 +122,8 @@ class FakeDriver:
     CUfunction = _real.CUfunction
     CUdeviceptr = _real.CUdeviceptr
     cuuint64_t = _real.cuuint64_t
+    # What cuEventElapsedTime answers between two recorded events, in milliseconds.
+    event_elapsed_ms = 1.0
 
     def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30, driver_version=12090):
         self.devices = devices
@@ -291,6 +293,14 @@ class FakeDriver:
     def cuEventSynchronize(self, event):
         error = self._enter("cuEventSynchronize")
         return (error,) if error is not None else (_SUCCESS,)
+
+    def cuEventElapsedTime(self, start, end):
+        # Kernels do not run here, so no time passes: the answer is ``event_elapsed_ms``
+        # (a class attribute a test may override), once both events were recorded.
+        error = self._enter("cuEventElapsedTime")
+        if error is None and not (_handle(start) in self.events and _handle(end) in self.events):
+            error = _real.CUresult.CUDA_ERROR_INVALID_HANDLE
+        return (error, 0.0) if error is not None else (_SUCCESS, self.event_elapsed_ms)
 
     # -- memory pools and allocations ----------------------------------------------
 

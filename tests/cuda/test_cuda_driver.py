@@ -135,3 +135,15 @@ def test_events_record_their_place_in_a_stream():
     fake.cuStreamWaitEvent(consumer, event, 0)
     assert fake.events[int(event)] == (int(producer), 0)
     assert fake.streams[int(consumer)] == [("wait", int(event))]
+
+
+def test_elapsed_time_needs_both_events_recorded():
+    fake = FakeDriver()
+    fake.cuInit(0)
+    stream = fake.cuStreamCreate(0)[1]
+    start = fake.cuEventCreate(0)[1]
+    end = fake.cuEventCreate(0)[1]
+    fake.cuEventRecord(start, stream)
+    assert fake.cuEventElapsedTime(start, end)[0] == FakeDriver.CUresult.CUDA_ERROR_INVALID_HANDLE
+    fake.cuEventRecord(end, stream)
+    assert driver.check(fake.cuEventElapsedTime(start, end), "cuEventElapsedTime") == fake.event_elapsed_ms

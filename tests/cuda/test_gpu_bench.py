@@ -1,0 +1,54 @@
+"""bench/gpu_ops.py runs end to end: ``--smoke`` takes every code path once on the
+recording FakeDriver (its figures mean nothing; a GPU machine gives the real ones)."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+from ndd._cuda import kernel_files  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROWS = [
+    "copy DtoD",
+    "cast f32->",
+    "a + b (f32)",
+    "a * 2.0 (f32)",
+    "transpose 2D (f32)",
+    "pad 2D (f32)",
+    "ndd ",
+    "reference ",
+]
+
+
+@pytest.fixture(scope="module")
+def smoke_output():
+    if not (kernel_files.KERNELS_DIR / kernel_files.MANIFEST_NAME).exists():
+        pytest.skip("ndd was built without its GPU kernels (NVRTC missing)")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "gpu_ops.py"), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize("row", ROWS)
+def test_smoke_run_prints_every_row_of_the_table(smoke_output, row):
+    assert any(line.startswith(row) for line in smoke_output.splitlines()), smoke_output
+
+
+def test_smoke_run_says_its_figures_are_meaningless(smoke_output):
+    lines = smoke_output.splitlines()
+    assert lines[0].startswith("SMOKE RUN") and lines[-1].startswith("SMOKE RUN")
+
+
+def test_smoke_run_measures_the_ndd_dispatch_cost(smoke_output):
+    ndd_row = next(line for line in smoke_output.splitlines() if line.startswith("ndd "))
+    assert float(ndd_row.split()[1]) > 0
