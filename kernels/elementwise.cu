@@ -9,41 +9,54 @@
        i < n; i += (unsigned long long)blockDim.x * gridDim.x)
 
 // NAME_T(a, b, out, n): both operands arrays; NAME_scalar_rhs_T: b is a scalar;
-// NAME_scalar_lhs_T: a is a scalar.
-#define ELEMENTWISE_BINARY(OP, TN, T, EXPR)                                      \
-  extern "C" __global__ void OP##_##TN(const T* __restrict__ a,                     \
-                                  const T* __restrict__ b, T* __restrict__ out,\
-                                  unsigned long long n) {                      \
+// NAME_scalar_lhs_T: a is a scalar. Operands are of type T, the output of type R
+// (T for arithmetic, bool for comparisons).
+#define ELEMENTWISE_BINARY(OP, TN, T, R, EXPR)                                 \
+  extern "C" __global__ void OP##_##TN(const T* __restrict__ a,                \
+                                       const T* __restrict__ b,                \
+                                       R* __restrict__ out,                    \
+                                       unsigned long long n) {                 \
     GRID_STRIDE_LOOP(i, n) {                                                   \
       T x = a[i];                                                              \
       T y = b[i];                                                              \
       out[i] = (EXPR);                                                         \
     }                                                                          \
   }                                                                            \
-  extern "C" __global__ void OP##_scalar_rhs_##TN(const T* __restrict__ a, T y,   \
-                                               T* __restrict__ out,            \
-                                               unsigned long long n) {         \
+  extern "C" __global__ void OP##_scalar_rhs_##TN(const T* __restrict__ a, T y,\
+                                                  R* __restrict__ out,         \
+                                                  unsigned long long n) {      \
     GRID_STRIDE_LOOP(i, n) {                                                   \
       T x = a[i];                                                              \
       out[i] = (EXPR);                                                         \
     }                                                                          \
   }                                                                            \
-  extern "C" __global__ void OP##_scalar_lhs_##TN(T x, const T* __restrict__ b,   \
-                                               T* __restrict__ out,            \
-                                               unsigned long long n) {         \
+  extern "C" __global__ void OP##_scalar_lhs_##TN(T x, const T* __restrict__ b,\
+                                                  R* __restrict__ out,         \
+                                                  unsigned long long n) {      \
     GRID_STRIDE_LOOP(i, n) {                                                   \
       T y = b[i];                                                              \
       out[i] = (EXPR);                                                         \
     }                                                                          \
   }
 
-#define ELEMENTWISE_ALL_TYPES(NAME, EXPR)                          \
-  ELEMENTWISE_BINARY(NAME, u8, unsigned char, EXPR)               \
-  ELEMENTWISE_BINARY(NAME, i16, short, EXPR)                      \
-  ELEMENTWISE_BINARY(NAME, i32, int, EXPR)                        \
-  ELEMENTWISE_BINARY(NAME, i64, long long, EXPR)                  \
-  ELEMENTWISE_BINARY(NAME, f32, float, EXPR)                      \
-  ELEMENTWISE_BINARY(NAME, f64, double, EXPR)
+#define ELEMENTWISE_INTEGER_TYPES(NAME, EXPR)                       \
+  ELEMENTWISE_BINARY(NAME, u8, unsigned char, unsigned char, EXPR)  \
+  ELEMENTWISE_BINARY(NAME, i16, short, short, EXPR)                 \
+  ELEMENTWISE_BINARY(NAME, i32, int, int, EXPR)                     \
+  ELEMENTWISE_BINARY(NAME, i64, long long, long long, EXPR)
+
+#define ELEMENTWISE_ALL_TYPES(NAME, EXPR)              \
+  ELEMENTWISE_INTEGER_TYPES(NAME, EXPR)                \
+  ELEMENTWISE_BINARY(NAME, f32, float, float, EXPR)    \
+  ELEMENTWISE_BINARY(NAME, f64, double, double, EXPR)
+
+#define COMPARISON_ALL_TYPES(NAME, EXPR)                   \
+  ELEMENTWISE_BINARY(NAME, u8, unsigned char, bool, EXPR)  \
+  ELEMENTWISE_BINARY(NAME, i16, short, bool, EXPR)         \
+  ELEMENTWISE_BINARY(NAME, i32, int, bool, EXPR)           \
+  ELEMENTWISE_BINARY(NAME, i64, long long, bool, EXPR)     \
+  ELEMENTWISE_BINARY(NAME, f32, float, bool, EXPR)         \
+  ELEMENTWISE_BINARY(NAME, f64, double, bool, EXPR)
 
 ELEMENTWISE_ALL_TYPES(add, x + y)
 ELEMENTWISE_ALL_TYPES(sub, x - y)
@@ -51,6 +64,20 @@ ELEMENTWISE_ALL_TYPES(mul, x * y)
 // NaN propagates from either operand, as numpy's minimum/maximum (x != x only for NaN).
 ELEMENTWISE_ALL_TYPES(minimum, (x != x || x < y) ? x : y)
 ELEMENTWISE_ALL_TYPES(maximum, (x != x || x > y) ? x : y)
+
+// Comparisons run in the type numpy compares the operands in (exact for the
+// integer pairs here; ints with floats in float64 where needed); NaN compares
+// unequal to everything, as in numpy.
+COMPARISON_ALL_TYPES(eq, x == y)
+COMPARISON_ALL_TYPES(neq, x != y)
+COMPARISON_ALL_TYPES(lt, x < y)
+COMPARISON_ALL_TYPES(leq, x <= y)
+COMPARISON_ALL_TYPES(gt, x > y)
+COMPARISON_ALL_TYPES(geq, x >= y)
+
+ELEMENTWISE_INTEGER_TYPES(bitand, x & y)
+ELEMENTWISE_INTEGER_TYPES(bitor, x | y)
+ELEMENTWISE_INTEGER_TYPES(bitxor, x ^ y)
 
 // -- cast: the rules of ndd.cast (ndd/_ops/conversions.py, cast_array) --------
 // Floats to integers round half away from zero and saturate, NaN gives 0;

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._prepare.elementwise import apply
 from .._types import bool as bool_dtype
-from .gpu_elementwise import GpuBinary
+from .gpu_elementwise import gpu_binary
 from .promotion import float_result, promote_all
 
 __all__ = ["ElementwiseOp", "OPERATORS", "MATH_FUNCTIONS", "apply"]
@@ -73,7 +73,7 @@ class ElementwiseOp:
         self.bool_ok = bool_ok
         self.params = params
         self.type_cache = {}
-        self.gpu_kernel = None if gpu is None else GpuBinary(self, gpu)
+        self.gpu_kernel = None if gpu is None else gpu_binary(self, gpu)
 
     def resolve_types(self, dtypes):
         """``(output DType, numpy compute dtype, numpy output dtype, floating)`` for
@@ -178,17 +178,17 @@ OPERATORS = {
     "div": _op("div", "//", 2, _floor_divide),
     "mod": _op("mod", "%", 2, _mod),
     "pow": _op("pow", "**", 2, _power),
-    "bitand": _op("bitand", "&", 2, np.bitwise_and, integer_only=True, bool_ok=True),
-    "bitor": _op("bitor", "|", 2, np.bitwise_or, integer_only=True, bool_ok=True),
-    "bitxor": _op("bitxor", "^", 2, np.bitwise_xor, integer_only=True, bool_ok=True),
+    "bitand": _op("bitand", "&", 2, np.bitwise_and, integer_only=True, bool_ok=True, gpu="bitand"),
+    "bitor": _op("bitor", "|", 2, np.bitwise_or, integer_only=True, bool_ok=True, gpu="bitor"),
+    "bitxor": _op("bitxor", "^", 2, np.bitwise_xor, integer_only=True, bool_ok=True, gpu="bitxor"),
     "lshift": _op("lshift", "<<", 2, _shift(np.left_shift), integer_only=True, bool_ok=True),
     "rshift": _op("rshift", ">>", 2, _shift(np.right_shift), integer_only=True, bool_ok=True),
-    "eq": _op("eq", "==", 2, np.equal, result="bool", bool_ok=True),
-    "neq": _op("neq", "!=", 2, np.not_equal, result="bool", bool_ok=True),
-    "lt": _op("lt", "<", 2, np.less, result="bool", bool_ok=True),
-    "leq": _op("leq", "<=", 2, np.less_equal, result="bool", bool_ok=True),
-    "gt": _op("gt", ">", 2, np.greater, result="bool", bool_ok=True),
-    "geq": _op("geq", ">=", 2, np.greater_equal, result="bool", bool_ok=True),
+    "eq": _op("eq", "==", 2, np.equal, result="bool", bool_ok=True, gpu="eq"),
+    "neq": _op("neq", "!=", 2, np.not_equal, result="bool", bool_ok=True, gpu="neq"),
+    "lt": _op("lt", "<", 2, np.less, result="bool", bool_ok=True, gpu="lt"),
+    "leq": _op("leq", "<=", 2, np.less_equal, result="bool", bool_ok=True, gpu="leq"),
+    "gt": _op("gt", ">", 2, np.greater, result="bool", bool_ok=True, gpu="gt"),
+    "geq": _op("geq", ">=", 2, np.greater_equal, result="bool", bool_ok=True, gpu="geq"),
     "minus": _op("minus", "-", 1, np.negative),
     "bitnot": _op("bitnot", "~", 1, np.invert, integer_only=True, bool_ok=True),
 }

@@ -1,4 +1,5 @@
-"""GPU kernels of the elementwise operators (+, -, *, ``ndd.math.min``/``max``) and of ``cast``.
+"""GPU kernels of the elementwise operators (+, -, *, ``ndd.math.min``/``max``, the
+comparisons ==, !=, <, <=, >, >=, the integer &, |, ^) and of ``cast``.
 
 They follow the GPU operator contract of ``schema.Operator``: called in the run
 phase with the device current and the inputs ordered before ``ctx.cuda_stream``,
@@ -7,7 +8,9 @@ outputs allocated there (DeviceArray in sample mode, DeviceBatch in batch mode).
 
 The kernels work on flat buffers of one type, so what they can do is:
 
-* operands of the result's type, or cast to it on the GPU first (the promotion);
+* operands of the compute type, or cast to it on the GPU first (the promotion):
+  the result's type for arithmetic, the type numpy compares in for comparisons
+  (whose output is bool);
 * GPU operands with as many elements as the result (broadcasting that only adds
   dimensions of extent 1, which keeps the flat order), and host scalars, passed
   by value (``x + 1``);
@@ -25,7 +28,16 @@ import functools
 
 import numpy as np
 
-__all__ = ["BLOCK", "KERNEL_TYPES", "MODULE", "GpuBinary", "GpuCast"]
+__all__ = [
+    "BLOCK",
+    "INTEGER_KERNEL_TYPES",
+    "KERNEL_TYPES",
+    "MODULE",
+    "GpuBinary",
+    "GpuCast",
+    "GpuCompare",
+    "gpu_binary",
+]
 
 MODULE = "elementwise"
 # Threads per block of every launch here (grid_for picks the blocks).
@@ -39,6 +51,8 @@ KERNEL_TYPES = {
     np.dtype(np.float32): "f32",
     np.dtype(np.float64): "f64",
 }
+# The types of the bitwise kernels.
+INTEGER_KERNEL_TYPES = {dtype: name for dtype, name in KERNEL_TYPES.items() if dtype.kind in "iu"}
 
 
 @functools.cache
@@ -49,8 +63,8 @@ def _cuda():
     return device_array, launch, modules
 
 
-def _supported_names() -> str:
-    return ", ".join(str(t) for t in KERNEL_TYPES)
+def _supported_names(types=KERNEL_TYPES) -> str:
+    return ", ".join(str(t) for t in types)
 
 
 def _launch(device_id, name, n, stream, *args):
@@ -108,36 +122,45 @@ def _as_flat(data, compute, stream, device_id):
 class GpuBinary:
     """The GPU kernel of a binary elementwise operator: ``kernels/elementwise.cu``'s
     ``<kernel>_<type>`` (two arrays), ``<kernel>_scalar_rhs_<type>`` and
-    ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar)."""
+    ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar), computing in and
+    returning the result's type; ``types`` are the types it has kernels for."""
 
-    def __init__(self, op, kernel):
+    def __init__(self, op, kernel, types=KERNEL_TYPES):
         self.op = op
         self.kernel = kernel
+        self.types = types
 
     def _unsupported(self, what):
         return NotImplementedError(f"{self.op.qualname} on the GPU: {what}; the GPU implementation lacks it")
 
+    def _types(self, operand_dtypes, args):
+        """``(compute dtype, output dtype)``: both the result's type here."""
+        compute = args["types"][1]
+        return (None, None) if compute is None else (np.dtype(compute), np.dtype(compute))
+
+    def _no_compute_kernel(self, operand_dtypes, args):
+        return f"no kernel for the result type {args['types'][0]} (GPU types: {_supported_names(self.types)})"
+
     def check(self, ins, args):
         """Prepare phase: reject type combinations without a kernel (metadata only)."""
-        compute = args["types"][1]
-        if compute is None or np.dtype(compute) not in KERNEL_TYPES:
-            raise self._unsupported(
-                f"no kernel for the result type {args['types'][0]} (GPU types: {_supported_names()})"
-            )
-        for x in ins:
-            dtype = np.dtype(x._dtype.numpy)
+        operand_dtypes = [np.dtype(x._dtype.numpy) for x in ins]
+        compute, _ = self._types(operand_dtypes, args)
+        if compute not in self.types:
+            raise self._unsupported(self._no_compute_kernel(operand_dtypes, args))
+        for x, dtype in zip(ins, operand_dtypes, strict=True):
             if x._device.device_type == "gpu" and dtype not in KERNEL_TYPES:
                 raise self._unsupported(
                     f"no kernel for operands of type {x._dtype} (GPU types: {_supported_names()})"
                 )
 
     def __call__(self, inputs, args, batch_size, ctx):
-        compute = np.dtype(args["types"][1])
+        # A host batch (a list) has no dtype: _scalar refuses it below.
+        compute, out = self._types([x.dtype for x in inputs if hasattr(x, "dtype")], args)
         stream = ctx.cuda_stream
         device_id = ctx.device_id
         if batch_size < 0:
-            return [self._sample(inputs, compute, stream, device_id)]
-        return [self._batch(inputs, compute, stream, device_id)]
+            return [self._sample(inputs, compute, out, stream, device_id)]
+        return [self._batch(inputs, compute, out, stream, device_id)]
 
     def _scalar(self, x, compute):
         """The value of host operand ``x`` in the compute type (as the CPU converts it)."""
@@ -148,7 +171,7 @@ class GpuBinary:
             )
         return x.reshape(()).astype(compute).item()
 
-    def _sample(self, inputs, compute, stream, device_id):
+    def _sample(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
         shape = np.broadcast_shapes(*[x.shape for x in inputs])
         n = int(np.prod(shape, dtype=np.int64))
@@ -160,11 +183,11 @@ class GpuBinary:
                 operands.append(_as_flat(x, compute, stream, device_id).array)
             else:
                 operands.append(self._scalar(x, compute))
-        out = device_array.DeviceArray.empty(shape, compute, device_id, stream)
+        out = device_array.DeviceArray.empty(shape, out_dtype, device_id, stream)
         self._queue(operands, out.ptr, n, stream, device_id, compute)
         return out
 
-    def _batch(self, inputs, compute, stream, device_id):
+    def _batch(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
         flats = []
         for x in inputs:
@@ -187,24 +210,25 @@ class GpuBinary:
             # One launch over every sample: gaps between samples are computed too (harmlessly).
             offsets = first.offsets
             n = _extent(offsets, shapes)
-            data = device_array.DeviceArray.empty((n * compute.itemsize,), np.uint8, device_id, stream)
+            data = device_array.DeviceArray.empty((n * out_dtype.itemsize,), np.uint8, device_id, stream)
             self._queue(operands, data.ptr, n, stream, device_id, compute)
         else:
             # One launch per sample, into the usual ragged layout.
-            byte_offsets, total = device_array.DeviceBatch.layout(shapes, compute.itemsize, False)
-            offsets = [o // compute.itemsize for o in byte_offsets]
+            byte_offsets, total = device_array.DeviceBatch.layout(shapes, out_dtype.itemsize, False)
+            offsets = [o // out_dtype.itemsize for o in byte_offsets]
             data = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
             for i, size in enumerate(sizes):
                 sample = [
                     op.view(b.offsets[i] * compute.itemsize, (size,)) if isinstance(b, _Flat) else op
                     for op, b in zip(operands, flats, strict=True)
                 ]
-                out_ptr = data.ptr + offsets[i] * compute.itemsize
+                out_ptr = data.ptr + offsets[i] * out_dtype.itemsize
                 self._queue(sample, out_ptr, size, stream, device_id, compute)
         dense = len(set(shapes)) <= 1 and offsets == [
             k * (sizes[0] if sizes else 0) for k in range(len(shapes))
         ]
-        return device_array.DeviceBatch(data, [o * compute.itemsize for o in offsets], shapes, compute, dense)
+        out_offsets = [o * out_dtype.itemsize for o in offsets]
+        return device_array.DeviceBatch(data, out_offsets, shapes, out_dtype, dense)
 
     def _queue(self, operands, out_ptr, n, stream, device_id, compute):
         type_name = KERNEL_TYPES[compute]
@@ -216,6 +240,31 @@ class GpuBinary:
                 _launch(device_id, f"{self.kernel}_scalar_lhs_{type_name}", n, stream, a, b.ptr, out_ptr)
         else:
             _launch(device_id, f"{self.kernel}_scalar_rhs_{type_name}", n, stream, a.ptr, b, out_ptr)
+
+
+class GpuCompare(GpuBinary):
+    """The GPU kernel of a comparison: the operands are compared in the type numpy
+    compares them in (``np.result_type`` of the operand types, as the CPU kernel
+    calls the numpy ufunc on the original operands), the output is bool."""
+
+    def _types(self, operand_dtypes, args):
+        return np.result_type(*operand_dtypes), np.dtype(np.bool_)
+
+    def _no_compute_kernel(self, operand_dtypes, args):
+        names = ", ".join(str(d) for d in operand_dtypes)
+        return (
+            f"no kernel comparing {names} (they compare in {np.result_type(*operand_dtypes)}; "
+            f"GPU types: {_supported_names(self.types)})"
+        )
+
+
+def gpu_binary(op, kernel):
+    """The GPU kernel of binary ``ElementwiseOp`` ``op``: its kernels are ``kernel``'s
+    in ``kernels/elementwise.cu`` (comparisons give bool; bitwise ops have integer
+    kernels only)."""
+    if op.result == "bool":
+        return GpuCompare(op, kernel)
+    return GpuBinary(op, kernel, INTEGER_KERNEL_TYPES if op.integer_only else KERNEL_TYPES)
 
 
 class GpuCast:

@@ -1,5 +1,6 @@
-"""GPU operators end to end: elementwise arithmetic (+, -, *, ndd.math.min/max) and
-``ndd.cast`` (ndd/_ops/gpu_elementwise.py) through the run phase of
+"""GPU operators end to end: elementwise arithmetic (+, -, *, ndd.math.min/max),
+comparisons (bool outputs), the integer &, |, ^ and ``ndd.cast``
+(ndd/_ops/gpu_elementwise.py) through the run phase of
 ndd/_prepare/invocation.pyx.
 
 On the recording FakeDriver the kernels do not run, so these tests check what is
@@ -47,6 +48,18 @@ OPS = {
     "maximum": (ndd.math.max, np.maximum),
 }
 STRUCT_FORMATS = {"u8": "B", "i16": "h", "i32": "i", "i64": "q", "f32": "f", "f64": "d"}
+# kernel name -> (the comparison as a function of two operands, numpy twin)
+COMPARISONS = {
+    "eq": (lambda a, b: a == b, np.equal),
+    "neq": (lambda a, b: a != b, np.not_equal),
+    "lt": (lambda a, b: a < b, np.less),
+    "leq": (lambda a, b: a <= b, np.less_equal),
+    "gt": (lambda a, b: a > b, np.greater),
+    "geq": (lambda a, b: a >= b, np.greater_equal),
+}
+# kernel name -> the bitwise operator (integer kernels only)
+BITWISE = {"bitand": lambda a, b: a & b, "bitor": lambda a, b: a | b, "bitxor": lambda a, b: a ^ b}
+INTEGER_TYPES = {name: dtype for name, dtype in TYPES.items() if np.dtype(dtype).kind in "iu"}
 
 
 def _install(fake_driver, built, monkeypatch):
@@ -297,6 +310,186 @@ def test_cast_of_a_ragged_batch_is_one_launch_keeping_element_offsets(fake):
     assert out._gpu.offsets == [8 * o for o in x._gpu.offsets] and out.shape == shapes
 
 
+# -- comparisons and bitwise operators --------------------------------------------------
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", COMPARISONS)
+def test_comparison_launches_its_kernel_into_a_bool_output(fake, kernel, type_name):
+    op = COMPARISONS[kernel][0]
+    dtype = TYPES[type_name]
+    a = ndd.tensor(_values(dtype, (40, 30)), layout="HW").gpu()
+    b = ndd.tensor(_values(dtype, (40, 30), 1), layout="HW").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = op(a, b)
+    (launch,) = fake.launches
+    n = 40 * 30
+    assert launch.function == f"{kernel}_{type_name}"
+    assert launch.grid == (grid_for(n), 1, 1) and launch.block == (256, 1, 1)
+    assert launch.stream == _stream()
+    assert launch.args == [a._data.ptr, b._data.ptr, out.evaluate()._data.ptr, n]
+    assert (out.shape, out.dtype, out.layout, out.device) == ((40, 30), ndd.bool, "HW", ndd.Device("gpu", 0))
+    assert out.evaluate()._data.dtype == np.bool_ and out.evaluate()._data.nbytes == n
+
+
+@pytest.mark.parametrize("type_name", INTEGER_TYPES)
+@pytest.mark.parametrize("kernel", BITWISE)
+def test_bitwise_op_launches_its_integer_kernel(fake, kernel, type_name):
+    dtype = TYPES[type_name]
+    a = ndd.tensor(_values(dtype, (9, 7))).gpu()
+    b = ndd.tensor(_values(dtype, (9, 7), 1)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = BITWISE[kernel](a, b)
+    (launch,) = fake.launches
+    assert launch.function == f"{kernel}_{type_name}"
+    assert launch.args == [a._data.ptr, b._data.ptr, out.evaluate()._data.ptr, 63]
+    assert (out.shape, out.dtype) == ((9, 7), a.dtype)
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+def test_a_host_scalar_is_compared_by_value_on_either_side(fake, type_name):
+    dtype = TYPES[type_name]
+    x = ndd.tensor(_values(dtype, (7,))).gpu()
+    three = ndd.tensor(np.array(3, dtype))
+    with ndd.EvalMode.sync_cpu:
+        right = x < three
+        left = three < x
+    first, second = fake.launches
+    assert first.function == f"lt_scalar_rhs_{type_name}"
+    assert first.args == [x._data.ptr, _bits(type_name, 3), right.evaluate()._data.ptr, 7]
+    assert second.function == f"lt_scalar_lhs_{type_name}"
+    assert second.args == [_bits(type_name, 3), x._data.ptr, left.evaluate()._data.ptr, 7]
+    assert right.dtype == left.dtype == ndd.bool
+
+
+@pytest.mark.parametrize("type_name", INTEGER_TYPES)
+def test_a_host_scalar_is_a_bitwise_operand_on_either_side(fake, type_name):
+    dtype = TYPES[type_name]
+    x = ndd.tensor(_values(dtype, (5,))).gpu()
+    mask = ndd.tensor(np.array(12, dtype))
+    with ndd.EvalMode.sync_cpu:
+        right = x ^ mask
+        left = mask | x
+    first, second = fake.launches
+    assert first.function == f"bitxor_scalar_rhs_{type_name}"
+    assert first.args == [x._data.ptr, 12, right.evaluate()._data.ptr, 5]
+    assert second.function == f"bitor_scalar_lhs_{type_name}"
+    assert second.args == [12, x._data.ptr, left.evaluate()._data.ptr, 5]
+
+
+@pytest.mark.parametrize(
+    "left, right, compare_in",
+    [
+        (np.uint8, np.int16, "i16"),
+        (np.int16, np.float32, "f32"),
+        # numpy compares int32 or int64 with float32 in float64, exactly where float32 could not.
+        (np.int32, np.float32, "f64"),
+        (np.int64, np.float32, "f64"),
+        (np.uint8, np.int64, "i64"),
+    ],
+)
+def test_comparison_operands_are_cast_to_the_type_numpy_compares_in(fake, left, right, compare_in):
+    assert np.result_type(left, right) == TYPES[compare_in]
+    a = ndd.tensor(np.ones(6, left)).gpu()
+    b = ndd.tensor(np.ones(6, right)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a <= b
+    *casts, compare = fake.launches
+    assert compare.function == f"leq_{compare_in}"
+    names = {np.dtype(dtype): name for name, dtype in TYPES.items()}
+    converted = {cast.args[0]: cast for cast in casts}
+    for position, operand in enumerate((a, b)):
+        source = names[operand._data.dtype]
+        if source == compare_in:
+            assert compare.args[position] == operand._data.ptr
+        else:
+            cast = converted[operand._data.ptr]
+            assert cast.function == f"cast_{source}_to_{compare_in}"
+            assert compare.args[position] == cast.args[1]
+    assert compare.args[2:] == [out.evaluate()._data.ptr, 6] and out.dtype == ndd.bool
+
+
+def test_a_python_int_compares_with_small_types_exactly(fake):
+    x = ndd.tensor(np.ones(5, np.uint8)).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = x < 300
+    cast, compare = fake.launches
+    # 300 is an int32 constant (as on the CPU): the uint8 operand is widened, not 300 wrapped.
+    assert cast.function == "cast_u8_to_i32" and compare.function == "lt_scalar_rhs_i32"
+    assert compare.args == [cast.args[1], 300, out.evaluate()._data.ptr, 5]
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+def test_a_ragged_batch_comparison_is_one_launch_with_bool_element_offsets(fake, type_name):
+    dtype = TYPES[type_name]
+    shapes = [(3, 5), (1, 2), (0, 4), (6, 6)]
+    a = ndd.batch([_values(dtype, s, i) for i, s in enumerate(shapes)], layout="HW").gpu()
+    b = ndd.batch([_values(dtype, s, i + 9) for i, s in enumerate(shapes)], layout="HW").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a != b
+        out.evaluate()
+    (launch,) = fake.launches
+    itemsize = np.dtype(dtype).itemsize
+    n = a._gpu.offsets[-1] // itemsize + 36
+    assert launch.function == f"neq_{type_name}"
+    assert launch.args == [a._gpu.data.ptr, b._gpu.data.ptr, out._gpu.data.ptr, n]
+    # One byte per bool: the output offsets are the inputs' element offsets.
+    assert out._gpu.offsets == [o // itemsize for o in a._gpu.offsets]
+    assert out._gpu.data.nbytes == n and out.shape == shapes
+    assert (out.dtype, out.layout, out.device) == (ndd.bool, "HW", ndd.Device("gpu", 0))
+
+
+def test_batches_laid_out_differently_compare_one_launch_per_sample_into_bools(fake):
+    whole = ndd.batch([np.full(4, i, np.float64) for i in range(3)]).gpu()
+    a = whole.select([2, 0, 1])
+    b = ndd.batch([np.ones(4, np.float64)] * 3).gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = a > b
+        out.evaluate()
+    assert [launch.function for launch in fake.launches] == ["gt_f64"] * 3
+    offsets = out._gpu.offsets
+    assert out.dtype == ndd.bool and all(
+        after - before >= 4 for before, after in zip(offsets[:-1], offsets[1:], strict=True)
+    )
+    for i, launch in enumerate(fake.launches):
+        assert launch.args == [
+            a._gpu.data.ptr + a._gpu.offsets[i],
+            b._gpu.data.ptr + b._gpu.offsets[i],
+            out._gpu.data.ptr + offsets[i],
+            4,
+        ]
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda g: g(np.ones(3, np.bool_)) == g(np.ones(3, np.bool_)), r"operator == on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.int8)) < g(np.ones(3, np.int8)), r"operator < on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.bool_)) >= g(np.ones(3, np.int32)), r"operator >= on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.float16)) != 1.0, r"operator != on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.bool_)) & g(np.ones(3, np.bool_)), r"operator & on the GPU: no kernel"),
+        (lambda g: g(np.ones(3, np.int8)) | g(np.ones(3, np.int8)), r"operator \| on the GPU: no kernel"),
+        (
+            lambda g: g(np.ones(3, np.int32)) << g(np.ones(3, np.int32)),
+            "operator << has no GPU implementation",
+        ),
+    ],
+)
+def test_comparison_and_bitwise_types_without_a_kernel_are_refused_at_the_call(fake, make, message):
+    with pytest.raises(NotImplementedError, match=message):
+        make(lambda a: ndd.tensor(a).gpu())
+    assert fake.launches == []
+
+
+def test_a_host_batch_compared_with_a_gpu_batch_is_refused_naming_the_op(fake):
+    out = ndd.batch([np.ones(3, np.int32)]).gpu() < ndd.batch([np.ones(3, np.int32)])
+    with pytest.raises(
+        NotImplementedError, match=r"operator < on the GPU: a host operand .*can only be a scalar"
+    ):
+        out.evaluate()
+    assert fake.launches == []
+
+
 # -- what the GPU path lacks -----------------------------------------------------------
 
 
@@ -479,5 +672,63 @@ def test_gpu_cast_matches_the_cpu(source, target):
     batch = [values[:10], values[10:500], values[500:]]
     gpu = ndd.cast(ndd.batch(batch).gpu(), dtype=TYPES[target])
     cpu = ndd.cast(ndd.batch(batch), dtype=TYPES[target])
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        _assert_same(g, c)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", COMPARISONS)
+def test_gpu_comparisons_match_the_cpu(kernel, type_name):
+    op = COMPARISONS[kernel][0]
+    dtype = TYPES[type_name]
+    a, b = _gpu_values(dtype, (33, 65), 1), _gpu_values(dtype, (33, 65), 2)
+    b[::3] = a[::3]  # equal pairs too, NaN among them
+    _assert_same(op(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), op(ndd.tensor(a), ndd.tensor(b)))
+    _assert_same(op(ndd.tensor(a).gpu(), 7), op(ndd.tensor(a), 7))
+    _assert_same(op(ndd.tensor(a).gpu(), 0.5), op(ndd.tensor(a), 0.5))
+    _assert_same(op(ndd.tensor(a[0, 0]), ndd.tensor(b).gpu()), op(ndd.tensor(a[0, 0]), ndd.tensor(b)))
+    shapes = [(5, 7), (0, 3), (300,), ()]
+    xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
+    ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
+    gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
+    cpu = op(ndd.batch(xs), ndd.batch(ys))
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        _assert_same(g, c)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "left, right",
+    [(np.uint8, np.int16), (np.int32, np.float32), (np.int64, np.float64), (np.int64, np.float32)],
+)
+@pytest.mark.parametrize("kernel", COMPARISONS)
+def test_gpu_mixed_type_comparisons_match_the_cpu(kernel, left, right):
+    op = COMPARISONS[kernel][0]
+    a = _gpu_values(left, (500,), 1)
+    b = _gpu_values(right, (500,), 2)
+    # Values where comparing in float32 would be wrong: 2**24 + 1 against 2**24.
+    if np.dtype(left).itemsize >= 4:
+        a[:2] = [2**24 + 1, 2**62 + 1 if np.dtype(left).itemsize == 8 else 2**30 + 1]
+        b[:2] = [2**24, 2**62 if np.dtype(left).itemsize == 8 else 2**30]
+    _assert_same(op(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), op(ndd.tensor(a), ndd.tensor(b)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("type_name", INTEGER_TYPES)
+@pytest.mark.parametrize("kernel", BITWISE)
+def test_gpu_bitwise_ops_match_the_cpu(kernel, type_name):
+    op = BITWISE[kernel]
+    dtype = TYPES[type_name]
+    a, b = _gpu_values(dtype, (33, 65), 1), _gpu_values(dtype, (33, 65), 2)
+    _assert_same(op(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), op(ndd.tensor(a), ndd.tensor(b)))
+    mask = ndd.tensor(np.array(0x5A, dtype))
+    _assert_same(op(ndd.tensor(a).gpu(), mask), op(ndd.tensor(a), mask))
+    _assert_same(op(mask, ndd.tensor(b).gpu()), op(mask, ndd.tensor(b)))
+    shapes = [(5, 7), (0, 3), (300,), ()]
+    xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
+    ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
+    gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
+    cpu = op(ndd.batch(xs), ndd.batch(ys))
     for g, c in zip(gpu.cpu(), cpu, strict=True):
         _assert_same(g, c)

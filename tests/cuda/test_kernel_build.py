@@ -41,8 +41,12 @@ ISA_OF_NVRTC = {
 PTX_PARAM_SIZE = {"u8": 1, "u16": 2, "u32": 4, "f32": 4, "u64": 8, "f64": 8}
 KIND_SIZE = {"ptr": 8, "bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4}
 KIND_SIZE.update({"i64": 8, "u64": 8, "f32": 4, "f64": 8})
-ELEMENTWISE_OPS = ["add", "sub", "mul", "minimum", "maximum"]
 ELEMENTWISE_TYPES = ["u8", "i16", "i32", "i64", "f32", "f64"]
+INTEGER_TYPES = ["u8", "i16", "i32", "i64"]
+# kernel name -> the types it has kernels for
+ELEMENTWISE_OPS = {op: ELEMENTWISE_TYPES for op in ["add", "sub", "mul", "minimum", "maximum"]}
+ELEMENTWISE_OPS.update({op: ELEMENTWISE_TYPES for op in ["eq", "neq", "lt", "leq", "gt", "geq"]})
+ELEMENTWISE_OPS.update({op: INTEGER_TYPES for op in ["bitand", "bitor", "bitxor"]})
 EM_CUDA = 190
 ELFOSABI_CUDA = 0x33
 
@@ -155,8 +159,8 @@ def test_every_cubin_holds_the_code_of_every_kernel(built):
 def test_elementwise_kernels_take_pointers_scalars_and_an_element_count(built):
     kernels = built[1]["modules"]["elementwise"]["kernels"]
     expected = {}
-    for op in ELEMENTWISE_OPS:
-        for t in ELEMENTWISE_TYPES:
+    for op, types in ELEMENTWISE_OPS.items():
+        for t in types:
             expected[f"{op}_{t}"] = {"params": ["ptr", "ptr", "ptr", "u64"]}
             expected[f"{op}_scalar_rhs_{t}"] = {"params": ["ptr", t, "ptr", "u64"]}
             expected[f"{op}_scalar_lhs_{t}"] = {"params": [t, "ptr", "ptr", "u64"]}
