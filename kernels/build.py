@@ -41,26 +41,6 @@ def _load_kernel_files():
 
 kernel_files = _load_kernel_files()
 
-# The PTX .param type that carries each kind (NVRTC widens nothing, and signedness is
-# not kept: int is .u32, long long .u64).
-PTX_PARAM_TYPE = {
-    "ptr": "u64",
-    "bool": "u8",
-    "i8": "u8",
-    "u8": "u8",
-    "i16": "u16",
-    "u16": "u16",
-    "i32": "u32",
-    "u32": "u32",
-    "i64": "u64",
-    "u64": "u64",
-    "f32": "f32",
-    "f64": "f64",
-}
-
-_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)")
-_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)")
-
 # Appended to a kernel file to make NVRTC report each kernel's parameter kinds as a
 # byte array in the PTX: code i + 1 for PARAM_KINDS' i-th kind, 0 for any other type.
 _PROBE_HEAD = """
@@ -110,15 +90,10 @@ def compile_to_ptx(nvrtc, source_path):
     return kernel_files.compile_source(source, os.path.basename(source_path), arch).decode()
 
 
-def ptx_entries(ptx):
-    """``{kernel: [ptx param type, ...]}`` of every ``.entry`` in PTX text."""
-    return {name: _PARAM.findall(params) for name, params in _ENTRY.findall(ptx)}
-
-
 def kernel_signatures(source, name, ptx):
     """``{kernel: [kind, ...]}`` of the kernels of one source whose PTX is ``ptx``,
     with NVRTC resolving the types; raises ValueError for a kernel ndd cannot launch."""
-    entries = ptx_entries(ptx)
+    entries = kernel_files.ptx_entries(ptx)
     for kernel in entries:
         if kernel.startswith("_Z"):
             raise ValueError(f'{name}: kernel {kernel} has a C++ mangled name; declare it extern "C"')
@@ -139,7 +114,7 @@ def kernel_signatures(source, name, ptx):
                 )
         signatures[kernel] = [kinds[code - 1] for code in params]
     for kernel, ptx_types in entries.items():
-        expected = [PTX_PARAM_TYPE[kind] for kind in signatures[kernel]]
+        expected = [kernel_files.PTX_PARAM_TYPE[kind] for kind in signatures[kernel]]
         if ptx_types != expected:
             raise ValueError(f"{name}: kernel {kernel} has PTX params {ptx_types}, kinds give {expected}")
     return {kernel: signatures[kernel] for kernel in sorted(entries)}

@@ -34,28 +34,9 @@ from . import kernel_files
 __all__ = ["FakeDriver", "Launch"]
 
 _SUCCESS = _real.CUresult.CUDA_SUCCESS
-# PTX parameter types and their sizes in bytes.
-_PTX_PARAM = re.compile(
-    r"\.param\s+\.(?:align\s+\d+\s+)?\.?(u8|s8|b8|u16|s16|b16|f16|u32|s32|b32|f32|u64|s64|b64|f64)\s+(\w+)"
-)
-_PTX_ENTRY = re.compile(r"\.entry\s+(\w+)\s*\(([^)]*)\)", re.S)
+# PTX parameter types' sizes in bytes, by their bit counts.
 _SIZES = {"8": 1, "16": 2, "32": 4, "64": 8}
 _PTX_VERSION = re.compile(r"^\s*\.version\s+(\d+)\.(\d+)", re.MULTILINE)
-# The PTX parameter type NVRTC declares for each manifest parameter kind.
-_PTX_TYPE_OF_KIND = {
-    "ptr": "u64",
-    "bool": "u8",
-    "i8": "u8",
-    "u8": "u8",
-    "i16": "u16",
-    "u16": "u16",
-    "i32": "u32",
-    "u32": "u32",
-    "i64": "u64",
-    "u64": "u64",
-    "f32": "f32",
-    "f64": "f64",
-}
 _CUBIN_SECTION = re.compile(rb"\.text\.(\w+)\x00")
 # EI_OSABI of the CUDA ELF ABI that sm_100 and later use: it keeps the SM in bits 8..15
 # of e_flags; the earlier ABI (0x33) keeps it in bits 0..7.
@@ -454,8 +435,8 @@ class FakeDriver:
             return self._load_cubin(bytes(image))
         text = bytes(image).decode(errors="replace") if not isinstance(image, str) else image
         kernels = {}
-        for name, params in _PTX_ENTRY.findall(text):
-            kernels[name] = [kind for kind, _ in _PTX_PARAM.findall(params)]
+        for name, params in kernel_files.ptx_entries(text).items():
+            kernels[name] = params
         if not kernels:
             return (_real.CUresult.CUDA_ERROR_INVALID_IMAGE, None)
         version = _PTX_VERSION.search(text)
@@ -490,7 +471,7 @@ class FakeDriver:
             name = name.decode()
             if name not in declared:
                 raise ValueError(f"FakeDriver: CUBIN kernel {name} is not in ndd's kernel manifest")
-            kernels[name] = [_PTX_TYPE_OF_KIND[kind] for kind in declared[name]]
+            kernels[name] = [kernel_files.PTX_PARAM_TYPE[kind] for kind in declared[name]]
         if not kernels:
             return (_real.CUresult.CUDA_ERROR_INVALID_IMAGE, None)
         handle = self._new_handle()

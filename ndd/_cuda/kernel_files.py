@@ -32,12 +32,14 @@ __all__ = [
     "CUBIN_ARCHS",
     "PARAM_KINDS",
     "PTX_ARCH",
+    "PTX_PARAM_TYPE",
     "PTX_ISA_MIN_DRIVER",
     "compile_at_runtime",
     "compile_source",
     "kernel_image",
     "manifest",
     "nvrtc_version",
+    "ptx_entries",
     "ptx_header",
     "runtime_cache_path",
 ]
@@ -65,6 +67,31 @@ PARAM_KINDS = {
     "f32": 4,
     "f64": 8,
 }
+
+# The PTX .param type that carries each kind (NVRTC widens nothing, and signedness is
+# not kept: int is .u32, long long .u64).
+PTX_PARAM_TYPE = {
+    "ptr": "u64",
+    "bool": "u8",
+    "i8": "u8",
+    "u8": "u8",
+    "i16": "u16",
+    "u16": "u16",
+    "i32": "u32",
+    "u32": "u32",
+    "i64": "u64",
+    "u64": "u64",
+    "f32": "f32",
+    "f64": "f64",
+}
+_PTX_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)")
+_PTX_PARAM = re.compile(r"\.param\s+(?:\.align\s+\d+\s+)?\.(\w+)")
+
+
+def ptx_entries(ptx):
+    """``{kernel: [ptx param type, ...]}`` of every ``.entry`` in PTX text."""
+    return {name: _PTX_PARAM.findall(params) for name, params in _PTX_ENTRY.findall(ptx)}
+
 
 # The first CUDA driver (as cuDriverGetVersion reports it) able to JIT each PTX ISA,
 # from the release notes of the PTX ISA manual. NVRTC 12.6 still writes ISA 8.5.
