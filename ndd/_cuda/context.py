@@ -44,6 +44,7 @@ class RuntimeState:
     properties: dict = field(default_factory=dict)  # device id -> DeviceProperties
     pools: dict = field(default_factory=dict)  # device id -> CUmemoryPool (see memory.py)
     streams: dict = field(default_factory=dict)  # device id -> WeakSet of live streams (see streams.py)
+    caches: dict = field(default_factory=dict)  # other modules' per-driver caches (see cached())
 
 
 _lock = threading.RLock()
@@ -61,6 +62,19 @@ def state() -> RuntimeState:
                 _state = RuntimeState(api)
             current = _state
     return current
+
+
+def cached(name: str, factory):
+    """The object ``factory(api)`` made once for the driver now in use and kept under
+    ``name`` (the kernel modules of modules.py): a fork or another driver starts anew."""
+    current = state()
+    value = current.caches.get(name)
+    if value is None:
+        with _lock:
+            value = current.caches.get(name)
+            if value is None:
+                value = current.caches[name] = factory(current.api)
+    return value
 
 
 def initialize(what: str = "the GPU runtime") -> RuntimeState:

@@ -18,7 +18,6 @@ The handles belong to one driver and one process: installing another driver
 import threading
 from dataclasses import dataclass
 
-from .._eval.fork import on_fork_in_child
 from . import context, driver, kernel_files
 from .launch import Signature, launch
 
@@ -69,20 +68,8 @@ class _Loaded:
         self.driver_version = None
 
 
-_lock = threading.Lock()
-_loaded = None
-
-
 def _current() -> _Loaded:
-    global _loaded
-    api = driver.api()
-    loaded = _loaded
-    if loaded is None or loaded.api is not api:
-        with _lock:
-            if _loaded is None or _loaded.api is not api:
-                _loaded = _Loaded(api)
-            loaded = _loaded
-    return loaded
+    return context.cached("modules", _Loaded)
 
 
 def get_function(device_id: int, module_name: str, kernel_name: str) -> Kernel:
@@ -173,16 +160,3 @@ def _load_module(loaded: _Loaded, device_id: int, module_name: str, kernel_name:
     except RuntimeError as error:
         raise RuntimeError(f"{where}: {shipped}, and compiling at runtime failed: {error}") from error
     return driver.check(api.cuModuleLoadData(image), f"{where}: loading the CUBIN compiled at runtime")
-
-
-class _ForkReset:
-    """A forked child loads its modules again: the parent's handles are not its own."""
-
-    def _after_fork_in_child(self):
-        global _lock, _loaded
-        _lock = threading.Lock()  # the parent may have held it while forking
-        _loaded = None
-
-
-_fork_reset = _ForkReset()
-on_fork_in_child(_fork_reset)

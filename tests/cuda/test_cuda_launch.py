@@ -21,7 +21,7 @@ pytest.importorskip("cuda.bindings")
 
 from gpu_testing import load_build, needs_nvrtc  # noqa: E402
 
-from ndd._cuda import driver, kernel_files, memory, modules, streams  # noqa: E402
+from ndd._cuda import context, driver, kernel_files, memory, modules, streams  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
 from ndd._cuda.launch import Signature, grid_for, launch  # noqa: E402
 
@@ -247,7 +247,7 @@ def test_another_driver_or_a_forked_child_loads_again(shipped):
         kernel = modules.get_function(0, "elementwise", "add_f32")
         assert second.calls.count("cuModuleLoadData") == 1
         assert int(kernel.function) in second.functions
-        modules._fork_reset._after_fork_in_child()
+        context._fork_reset._after_fork_in_child()  # what a forked child runs
         modules.get_function(0, "elementwise", "add_f32")
         assert second.calls.count("cuModuleLoadData") == 2
     assert first.calls.count("cuModuleLoadData") == 1
