@@ -23,7 +23,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import sys
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -120,10 +119,32 @@ def kernel_signatures(source, name, ptx):
     return {kernel: signatures[kernel] for kernel in sorted(entries)}
 
 
+# `#include "file"` of a header in kernels/, pasted in by shipped_source.
+_LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]+"([\w.]+)"[ \t]*$', re.MULTILINE)
+
+
+def shipped_source(source_path):
+    """The kernel file at ``source_path`` with each ``#include "header"`` of kernels/
+    replaced by the header's text (each header once), so that the source ndd ships
+    for runtime compilation and for the host build needs no include path."""
+    pasted = set()
+
+    def paste(match):
+        header = match.group(1).decode()
+        if header in pasted:
+            return b""
+        pasted.add(header)
+        with open(os.path.join(KERNEL_DIR, header), "rb") as f:
+            text = re.sub(rb"^#pragma once[ \t]*\n", b"", f.read(), flags=re.MULTILINE)
+        return _LOCAL_INCLUDE.sub(paste, text).rstrip(b"\n")
+
+    with open(source_path, "rb") as f:
+        return _LOCAL_INCLUDE.sub(paste, f.read())
+
+
 def _build_module(source_path, out_dir):
     """Compile one kernel file into ``out_dir``; return its manifest entry."""
-    with open(source_path, "rb") as f:
-        source = f.read()
+    source = shipped_source(source_path)
     name = os.path.basename(source_path)
     stem = os.path.splitext(name)[0]
     # A CUBIN loads on every driver of the CUDA major version that made it.
@@ -144,7 +165,8 @@ def _build_module(source_path, out_dir):
         min_driver=kernel_files.PTX_ISA_MIN_DRIVER[isa],
     )
     images.append(image)
-    shutil.copyfile(source_path, os.path.join(out_dir, name))
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(source)
     kernels = kernel_signatures(source, name, ptx.decode())
     return {
         "source": name,

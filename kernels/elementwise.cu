@@ -1,12 +1,7 @@
 // Elementwise arithmetic and conversion on flat, contiguous buffers (the prepare
 // phase has already promoted the operands to one type and checked that they have
 // as many elements as the result; a scalar operand is passed by value).
-// One thread per element, grid-stride loop so any launch size covers n.
-
-#define GRID_STRIDE_LOOP(i, n)                                                 \
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x +    \
-                              threadIdx.x;                                     \
-       i < n; i += (unsigned long long)blockDim.x * gridDim.x)
+#include "common.cuh"
 
 // NAME_T(a, b, out, n): both operands arrays; NAME_scalar_rhs_T: b is a scalar;
 // NAME_scalar_lhs_T: a is a scalar. Operands are of type T, the output of type R
@@ -81,8 +76,8 @@ ELEMENTWISE_INTEGER_TYPES(bitxor, x ^ y)
 
 // -- cast: the rules of ndd.cast (ndd/_ops/conversions.py, cast_array) --------
 // Floats to integers round half away from zero and saturate, NaN gives 0;
-// integers saturate into narrower integer types; float64 to float32 clamps to
-// the float32 range (infinities included), NaN stays NaN.
+// integers saturate into narrower integer types; float64 to float32 rounds to
+// nearest, beyond the float32 range to an infinity (as the reference).
 
 template <typename T> struct type_range;
 template <> struct type_range<unsigned char> {
@@ -103,11 +98,9 @@ template <> struct type_range<long long> {
 };
 template <> struct type_range<float> {
   static constexpr bool is_float = true;
-  static constexpr double hi = 3.4028234663852886e38;
 };
 template <> struct type_range<double> {
   static constexpr bool is_float = true;
-  static constexpr double hi = 1.7976931348623157e308;
 };
 
 __device__ inline float round_half_away(float x) { return roundf(x); }
@@ -115,10 +108,6 @@ __device__ inline double round_half_away(double x) { return round(x); }
 
 template <typename D, typename S> __device__ inline D convert(S x) {
   if constexpr (type_range<S>::is_float && type_range<D>::is_float) {
-    if (sizeof(D) < sizeof(S) && x == x) {
-      const S limit = (S)type_range<D>::hi;
-      x = x > limit ? limit : (x < -limit ? -limit : x);
-    }
     return (D)x;
   } else if constexpr (type_range<S>::is_float) {
     if (x != x) return 0;

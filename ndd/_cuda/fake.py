@@ -8,7 +8,9 @@ tested), memory pools count their used and reserved bytes, streams keep the
 ordered list of what was queued on them, events remember where they were
 recorded, and every kernel launch is kept with its grid, block, stream and the
 argument values unpacked by the parameter sizes of the kernel's PTX ``.entry``.
-Kernels do not run: numerics are proven on a GPU machine only.
+Kernels do not run, unless the driver is given ``host_kernels`` (a
+``host_kernels.HostKernels``): then each launch also runs the kernel, built for the
+CPU, on the fake's device memory, when it is queued.
 
 Modules load as the driver decides: PTX whose ISA is newer than the fake's
 ``driver_version`` fails with ``CUDA_ERROR_UNSUPPORTED_PTX_VERSION``, and a CUBIN
@@ -86,6 +88,8 @@ class FakeDriver:
     driver_version : int
         What ``cuDriverGetVersion`` answers (``12090`` for CUDA 12.9); PTX of a
         newer ISA does not load.
+    host_kernels : host_kernels.HostKernels, optional
+        Runs every launched kernel on the host (see the module docstring).
     """
 
     # The bindings' enums and handle types, so that ndd code works unchanged.
@@ -106,8 +110,16 @@ class FakeDriver:
     # What cuEventElapsedTime answers between two recorded events, in milliseconds.
     event_elapsed_ms = 1.0
 
-    def __init__(self, devices=1, compute_capability=(8, 0), memory_bytes=1 << 30, driver_version=12090):
+    def __init__(
+        self,
+        devices=1,
+        compute_capability=(8, 0),
+        memory_bytes=1 << 30,
+        driver_version=12090,
+        host_kernels=None,
+    ):
         self.devices = devices
+        self.host_kernels = host_kernels
         self.driver_version = driver_version
         self.compute_capability = compute_capability
         self.memory_bytes = memory_bytes
@@ -510,4 +522,23 @@ class FakeDriver:
         launch = Launch(name, (gx, gy, gz), (bx, by, bz), shared_bytes, _handle(stream), args, types)
         self.launches.append(launch)
         self._queue(stream, ("launch", launch))
+        if self.host_kernels is not None:
+            self._run_on_host(launch, pointers)
         return (_SUCCESS,)
+
+    def _host_address(self, address):
+        if address == 0:
+            return 0
+        buffer, offset = self._find(address)
+        return ctypes.addressof((ctypes.c_char * len(buffer)).from_buffer(buffer)) + offset
+
+    def _run_on_host(self, launch, pointers):
+        values = []
+        for kind, pointer, value in zip(
+            self.host_kernels.params(launch.function), pointers, launch.args, strict=True
+        ):
+            if kind == "ptr":
+                values.append(self._host_address(value).to_bytes(8, "little"))
+            else:
+                values.append(ctypes.string_at(pointer, kernel_files.PARAM_KINDS[kind]))
+        self.host_kernels.launch(launch.function, launch.grid, launch.block, launch.shared_bytes, values)

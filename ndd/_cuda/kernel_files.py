@@ -34,6 +34,7 @@ __all__ = [
     "PTX_ARCH",
     "PTX_PARAM_TYPE",
     "PTX_ISA_MIN_DRIVER",
+    "cache_dir",
     "compile_at_runtime",
     "compile_source",
     "kernel_image",
@@ -42,6 +43,7 @@ __all__ = [
     "ptx_entries",
     "ptx_header",
     "runtime_cache_path",
+    "write_atomically",
 ]
 
 KERNELS_DIR = pathlib.Path(__file__).resolve().parent.parent / "_kernels"
@@ -260,7 +262,8 @@ def ptx_header(ptx: bytes) -> tuple[tuple[int, int], int]:
     return (int(version.group(1)), int(version.group(2))), int(target.group(1))
 
 
-def _cache_dir() -> pathlib.Path:
+def cache_dir() -> pathlib.Path:
+    """The folder of compiled kernels: ``$NDD_KERNEL_CACHE``, else ``~/.cache/ndd/kernels``."""
     configured = os.environ.get("NDD_KERNEL_CACHE")
     if configured:
         return pathlib.Path(configured)
@@ -276,7 +279,7 @@ def runtime_cache_path(
     options = hashlib.sha256(" ".join(COMPILE_OPTIONS).encode()).hexdigest()[:8]
     sm = compute_capability[0] * 10 + compute_capability[1]
     name = f"{module_name}-{source_sha256[:16]}-{options}-nvrtc{nvrtc[0]}.{nvrtc[1]}-sm_{sm}.cubin"
-    return _cache_dir() / name
+    return cache_dir() / name
 
 
 def compile_at_runtime(
@@ -316,16 +319,22 @@ def compile_at_runtime(
             "install a newer nvidia-cuda-nvrtc-cu12"
         )
     image = compile_source(source, entry["source"], f"sm_{sm}")
+    write_atomically(path, lambda temporary: pathlib.Path(temporary).write_bytes(image))
+    return image
+
+
+def write_atomically(path: pathlib.Path, write) -> None:
+    """Make ``path`` by ``write(temporary_path)`` and a rename, so that processes
+    sharing a cache folder never see a partial file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(descriptor)
     try:
-        with os.fdopen(descriptor, "wb") as f:
-            f.write(image)
+        write(temporary)
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
-    return image
 
 
 def _supported_archs() -> list[int]:

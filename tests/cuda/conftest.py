@@ -8,6 +8,7 @@ from gpu_testing import install_fake, load_build  # noqa: E402
 
 from ndd._cuda import kernel_files  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
+from ndd._cuda.host_kernels import HostKernels, compiler  # noqa: E402
 
 
 @pytest.fixture
@@ -24,3 +25,24 @@ def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("kernels")
     load_build().build_all(str(folder))
     return folder
+
+
+@pytest.fixture(scope="session")
+def host_kernels(built):
+    """The session's kernels built for the CPU (see ndd/_cuda/host_kernels.py)."""
+    if compiler() is None:
+        pytest.skip("no host C++ compiler to build the kernels for the CPU")
+    return HostKernels(built)
+
+
+@pytest.fixture(params=["host", pytest.param("device", marks=pytest.mark.gpu)])
+def any_gpu(request, monkeypatch):
+    """Runs a test twice: on a FakeDriver whose kernels run on the CPU ("host"), and on
+    the real GPU ("device", skipped without one)."""
+    if request.param == "device":
+        yield request.param
+        return
+    host = request.getfixturevalue("host_kernels")
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", host.kernels_dir)
+    for _ in install_fake(FakeDriver(devices=2, host_kernels=host)):
+        yield request.param

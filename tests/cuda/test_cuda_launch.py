@@ -515,10 +515,9 @@ def _to_device(array, stream, device_id=0):
     return buffer
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("op", list(ELEMENTWISE_OPS))
 @pytest.mark.parametrize("type_name", list(ELEMENTWISE_TYPES))
-def test_gpu_elementwise_kernels_match_numpy(op, type_name):
+def test_gpu_elementwise_kernels_match_numpy(op, type_name, any_gpu):
     dtype = ELEMENTWISE_TYPES[type_name]
     rng = np.random.default_rng(5)
     n = 1_000_003  # not a multiple of the block: the grid-stride loop's tail
@@ -540,8 +539,7 @@ def test_gpu_elementwise_kernels_match_numpy(op, type_name):
         np.testing.assert_array_equal(out, ELEMENTWISE_OPS[op](a, b))
 
 
-@pytest.mark.gpu
-def test_gpu_add_f32_with_int_addresses_and_a_single_block():
+def test_gpu_add_f32_with_int_addresses_and_a_single_block(any_gpu):
     n = 100
     a, b = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32)
     stream = streams.create(0)

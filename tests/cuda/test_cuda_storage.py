@@ -708,9 +708,8 @@ def test_import_capsule_rejects_a_used_capsule(fake):
 # -- the same with real libraries on a GPU ----------------------------------------------------
 
 
-@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
-def test_gpu_round_trip(dtype):
+def test_gpu_round_trip(dtype, any_gpu):
     values = _values(dtype, (31, 17))
     np.testing.assert_array_equal(np.asarray(ndd.tensor(values).gpu().cpu()), values)
     samples = [values, values[:3, :5].copy()]

@@ -92,8 +92,23 @@ def test_manifest_has_every_kernel_file_with_the_hash_of_its_source(built):
     assert sorted(manifest["modules"]) == [path.stem for path in SOURCES]
     for path in SOURCES:
         module = manifest["modules"][path.stem]
-        assert module["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-        assert (folder / module["source"]).read_bytes() == path.read_bytes()
+        shipped = load_build().shipped_source(str(path))
+        assert module["sha256"] == hashlib.sha256(shipped).hexdigest()
+        assert (folder / module["source"]).read_bytes() == shipped
+
+
+def test_shipped_sources_paste_in_the_kernel_headers_once(tmp_path, monkeypatch):
+    build = load_build()
+    (tmp_path / "a.cuh").write_bytes(b"#pragma once\n#define A 1\n")
+    (tmp_path / "b.cuh").write_bytes(b'#pragma once\n#include "a.cuh"\n#define B 2\n')
+    (tmp_path / "k.cu").write_bytes(
+        b'#include "b.cuh"\n  #include "a.cuh"\n#include <cstdio>\nint k = A + B;\n'
+    )
+    monkeypatch.setattr(build, "KERNEL_DIR", str(tmp_path))
+    assert (
+        build.shipped_source(str(tmp_path / "k.cu"))
+        == b"#define A 1\n#define B 2\n\n#include <cstdio>\nint k = A + B;\n"
+    )
 
 
 @needs_nvrtc
