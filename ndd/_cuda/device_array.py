@@ -227,8 +227,10 @@ class DeviceArray:
         """Make work queued later on ``stream`` see this array's contents, and note
         that the memory is used there (it is freed in order on that stream)."""
         handle = _handle(stream)
-        make_current(self.device_id)
-        order_after(handle, self.stream_handle, self.device_id)
+        producer = self.stream_handle
+        if handle != producer:
+            make_current(self.device_id)  # the event that orders them is made on this device
+            order_after(handle, producer, self.device_id)
         if isinstance(self.owner, DeviceBuffer):
             self.owner.record_use(stream)
 
