@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint clean
+.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,13 @@ bench-ops: $(STAMP)
 # and per-call dispatch cost against the reference's dynamic mode.
 bench-gpu: $(STAMP)
 	$(PY) bench/gpu_ops.py --reference-python $(REFERENCE_PY)
+
+# The documentation site into docs/_build/html: the API reference generated from the operator
+# schemas, the migration guide and the tutorial notebooks, all executed; a warning fails it.
+# The docs extra is installed from pyproject.toml without reinstalling (rebuilding) ndd.
+docs: $(STAMP)
+	$(PY) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'], sep='\n')" | xargs $(PY) -m pip install -q
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff cython-lint pycodestyle

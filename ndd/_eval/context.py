@@ -39,6 +39,8 @@ class EvalContext:
     thread_pool : ThreadPool, optional
         A pool to use instead of the default one.
 
+    Notes
+    -----
     ``with ctx:`` makes the context (and, for a GPU context, its device) current
     on the calling thread; leaving the outermost ``with`` evaluates every pending
     result recorded in it.

@@ -1,0 +1,122 @@
+"""The documentation is complete and its code runs: every public name of the reference's
+namespaces has a documentation entry, every operator an argument table and an example that
+runs, every Python block of docs/*.md runs, and the tutorial notebooks are committed without
+outputs (the docs build executes them)."""
+
+import importlib
+import json
+import os
+import pathlib
+import re
+import sys
+
+import pytest
+
+import ndd
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+import ndd_api  # noqa: E402 - docs/_ext is not a package
+import operator_examples  # noqa: E402
+
+OPERATORS = {op.qualname: op for op in ndd.all_public_operators()}
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return ndd_api.collect_entries()
+
+
+@pytest.fixture(scope="module")
+def example_namespace():
+    return ndd_api.example_setup()
+
+
+@pytest.mark.parametrize("namespace", ndd_api.NAMESPACES + ndd_api.SUB_NAMESPACES)
+def test_every_public_name_has_a_documentation_entry(namespace, entries):
+    try:
+        module = importlib.import_module(namespace)
+    except ImportError:
+        pytest.skip(f"{namespace} is not provided by ndd yet")
+    undocumented = [
+        f"{namespace}.{name}"
+        for name in ndd_api.public_names(module)
+        if f"{namespace}.{name}" not in entries or not entries[f"{namespace}.{name}"].doc
+    ]
+    assert not undocumented, f"public names without documentation: {undocumented}"
+
+
+def test_every_operator_is_on_its_family_page(entries):
+    pages = {entries[q].page for q in OPERATORS}
+    assert pages == {f"api/operators/{f}" for f in ndd_api.FAMILY_TITLES}
+    assert set(ndd_api.FAMILY_TITLES) == set(importlib.import_module("ndd._ops.registry").FAMILIES)
+
+
+@pytest.mark.parametrize("qualname", sorted(OPERATORS))
+def test_every_operator_argument_is_described(qualname):
+    op = OPERATORS[qualname]
+    assert op.doc.strip()
+    assert [a.name for a in op.arg_specs if not a.doc.strip()] == []
+
+
+@pytest.mark.parametrize("qualname", sorted(OPERATORS))
+def test_the_operator_example_runs(qualname, example_namespace):
+    assert qualname in operator_examples.EXAMPLES, (
+        f"{qualname} has no example in docs/_ext/operator_examples.py"
+    )
+    assert ndd_api.run_example(operator_examples.EXAMPLES[qualname], example_namespace).strip()
+
+
+def test_no_example_names_a_missing_operator():
+    assert set(operator_examples.EXAMPLES) - set(OPERATORS) == set()
+
+
+def test_the_operator_page_lists_every_argument_with_its_properties():
+    op = OPERATORS["ndd.resize"]
+    text = ndd_api.render_operator(op, ("print(1)", "1"))
+    assert ".. py:function:: resize(input, /, *, batch_size=None, device=None, antialias=True," in text
+    assert "interp_type=DALIInterpType.INTERP_LINEAR" in text
+    for arg in op.arg_specs:
+        assert f"``{arg.name}``" in text
+    assert "**Devices:** CPU" in text
+    cast = ndd_api.render_operator(OPERATORS["ndd.cast"], ("print(1)", "1"))
+    assert "**Devices:** CPU, GPU" in cast
+
+
+def python_blocks(markdown):
+    """The executed code of a MyST page: ```python fences and ```{code-cell} cells, in order.
+    Pipeline-mode code shown for comparison is written as ```{code-block} and is not run."""
+    pattern = r"^```(?:python|\{code-cell\}[ \t]*(?:python3?|ipython3?)?)[ \t]*\n(.*?)^```"
+    blocks = re.findall(pattern, markdown, flags=re.S | re.M)
+    return [re.sub(r"^:\w[\w-]*:.*\n", "", block, flags=re.M) for block in blocks]
+
+
+DOC_PAGES = sorted(p for p in DOCS.glob("*.md") if python_blocks(p.read_text()))
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=[p.name for p in DOC_PAGES])
+def test_the_python_blocks_of_the_page_run(page, tmp_path, capsys):
+    namespace = {"__name__": "__docs__"}
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for block in python_blocks(page.read_text()):
+            exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - the docs' own code
+    finally:
+        os.chdir(here)
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebooks_are_committed_without_outputs(notebook):
+    cells = json.loads(notebook.read_text())["cells"]
+    with_outputs = [
+        i for i, c in enumerate(cells) if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
+    ]
+    assert with_outputs == [], (
+        f"{notebook.name}: cells {with_outputs} have outputs (the docs build makes them)"
+    )
