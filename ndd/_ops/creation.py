@@ -13,6 +13,7 @@ import numpy as np
 from .._prepare.invocation import PerSample
 from .._types import int32
 from .conversions import cast_array
+from .gpu_indexing import GpuConstant, GpuFull
 from .schema import Arg, Input, Operator, same_as_input
 
 
@@ -102,6 +103,12 @@ FULL = Operator(
     doc="A tensor of the given shape filled with a value.\n\n"
     "A non-scalar fill value is broadcast to ``shape`` as numpy does (aligned on the last dimension).",
 )
+FULL.gpu_kernel = GpuFull(
+    FULL,
+    like=False,
+    check_broadcast=_check_broadcast,
+    output_shape=lambda args: _output_shape("ndd.full", args),
+)
 
 
 def _full_like_shape(shapes, args):
@@ -127,6 +134,7 @@ FULL_LIKE = Operator(
     doc="A tensor like ``data_like`` (shape, dtype and layout) filled with a value.\n\n"
     "The fill value is converted as ``ndd.cast`` does and broadcast to the shape as numpy does.",
 )
+FULL_LIKE.gpu_kernel = GpuFull(FULL_LIKE, like=True, check_broadcast=_check_broadcast)
 
 
 # -- zeros, ones, zeros_like, ones_like -----------------------------------------
@@ -145,7 +153,7 @@ def _constant(name, value):
     def kernel(arrays, args):
         return np.full(_output_shape(qualname, args), value, dtype=args["dtype"].numpy)
 
-    return Operator(
+    op = Operator(
         name,
         args=[
             Arg("dtype", "dtype", int32, doc="Element type of the result.", type_doc="DType"),
@@ -157,6 +165,10 @@ def _constant(name, value):
         kernel=kernel,
         doc=f"A tensor of the given shape and dtype filled with {value}s.",
     )
+    op.gpu_kernel = GpuConstant(
+        op, value, like=False, output_shape=lambda args: _output_shape(qualname, args)
+    )
+    return op
 
 
 def _like_types(ins, args):
@@ -173,7 +185,7 @@ def _constant_like(name, value):
         dtype = args["dtype"].numpy if args["dtype"] is not None else arrays[0].dtype
         return np.full(arrays[0].shape, value, dtype=dtype)
 
-    return Operator(
+    op = Operator(
         name,
         inputs=[Input("data_like", doc="The tensor whose shape and layout (and dtype) the result takes.")],
         args=[
@@ -190,6 +202,8 @@ def _constant_like(name, value):
         kernel=kernel,
         doc=f"A tensor with the shape and layout of ``data_like`` filled with {value}s.",
     )
+    op.gpu_kernel = GpuConstant(op, value, like=True)
+    return op
 
 
 OPERATORS = [

@@ -9,6 +9,7 @@ from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import NUMERIC_TYPES, float32
 from .._types import bool as bool_
 from .conversions import c_cast, cast_array
+from .gpu_indexing import GpuLookupTable, GpuOneHot
 from .schema import Arg, Input, Operator
 
 # Keys of lookup_table index a dense table; the reference caps them at this value.
@@ -104,6 +105,19 @@ def _one_hot_sample(x, args, scalar_label):
     return np.ascontiguousarray(np.moveaxis(out, -1, axis))
 
 
+def _one_hot_sample_layout(shape, args, scalar_label):
+    """``(output shape, input elements after the class axis)`` of one sample, for
+    the GPU kernel; raises as ``_one_hot_sample`` does."""
+    num_classes, axis = args["num_classes"], args["axis"]
+    if scalar_label:
+        return (num_classes,), 1
+    _check_axis(axis, len(shape))
+    position = len(shape) if axis == -1 else axis
+    return shape[:position] + (num_classes,) + shape[position:], int(
+        np.prod(shape[position:], dtype=np.int64)
+    )
+
+
 def _one_hot_kernel(arrays, args):
     x = arrays[0]
     return _one_hot_sample(x, args, args["axis"] == -1 and x.size == 1)
@@ -155,6 +169,7 @@ ONE_HOT = Operator(
     "each output sample has the shape ``(num_classes,)``. On and off values are converted "
     "like a C cast: to float32, then truncated and wrapped for an integer ``dtype``.",
 )
+ONE_HOT.gpu_kernel = GpuOneHot(ONE_HOT, _one_hot_sample_layout)
 
 
 # ---------------------------------------------------------------------------
@@ -257,6 +272,11 @@ LOOKUP_TABLE = Operator(
     "``default_value`` when ``k`` is not a key. Values are converted to float32 and then to "
     "``dtype`` with rounding (halves away from zero) and saturation. When a key repeats, "
     "its last value wins.",
+)
+
+LOOKUP_TABLE.gpu_kernel = GpuLookupTable(
+    LOOKUP_TABLE,
+    lambda args: _lookup_table(args["keys"], args["values"], args["default_value"], _lookup_dtype(args)),
 )
 
 OPERATORS = [ONE_HOT, LOOKUP_TABLE]

@@ -2,6 +2,7 @@
 
 from .._prepare.invocation import PendingArg
 from .._prepare.storage import tensor_data
+from .gpu_indexing import GpuElementExtract
 from .schema import Arg, Input, Operator
 
 
@@ -76,5 +77,7 @@ ELEMENT_EXTRACT = Operator(
     "removed; its layout is the input layout without the leading ``F``. Several outputs are "
     "returned as a tuple.",
 )
+
+ELEMENT_EXTRACT.gpu_kernel = GpuElementExtract(ELEMENT_EXTRACT, _check_sequence)
 
 OPERATORS = [ELEMENT_EXTRACT]
