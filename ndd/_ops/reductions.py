@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
+from .gpu_reductions import GpuReduction
 from .schema import Arg, Input, Operator
 
 _MODULE = "ndd.reductions"
@@ -275,7 +276,7 @@ def _reduction(name, compute, outputs, *, dtype_doc=None, doc):
         result = np.asarray(compute(x, axes, n, out))
         return result.reshape(_output_shape(x.shape, axes, args["keep_dims"]))
 
-    return Operator(
+    op = Operator(
         name,
         inputs=[Input("input", doc="Data to reduce.")],
         args=_common_args(extra),
@@ -286,6 +287,12 @@ def _reduction(name, compute, outputs, *, dtype_doc=None, doc):
         module=_MODULE,
         doc=doc,
     )
+    op.gpu_kernel = GpuReduction(
+        op,
+        functools.partial(_reduced_axes, qualname),
+        lambda dt, requested: _output_type(qualname, dt, requested, outputs),
+    )
+    return op
 
 
 _INT_RESULT_DOC = "An integer result is rounded toward zero."
@@ -383,7 +390,7 @@ def _spread(name, finish, doc):
         result = _to_float32(finish(_variance(x, mean, axes, n, args["ddof"])))
         return result.reshape(_output_shape(x.shape, axes, args["keep_dims"]))
 
-    return Operator(
+    op = Operator(
         name,
         inputs=[
             Input("data", doc="Data to reduce."),
@@ -399,6 +406,8 @@ def _spread(name, finish, doc):
         module=_MODULE,
         doc=doc,
     )
+    op.gpu_kernel = GpuReduction(op, functools.partial(_reduced_axes, qualname))
+    return op
 
 
 def _sqrt(values):
