@@ -25,6 +25,7 @@ from .._prepare.storage import TensorBase, batch_samples
 from .._types import bool as bool_
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .conversions import cast_array
+from .gpu_random import GpuChoice, GpuDistribution, GpuUniform
 from .schema import Arg, Input, Operator
 
 # Below this many output elements per batch, spreading samples over threads costs
@@ -162,10 +163,24 @@ def _run_batch(draw, check, inputs, sample_args, batch_size, ctx, sample_shape, 
     return [[one_sample(i) for i in range(batch_size)]]
 
 
-def _distribution(name, *, dist_args, draw, check, dtypes, default_dtype, doc, dtype_doc):
+def _distribution(
+    name,
+    *,
+    dist_args,
+    draw,
+    check,
+    dtypes,
+    default_dtype,
+    doc,
+    dtype_doc,
+    gpu_params,
+    gpu_class=GpuDistribution,
+):
     """An operator drawing from a distribution: one optional ``shape_like`` input,
     the distribution's arguments ``dist_args`` (checked per sample by ``check``),
-    ``dtype``, ``shape`` and ``rng`` (in the reference's keyword order: sorted, rng last)."""
+    ``dtype``, ``shape`` and ``rng`` (in the reference's keyword order: sorted, rng last).
+    On the GPU, kernel ``random_<name>_<type>`` reads ``gpu_params(args)`` for each
+    sample (see ``gpu_random``)."""
     qualname = f"ndd.random.{name}"
     dtype_arg = Arg("dtype", "dtype", None, doc=dtype_doc, type_doc="DType")
     args = sorted([*dist_args, dtype_arg, SHAPE_ARG], key=lambda a: a.name) + [RNG_ARG]
@@ -193,7 +208,7 @@ def _distribution(name, *, dist_args, draw, check, dtypes, default_dtype, doc, d
             draw, check, inputs, sample_args, batch_size, ctx, lambda ins, a: _sample_shape(ins[0], a)
         )
 
-    return Operator(
+    op = Operator(
         name,
         inputs=[SHAPE_LIKE],
         args=args,
@@ -205,6 +220,8 @@ def _distribution(name, *, dist_args, draw, check, dtypes, default_dtype, doc, d
         module="ndd.random",
         doc=doc,
     )
+    op.gpu_kernel = gpu_class(op, name, gpu_params, check)
+    return op
 
 
 # -- uniform ------------------------------------------------------------------------
@@ -278,6 +295,8 @@ UNIFORM = _distribution(
     "Integer results are the continuous draws rounded to the nearest integer.",
     doc="Random numbers drawn uniformly from a range, or from a set of values.\n\n"
     "Each sample has the shape ``shape``, or that of ``shape_like``, or is a scalar.",
+    gpu_params=lambda args: args["range"] or (-1.0, 1.0),
+    gpu_class=GpuUniform,
 )
 
 
@@ -314,6 +333,7 @@ NORMAL = _distribution(
     "(the draws rounded to the nearest integer, saturated to the type's range).",
     doc="Random numbers from a normal (Gaussian) distribution.\n\n"
     "Each sample has the shape ``shape``, or that of ``shape_like``, or is a scalar.",
+    gpu_params=lambda args: (args["mean"], args["stddev"]),
 )
 
 
@@ -343,6 +363,7 @@ COIN_FLIP = _distribution(
     dtype_doc="Element type of the result: int32 (default), uint8 or bool.",
     doc="Random 0s and 1s (Bernoulli trials): 1 with probability ``probability``.\n\n"
     "Each sample has the shape ``shape``, or that of ``shape_like``, or is a scalar.",
+    gpu_params=lambda args: (args["probability"],),
 )
 
 
@@ -373,6 +394,7 @@ BETA = _distribution(
     dtype_doc="Element type of the result: float32 (default) or float64.",
     doc="Random numbers in [0, 1] from a Beta(alpha, beta) distribution.\n\n"
     "Each sample has the shape ``shape``, or that of ``shape_like``, or is a scalar.",
+    gpu_params=lambda args: (args["alpha"], args["beta"]),
 )
 
 
@@ -418,11 +440,13 @@ def _known_counts(a):
     """The number of choices of each sample of input ``a`` (one for a Tensor) as far
     as the prepare phase knows it: from the shape, or from the data of a scalar
     that is already computed; None where unknown."""
+    on_gpu = a._device.device_type == "gpu"  # its data is not the host's to read here
     if isinstance(a, TensorBase):
-        shapes, data = [a._shape], None if a._data is None else [a._data]
+        shapes, data = [a._shape], None if a._data is None or on_gpu else [a._data]
     else:
         shapes = a._shapes or [None] * a._batch_size
-        data = batch_samples(a) if a._samples is not None or a._dense is not None else None
+        known = not on_gpu and (a._samples is not None or a._dense is not None)
+        data = batch_samples(a) if known else None
     counts = []
     for i, shape in enumerate(shapes):
         if shape is None:
@@ -543,6 +567,7 @@ CHOICE = Operator(
     "Each sample of the result has the shape ``shape`` (or that of ``shape_like``, or is a scalar) "
     "followed by the shape of one element of ``a``, and the dtype of ``a``.",
 )
+CHOICE.gpu_kernel = GpuChoice(CHOICE, _choice_count, _check_p)
 
 
 # -- random_crop_generator ------------------------------------------------------------
