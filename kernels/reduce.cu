@@ -276,7 +276,7 @@ template <typename In, bool LARGEST> struct Extreme {
   typedef In Acc;
   typedef In Out;
   __device__ static Acc identity() {
-    if (limits<In>::is_float) return (In)__int_as_float(0x7fc00000);
+    if constexpr (limits<In>::is_float) return (In)__int_as_float(0x7fc00000);
     return LARGEST ? limits<In>::lowest() : limits<In>::highest();
   }
   __device__ static Acc element(In x, const float*) { return x; }

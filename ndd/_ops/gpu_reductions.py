@@ -23,6 +23,7 @@ Nothing here touches the driver at import: ``ndd._cuda`` is imported on first us
 """
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -88,17 +89,31 @@ def _cuda():
     return device_array, modules
 
 
-class _Sample:
-    """One sample's part of a launch: where its data and mean start (elements), its
-    shape and its reduced axes."""
+class _Part:
+    """One sample's row of a launch's descriptors: where its input, mean and output
+    start (elements), its output and reduced element counts, the count a mean
+    divides by, and its kept and reduced dimensions as (extent, stride) lists."""
 
-    __slots__ = ("in_offset", "mean_offset", "shape", "axes")
+    __slots__ = (
+        "in_offset",
+        "mean_offset",
+        "out_offset",
+        "outputs",
+        "reduced",
+        "count",
+        "kept_dims",
+        "reduced_dims",
+    )
 
-    def __init__(self, in_offset, mean_offset, shape, axes):
+    def __init__(self, in_offset, mean_offset, out_offset, outputs, reduced, count, kept_dims, reduced_dims):
         self.in_offset = in_offset
         self.mean_offset = mean_offset
-        self.shape = shape
-        self.axes = axes
+        self.out_offset = out_offset
+        self.outputs = outputs
+        self.reduced = reduced
+        self.count = count
+        self.kept_dims = kept_dims
+        self.reduced_dims = reduced_dims
 
 
 def _dims(shape, axes):
@@ -161,48 +176,43 @@ class GpuReduction:
         return np.dtype(dtype.numpy)
 
     def _kernel(self, in_dtype, out_dtype):
-        """``(kernel name, mode, accumulator dtype)``."""
+        """``(kernel name, mode, accumulator dtype, accumulator words of that dtype)``."""
         float_element, mode, exact_element = _KINDS[self.kind]
         tin = KERNEL_TYPES[in_dtype]
         if self.kind in ("min", "max"):
-            return f"reduce_{self.kind}_{tin}", mode, in_dtype
+            return f"reduce_{self.kind}_{tin}", mode, in_dtype, 1
         if out_dtype.kind == "f":
-            return f"reduce_float_{float_element}_{tin}", mode, np.dtype(np.float64)
+            return f"reduce_float_{float_element}_{tin}", mode, np.dtype(np.float64), 1
         tout = KERNEL_TYPES[out_dtype]
         if self.kind == "sum":
-            return f"reduce_wrap_{tin}_{tout}", mode, np.dtype(np.uint64)
-        # The exact kernels' accumulators are three 64-bit words.
-        return f"reduce_exact_{exact_element}_{tin}_{tout}", mode, np.dtype((np.uint64, 3))
+            return f"reduce_wrap_{tin}_{tout}", mode, np.dtype(np.uint64), 1
+        # The exact kernels' accumulators are 192-bit integers.
+        return f"reduce_exact_{exact_element}_{tin}_{tout}", mode, np.dtype(np.uint64), 3
 
     # -- the run phase -----------------------------------------------------------
 
     def __call__(self, inputs, args, batch_size, ctx):
         device_array, _ = _cuda()
-        data = inputs[0]
-        mean = inputs[1] if len(inputs) > 1 else None
         for name, x in zip(self.op.input_names, inputs, strict=True):
             if not isinstance(x, (device_array.DeviceArray, device_array.DeviceBatch)):
                 raise self._unsupported(
                     f"input {name!r} in host memory; move it to the GPU with .gpu() first"
                 )
+        data = inputs[0]
+        mean = inputs[1] if len(inputs) > 1 else None
         stream = ctx.cuda_stream
         device_id = ctx.device_id
-        in_dtype = data.dtype
-        out_dtype = self._out_dtype(in_dtype, args)
-        count = len(data) if isinstance(data, device_array.DeviceBatch) else 1
-        if mean is not None and isinstance(mean, device_array.DeviceBatch):
-            count = len(mean)
-        samples = []
-        out_shapes = []
-        for i in range(count):
-            in_offset, shape = self._part(data, i)
-            mean_offset = self._part(mean, i)[0] if mean is not None else 0
-            axes = self.reduced_axes(args["_axes"], len(shape))
-            samples.append(_Sample(in_offset, mean_offset, shape, axes))
-            kept = tuple(1 if d in axes else n for d, n in enumerate(shape))
-            out_shapes.append(
-                kept if args["keep_dims"] else tuple(n for d, n in enumerate(shape) if d not in axes)
-            )
+        out_dtype = self._out_dtype(data.dtype, args)
+        # A Tensor beside a Batch (data or mean) serves every sample.
+        count = max(len(x) if isinstance(x, device_array.DeviceBatch) else 1 for x in inputs)
+        shapes = [self._sample(data, i)[1] for i in range(count)]
+        axes = [self.reduced_axes(args["_axes"], len(shape)) for shape in shapes]
+        out_shapes = [
+            tuple(1 if d in a else n for d, n in enumerate(shape))
+            if args["keep_dims"]
+            else tuple(n for d, n in enumerate(shape) if d not in a)
+            for shape, a in zip(shapes, axes, strict=True)
+        ]
         if batch_size < 0:
             out = device_array.DeviceArray.empty(out_shapes[0], out_dtype, device_id, stream)
             out_offsets = [0]
@@ -211,125 +221,143 @@ class GpuReduction:
             byte_offsets, total = device_array.DeviceBatch.layout(out_shapes, out_dtype.itemsize, dense)
             out = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
             out_offsets = [o // out_dtype.itemsize for o in byte_offsets]
-        in_base = data.data if isinstance(data, device_array.DeviceBatch) else data
-        mean_base = (
-            None if mean is None else (mean.data if isinstance(mean, device_array.DeviceBatch) else mean)
-        )
+        parts = [
+            self._part(
+                self._sample(data, i)[0],
+                0 if mean is None else self._sample(mean, i)[0],
+                out_offsets[i],
+                shapes[i],
+                axes[i],
+            )
+            for i in range(count)
+        ]
         self._reduce(
-            samples, in_base, mean_base, out, out_offsets, in_dtype, out_dtype, args, stream, device_id
+            parts,
+            self._base(data),
+            None if mean is None else self._base(mean),
+            out,
+            data.dtype,
+            out_dtype,
+            int(args.get("ddof") or 0),
+            stream,
+            device_id,
         )
         if batch_size < 0:
             return [out]
-        return [
-            device_array.DeviceBatch(
-                out, [o * out_dtype.itemsize for o in out_offsets], out_shapes, out_dtype, dense
-            )
-        ]
+        byte_offsets = [o * out_dtype.itemsize for o in out_offsets]
+        return [device_array.DeviceBatch(out, byte_offsets, out_shapes, out_dtype, dense)]
 
     @staticmethod
-    def _part(x, i):
+    def _sample(x, i):
         """``(element offset, shape)`` of sample ``i`` of a DeviceBatch; a DeviceArray
         is every sample."""
-        if hasattr(x, "offsets"):
+        if isinstance(x, _cuda()[0].DeviceBatch):
             return x.offsets[i] // x.dtype.itemsize, tuple(x.shapes[i])
         return 0, tuple(x.shape)
 
-    def _reduce(self, samples, data, mean, out, out_offsets, in_dtype, out_dtype, args, stream, device_id):
-        name, mode, acc_dtype = self._kernel(in_dtype, out_dtype)
-        ddof = int(args.get("ddof") or 0)
-        shapes = [self._sample_dims(s) for s in samples]
-        outputs = [n_out for n_out, _, _, _ in shapes]
-        reduced = [n_red for _, n_red, _, _ in shapes]
-        if sum(outputs) == 0:
-            return
-        # Lanes read neighbouring elements when the innermost dimension is reduced:
-        # a group of threads shares each output; otherwise a thread has an output to itself.
-        innermost_reduced = any(red and red[-1][1] == 1 for _, _, _, red in shapes)
-        group = min(32, _pow2_at_least(max(reduced))) if innermost_reduced else 1
-        work = sum(o * max(r, 1) for o, r in zip(outputs, reduced, strict=True))
-        chunk_len = max(
-            MIN_ELEMENTS_PER_THREAD * group,
-            -(-work * group // TARGET_THREADS),
-            -(-max(reduced) // MAX_CHUNKS),
-        )
-        chunks = [max(1, -(-r // chunk_len)) for r in reduced]
-        mean_ptr = 0 if mean is None else mean.ptr
-        if max(chunks) == 1:
-            desc = self._descriptors(samples, shapes, chunks, out_offsets)
-            self._launch(
-                name, data.ptr, mean_ptr, out.ptr, desc, chunk_len, group, 0, mode, ddof, stream, device_id
-            )
-            return
-        # Two stages: each chunk's accumulator, then their combination per output.
-        units = [o * c for o, c in zip(outputs, chunks, strict=True)]
-        starts = np.cumsum([0] + units[:-1]).tolist()
-        partial = _cuda()[0].DeviceArray.empty((sum(units),), acc_dtype, device_id, stream)
-        desc = self._descriptors(samples, shapes, chunks, starts)
-        self._launch(
-            name, data.ptr, mean_ptr, partial.ptr, desc, chunk_len, group, 1, mode, ddof, stream, device_id
-        )
-        combine = [_Sample(start, 0, None, None) for start in starts]
-        combine_shapes = [
-            (o, c, [(o, c)] if o > 1 else [], [(c, 1)] if c > 1 else [])
-            for o, c in zip(outputs, chunks, strict=True)
-        ]
-        desc = self._descriptors(combine, combine_shapes, [1] * len(samples), out_offsets, counts=reduced)
-        group = min(32, _pow2_at_least(max(chunks)))
-        self._launch(
-            name, partial.ptr, 0, out.ptr, desc, max(chunks), group, 2, mode, ddof, stream, device_id
-        )
+    @staticmethod
+    def _base(x):
+        """The array the element offsets of ``_sample`` count from."""
+        return x.data if isinstance(x, _cuda()[0].DeviceBatch) else x
 
-    def _sample_dims(self, sample):
-        """``(outputs, reduced elements, kept dims, reduced dims)`` of a sample."""
-        shape, axes = sample.shape, sample.axes
-        n_out = math.prod(n for d, n in enumerate(shape) if d not in axes)
-        n_red = math.prod(shape[d] for d in axes)
-        if n_out == 0 or n_red == 0:
-            return n_out, n_red, [], []
-        kept, reduced = _dims(shape, axes)
-        if len(kept) > MAX_DIMS or len(reduced) > MAX_DIMS:
+    def _part(self, in_offset, mean_offset, out_offset, shape, axes):
+        outputs = math.prod(n for d, n in enumerate(shape) if d not in axes)
+        reduced = math.prod(shape[d] for d in axes)
+        kept_dims, reduced_dims = _dims(shape, axes) if outputs and reduced else ([], [])
+        if len(kept_dims) > MAX_DIMS or len(reduced_dims) > MAX_DIMS:
             raise self._unsupported(
                 f"a sample of shape {shape} reduced over axes {list(axes)} "
-                f"(more than {MAX_DIMS} alternating groups of kept and reduced dimensions)"
+                f"(more than {MAX_DIMS} separate groups of kept or of reduced dimensions)"
             )
-        return n_out, n_red, kept, reduced
+        return _Part(in_offset, mean_offset, out_offset, outputs, reduced, reduced, kept_dims, reduced_dims)
+
+    def _reduce(self, parts, data, mean, out, in_dtype, out_dtype, ddof, stream, device_id):
+        name, mode, acc_dtype, acc_words = self._kernel(in_dtype, out_dtype)
+        place = (stream, device_id)
+        if sum(p.outputs for p in parts) == 0:
+            return
+        longest = max(p.reduced for p in parts)
+        # Lanes read neighbouring elements when the innermost dimension is reduced:
+        # a group of threads then shares each output; otherwise a thread has an
+        # output to itself and neighbouring threads read neighbouring outputs.
+        innermost_reduced = any(p.reduced_dims and p.reduced_dims[-1][1] == 1 for p in parts)
+        group = min(32, _pow2_at_least(longest)) if innermost_reduced else 1
+        work = sum(p.outputs * max(p.reduced, 1) for p in parts)
+        chunk_len = max(
+            MIN_ELEMENTS_PER_THREAD * group, -(-work * group // TARGET_THREADS), -(-longest // MAX_CHUNKS)
+        )
+        chunks = [max(1, -(-p.reduced // chunk_len)) for p in parts]
+        mean_ptr = 0 if mean is None else mean.ptr
+        if max(chunks) == 1:
+            self._launch(
+                name, data.ptr, mean_ptr, out.ptr, parts, chunks, chunk_len, group, 0, mode, ddof, place
+            )
+            return
+        # Two stages: the accumulator of each chunk, output-major (the chunks of an
+        # output side by side); then their combination, which reads them as a
+        # sample of shape (outputs, chunks) whose elements are accumulators.
+        *starts, total = itertools.accumulate(
+            (p.outputs * c for p, c in zip(parts, chunks, strict=True)), initial=0
+        )
+        partial = _cuda()[0].DeviceArray.empty((total * acc_words,), acc_dtype, device_id, stream)
+        stage1 = [
+            _Part(
+                p.in_offset, p.mean_offset, start, p.outputs, p.reduced, p.count, p.kept_dims, p.reduced_dims
+            )
+            for p, start in zip(parts, starts, strict=True)
+        ]
+        self._launch(
+            name, data.ptr, mean_ptr, partial.ptr, stage1, chunks, chunk_len, group, 1, mode, ddof, place
+        )
+        stage2 = [
+            _Part(start, 0, p.out_offset, p.outputs, c, p.count, [(p.outputs, c)], [(c, 1)])
+            for p, c, start in zip(parts, chunks, starts, strict=True)
+        ]
+        group = min(32, _pow2_at_least(max(chunks)))
+        self._launch(
+            name, partial.ptr, 0, out.ptr, stage2, [1] * len(parts), max(chunks), group, 2, mode, ddof, place
+        )
 
     @staticmethod
-    def _descriptors(samples, shapes, chunks, out_offsets, counts=None):
-        """The int64 descriptor rows of one launch (the layout of kernels/reduce.cu)."""
-        desc = np.zeros((len(samples), DESC_WORDS), np.int64)
+    def _descriptors(parts, chunks):
+        """The int64 descriptor rows of one launch (the layout of kernels/reduce.cu)
+        and the launch's unit count."""
+        desc = np.zeros((len(parts), DESC_WORDS), np.int64)
         unit = 0
-        for i, (sample, (n_out, n_red, kept, reduced)) in enumerate(zip(samples, shapes, strict=True)):
-            row = desc[i]
-            row[_D_IN] = sample.in_offset
-            row[_D_MEAN] = sample.mean_offset
-            row[_D_OUT] = out_offsets[i]
-            row[_D_NOUT] = n_out
-            row[_D_NRED] = n_red
-            row[_D_CHUNKS] = chunks[i]
-            row[_D_UNIT_START] = unit
-            row[_D_COUNT] = n_red if counts is None else counts[i]
-            row[_D_NKEPT] = len(kept)
-            row[_D_NREDDIMS] = len(reduced)
-            for k, (extent, stride) in enumerate(kept):
+        for row, part, part_chunks in zip(desc, parts, chunks, strict=True):
+            row[:_D_DIMS] = [
+                part.in_offset,
+                part.mean_offset,
+                part.out_offset,
+                part.outputs,
+                part.reduced,
+                part_chunks,
+                unit,
+                part.count,
+                len(part.kept_dims),
+                len(part.reduced_dims),
+            ]
+            for k, (extent, stride) in enumerate(part.kept_dims):
                 row[_D_DIMS + k] = extent
                 row[_D_DIMS + MAX_DIMS + k] = stride
-            for k, (extent, stride) in enumerate(reduced):
+            for k, (extent, stride) in enumerate(part.reduced_dims):
                 row[_D_DIMS + 2 * MAX_DIMS + k] = extent
                 row[_D_DIMS + 3 * MAX_DIMS + k] = stride
-            unit += n_out * chunks[i]
+            unit += part.outputs * part_chunks
         return desc, unit
 
     def _launch(
-        self, name, in_ptr, mean_ptr, out_ptr, desc, chunk_len, group, stage, mode, ddof, stream, device_id
+        self, name, in_ptr, mean_ptr, out_ptr, parts, chunks, chunk_len, group, stage, mode, ddof, place
     ):
+        """Queue one launch of kernel ``name`` over ``parts`` on ``place``, a (stream,
+        device id) pair (nothing when the parts have no units)."""
         device_array, modules = _cuda()
-        rows, units = desc
+        stream, device_id = place
+        rows, units = self._descriptors(parts, chunks)
         if units == 0:
             return
         table = device_array.DeviceArray.from_host(rows, device_id, stream)
-        groups_per_block = BLOCK // group
-        grid = min(MAX_BLOCKS, -(-units // groups_per_block))
+        grid = min(MAX_BLOCKS, -(-units // (BLOCK // group)))
         kernel = modules.get_function(device_id, MODULE, name)
         kernel.launch(
             grid,
