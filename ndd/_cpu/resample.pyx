@@ -178,7 +178,7 @@ cdef inline void _resample_planes(const src_t* base, const Py_ssize_t* src_strid
                     out_row[i] = _store(sums[i], out_row)
 
 
-def resample_pass(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] indices,
+def resample_pass(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] indices,
                   float[:, ::1] weights):
     """``dst[a, b, j, i] = sum_t weights[j, t] * src[a, b, indices[j, t], i]``.
 
@@ -336,7 +336,7 @@ cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_st
     _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
 
 
-def resample_rows_columns(src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
+def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
                           float[:, ::1] row_weights, int32_t[:, ::1] column_indices,
                           float[:, ::1] column_weights):
     """Both passes of a 2-D resize of ``src`` (outer, H, W, C) into ``dst``
