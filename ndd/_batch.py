@@ -441,6 +441,17 @@ class Batch(BatchBase, ResultMetadata):
 
     __str__ = __repr__
 
+    def _repr_png_(self):
+        """Jupyter: an image Batch (HWC, CHW or HW; uint8 or float) shows as a picture."""
+        from .display import repr_png
+
+        return repr_png(self)
+
+    def _repr_html_(self):
+        from .display import repr_html
+
+        return repr_html(self)
+
 
 def _from_samples(samples, dt, layout):
     b = Batch.__new__(Batch)

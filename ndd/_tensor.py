@@ -291,6 +291,17 @@ class Tensor(TensorBase, ResultMetadata):
 
     __str__ = __repr__
 
+    def _repr_png_(self):
+        """Jupyter: an image Tensor (HWC, CHW or HW; uint8 or float) shows as a picture."""
+        from .display import repr_png
+
+        return repr_png(self)
+
+    def _repr_html_(self):
+        from .display import repr_html
+
+        return repr_html(self)
+
 
 def convert_values(arr, dt, python_data=False):
     """``arr`` converted to DType ``dt`` as the reference converts data given with

@@ -13,7 +13,6 @@ for a few epochs. The demo prints the images per second of each epoch and writes
 """
 
 import argparse
-import math
 import pathlib
 import time
 
@@ -21,6 +20,7 @@ import numpy as np
 from PIL import Image
 
 import ndd
+from ndd.display import image_grid
 
 PHOTOS = pathlib.Path(__file__).parent / "_sample_data" / "photos"
 CROP_SIZE = 224
@@ -49,17 +49,7 @@ def augment(encoded: ndd.Batch, rng: ndd.random.RNG) -> ndd.Batch:
 
 def grid_image(batch: np.ndarray, columns: int = 4) -> Image.Image:
     """Normalised float NCHW images -> one RGB picture of them side by side (2-pixel gaps)."""
-    pixels = batch.transpose(0, 2, 3, 1) * STD + MEAN
-    pixels = np.clip(np.rint(pixels), 0, 255).astype(np.uint8)
-    count, height, width, _ = pixels.shape
-    columns = min(columns, count)
-    rows = math.ceil(count / columns)
-    gap = 2
-    grid = np.full((rows * (height + gap) - gap, columns * (width + gap) - gap, 3), 255, np.uint8)
-    for index, image in enumerate(pixels):
-        top, left = (index // columns) * (height + gap), (index % columns) * (width + gap)
-        grid[top : top + height, left : left + width] = image
-    return Image.fromarray(grid)
+    return image_grid(batch, columns=columns, layout="CHW", mean=MEAN, std=STD)
 
 
 def run(epochs: int, batch_size: int, output: pathlib.Path, seed: int = 42) -> np.ndarray:

@@ -39,8 +39,9 @@ NAMESPACES = (
     "ndd.checkpoint",
     "ndd.pytorch",
 )
-# Namespaces reached through the ones above (public names of theirs).
-SUB_NAMESPACES = ("ndd.experimental.decoders", "ndd.io.file", "ndd.tfrecord", "ndd.types")
+# Namespaces reached through the ones above (public names of theirs), and ndd.display (pictures
+# of images in notebooks), which ndd adds.
+SUB_NAMESPACES = ("ndd.experimental.decoders", "ndd.io.file", "ndd.tfrecord", "ndd.types", "ndd.display")
 
 # Page titles of the operator families (keys: the modules of ndd._ops.registry.FAMILIES).
 FAMILY_TITLES = {
