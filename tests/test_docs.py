@@ -108,6 +108,10 @@ def test_the_python_blocks_of_the_page_run(page, tmp_path, capsys):
         os.chdir(here)
 
 
+def test_the_migration_guide_runs_code():
+    assert python_blocks((DOCS / "migration.md").read_text())
+
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
