@@ -1,0 +1,162 @@
+// Data movement (ndd/_ops/gpu_layout.py): strided copies and padded windows of
+// N-D arrays. Elements move as raw bytes of 1, 2, 4, 8 or 16 bytes, so one
+// kernel per element size serves every dtype.
+//
+// A launch handles many segments (the samples of a batch, or the inputs of a
+// join): blockIdx.y picks the segment, blockIdx.x/threadIdx.x stride over its
+// elements. Each segment is described by a row of 64-bit words in a small device
+// buffer (layout below, written by gpu_layout.py), so a ragged batch is one launch.
+// A row places its segment by byte offsets from the launch's pointer parameters
+// (never by addresses: the host build of the kernels only translates parameters);
+// extents, starts and strides count elements, strides may be 0 (broadcast) or
+// negative (reversed steps). Dimensions are right-aligned: a row of ndim <
+// LAYOUT_MAX_DIMS leaves the leading ones unused.
+#include "common.cuh"
+
+#define LAYOUT_MAX_DIMS 6
+
+// Input pointers of one strided-copy launch (the inputs of a join).
+#define LAYOUT_MAX_INPUTS 8
+
+// copy row: n, ndim, input (0..LAYOUT_MAX_INPUTS-1), in offset, out offset,
+// extents[D], in strides[D], out strides[D]
+#define COPY_WORDS (5 + 3 * LAYOUT_MAX_DIMS)
+// pad row: n, ndim, in offset, out offset, fill offset, fill dim (-1: one
+// value; else the fill value is fill[index along that output dim]), extents[D]
+// (of the output), starts[D] (input index of output index 0), in extents[D],
+// in strides[D]; the output is C-contiguous. An output element whose input index
+// falls outside [0, in extent) in any dimension gets the fill value.
+#define PAD_WORDS (6 + 4 * LAYOUT_MAX_DIMS)
+
+struct Bytes16 {
+  unsigned long long lo, hi;
+};
+
+// The flat index i of a segment's elements, as per-dimension indices, walked
+// from the innermost dimension; I is 32-bit when the segment is small enough,
+// which spares the GPU most of a 64-bit division's cost.
+template <typename T, typename I>
+__device__ __forceinline__ void copy_segment(const long long* __restrict__ row,
+                                             const unsigned char* in_base,
+                                             unsigned char* out_base) {
+  const I n = (I)row[0];
+  const int first = LAYOUT_MAX_DIMS - (int)row[1];
+  const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[3]);
+  T* __restrict__ out = reinterpret_cast<T*>(out_base + row[4]);
+  I extent[LAYOUT_MAX_DIMS];
+  long long in_stride[LAYOUT_MAX_DIMS], out_stride[LAYOUT_MAX_DIMS];
+#pragma unroll
+  for (int k = 0; k < LAYOUT_MAX_DIMS; ++k) {
+    extent[k] = (I)row[5 + k];
+    in_stride[k] = row[5 + LAYOUT_MAX_DIMS + k];
+    out_stride[k] = row[5 + 2 * LAYOUT_MAX_DIMS + k];
+  }
+  for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {
+    I rest = i;
+    long long src = 0, dst = 0;
+#pragma unroll
+    for (int k = LAYOUT_MAX_DIMS - 1; k > 0; --k) {
+      if (k > first) {
+        const I q = rest / extent[k];
+        const long long r = (long long)(rest - q * extent[k]);
+        src += r * in_stride[k];
+        dst += r * out_stride[k];
+        rest = q;
+      }
+    }
+    src += (long long)rest * in_stride[first];
+    dst += (long long)rest * out_stride[first];
+    out[dst] = in[src];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void strided_copy(const long long* __restrict__ rows, unsigned int count,
+                                             unsigned char* out, const unsigned char* const* inputs) {
+  for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
+    const long long* row = rows + (unsigned long long)s * COPY_WORDS;
+    const unsigned char* in = inputs[row[2]];
+    if (row[0] <= 0xffffffffll)
+      copy_segment<T, unsigned int>(row, in, out);
+    else
+      copy_segment<T, unsigned long long>(row, in, out);
+  }
+}
+
+template <typename T, typename I>
+__device__ __forceinline__ void pad_segment(const long long* __restrict__ row,
+                                            const unsigned char* in_base,
+                                            unsigned char* out_base,
+                                            const unsigned char* fill_base) {
+  const I n = (I)row[0];
+  const int first = LAYOUT_MAX_DIMS - (int)row[1];
+  const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[2]);
+  T* __restrict__ out = reinterpret_cast<T*>(out_base + row[3]);
+  const T* __restrict__ fill = reinterpret_cast<const T*>(fill_base + row[4]);
+  const int fill_dim = (int)row[5];
+  I extent[LAYOUT_MAX_DIMS];
+  long long start[LAYOUT_MAX_DIMS], in_extent[LAYOUT_MAX_DIMS], in_stride[LAYOUT_MAX_DIMS];
+#pragma unroll
+  for (int k = 0; k < LAYOUT_MAX_DIMS; ++k) {
+    extent[k] = (I)row[6 + k];
+    start[k] = row[6 + LAYOUT_MAX_DIMS + k];
+    in_extent[k] = row[6 + 2 * LAYOUT_MAX_DIMS + k];
+    in_stride[k] = row[6 + 3 * LAYOUT_MAX_DIMS + k];
+  }
+  for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {
+    I rest = i;
+    long long src = 0;
+    bool inside = true;
+    int fill_index = 0;
+#pragma unroll
+    for (int k = LAYOUT_MAX_DIMS - 1; k >= 0; --k) {
+      if (k >= first) {
+        const I q = k > first ? rest / extent[k] : 0;
+        const long long r = (long long)(rest - q * extent[k]);
+        const long long c = start[k] + r;
+        inside = inside && c >= 0 && c < in_extent[k];
+        src += c * in_stride[k];
+        if (k == fill_dim) fill_index = (int)r;
+        rest = q;
+      }
+    }
+    out[i] = inside ? in[src] : fill[fill_index];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void padded_copy(const long long* __restrict__ rows, unsigned int count,
+                                            unsigned char* out, const unsigned char* in,
+                                            const unsigned char* fill) {
+  for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
+    const long long* row = rows + (unsigned long long)s * PAD_WORDS;
+    if (row[0] <= 0xffffffffll)
+      pad_segment<T, unsigned int>(row, in, out, fill);
+    else
+      pad_segment<T, unsigned long long>(row, in, out, fill);
+  }
+}
+
+// strided_copy_SIZE(rows, count, out, in0..in7): segment rows read input[row[2]];
+// padded_copy_SIZE(rows, count, out, in, fill).
+#define LAYOUT_KERNELS(SIZE, T)                                                     \
+  extern "C" __global__ void strided_copy_##SIZE(                                   \
+      const long long* rows, unsigned int count, unsigned char* out,                \
+      const unsigned char* in0, const unsigned char* in1, const unsigned char* in2, \
+      const unsigned char* in3, const unsigned char* in4, const unsigned char* in5, \
+      const unsigned char* in6, const unsigned char* in7) {                         \
+    const unsigned char* inputs[LAYOUT_MAX_INPUTS] = {in0, in1, in2, in3,           \
+                                                      in4, in5, in6, in7};          \
+    strided_copy<T>(rows, count, out, inputs);                                      \
+  }                                                                                 \
+  extern "C" __global__ void padded_copy_##SIZE(                                    \
+      const long long* rows, unsigned int count, unsigned char* out,                \
+      const unsigned char* in, const unsigned char* fill) {                         \
+    padded_copy<T>(rows, count, out, in, fill);                                     \
+  }
+
+LAYOUT_KERNELS(1, unsigned char)
+LAYOUT_KERNELS(2, unsigned short)
+LAYOUT_KERNELS(4, unsigned int)
+LAYOUT_KERNELS(8, unsigned long long)
+LAYOUT_KERNELS(16, Bytes16)
