@@ -13,7 +13,11 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
+from gpu_testing import install_fake  # noqa: E402
+
 import ndd  # noqa: E402
+from ndd._cuda import kernel_files  # noqa: E402
+from ndd._cuda.fake import FakeDriver  # noqa: E402
 from ndd._ops import gpu_reductions  # noqa: E402
 
 R = ndd.reductions
@@ -107,11 +111,6 @@ def test_long_reductions_take_two_stages(op, dtype, any_gpu):
             cpu = _call(op, ndd.tensor(data), axes=axes, **kwargs)
             if cpu is not None:
                 _assert_matches(_call(op, ndd.tensor(data).gpu(), axes=axes, **kwargs), cpu)
-
-
-def test_long_reductions_are_cut_into_chunks():
-    # What the test above relies on: the sizes there need more than one chunk.
-    assert 3000 > gpu_reductions.MIN_ELEMENTS_PER_THREAD * 32
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -287,3 +286,58 @@ def test_device_gpu_with_host_data_is_refused(any_gpu):
         NotImplementedError, match="ndd.reductions.sum on the GPU: input 'input' in host memory"
     ):
         R.sum(ndd.tensor(np.ones(3, np.float32)), device="gpu")
+
+
+# ----------------------------------------------------------------------------
+# What is launched
+
+
+@pytest.fixture
+def recorded(host_kernels, monkeypatch):
+    """A FakeDriver that runs the kernels on the CPU and records the launches."""
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", host_kernels.kernels_dir)
+    yield from install_fake(FakeDriver(devices=2, host_kernels=host_kernels))
+
+
+def _launch_summary(fake):
+    # (kernel, samples, stage): parameters 4 and 8 of every reduce kernel.
+    return [(launch.function, launch.args[4], launch.args[8]) for launch in fake.launches]
+
+
+def test_a_ragged_batch_is_one_launch(recorded):
+    samples = [_values("float32", shape, 13 + i) for i, shape in enumerate([(4, 5), (0, 5), (9, 1), (2, 30)])]
+    batch = ndd.batch(samples).gpu()
+    recorded.launches.clear()
+    with ndd.EvalMode.sync_cpu:
+        out = R.mean(batch, axes=[0])
+    assert _launch_summary(recorded) == [("reduce_float_plain_f32", 4, 0)]
+    _assert_batch_matches(out, R.mean(ndd.batch(samples), axes=[0]))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_a_long_reduction_is_two_launches(recorded, axis):
+    x = _values("int16", (3, 3000) if axis == 1 else (3000, 3), 14)
+    data = ndd.tensor(x).gpu()
+    recorded.launches.clear()
+    with ndd.EvalMode.sync_cpu:
+        out = R.mean(data, axes=[axis], dtype=ndd.int16)
+    assert _launch_summary(recorded) == [
+        ("reduce_exact_plain_i16_i16", 1, 1),
+        ("reduce_exact_plain_i16_i16", 1, 2),
+    ]
+    _assert_matches(out, R.mean(ndd.tensor(x), axes=[axis], dtype=ndd.int16))
+
+
+@pytest.mark.parametrize(
+    "shape, axes, kept, reduced",
+    [
+        ((4, 5, 3), {1}, [(4, 15), (3, 1)], [(5, 3)]),
+        ((4, 1, 5, 3), {0, 2}, [(3, 1)], [(20, 3)]),
+        ((4, 5, 3), {0, 1, 2}, [], [(60, 1)]),
+        ((4, 5, 3), set(), [(60, 1)], []),
+        ((2, 3, 4, 5), {1, 3}, [(2, 60), (4, 5)], [(3, 20), (5, 1)]),
+        ((1, 1), {0}, [], []),
+    ],
+)
+def test_dimensions_drop_extent_one_and_merge_neighbours(shape, axes, kept, reduced):
+    assert gpu_reductions._dims(shape, axes) == (kept, reduced)
