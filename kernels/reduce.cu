@@ -220,10 +220,10 @@ template <typename In, Element E> struct FloatSum {
   typedef double Acc;
   typedef float Out;
   __device__ static Acc identity() { return 0.0; }
-  __device__ static Acc element(In x, const float* mean) {
+  __device__ static Acc element(In x, double mean) {
     double v = (double)x;
     if (E == PLAIN) return v;
-    if (E == DEVIATION) v -= (double)*mean;
+    if (E == DEVIATION) v -= mean;
     return v * v;
   }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
@@ -240,7 +240,7 @@ template <typename In, typename OutT> struct WrappingSum {
   typedef u64 Acc;
   typedef OutT Out;
   __device__ static Acc identity() { return 0ull; }
-  __device__ static Acc element(In x, const float*) {
+  __device__ static Acc element(In x, double) {
     return limits<In>::is_signed ? (u64)(i64)x : (u64)x;
   }
   __device__ static Acc combine(Acc a, Acc b) { return a + b; }
@@ -252,7 +252,7 @@ template <typename In, typename OutT, Element E> struct ExactSum {
   typedef I192 Acc;
   typedef OutT Out;
   __device__ static Acc identity() { return I192{0ull, 0ull, 0ull}; }
-  __device__ static Acc element(In x, const float*) {
+  __device__ static Acc element(In x, double) {
     if (E == PLAIN) return limits<In>::is_signed ? i192_from_signed((i64)x) : i192_from_unsigned((u64)x);
     u64 m = limits<In>::is_signed ? ((i64)x < 0 ? 0ull - (u64)(i64)x : (u64)(i64)x) : (u64)x;
     return I192{m * m, __umul64hi(m, m), 0ull};
@@ -279,7 +279,7 @@ template <typename In, bool LARGEST> struct Extreme {
     if constexpr (limits<In>::is_float) return (In)__int_as_float(0x7fc00000);
     return LARGEST ? limits<In>::lowest() : limits<In>::highest();
   }
-  __device__ static Acc element(In x, const float*) { return x; }
+  __device__ static Acc element(In x, double) { return x; }
   __device__ static Acc combine(Acc a, Acc b) {
     if (is_nan(b)) return a;
     if (is_nan(a)) return b;
@@ -325,7 +325,8 @@ __device__ void reduce(const void* input, const float* mean, void* output, const
   const i64 groups_per_block = blockDim.x / group;
   const int lane = threadIdx.x % group;
   // Every thread of a block runs the same iterations, so that all reach the shuffles.
-  for (i64 base = blockIdx.x * groups_per_block; base < total_units; base += (i64)gridDim.x * groups_per_block) {
+  const i64 step = (i64)gridDim.x * groups_per_block;
+  for (i64 base = blockIdx.x * groups_per_block; base < total_units; base += step) {
     const i64 u = base + threadIdx.x / group;
     const bool active = u < total_units;
     Acc acc = Op::identity();
@@ -343,15 +344,18 @@ __device__ void reduce(const void* input, const float* mean, void* output, const
       const i64* reduced = d + D_DIMS + 2 * MAX_DIMS;
       if (stage == 2) {
         const Acc* in = static_cast<const Acc*>(input) + d[D_IN] + kept;
-        for (i64 r = start + lane; r < end; r += group) acc = Op::combine(acc, in[dims_offset(reduced, reduced_dims, r)]);
+        for (i64 r = start + lane; r < end; r += group)
+          acc = Op::combine(acc, in[dims_offset(reduced, reduced_dims, r)]);
       } else {
         const In* in = static_cast<const In*>(input) + d[D_IN] + kept;
-        const float* m = mean == nullptr ? mean : mean + d[D_MEAN] + out_index;
+        // The output element's mean (variance and std_dev; the other kernels get none).
+        const double mu = mean == nullptr ? 0.0 : (double)mean[d[D_MEAN] + out_index];
         for (i64 r = start + lane; r < end; r += group)
-          acc = Op::combine(acc, Op::element(in[dims_offset(reduced, reduced_dims, r)], m));
+          acc = Op::combine(acc, Op::element(in[dims_offset(reduced, reduced_dims, r)], mu));
       }
     }
-    for (int delta = group / 2; delta > 0; delta /= 2) acc = Op::combine(acc, shuffle_down(acc, delta, group));
+    for (int delta = group / 2; delta > 0; delta /= 2)
+      acc = Op::combine(acc, shuffle_down(acc, delta, group));
     if (active && lane == 0) {
       if (stage == 1) {
         static_cast<Acc*>(output)[d[D_OUT] + out_index * d[D_CHUNKS] + chunk] = acc;
