@@ -18,7 +18,7 @@ import numpy as np
 
 from .._prepare.elementwise import apply
 from .._types import bool as bool_dtype
-from .gpu_elementwise import gpu_binary
+from .gpu_elementwise import gpu_elementwise
 from .promotion import float_result, promote_all
 
 __all__ = ["ElementwiseOp", "OPERATORS", "MATH_FUNCTIONS", "apply"]
@@ -73,7 +73,7 @@ class ElementwiseOp:
         self.bool_ok = bool_ok
         self.params = params
         self.type_cache = {}
-        self.gpu_kernel = None if gpu is None else gpu_binary(self, gpu)
+        self.gpu_kernel = None if gpu is None else gpu_elementwise(self, gpu)
 
     def resolve_types(self, dtypes):
         """``(output DType, numpy compute dtype, numpy output dtype, floating)`` for
@@ -174,23 +174,23 @@ OPERATORS = {
     "add": _op("add", "+", 2, np.add, gpu="add"),
     "sub": _op("sub", "-", 2, np.subtract, gpu="sub"),
     "mul": _op("mul", "*", 2, np.multiply, bool_ok=True, gpu="mul"),
-    "fdiv": _op("fdiv", "/", 2, np.true_divide, result="float"),
-    "div": _op("div", "//", 2, _floor_divide),
-    "mod": _op("mod", "%", 2, _mod),
-    "pow": _op("pow", "**", 2, _power),
+    "fdiv": _op("fdiv", "/", 2, np.true_divide, result="float", gpu="truediv"),
+    "div": _op("div", "//", 2, _floor_divide, gpu="floordiv"),
+    "mod": _op("mod", "%", 2, _mod, gpu="mod"),
+    "pow": _op("pow", "**", 2, _power, gpu="pow"),
     "bitand": _op("bitand", "&", 2, np.bitwise_and, integer_only=True, bool_ok=True, gpu="bitand"),
     "bitor": _op("bitor", "|", 2, np.bitwise_or, integer_only=True, bool_ok=True, gpu="bitor"),
     "bitxor": _op("bitxor", "^", 2, np.bitwise_xor, integer_only=True, bool_ok=True, gpu="bitxor"),
-    "lshift": _op("lshift", "<<", 2, _shift(np.left_shift), integer_only=True, bool_ok=True),
-    "rshift": _op("rshift", ">>", 2, _shift(np.right_shift), integer_only=True, bool_ok=True),
+    "lshift": _op("lshift", "<<", 2, _shift(np.left_shift), integer_only=True, bool_ok=True, gpu="lshift"),
+    "rshift": _op("rshift", ">>", 2, _shift(np.right_shift), integer_only=True, bool_ok=True, gpu="rshift"),
     "eq": _op("eq", "==", 2, np.equal, result="bool", bool_ok=True, gpu="eq"),
     "neq": _op("neq", "!=", 2, np.not_equal, result="bool", bool_ok=True, gpu="neq"),
     "lt": _op("lt", "<", 2, np.less, result="bool", bool_ok=True, gpu="lt"),
     "leq": _op("leq", "<=", 2, np.less_equal, result="bool", bool_ok=True, gpu="leq"),
     "gt": _op("gt", ">", 2, np.greater, result="bool", bool_ok=True, gpu="gt"),
     "geq": _op("geq", ">=", 2, np.greater_equal, result="bool", bool_ok=True, gpu="geq"),
-    "minus": _op("minus", "-", 1, np.negative),
-    "bitnot": _op("bitnot", "~", 1, np.invert, integer_only=True, bool_ok=True),
+    "minus": _op("minus", "-", 1, np.negative, gpu="minus"),
+    "bitnot": _op("bitnot", "~", 1, np.invert, integer_only=True, bool_ok=True, gpu="bitnot"),
 }
 
 
@@ -224,20 +224,24 @@ _FLOAT_UNARY = {
 }
 
 MATH_FUNCTIONS = {
-    name: _math(name, 1, _rsqrt if fn is None else fn, result="float", params=("input",))
+    name: _math(name, 1, _rsqrt if fn is None else fn, result="float", params=("input",), gpu=name)
     for name, fn in _FLOAT_UNARY.items()
 }
 MATH_FUNCTIONS.update(
     {
-        "abs": _math("abs", 1, np.abs, params=("input",)),
+        "abs": _math("abs", 1, np.abs, params=("input",), gpu="abs"),
         "min": _math("min", 2, np.minimum, params=("left", "right"), gpu="minimum"),
         "max": _math("max", 2, np.maximum, params=("left", "right"), gpu="maximum"),
-        "pow": _math("pow", 2, _power, params=("base", "exponent")),
-        "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent")),
+        "pow": _math("pow", 2, _power, params=("base", "exponent"), gpu="pow"),
+        "fpow": _math("fpow", 2, _power, result="float", params=("base", "exponent"), gpu="pow"),
         # The first argument is the numerator, as np.arctan2(x, y) (reference parameter names).
-        "atan2": _math("atan2", 2, np.arctan2, result="float", params=("x", "y")),
+        "atan2": _math("atan2", 2, np.arctan2, result="float", params=("x", "y"), gpu="atan2"),
         "clamp": _math(
-            "clamp", 3, lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), params=("value", "lo", "hi")
+            "clamp",
+            3,
+            lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+            params=("value", "lo", "hi"),
+            gpu="clamp",
         ),
     }
 )

@@ -1,16 +1,17 @@
-"""GPU kernels of the elementwise operators (+, -, *, ``ndd.math.min``/``max``, the
-comparisons ==, !=, <, <=, >, >=, the integer &, |, ^) and of ``cast``.
+"""GPU kernels of the elementwise operators (the arithmetic, comparison, bitwise and
+shift operators, unary -, ~ and abs, every ``ndd.math`` function) and of ``cast``.
 
 They follow the GPU operator contract of ``schema.Operator``: called in the run
 phase with the device current and the inputs ordered before ``ctx.cuda_stream``,
 they queue kernels of ``kernels/elementwise.cu`` on that stream and return
 outputs allocated there (DeviceArray in sample mode, DeviceBatch in batch mode).
+``KERNELS`` says which kernels exist: for each kernel name, the compute types.
 
 The kernels work on flat buffers of one type, so what they can do is:
 
 * operands of the compute type, or cast to it on the GPU first (the promotion):
-  the result's type for arithmetic, the type numpy compares in for comparisons
-  (whose output is bool);
+  the result's type for arithmetic (float32 for an integer operand of a float
+  function), the type numpy compares in for comparisons (whose output is bool);
 * GPU operands with as many elements as the result (broadcasting that only adds
   dimensions of extent 1, which keeps the flat order), and host scalars, passed
   by value (``x + 1``);
@@ -21,6 +22,12 @@ Everything else (other broadcasts, a Tensor against a Batch, host arrays, types
 without a kernel) raises NotImplementedError naming the operator: the GPU path
 never copies data to the host behind the user's back.
 
+The values are the CPU's, with one difference where the CPU raises on the data:
+a GPU integer divisor of 0 (``//``, ``%``) gives 0 and a negative shift count in
+a GPU operand gives numpy's result (0, or -1 for ``>>`` of a negative value),
+since checking would read the data back to the host. A host scalar divisor of 0
+or negative shift count raises as on the CPU.
+
 Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
 """
 
@@ -30,13 +37,13 @@ import numpy as np
 
 __all__ = [
     "BLOCK",
-    "INTEGER_KERNEL_TYPES",
+    "KERNELS",
     "KERNEL_TYPES",
     "MODULE",
-    "GpuBinary",
     "GpuCast",
+    "GpuElementwise",
     "GpuCompare",
-    "gpu_binary",
+    "gpu_elementwise",
 ]
 
 MODULE = "elementwise"
@@ -44,15 +51,38 @@ MODULE = "elementwise"
 BLOCK = 256
 # numpy dtype -> the type suffix of the kernels in kernels/elementwise.cu.
 KERNEL_TYPES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "i8",
     np.dtype(np.uint8): "u8",
     np.dtype(np.int16): "i16",
+    np.dtype(np.uint16): "u16",
     np.dtype(np.int32): "i32",
+    np.dtype(np.uint32): "u32",
     np.dtype(np.int64): "i64",
+    np.dtype(np.uint64): "u64",
+    np.dtype(np.float16): "f16",
     np.dtype(np.float32): "f32",
     np.dtype(np.float64): "f64",
 }
-# The types of the bitwise kernels.
-INTEGER_KERNEL_TYPES = {dtype: name for dtype, name in KERNEL_TYPES.items() if dtype.kind in "iu"}
+_BOOL = (np.dtype(np.bool_),)
+_INTEGER = tuple(t for t in KERNEL_TYPES if t.kind in "iu")
+_FLOAT = tuple(t for t in KERNEL_TYPES if t.kind == "f")
+_NUMERIC = _INTEGER + _FLOAT
+_FLOAT_FUNCTIONS = (
+    "sqrt rsqrt cbrt exp log log2 log10 sin cos tan asin acos atan sinh cosh tanh "
+    "asinh acosh atanh floor ceil fabs"
+).split()
+# Kernel name in kernels/elementwise.cu -> the compute types it has kernels for.
+KERNELS = {
+    **dict.fromkeys(["add", "sub", "minimum", "maximum", "floordiv", "mod", "pow"], _NUMERIC),
+    "mul": _BOOL + _NUMERIC,
+    "truediv": _FLOAT,
+    "atan2": _FLOAT,
+    **dict.fromkeys(["bitand", "bitor", "bitxor", "lshift", "rshift", "bitnot"], _BOOL + _INTEGER),
+    **dict.fromkeys(["eq", "neq", "lt", "leq", "gt", "geq"], _BOOL + _NUMERIC),
+    **dict.fromkeys(["minus", "abs", "clamp"], _NUMERIC),
+    **dict.fromkeys(_FLOAT_FUNCTIONS, _FLOAT),
+}
 
 
 @functools.cache
@@ -100,7 +130,8 @@ def _extent(offsets, shapes):
 
 def _as_flat(data, compute, stream, device_id):
     """``data`` (a DeviceArray or DeviceBatch) as a ``_Flat`` of dtype ``compute``;
-    cast on the GPU into a temporary when its type differs."""
+    converted on the GPU into a temporary when its type differs, as numpy's
+    ``astype`` converts (what the CPU kernels do to their operands)."""
     device_array = _cuda()[0]
     if isinstance(data, device_array.DeviceBatch):
         itemsize = data.dtype.itemsize
@@ -113,22 +144,39 @@ def _as_flat(data, compute, stream, device_id):
         n = data.size
         array = data.reshape((n,))
     if array.dtype != compute:
-        converted = device_array.DeviceArray.empty((n,), compute, device_id, stream)
-        _cast_flat(array.ptr, array.dtype, converted.ptr, compute, n, stream, device_id)
-        array = converted
+        if array.dtype.kind in "iu" and compute.kind in "iu" and array.dtype.itemsize == compute.itemsize:
+            # uint64 promoted to int64: astype wraps, which is the same bits (cast saturates).
+            array = array.view(0, (n,), compute)
+        else:
+            converted = device_array.DeviceArray.empty((n,), compute, device_id, stream)
+            _cast_flat(array.ptr, array.dtype, converted.ptr, compute, n, stream, device_id)
+            array = converted
     return _Flat(array, offsets, shapes)
 
 
-class GpuBinary:
-    """The GPU kernel of a binary elementwise operator: ``kernels/elementwise.cu``'s
-    ``<kernel>_<type>`` (two arrays), ``<kernel>_scalar_rhs_<type>`` and
-    ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar), computing in and
-    returning the result's type; ``types`` are the types it has kernels for."""
+def _is_scalar(operand):
+    return not hasattr(operand, "ptr")
 
-    def __init__(self, op, kernel, types=KERNEL_TYPES):
+
+class GpuElementwise:
+    """The GPU kernel of an elementwise operator of one, two or three operands, from
+    ``kernels/elementwise.cu``, computing in and returning the result's type:
+
+    * unary: ``<kernel>_<type>(in, out, n)``;
+    * binary: ``<kernel>_<type>`` (two arrays), ``<kernel>_scalar_rhs_<type>`` and
+      ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar, by value);
+    * ternary (clamp): ``<kernel>_<type>`` (three arrays) and
+      ``<kernel>_scalar_bounds_<type>`` (the last two scalars); other scalar
+      operands are first filled into arrays on the GPU (``fill_<type>``).
+
+    ``types`` are the compute types it has kernels for; ``check_scalar(compute,
+    index, value)`` refuses host scalar operands as the CPU kernel would."""
+
+    def __init__(self, op, kernel, types, check_scalar=None):
         self.op = op
         self.kernel = kernel
         self.types = types
+        self.check_scalar = check_scalar
 
     def _unsupported(self, what):
         return NotImplementedError(f"{self.op.qualname} on the GPU: {what}; the GPU implementation lacks it")
@@ -162,27 +210,33 @@ class GpuBinary:
             return [self._sample(inputs, compute, out, stream, device_id)]
         return [self._batch(inputs, compute, out, stream, device_id)]
 
-    def _scalar(self, x, compute):
-        """The value of host operand ``x`` in the compute type (as the CPU converts it)."""
+    def _scalar(self, x, index, compute):
+        """The value of host operand ``x`` in the compute type (as the CPU converts
+        it), as the kernel parameter: float16 as its bits."""
         if not isinstance(x, np.ndarray) or x.size != 1:
             shape = tuple(x.shape) if isinstance(x, np.ndarray) else "a batch"
             raise self._unsupported(
                 f"a host operand ({shape}) can only be a scalar; move it to the GPU with .gpu()"
             )
-        return x.reshape(()).astype(compute).item()
+        value = x.reshape(()).astype(compute)
+        if self.check_scalar is not None:
+            self.check_scalar(compute, index, value.item())
+        if compute == np.float16:
+            return value.view(np.uint16).item()
+        return value.item()
 
     def _sample(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
         shape = np.broadcast_shapes(*[x.shape for x in inputs])
         n = int(np.prod(shape, dtype=np.int64))
         operands = []
-        for x in inputs:
+        for index, x in enumerate(inputs):
             if isinstance(x, device_array.DeviceArray):
                 if x.size != n:
                     raise self._unsupported(f"broadcasting shape {x.shape} to {shape}")
                 operands.append(_as_flat(x, compute, stream, device_id).array)
             else:
-                operands.append(self._scalar(x, compute))
+                operands.append(self._scalar(x, index, compute))
         out = device_array.DeviceArray.empty(shape, out_dtype, device_id, stream)
         self._queue(operands, out.ptr, n, stream, device_id, compute)
         return out
@@ -190,13 +244,13 @@ class GpuBinary:
     def _batch(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
         flats = []
-        for x in inputs:
+        for index, x in enumerate(inputs):
             if isinstance(x, device_array.DeviceBatch):
                 flats.append(_as_flat(x, compute, stream, device_id))
             elif isinstance(x, device_array.DeviceArray):
                 raise self._unsupported("a GPU Tensor broadcast to every sample of a Batch")
             else:
-                flats.append(self._scalar(x, compute))
+                flats.append(self._scalar(x, index, compute))
         batches = [f for f in flats if isinstance(f, _Flat)]
         first = batches[0]
         for other in batches[1:]:
@@ -232,17 +286,34 @@ class GpuBinary:
 
     def _queue(self, operands, out_ptr, n, stream, device_id, compute):
         type_name = KERNEL_TYPES[compute]
-        a, b = operands
-        if not isinstance(b, (int, float)):
-            if not isinstance(a, (int, float)):
-                _launch(device_id, f"{self.kernel}_{type_name}", n, stream, a.ptr, b.ptr, out_ptr)
+        scalar = [_is_scalar(x) for x in operands]
+        if len(operands) == 2 and any(scalar):
+            a, b = operands
+            if scalar[1]:
+                _launch(device_id, f"{self.kernel}_scalar_rhs_{type_name}", n, stream, a.ptr, b, out_ptr)
             else:
                 _launch(device_id, f"{self.kernel}_scalar_lhs_{type_name}", n, stream, a, b.ptr, out_ptr)
-        else:
-            _launch(device_id, f"{self.kernel}_scalar_rhs_{type_name}", n, stream, a.ptr, b, out_ptr)
+            return
+        if scalar == [False, True, True]:
+            x, lo, hi = operands
+            _launch(device_id, f"{self.kernel}_scalar_bounds_{type_name}", n, stream, x.ptr, lo, hi, out_ptr)
+            return
+        if any(scalar):
+            operands = [
+                self._filled(x, n, stream, device_id, compute) if s else x
+                for x, s in zip(operands, scalar, strict=True)
+            ]
+        _launch(device_id, f"{self.kernel}_{type_name}", n, stream, *[x.ptr for x in operands], out_ptr)
+
+    @staticmethod
+    def _filled(value, n, stream, device_id, compute):
+        """Scalar ``value`` (a kernel parameter) repeated into a GPU array of ``n``."""
+        out = _cuda()[0].DeviceArray.empty((n,), compute, device_id, stream)
+        _launch(device_id, f"fill_{KERNEL_TYPES[compute]}", n, stream, value, out.ptr)
+        return out
 
 
-class GpuCompare(GpuBinary):
+class GpuCompare(GpuElementwise):
     """The GPU kernel of a comparison: the operands are compared in the type numpy
     compares them in (``np.result_type`` of the operand types, as the CPU kernel
     calls the numpy ufunc on the original operands), the output is bool."""
@@ -258,13 +329,34 @@ class GpuCompare(GpuBinary):
         )
 
 
-def gpu_binary(op, kernel):
-    """The GPU kernel of binary ``ElementwiseOp`` ``op``: its kernels are ``kernel``'s
-    in ``kernels/elementwise.cu`` (comparisons give bool; bitwise ops have integer
-    kernels only)."""
-    if op.result == "bool":
-        return GpuCompare(op, kernel)
-    return GpuBinary(op, kernel, INTEGER_KERNEL_TYPES if op.integer_only else KERNEL_TYPES)
+def _nonzero_integer_divisor(message):
+    def check(compute, index, value):
+        if index == 1 and compute.kind in "iu" and value == 0:
+            raise ZeroDivisionError(message)
+
+    return check
+
+
+def _nonnegative_shift_count(compute, index, value):
+    if index == 1 and compute.kind == "i" and value < 0:
+        raise ValueError("negative shift count")
+
+
+# Kernel name -> the check of its host scalar operands: what the CPU kernel raises for
+# (on GPU operands the kernels give numpy's values instead, see the module docstring).
+_SCALAR_CHECKS = {
+    "floordiv": _nonzero_integer_divisor("Integer division by zero"),
+    "mod": _nonzero_integer_divisor("Integer modulo by zero"),
+    "lshift": _nonnegative_shift_count,
+    "rshift": _nonnegative_shift_count,
+}
+
+
+def gpu_elementwise(op, kernel):
+    """The GPU kernel of ``ElementwiseOp`` ``op``: ``kernel``'s kernels in
+    ``kernels/elementwise.cu``, of the types ``KERNELS`` lists (comparisons give bool)."""
+    cls = GpuCompare if op.result == "bool" else GpuElementwise
+    return cls(op, kernel, KERNELS[kernel], _SCALAR_CHECKS.get(kernel))
 
 
 class GpuCast:

@@ -1,0 +1,344 @@
+"""GPU elementwise operators against their CPU twins: /, //, %, **, <<, >>, unary -,
+~, abs, every ``ndd.math`` function, and +, -, *, min, max, comparisons, bitwise
+operators and ``cast`` for every type with a kernel (bool, the integers, float16,
+float32, float64) (ndd/_ops/gpu_elementwise.py, kernels/elementwise.cu).
+
+Each test runs on the kernels built for the CPU and on a real GPU (``any_gpu``) and
+compares tensor-tensor, tensor-scalar, scalar-tensor and ragged-batch results with
+the CPU's: exactly, except for transcendental float functions, which may differ
+in the last bits between math libraries.
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+import ndd  # noqa: E402
+from ndd._ops.gpu_elementwise import KERNEL_TYPES  # noqa: E402
+
+TYPES = {name: dtype for dtype, name in KERNEL_TYPES.items()}
+INTEGER = [name for name, dtype in TYPES.items() if dtype.kind in "iu"]
+FLOAT = [name for name, dtype in TYPES.items() if dtype.kind == "f"]
+NUMERIC = INTEGER + FLOAT
+# Relative tolerance of transcendental functions per result type: a few units in
+# the last place (for float16, computed in float32 and rounded, one unit).
+TOLERANCE = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 4e-6, np.dtype(np.float64): 1e-13}
+
+# name -> (the operator as a function of two operands, the types it accepts, whether exact)
+BINARY = {
+    "add": (lambda a, b: a + b, NUMERIC, True),
+    "sub": (lambda a, b: a - b, NUMERIC, True),
+    "mul": (lambda a, b: a * b, ["bool", *NUMERIC], True),
+    "min": (ndd.math.min, NUMERIC, True),
+    "max": (ndd.math.max, NUMERIC, True),
+    "truediv": (lambda a, b: a / b, NUMERIC, True),
+    "floordiv": (lambda a, b: a // b, NUMERIC, True),
+    "mod": (lambda a, b: a % b, NUMERIC, True),
+    "pow": (lambda a, b: a**b, NUMERIC, False),
+    "math.pow": (ndd.math.pow, NUMERIC, False),
+    "fpow": (ndd.math.fpow, NUMERIC, False),
+    "atan2": (ndd.math.atan2, NUMERIC, False),
+    "bitand": (lambda a, b: a & b, ["bool", *INTEGER], True),
+    "bitor": (lambda a, b: a | b, ["bool", *INTEGER], True),
+    "bitxor": (lambda a, b: a ^ b, ["bool", *INTEGER], True),
+    "lshift": (lambda a, b: a << b, ["bool", *INTEGER], True),
+    "rshift": (lambda a, b: a >> b, ["bool", *INTEGER], True),
+    "eq": (lambda a, b: a == b, list(TYPES), True),
+    "neq": (lambda a, b: a != b, list(TYPES), True),
+    "lt": (lambda a, b: a < b, list(TYPES), True),
+    "leq": (lambda a, b: a <= b, list(TYPES), True),
+    "gt": (lambda a, b: a > b, list(TYPES), True),
+    "geq": (lambda a, b: a >= b, list(TYPES), True),
+}
+BINARY_CASES = [(op, type_name) for op, (_, types, _) in BINARY.items() for type_name in types]
+
+_EXACT_FUNCTIONS = ["sqrt", "rsqrt", "floor", "ceil", "fabs"]
+_TRANSCENDENTAL = (
+    "cbrt exp log log2 log10 sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh".split()
+)
+# name -> (the operator as a function of one operand, the types it accepts, whether exact)
+UNARY = {
+    "minus": (lambda a: -a, NUMERIC, True),
+    "plus": (lambda a: +a, list(TYPES), True),
+    "bitnot": (lambda a: ~a, ["bool", *INTEGER], True),
+    "abs": (ndd.math.abs, NUMERIC, True),
+    "builtin abs": (abs, NUMERIC, True),
+    **{name: (getattr(ndd.math, name), NUMERIC, True) for name in _EXACT_FUNCTIONS},
+    **{name: (getattr(ndd.math, name), NUMERIC, False) for name in _TRANSCENDENTAL},
+}
+UNARY_CASES = [(op, type_name) for op, (_, types, _) in UNARY.items() for type_name in types]
+
+RAGGED_SHAPES = [(5, 7), (0, 3), (30, 10), (1, 1)]
+
+
+def _values(op, dtype, shape, seed, divisor=False):
+    """Random values of ``dtype`` with the edge cases of ``op`` among them."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape))
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if op in ("lshift", "rshift") and divisor:
+            # Counts up to past the bit width; the CPU refuses negative ones.
+            values = rng.integers(0, info.bits + 3, shape).astype(dtype)
+        elif op in ("pow", "math.pow") and divisor:
+            values = rng.integers(max(info.min, -3), 70, shape).astype(dtype)
+        else:
+            values = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+            edges = [info.min, info.max, 0, 1, -1, 7, -7, 2] if info.min else [0, info.max, 1, 7, 2]
+            values.flat[: min(n, len(edges))] = np.array(edges[:n]).astype(dtype)
+        if divisor and op in ("floordiv", "mod"):
+            values[values == 0] = 3  # the CPU raises for an integer divisor of 0
+            if info.min and n >= 2:
+                values.flat[:2] = [-1, -1]  # MIN // -1 wraps, MIN % -1 is 0
+        return values
+    scale = 3.0 if op not in ("add", "sub", "mul", "min", "max") else 1000.0
+    values = (rng.standard_normal(shape) * scale).astype(dtype)
+    edges = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 7.0, 1e30, 1e-30]
+    if divisor:
+        edges = [3.0, -3.0, np.inf, -np.inf, 0.0, -0.0, np.nan, 0.5, 2.0, -7.0, 1e-30, 1e30]
+    if op in ("pow", "math.pow", "fpow", "atan2"):
+        # numpy's vectorised float functions disagree with C's on some infinite operands.
+        edges = [e for e in edges if not np.isinf(e)]
+    values.flat[: min(n, len(edges))] = np.array(edges[:n]).astype(dtype)
+    return values
+
+
+def _assert_same(gpu_result, cpu_result, exact=True):
+    assert gpu_result.dtype == cpu_result.dtype
+    assert gpu_result.shape == cpu_result.shape
+    g, c = np.asarray(gpu_result.cpu()), np.asarray(cpu_result)
+    if exact or g.dtype.kind != "f":
+        np.testing.assert_array_equal(g, c)
+    else:
+        tol = TOLERANCE[g.dtype]
+        np.testing.assert_allclose(g, c, rtol=tol, atol=tol)
+
+
+def _assert_batches_same(gpu_batch, cpu_batch, exact=True):
+    for g, c in zip(gpu_batch.cpu(), cpu_batch, strict=True):
+        _assert_same(g, c, exact)
+
+
+@pytest.mark.parametrize("op, type_name", BINARY_CASES)
+def test_gpu_binary_op_matches_the_cpu(op, type_name, any_gpu):
+    fn, _, exact = BINARY[op]
+    dtype = TYPES[type_name]
+    a, b = _values(op, dtype, (33, 65), 1), _values(op, dtype, (33, 65), 2, divisor=True)
+    with np.errstate(all="ignore"):
+        _assert_same(fn(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), fn(ndd.tensor(a), ndd.tensor(b)), exact)
+        for scalar in (b.flat[7], b.flat[8]):
+            s = ndd.tensor(np.array(scalar, dtype))
+            _assert_same(fn(ndd.tensor(a).gpu(), s), fn(ndd.tensor(a), s), exact)
+        s = ndd.tensor(np.array(a.flat[9], dtype))
+        _assert_same(fn(s, ndd.tensor(b).gpu()), fn(s, ndd.tensor(b)), exact)
+        xs = [_values(op, dtype, s, 3 + i) for i, s in enumerate(RAGGED_SHAPES)]
+        ys = [_values(op, dtype, s, 9 + i, divisor=True) for i, s in enumerate(RAGGED_SHAPES)]
+        _assert_batches_same(
+            fn(ndd.batch(xs).gpu(), ndd.batch(ys).gpu()), fn(ndd.batch(xs), ndd.batch(ys)), exact
+        )
+        s = ndd.tensor(np.array(b.flat[7], dtype))
+        _assert_batches_same(fn(ndd.batch(xs).gpu(), s), fn(ndd.batch(xs), s), exact)
+
+
+@pytest.mark.parametrize("op", ["truediv", "floordiv", "mod", "pow", "fpow", "atan2", "lshift", "rshift"])
+@pytest.mark.parametrize("left, right", [(np.uint8, np.int8), (np.int16, np.float16), (np.uint64, np.int64)])
+def test_gpu_binary_op_promotes_as_the_cpu(op, left, right, any_gpu):
+    fn, _, exact = BINARY[op]
+    if op in ("lshift", "rshift") and np.dtype(right).kind == "f":
+        pytest.skip("shifts take integers only")
+    a, b = _values(op, left, (200,), 1), _values(op, right, (200,), 2, divisor=True)
+    if op in ("floordiv", "mod", "lshift", "rshift", "pow") and np.dtype(right).kind == "i":
+        b = np.abs(b.astype(np.int64)).clip(1, 60).astype(right)
+    with np.errstate(all="ignore"):
+        _assert_same(fn(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), fn(ndd.tensor(a), ndd.tensor(b)), exact)
+        # A Python scalar is an int32 (float32) operand.
+        _assert_same(fn(ndd.tensor(a).gpu(), 3), fn(ndd.tensor(a), 3), exact)
+        if op not in ("lshift", "rshift"):
+            _assert_same(fn(ndd.tensor(a).gpu(), 2.5), fn(ndd.tensor(a), 2.5), exact)
+
+
+@pytest.mark.parametrize("op, type_name", UNARY_CASES)
+def test_gpu_unary_op_matches_the_cpu(op, type_name, any_gpu):
+    fn, _, exact = UNARY[op]
+    dtype = TYPES[type_name]
+    a = _values(op, dtype, (33, 65), 1)
+    with np.errstate(all="ignore"):
+        _assert_same(fn(ndd.tensor(a).gpu()), fn(ndd.tensor(a)), exact)
+        xs = [_values(op, dtype, s, 3 + i) for i, s in enumerate(RAGGED_SHAPES)]
+        _assert_batches_same(fn(ndd.batch(xs).gpu()), fn(ndd.batch(xs)), exact)
+
+
+def _on(device, value):
+    """A numpy array as a Tensor on ``device``; host Tensors (the scalars) as they are."""
+    if isinstance(value, np.ndarray):
+        return ndd.tensor(value).gpu() if device == "gpu" else ndd.tensor(value)
+    return value
+
+
+@pytest.mark.parametrize("type_name", NUMERIC)
+def test_gpu_clamp_matches_the_cpu_with_any_operands_on_the_host(type_name, any_gpu):
+    dtype = TYPES[type_name]
+    x, lo, hi = (_values("clamp", dtype, (40, 3), seed) for seed in (1, 2, 3))
+    x_s, lo_s, hi_s = (ndd.tensor(np.array(x.flat[i], dtype)) for i in (5, 10, 20))
+    for operands in [(x, lo_s, hi_s), (x, lo, hi), (x, lo, hi_s), (x, lo_s, hi), (x_s, lo, hi)]:
+        _assert_same(
+            ndd.math.clamp(*[_on("gpu", v) for v in operands]),
+            ndd.math.clamp(*[_on("cpu", v) for v in operands]),
+        )
+    xs = [_values("clamp", dtype, s, 3 + i) for i, s in enumerate(RAGGED_SHAPES)]
+    _assert_batches_same(
+        ndd.math.clamp(ndd.batch(xs).gpu(), lo_s, hi_s), ndd.math.clamp(ndd.batch(xs), lo_s, hi_s)
+    )
+    los = [_values("clamp", dtype, s, 9 + i) for i, s in enumerate(RAGGED_SHAPES)]
+    _assert_batches_same(
+        ndd.math.clamp(ndd.batch(xs).gpu(), ndd.batch(los).gpu(), hi_s),
+        ndd.math.clamp(ndd.batch(xs), ndd.batch(los), hi_s),
+    )
+
+
+@pytest.mark.parametrize("target", list(TYPES))
+@pytest.mark.parametrize("source", list(TYPES))
+def test_gpu_cast_matches_the_cpu(source, target, any_gpu):
+    values = _values("cast", TYPES[source], (1000,), 5)
+    if values.dtype.kind == "f":
+        edges = [0.5, -0.5, 1.5, 2.5, -2.5, 254.5, 255.5, -0.4, 32767.5, 65504, 65519, 65520, 2**31 - 1]
+        edges += [2**31, -(2**31) - 1, 2**63, 2**64, 1e300, -1e300, 6e-8, 3e-8, 2.9802322387695312e-08]
+        edges += [1e-5, 6.1e-5, 0.00006103515625, 1 + 2**-11, 1 + 3 * 2**-11, 1 + 2**-11 + 2**-40]
+        with np.errstate(all="ignore"):
+            values[12 : 12 + len(edges)] = np.array(edges).astype(values.dtype)
+    _assert_same(
+        ndd.cast(ndd.tensor(values).gpu(), dtype=TYPES[target]),
+        ndd.cast(ndd.tensor(values), dtype=TYPES[target]),
+    )
+    batch = [values[:10], values[10:500], values[500:]]
+    _assert_batches_same(
+        ndd.cast(ndd.batch(batch).gpu(), dtype=TYPES[target]), ndd.cast(ndd.batch(batch), dtype=TYPES[target])
+    )
+
+
+def test_every_float16_value_converts_as_numpy(any_gpu):
+    halves = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    as_float = ndd.cast(ndd.tensor(halves).gpu(), dtype=ndd.float32)
+    np.testing.assert_array_equal(np.asarray(as_float.cpu()), halves.astype(np.float32))
+    # Every float16 and the points halfway between neighbours, from float32 and float64.
+    wide = halves.astype(np.float64)
+    finite = np.sort(wide[np.isfinite(wide)])
+    between = np.concatenate([finite, (finite[1:] + finite[:-1]) / 2, [65519.99, 65520.0, 1e5, np.nan]])
+    for dtype in (np.float32, np.float64):
+        values = between.astype(dtype)
+        back = ndd.cast(ndd.tensor(values).gpu(), dtype=ndd.float16)
+        np.testing.assert_array_equal(np.asarray(back.cpu()), values.astype(np.float16))
+
+
+# -- edge behaviour -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("type_name", ["i8", "i32", "i64", "u16", "u64"])
+@pytest.mark.parametrize("op", ["floordiv", "mod"])
+def test_a_gpu_integer_divisor_of_zero_gives_zero_as_numpy(op, type_name, any_gpu):
+    # The CPU raises; the GPU does not read its data back to check (module docstring).
+    fn = BINARY[op][0]
+    dtype = TYPES[type_name]
+    a = np.array([5, 0, 7, 9], dtype)
+    b = np.array([0, 0, 2, 0], dtype)
+    expected = (
+        np.floor_divide(a, np.where(b == 0, 1, b)) if op == "floordiv" else np.mod(a, np.where(b == 0, 1, b))
+    )
+    expected[b == 0] = 0
+    result = fn(ndd.tensor(a).gpu(), ndd.tensor(b).gpu())
+    np.testing.assert_array_equal(np.asarray(result.cpu()), expected)
+
+
+@pytest.mark.parametrize(
+    "op, message", [("floordiv", "Integer division by zero"), ("mod", "Integer modulo by zero")]
+)
+def test_a_host_scalar_integer_divisor_of_zero_raises_as_on_the_cpu(op, message, any_gpu):
+    fn = BINARY[op][0]
+    x = ndd.tensor(np.arange(4, dtype=np.int32))
+    for operand in (x, x.gpu()):
+        with pytest.raises(ZeroDivisionError, match=message):
+            fn(operand, 0).evaluate()
+
+
+def test_a_host_scalar_float_divisor_of_zero_gives_infinities_and_nan(any_gpu):
+    x = np.array([1.0, -1.0, 0.0, np.nan], np.float32)
+    for fn in (BINARY["truediv"][0], BINARY["floordiv"][0], BINARY["mod"][0]):
+        with np.errstate(all="ignore"):
+            _assert_same(fn(ndd.tensor(x).gpu(), 0.0), fn(ndd.tensor(x), 0.0))
+    _assert_same(ndd.tensor(np.array([1, 0], np.int32)).gpu() / 0, ndd.tensor(np.array([1, 0], np.int32)) / 0)
+
+
+@pytest.mark.parametrize("op", ["lshift", "rshift"])
+def test_a_negative_host_shift_count_raises_as_on_the_cpu(op, any_gpu):
+    fn = BINARY[op][0]
+    x = ndd.tensor(np.arange(4, dtype=np.int32))
+    for operand in (x, x.gpu()):
+        with pytest.raises(ValueError, match="negative shift count"):
+            fn(operand, -1).evaluate()
+
+
+@pytest.mark.parametrize("type_name", ["i8", "i16", "i32", "i64"])
+def test_negative_gpu_shift_counts_give_numpys_results(type_name, any_gpu):
+    dtype = TYPES[type_name]
+    a = np.array([5, -5, 5, -5], dtype)
+    b = np.array([-1, -1, -100, 1], dtype)
+    left = ndd.tensor(a).gpu() << ndd.tensor(b).gpu()
+    right = ndd.tensor(a).gpu() >> ndd.tensor(b).gpu()
+    np.testing.assert_array_equal(np.asarray(left.cpu()), np.left_shift(a, b))
+    np.testing.assert_array_equal(np.asarray(right.cpu()), np.right_shift(a, b))
+
+
+def test_integer_powers_with_negative_exponents_are_truncated_as_on_the_cpu(any_gpu):
+    base = np.array([1, -1, -1, 2, -2, 0, 5, 3], np.int32)
+    exponent = np.array([-3, -3, -2, -1, -1, 3, 0, 19], np.int32)
+    _assert_same(
+        ndd.tensor(base).gpu() ** ndd.tensor(exponent).gpu(), ndd.tensor(base) ** ndd.tensor(exponent)
+    )
+    _assert_same(ndd.tensor(base).gpu() ** -1, ndd.tensor(base) ** -1)
+
+
+# -- what the GPU path refuses ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda g: g(np.ones((3, 1), np.int32)) // g(np.ones((1, 3), np.int32)),
+            r"operator // .*broadcasting",
+        ),
+        (
+            lambda g: g(np.ones(3, np.int32)) % ndd.tensor(np.ones(3, np.int32)),
+            r"operator % .*only be a scalar",
+        ),
+        (
+            lambda g: ndd.math.atan2(g(np.ones((2, 1), np.float32)), g(np.ones(2, np.float32))),
+            r"ndd.math.atan2 ",
+        ),
+        (
+            lambda g: ndd.math.clamp(
+                ndd.batch([np.ones(3, np.float32)]).gpu(), g(np.ones(3, np.float32)), 1.0
+            ),
+            r"ndd.math.clamp .*a GPU Tensor broadcast to every sample",
+        ),
+        (
+            lambda g: ndd.batch([np.ones(3, np.int32)]).gpu() << ndd.batch([np.ones(1, np.int32)]).gpu(),
+            r"operator << .*differ in shape",
+        ),
+    ],
+)
+def test_operands_the_kernels_cannot_combine_raise_naming_the_operator(make, message, any_gpu):
+    out = make(lambda a: ndd.tensor(a).gpu())
+    with pytest.raises(NotImplementedError, match=rf"{message}.*lacks it"):
+        out.evaluate()
+
+
+def test_every_elementwise_operator_has_a_gpu_kernel():
+    from ndd._ops.arithmetic import MATH_FUNCTIONS, OPERATORS
+
+    missing = [op.qualname for op in [*OPERATORS.values(), *MATH_FUNCTIONS.values()] if op.gpu_kernel is None]
+    assert missing == []
