@@ -344,15 +344,15 @@ class GpuFull:
         source = _GpuSamples(fill, batch_size)
         for fill_shape, shape in zip(source.shapes, shapes, strict=True):
             self.check_broadcast(self.op.qualname, fill_shape, shape)
-        ptr = source.ptr
-        if source.dtype != dtype:
-            ptr = self._converted(fill, dtype, stream, device_id)
+        # The converted copy stays referenced until the launch that reads it is queued.
+        converted = self._converted(fill, dtype, stream, device_id) if source.dtype != dtype else None
         out = _Outputs(shapes, dtype, batch_size >= 0, device_id, stream)
+        ptr = source.ptr if converted is None else converted.ptr
         _broadcast_into(out, ptr, source.offsets, source.shapes, stream, device_id)
         return [out.result]
 
     def _converted(self, fill, dtype, stream, device_id):
-        """A pointer to ``fill``'s whole allocation cast to ``dtype`` (same element offsets)."""
+        """``fill``'s whole allocation cast to ``dtype`` (same element offsets)."""
         from .gpu_elementwise import KERNEL_TYPES
 
         device_array, launch, modules, _, _ = _cuda()
@@ -363,7 +363,7 @@ class GpuFull:
             name = f"cast_{KERNEL_TYPES[fill.dtype]}_to_{KERNEL_TYPES[dtype]}"
             kernel = modules.get_function(device_id, "elementwise", name)
             kernel.launch(launch.grid_for(n, BLOCK), BLOCK, stream.handle, whole.ptr, converted.ptr, n)
-        return converted.ptr
+        return converted
 
 
 # -- one_hot --------------------------------------------------------------------------
