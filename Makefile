@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The GPU runtime's tests once more with cuda-python 12.x (.venv has the newest, 13.x),
+# in a side virtualenv that uses the ndd built in place here.
+test-cuda12: $(STAMP)
+	test -x .venv-cu12/bin/python || $(PYTHON) -m venv .venv-cu12
+	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg pytest pytest-timeout
+	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -p no:cacheprovider tests/cuda
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
@@ -64,4 +71,4 @@ lint: $(STAMP)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu ndd/_cuda
 
 clean:
-	rm -rf $(VENV) build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels
+	rm -rf $(VENV) .venv-cu12 build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels

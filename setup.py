@@ -13,11 +13,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwise"]
 # Run-phase CPU kernels (nogil loops), one module per kernel family.
 CPU_KERNEL_MODULES = sorted(
-    os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".pyx")
+    os.path.splitext(name)[0]
+    for name in os.listdir(os.path.join(HERE, "ndd", "_cpu"))
+    if name.endswith(".pyx")
 )
 # The GPU runtime's compiled modules (ndd/_cuda/*.pyx), one concept per module.
 CUDA_MODULES = sorted(
-    os.path.splitext(name)[0] for name in os.listdir(os.path.join(HERE, "ndd", "_cuda")) if name.endswith(".pyx")
+    os.path.splitext(name)[0]
+    for name in os.listdir(os.path.join(HERE, "ndd", "_cuda"))
+    if name.endswith(".pyx")
 )
 CPU_KERNEL_HEADERS = sorted(
     f"ndd/_cpu/{name}" for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".h")
@@ -33,37 +37,43 @@ class BuildPyWithKernels(build_py):
             import build as kernel_build
         finally:
             sys.path.pop(0)
-        kernel_build.build_all(os.path.join(HERE, "ndd", "_kernels"), quiet=False)
+        kernel_build.build_all(
+            os.path.join(HERE, "ndd", "_kernels"), quiet=False, cache_dir=kernel_build.module_cache_dir()
+        )
         super().run()
 
 
-extensions = [
-    Extension(
-        f"ndd._prepare.{name}",
-        [f"ndd/_prepare/{name}.pyx"],
-        include_dirs=[numpy.get_include()],
-    )
-    for name in CYTHON_MODULES
-] + [
-    Extension(
-        f"ndd._cpu.{name}",
-        [f"ndd/_cpu/{name}.pyx"],
-        include_dirs=[numpy.get_include()],
-        # host_pool installs a NumPy data allocator, an API of NumPy 1.22.
-        define_macros=[("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],
-        extra_compile_args=["-O3"],
-        # C headers beside the kernels: editing one rebuilds every kernel module.
-        depends=CPU_KERNEL_HEADERS,
-    )
-    for name in CPU_KERNEL_MODULES
-] + [
-    Extension(
-        f"ndd._cuda.{name}",
-        [f"ndd/_cuda/{name}.pyx"],
-        extra_compile_args=["-O3"],
-    )
-    for name in CUDA_MODULES
-]
+extensions = (
+    [
+        Extension(
+            f"ndd._prepare.{name}",
+            [f"ndd/_prepare/{name}.pyx"],
+            include_dirs=[numpy.get_include()],
+        )
+        for name in CYTHON_MODULES
+    ]
+    + [
+        Extension(
+            f"ndd._cpu.{name}",
+            [f"ndd/_cpu/{name}.pyx"],
+            include_dirs=[numpy.get_include()],
+            # host_pool installs a NumPy data allocator, an API of NumPy 1.22.
+            define_macros=[("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],
+            extra_compile_args=["-O3"],
+            # C headers beside the kernels: editing one rebuilds every kernel module.
+            depends=CPU_KERNEL_HEADERS,
+        )
+        for name in CPU_KERNEL_MODULES
+    ]
+    + [
+        Extension(
+            f"ndd._cuda.{name}",
+            [f"ndd/_cuda/{name}.pyx"],
+            extra_compile_args=["-O3"],
+        )
+        for name in CUDA_MODULES
+    ]
+)
 
 setup(
     ext_modules=cythonize(

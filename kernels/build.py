@@ -23,7 +23,9 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(KERNEL_DIR)
@@ -189,12 +191,46 @@ def _write_image(out_dir, file_name, data, kind, sm):
     }
 
 
-def build_all(out_dir, quiet=True):
+def _cached_module(source_path, out_dir, cache_dir):
+    """``_build_module`` through ``cache_dir``: a kernel file whose shipped source, NVRTC
+    and build code were compiled before is copied from there instead."""
+    key = hashlib.sha256(shipped_source(source_path))
+    key.update(repr(kernel_files.nvrtc_version()).encode())
+    for code in (__file__, kernel_files.__file__):
+        with open(code, "rb") as f:
+            key.update(f.read())
+    stem = os.path.splitext(os.path.basename(source_path))[0]
+    folder = os.path.join(cache_dir, f"{stem}-{key.hexdigest()[:20]}")
+    if not os.path.exists(os.path.join(folder, "entry.json")):
+        os.makedirs(cache_dir, exist_ok=True)
+        staging = tempfile.mkdtemp(dir=cache_dir)
+        entry = _build_module(source_path, staging)
+        with open(os.path.join(staging, "entry.json"), "w") as f:
+            json.dump(entry, f)
+        try:
+            os.rename(staging, folder)
+        except OSError:  # another process cached it meanwhile
+            shutil.rmtree(staging)
+    with open(os.path.join(folder, "entry.json")) as f:
+        entry = json.load(f)
+    for name in [image["file"] for image in entry["images"]] + [entry["source"]]:
+        shutil.copyfile(os.path.join(folder, name), os.path.join(out_dir, name))
+    return entry
+
+
+def module_cache_dir():
+    """Where compiled kernel files are kept for later builds (in ndd's kernel cache)."""
+    return str(kernel_files.cache_dir() / "module-builds")
+
+
+def build_all(out_dir, quiet=True, cache_dir=None):
     """Compile every kernel into ``out_dir`` with its ``manifest.json``; return the
     PTX paths written, one per kernel file (an empty list when NVRTC is not installed).
 
     Images and sources that an earlier build left in ``out_dir`` are removed first, so
     the folder (packaged as ``ndd/_kernels``) holds exactly what the manifest lists.
+    With ``cache_dir``, each kernel file is compiled once per state of its source and
+    of the build (the tests use this: only an edited file is compiled again).
     """
     if _nvrtc() is None:
         if not quiet:
@@ -208,7 +244,10 @@ def build_all(out_dir, quiet=True):
     modules = {}
     for source_path in sources:
         stem = os.path.splitext(os.path.basename(source_path))[0]
-        modules[stem] = _build_module(source_path, out_dir)
+        if cache_dir is None:
+            modules[stem] = _build_module(source_path, out_dir)
+        else:
+            modules[stem] = _cached_module(source_path, out_dir, cache_dir)
         if not quiet:
             files = ", ".join(image["file"] for image in modules[stem]["images"])
             print(f"ndd: compiled {os.path.basename(source_path)} -> {files}")
@@ -233,7 +272,7 @@ if __name__ == "__main__":
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "ndd", "_kernels")
     if _nvrtc() is None:
         sys.exit("NVRTC is not importable: pip install cuda-python nvidia-cuda-nvrtc-cu12")
-    paths = build_all(out, quiet=False)
+    paths = build_all(out, quiet=False, cache_dir=module_cache_dir())
     print(
         f"{len(paths)} kernel file(s) compiled; manifest in {os.path.join(out, kernel_files.MANIFEST_NAME)}"
     )

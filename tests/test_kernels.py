@@ -20,7 +20,7 @@ def test_every_kernel_compiles_to_ptx(tmp_path):
     build = _load_build()
     if build._nvrtc() is None:
         pytest.skip("NVRTC is not installed (pip install cuda-python nvidia-cuda-nvrtc-cu12)")
-    written = build.build_all(str(tmp_path))
+    written = build.build_all(str(tmp_path), cache_dir=build.module_cache_dir())
     sources = glob.glob(str(ROOT / "kernels" / "*.cu"))
     assert len(written) == len(sources) > 0
     for path in written:

@@ -1,15 +1,10 @@
 """Fixtures of the GPU runtime tests."""
 
-import hashlib
-import pathlib
-import shutil
-import tempfile
-
 import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import ROOT, install_fake, load_build  # noqa: E402
+from gpu_testing import install_fake, load_build  # noqa: E402
 
 from ndd._cuda import kernel_files  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
@@ -23,27 +18,14 @@ def fake():
 
 
 @pytest.fixture(scope="session")
-def built():
-    """A folder with every kernel built as ndd ships them: built once per state of
-    kernels/ and of the build's code, and kept in the kernel cache for later sessions."""
+def built(tmp_path_factory):
+    """A folder with every kernel built as ndd ships them (once per test session; each
+    kernel file is compiled only when it changed, through the kernel cache)."""
     if kernel_files.nvrtc_version() is None:
         pytest.skip("NVRTC is not installed")
-    inputs = sorted((ROOT / "kernels").glob("*.cu*")) + [
-        ROOT / "kernels" / "build.py",
-        ROOT / "ndd" / "_cuda" / "kernel_files.py",
-    ]
-    digest = hashlib.sha256(repr(kernel_files.nvrtc_version()).encode())
-    for path in inputs:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    folder = kernel_files.cache_dir() / "test-builds" / digest.hexdigest()[:20]
-    if not (folder / kernel_files.MANIFEST_NAME).exists():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = pathlib.Path(tempfile.mkdtemp(dir=folder.parent))
-        load_build().build_all(str(staging))
-        try:
-            staging.rename(folder)
-        except OSError:  # built meanwhile by another test session
-            shutil.rmtree(staging)
+    folder = tmp_path_factory.mktemp("kernels")
+    build = load_build()
+    build.build_all(str(folder), cache_dir=build.module_cache_dir())
     return folder
 
 

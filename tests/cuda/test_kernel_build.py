@@ -62,7 +62,7 @@ def built(build, tmp_path_factory):
     if kernel_files.nvrtc_version() is None:
         pytest.skip("NVRTC is not installed")
     folder = tmp_path_factory.mktemp("kernels")
-    build.build_all(str(folder))
+    build.build_all(str(folder), cache_dir=build.module_cache_dir())
     return folder, json.loads((folder / "manifest.json").read_text())
 
 
@@ -242,7 +242,7 @@ def test_kernels_ndd_cannot_launch_are_rejected(build, source, message):
 @needs_nvrtc
 def test_rebuild_removes_images_an_earlier_build_left(build, tmp_path):
     (tmp_path / "elementwise.sm_60.cubin").write_bytes(b"old")
-    build.build_all(str(tmp_path))
+    build.build_all(str(tmp_path), cache_dir=build.module_cache_dir())
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     listed = {module["source"] for module in manifest["modules"].values()}
     listed |= {image["file"] for module in manifest["modules"].values() for image in module["images"]}
@@ -377,3 +377,27 @@ def test_runtime_compile_refuses_a_source_that_differs_from_the_manifest(built, 
 def test_runtime_compile_for_an_architecture_nvrtc_lacks_says_so(built, cache):
     with pytest.raises(RuntimeError, match=r"cannot compile for sm_30"):
         kernel_files.compile_at_runtime("elementwise", (3, 0), kernels_dir=built[0])
+
+
+@needs_nvrtc
+def test_a_cached_build_compiles_each_kernel_file_once_per_source(build, tmp_path, monkeypatch):
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    source = kernels / "tiny.cu"
+    source.write_text('extern "C" __global__ void fill(float* out, float v) { out[threadIdx.x] = v; }\n')
+    monkeypatch.setattr(build, "KERNEL_DIR", str(kernels))
+    compiled = []
+    real_build_module = build._build_module
+    monkeypatch.setattr(build, "_build_module", lambda *a: compiled.append(a[0]) or real_build_module(*a))
+    cache = str(tmp_path / "cache")
+    build.build_all(str(tmp_path / "first"), cache_dir=cache)
+    build.build_all(str(tmp_path / "second"), cache_dir=cache)
+    assert len(compiled) == 1
+    first, second = (sorted(p.name for p in (tmp_path / d).iterdir()) for d in ("first", "second"))
+    assert first == second and "manifest.json" in second
+    assert (tmp_path / "first" / "tiny.sm_80.cubin").read_bytes() == (
+        tmp_path / "second" / "tiny.sm_80.cubin"
+    ).read_bytes()
+    source.write_text(source.read_text().replace("= v;", "= 2 * v;"))
+    build.build_all(str(tmp_path / "third"), cache_dir=cache)
+    assert len(compiled) == 2
