@@ -89,7 +89,10 @@ def _one_hot_sample(x, args, scalar_label):
     num_classes, axis = args["num_classes"], args["axis"]
     if x.dtype.kind == "f":
         x = np.trunc(x)
-    valid = (x >= 0) & (x < num_classes)
+    # Float labels compare with num_classes in their type; beyond a float16's range
+    # it is infinity (every finite label is below it), which is no cause for a warning.
+    with np.errstate(over="ignore"):
+        valid = (x >= 0) & (x < num_classes)
     labels = np.full(x.shape, -1, np.int64)
     labels[valid] = x[valid]
     hot = labels[..., None] == np.arange(num_classes)

@@ -319,6 +319,10 @@ def test_one_hot_of_edge_sizes_matches_the_cpu(any_gpu):
     # Float labels at the edge of num_classes compare in the labels' type, as numpy.
     halves = ndd.tensor(np.array([2047, 2048, 2049, 2050, 2051], np.float16))
     _assert_same(ndd.one_hot(halves.gpu(), num_classes=2049), ndd.one_hot(halves, num_classes=2049))
+    # Beyond the float16 range num_classes compares as infinity.
+    large = ndd.tensor(np.array([65504, 60000, 3, -1], np.float16))
+    with np.errstate(over="ignore"):
+        _assert_same(ndd.one_hot(large.gpu(), num_classes=70000), ndd.one_hot(large, num_classes=70000))
 
 
 def test_one_hot_of_a_ragged_batch_is_one_launch(fake):
