@@ -124,3 +124,10 @@ def test_notebooks_are_committed_without_outputs(notebook):
     assert with_outputs == [], (
         f"{notebook.name}: cells {with_outputs} have outputs (the docs build makes them)"
     )
+
+
+def test_the_readme_links_to_the_docs_and_every_tutorial():
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/_build/html/index.html" in readme and "docs/migration.md" in readme
+    missing = [n.name for n in NOTEBOOKS if f"(notebooks/{n.name})" not in readme]
+    assert NOTEBOOKS and missing == []
