@@ -110,7 +110,7 @@ def _size(shape):
 def _launch_segments(device_id, name, stream, desc, width, max_n, before, after=()):
     """Launch ``name`` with ``(*before, desc, *after)`` over the segments of the host
     table ``desc`` (``width`` int64 each; blockIdx.y = segment), uploaded here."""
-    count = len(desc) // width if width else 0
+    count = len(desc) // width
     if count == 0 or max_n == 0:
         return
     device_array, launch, modules, _, _ = _cuda()
