@@ -3,13 +3,17 @@ namespaces has a documentation entry, every operator an argument table and an ex
 runs, every Python block of docs/*.md runs, and the tutorial notebooks are committed without
 outputs (the docs build executes them)."""
 
+import doctest
 import importlib
+import inspect
 import json
 import os
 import pathlib
 import re
 import sys
+import textwrap
 
+import numpy
 import pytest
 
 import ndd
@@ -131,3 +135,70 @@ def test_the_readme_links_to_the_docs_and_every_tutorial():
     assert "docs/_build/html/index.html" in readme and "docs/migration.md" in readme
     missing = [n.name for n in NOTEBOOKS if f"(notebooks/{n.name})" not in readme]
     assert NOTEBOOKS and missing == []
+
+
+def _documented_modules():
+    """The modules whose docstrings the API reference shows: the namespaces, and where their
+    classes and functions are defined."""
+    entries = ndd_api.collect_entries()
+    modules = {importlib.import_module(n) for n in ndd_api.import_namespaces()[0]}
+    modules |= {inspect.getmodule(e.obj) for e in entries.values() if e.kind in ("class", "function")}
+    return sorted(
+        (m for m in modules if m is not None and m.__name__.startswith("ndd")), key=lambda m: m.__name__
+    )
+
+
+def _doctest_namespace():
+    """What docstring examples may use without defining it: ndd, numpy, and a reader and a
+    generator to checkpoint (``reader``, ``new_reader``, ``rng``)."""
+    photos = sorted(
+        str(p) for p in (pathlib.Path(ndd.__file__).parent / "_sample_data" / "photos").glob("*.jpg")
+    )
+    return {
+        "ndd": ndd,
+        "np": numpy,
+        "reader": ndd.readers.File(files=photos, random_shuffle=True, seed=1),
+        "new_reader": ndd.readers.File(files=photos, random_shuffle=True, seed=1),
+        "rng": ndd.random.RNG(seed=1),
+    }
+
+
+@pytest.mark.parametrize("module", _documented_modules(), ids=lambda m: m.__name__)
+def test_the_docstring_examples_run(module, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in finder.find(module, globs=_doctest_namespace()):
+        runner.run(test)
+    assert runner.failures == 0, (
+        f"{runner.failures} docstring example(s) of {module.__name__} fail (see the output)"
+    )
+
+
+def _literal_blocks(doc):
+    """The indented blocks after a line ending in ``::`` (reStructuredText literal blocks)."""
+    blocks, lines = [], (doc or "").splitlines()
+    for index, line in enumerate(lines):
+        if line.rstrip().endswith("::"):
+            block = []
+            for following in lines[index + 1 :]:
+                if following.strip() and not following.startswith((" ", "\t")):
+                    break
+                block.append(following)
+            blocks.append(textwrap.dedent("\n".join(block)).strip())
+    return [b for b in blocks if b]
+
+
+def test_the_code_blocks_of_docstrings_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    docs = []
+    for module in _documented_modules():
+        docs.append(inspect.getdoc(module))
+        for value in vars(module).values():
+            if (inspect.isclass(value) or inspect.isfunction(value)) and value.__module__.startswith("ndd"):
+                docs.append(inspect.getdoc(value))
+                if inspect.isclass(value):
+                    docs += [inspect.getdoc(m) for m in vars(value).values() if inspect.isfunction(m)]
+    blocks = [b for doc in docs for b in _literal_blocks(doc)]
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "<docstring>", "exec"), {"ndd": ndd, "np": numpy})  # noqa: S102
