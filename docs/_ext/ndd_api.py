@@ -19,6 +19,7 @@ import inspect
 import io
 import os
 import pathlib
+import re
 import tempfile
 import textwrap
 import types
@@ -434,8 +435,11 @@ def as_rest(doc):
 
 
 def _first_sentence(doc):
-    paragraph = doc.strip().split("\n\n")[0].replace("\n", " ")
-    return paragraph.split(". ")[0].rstrip(".") + "." if paragraph else ""
+    """The first sentence of a docstring, without a leading ``name``: label."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    paragraph = re.sub(r"^``[\w.]+``:\s*", "", paragraph)
+    sentence = re.split(r"(?<=[\w)\]`])\.\s+(?=[A-Z])", paragraph)[0]
+    return sentence.rstrip(".") + "." if sentence else ""
 
 
 def _autodoc(entry):
