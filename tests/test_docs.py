@@ -202,3 +202,11 @@ def test_the_code_blocks_of_docstrings_run(tmp_path, monkeypatch):
     assert blocks
     for block in blocks:
         exec(compile(block, "<docstring>", "exec"), {"ndd": ndd, "np": numpy})  # noqa: S102
+
+
+@pytest.mark.parametrize("qualname", sorted(operator_examples.PICTURES))
+def test_the_operator_picture_draws(qualname, example_namespace, tmp_path):
+    namespace = {}
+    ndd_api.run_example(operator_examples.EXAMPLES[qualname], example_namespace, keep=namespace)
+    ndd_api.save_picture(operator_examples.PICTURES[qualname], namespace, tmp_path / "picture.png")
+    assert (tmp_path / "picture.png").stat().st_size > 0

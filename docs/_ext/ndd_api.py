@@ -254,8 +254,8 @@ def operator_devices(op):
     return devices
 
 
-def render_operator(op, example_output):
-    """The reStructuredText of one operator."""
+def render_operator(op, example_output, picture=None):
+    """The reStructuredText of one operator; ``picture``: (image path, expression) or None."""
     from ndd._prepare.args import REQUIRED
 
     fn = getattr(importlib.import_module(op.module), op.name)
@@ -291,13 +291,17 @@ def render_operator(op, example_output):
     if output.strip():
         body += ["", ".. code-block:: text", ""]
         body += ["   " + line if line else "" for line in output.rstrip().splitlines()]
+    if picture is not None:
+        image, expression = picture
+        body += ["", f".. figure:: {image}", f"   :alt: {expression}", "", f"   ``{expression}``"]
     body += [""]
     lines += ["   " + line if line else "" for line in "\n".join(body).splitlines()]
     return "\n".join(lines) + "\n"
 
 
-def run_example(code, setup_namespace):
-    """Run an example in a fresh copy of the setup namespace and a scratch directory; its stdout."""
+def run_example(code, setup_namespace, keep=None):
+    """Run an example in a fresh copy of the setup namespace and a scratch directory; its stdout.
+    ``keep``, a dict, receives the names the example ends with."""
     namespace = dict(setup_namespace)
     out = io.StringIO()
     with tempfile.TemporaryDirectory() as scratch, contextlib.redirect_stdout(out):
@@ -307,7 +311,23 @@ def run_example(code, setup_namespace):
             exec(compile(code, "<example>", "exec"), namespace)  # noqa: S102 - our own examples
         finally:
             os.chdir(here)
+    if keep is not None:
+        keep.update(namespace)
     return out.getvalue()
+
+
+def save_picture(expression, namespace, path):
+    """Draw the images that ``expression`` gives (in the namespace of an example) as a grid, at
+    twice their size so that the small sample images are easy to see."""
+    from ndd.display import image_grid
+
+    grid = image_grid(eval(expression, namespace))  # noqa: S307 - our own examples
+    grid = grid.resize((grid.width * 2, grid.height * 2), resample=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    grid.save(buffer, format="PNG")
+    if not path.exists() or path.read_bytes() != buffer.getvalue():
+        path.write_bytes(buffer.getvalue())
 
 
 def example_setup():
@@ -356,6 +376,7 @@ def write_pages(outdir, warn=print):
         ]
         for qualname, op in sorted(ops.items()):
             code = operator_examples.EXAMPLES.get(qualname)
+            namespace = dict(setup)
             if code is None:
                 warn(
                     f"ndd API reference: operator {qualname} has no example in docs/_ext/operator_examples.py"
@@ -363,13 +384,23 @@ def write_pages(outdir, warn=print):
                 code, output = "", ""
             else:
                 try:
-                    output = run_example(code, setup)
+                    output = run_example(code, setup, keep=namespace)
                 except Exception as error:  # noqa: BLE001 - reported as a build warning
                     warn(
                         f"ndd API reference: the example of {qualname} fails: {type(error).__name__}: {error}"
                     )
                     output = ""
-            text += [render_operator(op, (code, output))]
+            picture = None
+            expression = operator_examples.PICTURES.get(qualname)
+            if expression is not None:
+                try:
+                    save_picture(expression, namespace, outdir / "operators" / "pictures" / f"{qualname}.png")
+                    picture = (f"pictures/{qualname}.png", expression)
+                except Exception as error:  # noqa: BLE001 - reported as a build warning
+                    warn(
+                        f"ndd API reference: the picture of {qualname} fails: {type(error).__name__}: {error}"
+                    )
+            text += [render_operator(op, (code, output), picture)]
         path = outdir / "operators" / f"{family}.rst"
         _write_if_changed(path, "\n".join(text))
         written.add(path)

@@ -2,7 +2,8 @@
 
 Each example starts from the names that ``SETUP`` defines (a fresh copy for each), runs in a
 scratch working directory, and prints something worth seeing; the printed output is shown
-under the example in the API reference.
+under the example in the API reference. For image operators, ``PICTURES`` gives an expression
+evaluated after the example (in its namespace): the page shows its images as a picture.
 """
 
 SETUP = """
@@ -271,4 +272,48 @@ EXAMPLES = {
         "bayer = ndd.tensor(np.random.default_rng(0).integers(0, 255, (8, 8), dtype=np.uint8))\n"
         "print(ndd.debayer(bayer, blue_position=[0, 0]).shape)"
     ),
+}
+
+# Pictures of image results: an expression evaluated after the example, drawn with
+# ndd.display.image_grid under it (the images of the setup are 32 to 64 pixels large).
+PICTURES = {
+    "ndd.decoders.image": "images",
+    "ndd.decoders.image_crop": "ndd.decoders.image_crop(encoded, crop=[16, 16])",
+    "ndd.decoders.image_slice": "ndd.decoders.image_slice(encoded, rel_start=[0.25, 0.25], rel_shape=[0.5, 0.5])",
+    "ndd.resize": "ndd.resize(images, resize_shorter=24)",
+    "ndd.random_resized_crop": "ndd.random_resized_crop(images, size=[32, 32], rng=rng)",
+    "ndd.resize_crop_mirror": "ndd.resize_crop_mirror(images, resize_shorter=32, crop=[28, 28], mirror=1)",
+    "ndd.crop": "ndd.crop(images, crop=[24, 24], crop_pos_x=0.0, crop_pos_y=1.0)",
+    "ndd.crop_mirror_normalize": "normalized",
+    "ndd.flip": "ndd.flip(images, horizontal=1)",
+    "ndd.erase": "erased",
+    "ndd.paste": "ndd.paste(images, ratio=2.0, fill_value=[0, 0, 0])",
+    "ndd.grid_mask": "ndd.grid_mask(images, tile=16, ratio=0.5)",
+    "ndd.multi_paste": "mosaic",
+    "ndd.gaussian_blur": "ndd.gaussian_blur(images, sigma=1.5)",
+    "ndd.experimental.median_blur": "ndd.experimental.median_blur(images, window_size=[5, 5])",
+    "ndd.experimental.dilate": "ndd.experimental.dilate(images, mask_size=[3, 3])",
+    "ndd.experimental.erode": "ndd.experimental.erode(images, iterations=2)",
+    "ndd.brightness": "ndd.brightness(images, brightness=0.5)",
+    "ndd.brightness_contrast": "ndd.brightness_contrast(images, brightness=1.2, contrast=0.8)",
+    "ndd.color_space_conversion": "gray",
+    "ndd.color_twist": "ndd.color_twist(images, hue=30.0, saturation=1.5)",
+    "ndd.contrast": "ndd.contrast(images, contrast=2.0)",
+    "ndd.hsv": "ndd.hsv(images, hue=45.0, saturation=0.5, value=1.1)",
+    "ndd.hue": "ndd.hue(images, hue=90.0)",
+    "ndd.saturation": "ndd.saturation(images, saturation=0.0)",
+    "ndd.equalize": "ndd.equalize(images)",
+    "ndd.jpeg_compression_distortion": "ndd.jpeg_compression_distortion(images, quality=10)",
+    "ndd.clahe": "ndd.clahe(images, tiles_x=2, tiles_y=2, clip_limit=2.0)",
+    "ndd.noise.gaussian": "ndd.noise.gaussian(images, stddev=10.0, rng=rng)",
+    "ndd.noise.salt_and_pepper": "ndd.noise.salt_and_pepper(images, prob=0.1, rng=rng)",
+    "ndd.noise.shot": "ndd.noise.shot(images, factor=4.0, rng=rng)",
+    "ndd.jitter": "ndd.jitter(images, nDegree=3, rng=rng)",
+    "ndd.rotate": "ndd.rotate(images, angle=30.0, fill_value=0)",
+    "ndd.sphere": "ndd.sphere(images)",
+    "ndd.water": "ndd.water(images, ampl_x=3.0, ampl_y=3.0)",
+    "ndd.warp_affine": "ndd.warp_affine(image, matrix=np.asarray(shift).ravel().tolist(), fill_value=0)",
+    "ndd.experimental.warp_perspective": "ndd.experimental.warp_perspective(image, matrix=homography)",
+    "ndd.experimental.remap": "mirrored",
+    "ndd.laplacian": "ndd.math.abs(edges)",
 }
