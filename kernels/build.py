@@ -17,6 +17,7 @@ NVRTC comes from the ``nvidia-cuda-nvrtc`` wheel through cuda-python's
 CPU-only. ``python kernels/build.py OUTDIR`` exits non-zero on a compile error.
 """
 
+import concurrent.futures
 import glob
 import hashlib
 import importlib.util
@@ -151,12 +152,14 @@ def _build_module(source_path, out_dir):
     stem = os.path.splitext(name)[0]
     # A CUBIN loads on every driver of the CUDA major version that made it.
     cubin_min_driver = kernel_files.nvrtc_version()[0] * 1000
+    archs = [f"sm_{sm}" for sm in kernel_files.CUBIN_ARCHS] + [f"compute_{kernel_files.PTX_ARCH}"]
+    # NVRTC compiles separate programs concurrently (it releases the GIL).
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        *cubins, ptx = pool.map(lambda arch: kernel_files.compile_source(source, name, arch), archs)
     images = []
-    for sm in kernel_files.CUBIN_ARCHS:
-        cubin = kernel_files.compile_source(source, name, f"sm_{sm}")
+    for sm, cubin in zip(kernel_files.CUBIN_ARCHS, cubins, strict=True):
         image = _write_image(out_dir, f"{stem}.sm_{sm}.cubin", cubin, "cubin", sm)
         images.append(dict(image, min_driver=cubin_min_driver))
-    ptx = kernel_files.compile_source(source, name, f"compute_{kernel_files.PTX_ARCH}")
     isa, target = kernel_files.ptx_header(ptx)
     if isa not in kernel_files.PTX_ISA_MIN_DRIVER:
         raise RuntimeError(f"{name}: PTX ISA {isa[0]}.{isa[1]} is not in kernel_files.PTX_ISA_MIN_DRIVER")
