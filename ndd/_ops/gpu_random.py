@@ -103,6 +103,8 @@ def _shape(qualname, like_shape, args):
 
 
 def _upload(array, device_id, stream):
+    """A device copy of host ``array``, queued on ``stream`` (the host copy may go:
+    pageable memory is staged before the call returns)."""
     device_array = _cuda()[0]
     return device_array.DeviceArray.from_host(np.ascontiguousarray(array), device_id, stream)
 
@@ -127,9 +129,7 @@ class _Output:
 
 
 def _launch(kernel, sizes, stream, device_id, *args):
-    """Queue ``kernel`` over samples of ``sizes`` work items (nothing when all are empty)."""
-    if max(sizes, default=0) == 0:
-        return
+    """Queue ``kernel`` over samples of ``sizes`` work items (not all empty)."""
     _, launch, modules = _cuda()
     grid_y = min(len(sizes), _MAX_GRID_Y)
     grid_x = launch.grid_for(max(sizes), BLOCK, max(1, _MAX_BLOCKS // grid_y))
@@ -162,11 +162,15 @@ class GpuDistribution:
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
         sample_args = _sample_args(args, batch_size)
+        if not sample_args:
+            return [_Output([], args["_dtype"], True, device_id, stream).result]
         _check_all(self.check_args, sample_args)
         shapes = [_shape(self.op.qualname, _like_shape(inputs[0], i), a) for i, a in enumerate(sample_args)]
         out = _Output(shapes, args["_dtype"], batch_size >= 0, device_id, stream)
         itemsize = out.dtype.itemsize
         sizes = [math.prod(s) for s in shapes]
+        if max(sizes) == 0:
+            return [out.result]
         layout = np.array([[o // itemsize, n] for o, n in zip(out.offsets, sizes, strict=True)], np.uint64)
         # The uploads stay referenced until the launch is queued (their memory is
         # then freed in order on the stream).
@@ -254,6 +258,9 @@ class GpuChoice:
         a, like = inputs
         sample_args = _sample_args(args, batch_size)
         count = len(sample_args)
+        if count == 0:
+            # No data to take a dtype from (the Batch has it from the prepare phase).
+            return [_Output([], getattr(a, "dtype", np.uint8), True, device_id, stream).result]
         a_samples, source, source_offsets = self._sources(a, count, device_id, stream)
         dtype = a_samples[0].dtype
         shapes, fields, cumulative = [], [], []
@@ -273,6 +280,8 @@ class GpuChoice:
             row_bytes = math.prod(row_shape) * dtype.itemsize
             fields.append([0, math.prod(shape), source_offsets[i], row_bytes, choices, p_start])
         out = _Output(shapes, dtype, batch_size >= 0, device_id, stream)
+        if max(f[1] for f in fields) == 0:
+            return [out.result]
         for f, offset in zip(fields, out.offsets, strict=True):
             f[0] = offset
         picks = _upload(np.array(fields, np.uint64).reshape(-1, _CHOICE_FIELDS), device_id, stream)

@@ -5,7 +5,12 @@ Each call draws a ``RandomKey`` from its RNG when it is made (the ``rng``
 argument, kind ``"rng"``); the kernels derive numpy generators from
 ``args["rng"]``. A batch whose samples share their shape and arguments is drawn
 at once from ``key.generator()``; otherwise each sample draws from
-``key.sample_generator(i)``, so that samples may run on any thread.
+``key.sample_generator(i)``, so that samples may run on any thread. On the GPU
+(``device="gpu"``, or a GPU input), the kernels of ``gpu_random`` draw from a
+Philox4x32-10 stream per element keyed by the same ``RandomKey``: deterministic
+for a given RNG state and advancing the RNG alike, but not the CPU's values (the
+reference's GPU values differ from its CPU's too). The reference runs only
+uniform, normal and coin_flip on the GPU; beta and choice run there as well here.
 
 Deliberate divergences from the reference, which accepts these and returns
 meaningless values or fails when running: an empty ``values``, a ``range``
@@ -35,6 +40,12 @@ _PARALLEL_MIN_ELEMENTS = 1 << 16
 # The types uniform and normal produce (the reference's set: no float16, bool).
 _NUMERIC_DTYPES = (uint8, int8, uint16, int16, uint32, int32, uint64, int64, float32, float64)
 
+
+# Appended to the operators' documentation.
+_GPU_NOTE = (
+    "On the GPU the values come from a generator of their own: deterministic for a given "
+    "RNG state, with the same distribution, but not the values the CPU draws from that state."
+)
 
 RNG_ARG = Arg(
     "rng",
@@ -218,7 +229,7 @@ def _distribution(
         kernel=kernel,
         batch_kernel=batch_kernel,
         module="ndd.random",
-        doc=doc,
+        doc=f"{doc}\n\n{_GPU_NOTE}",
     )
     op.gpu_kernel = gpu_class(op, name, gpu_params, check)
     return op
@@ -565,7 +576,7 @@ CHOICE = Operator(
     module="ndd.random",
     doc="Random choices from a set: ``range(a)`` for an integer ``a``, else the elements of ``a``.\n\n"
     "Each sample of the result has the shape ``shape`` (or that of ``shape_like``, or is a scalar) "
-    "followed by the shape of one element of ``a``, and the dtype of ``a``.",
+    "followed by the shape of one element of ``a``, and the dtype of ``a``.\n\n" + _GPU_NOTE,
 )
 CHOICE.gpu_kernel = GpuChoice(CHOICE, _choice_count, _check_p)
 
