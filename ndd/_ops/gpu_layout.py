@@ -436,3 +436,285 @@ def broadcast_to(array, shape: tuple, stream, device_id: int):
     segment = Segment(array.ptr, out.ptr, shape, strides)
     strided_copy(_BroadcastTo, [segment], array.dtype.itemsize, out.ptr, [array.ptr], stream, device_id)
     return out
+
+
+# -- the operators -------------------------------------------------------------------
+
+
+def _sample_args(args, batch_size):
+    """One argument dict per sample (``[args]`` in sample mode)."""
+    if batch_size < 0:
+        return [args]
+    from .._prepare.invocation import per_sample_args
+
+    return per_sample_args(args, batch_size)
+
+
+def _host_values(x, batch_size):
+    """A host input (None, an array, or a list of sample arrays) as one entry per sample."""
+    count = 1 if batch_size < 0 else batch_size
+    if x is None or isinstance(x, np.ndarray):
+        return [x] * count
+    return list(x)
+
+
+class _LayoutKernel:
+    """What the GPU kernels here share: the operator they serve, its errors, and the
+    prepare-phase check that the data inputs (``data_inputs``, all when None) are
+    on the GPU and the other inputs in host memory (their values size the output)."""
+
+    data_inputs = (0,)
+
+    def __init__(self, op):
+        self.op = op
+
+    def _unsupported(self, what):
+        return _unsupported(self.op, what)
+
+    def check(self, ins, args):
+        """Prepare phase: refuse inputs in the wrong memory (metadata only)."""
+        data = range(len(ins)) if self.data_inputs is None else self.data_inputs
+        for k, x in enumerate(ins):
+            if x is None:
+                continue
+            on_gpu = x._device.device_type == "gpu"
+            name = self.op.input_names[min(k, len(self.op.input_names) - 1)]
+            if k in data and not on_gpu:
+                raise self._unsupported(
+                    f"input '{name}' in host memory; move it to the GPU with .gpu() first"
+                )
+            if k not in data and on_gpu:
+                raise self._unsupported(
+                    f"input '{name}' on the GPU (its values are needed on the host); pass it in host memory"
+                )
+
+
+class GpuCopy(_LayoutKernel):
+    """The GPU kernel of ``ndd.copy``: a device-to-device copy of the whole data (a
+    batch with gaps between its samples is packed by one strided-copy launch)."""
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x = inputs[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        if batch_size < 0:
+            out, _ = _allocate([x.shape], x.dtype, batch_size, stream, device_id)
+            _memcpy(out.ptr, x.ptr, x.nbytes, stream, device_id)
+            return [out]
+        shapes = [tuple(s) for s in x.shapes]
+        out, addresses = _allocate(shapes, x.dtype, batch_size, stream, device_id)
+        if x.dense:
+            _memcpy(
+                _base(out), _base(x), sum(math.prod(s) for s in shapes) * x.dtype.itemsize, stream, device_id
+            )
+            return [out]
+        segments = [
+            Segment(ptr, address, shape, c_strides(shape))
+            for (ptr, shape), address in zip(_samples(x), addresses, strict=True)
+        ]
+        strided_copy(self.op, segments, x.dtype.itemsize, _base(out), [_base(x)], stream, device_id)
+        return [out]
+
+
+def _memcpy(dst, src, nbytes, stream, device_id):
+    _, _, _, driver, context = _cuda()
+    if nbytes:
+        driver.check(
+            context.state().api.cuMemcpyDtoDAsync(dst, src, nbytes, int(stream.handle)),
+            f"copying {nbytes} bytes on device {device_id}",
+        )
+
+
+class GpuView(_LayoutKernel):
+    """The GPU kernel of an operator whose output is its input's memory seen with
+    another shape (and type): reshape, reinterpret, squeeze, expand_dims. Nothing
+    is copied or launched.
+
+    ``sample_shape(in_shape, shape_values, args)`` is a sample's output shape
+    (``shape_values``: its optional shape input as a list, None without one);
+    ``out_dtype(dtype, args)`` its numpy type, the input's when None."""
+
+    def __init__(self, op, sample_shape, out_dtype=None):
+        super().__init__(op)
+        self.sample_shape = sample_shape
+        self.out_dtype = out_dtype
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x = inputs[0]
+        dtype = x.dtype if self.out_dtype is None else np.dtype(self.out_dtype(x.dtype, args))
+        shape_input = inputs[1] if len(inputs) > 1 else None
+        values = [
+            None if v is None else v.reshape(-1).tolist() for v in _host_values(shape_input, batch_size)
+        ]
+        shapes = [
+            tuple(self.sample_shape(shape, v, a))
+            for (_, shape), v, a in zip(_samples(x), values, _sample_args(args, batch_size), strict=True)
+        ]
+        return [_view_of(x, [(0, s) for s in shapes], dtype, batch_size, ctx.cuda_stream)]
+
+
+class GpuWindow(_LayoutKernel):
+    """The GPU kernel of an operator whose output is a strided window of its input:
+    transpose, tensor subscripts. ``window(in_shape, args)`` gives a sample's
+    ``(element offset, shape, element strides)``; contiguous windows are views, the
+    others one strided-copy launch for the whole batch."""
+
+    def __init__(self, op, window):
+        super().__init__(op)
+        self.window = window
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x = inputs[0]
+        windows = [
+            self.window(shape, a)
+            for (_, shape), a in zip(_samples(x), _sample_args(args, batch_size), strict=True)
+        ]
+        return [_gather(self.op, x, windows, batch_size, ctx.cuda_stream, ctx.device_id)]
+
+
+def _check_pad_type(kernel, dtype):
+    if dtype.itemsize not in _UNITS:
+        raise kernel._unsupported(f"padding elements of {dtype.itemsize} bytes ({dtype})")
+
+
+class GpuSlice(_LayoutKernel):
+    """The GPU kernel of ``ndd.slice``: windows within the input are views or one
+    strided copy; windows reaching outside it (``out_of_bounds_policy='pad'``) one
+    padded copy for the whole batch.
+
+    ``bounds(args, in_shape, anchor, shape)`` gives a sample's ``(start, end)`` per
+    input dimension (anchor and shape are the host values of the optional inputs);
+    ``fill(args, out_shape, dtype)`` the fill values (1-D, of ``dtype``) and the
+    output dimension they are laid along (None for one value)."""
+
+    def __init__(self, op, bounds, fill):
+        super().__init__(op)
+        self.bounds = bounds
+        self.fill = fill
+
+    def check(self, ins, args):
+        super().check(ins, args)
+        dtype = args["dtype"]
+        if dtype is not None and dtype != ins[0]._dtype:
+            raise self._unsupported(f"converting to 'dtype' {dtype} (the input is {ins[0]._dtype})")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x, anchor, shape_input = inputs
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        samples = _samples(x)
+        sample_args = _sample_args(args, batch_size)
+        bounds = [
+            self.bounds(a, shape, anc, shp)
+            for (_, shape), a, anc, shp in zip(
+                samples,
+                sample_args,
+                _host_values(anchor, batch_size),
+                _host_values(shape_input, batch_size),
+                strict=True,
+            )
+        ]
+        inside = all(
+            0 <= lo and hi <= n
+            for (_, shape), b in zip(samples, bounds, strict=True)
+            for (lo, hi), n in zip(b, shape, strict=True)
+        )
+        if inside:
+            windows = []
+            for (_, shape), b in zip(samples, bounds, strict=True):
+                strides = c_strides(shape)
+                offset = sum(lo * s for (lo, _), s in zip(b, strides, strict=True))
+                windows.append((offset, tuple(hi - lo for lo, hi in b), strides))
+            return [_gather(self.op, x, windows, batch_size, stream, device_id)]
+        _check_pad_type(self, x.dtype)
+        out_shapes = [tuple(hi - lo for lo, hi in b) for b in bounds]
+        out, addresses = _allocate(out_shapes, x.dtype, batch_size, stream, device_id)
+        segments = []
+        for (ptr, shape), b, out_shape, address, a in zip(
+            samples, bounds, out_shapes, addresses, sample_args, strict=True
+        ):
+            fill, fill_dim = self.fill(a, out_shape, x.dtype)
+            starts = [lo for lo, _ in b]
+            segments.append(
+                PadSegment(ptr, address, out_shape, starts, shape, c_strides(shape), fill, fill_dim)
+            )
+        padded_copy(self.op, segments, x.dtype.itemsize, _base(out), _base(x), stream, device_id)
+        return [out]
+
+
+class GpuPad(_LayoutKernel):
+    """The GPU kernel of ``ndd.pad``: one padded copy for the whole batch (the
+    input itself when no sample grows).
+
+    ``padded_shape(in_shape, args, batch_max)`` gives a sample's output shape
+    (``batch_max``: the largest extent of each dimension over the batch);
+    ``fill(args, dtype)`` its fill value as a 1-element array of ``dtype``."""
+
+    def __init__(self, op, padded_shape, fill):
+        super().__init__(op)
+        self.padded_shape = padded_shape
+        self.fill = fill
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x = inputs[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        samples = _samples(x)
+        sample_args = _sample_args(args, batch_size)
+        shapes = [shape for _, shape in samples]
+        batch_max = tuple(max(extents) for extents in zip(*shapes, strict=True)) if shapes else ()
+        out_shapes = [
+            tuple(self.padded_shape(s, a, batch_max)) for s, a in zip(shapes, sample_args, strict=True)
+        ]
+        if out_shapes == shapes:
+            return [_view_of(x, [(0, s) for s in shapes], x.dtype, batch_size, stream)]
+        _check_pad_type(self, x.dtype)
+        out, addresses = _allocate(out_shapes, x.dtype, batch_size, stream, device_id)
+        segments = [
+            PadSegment(
+                ptr, address, out_shape, [0] * len(shape), shape, c_strides(shape), self.fill(a, x.dtype)
+            )
+            for (ptr, shape), out_shape, address, a in zip(
+                samples, out_shapes, addresses, sample_args, strict=True
+            )
+        ]
+        padded_copy(self.op, segments, x.dtype.itemsize, _base(out), _base(x), stream, device_id)
+        return [out]
+
+
+class GpuJoin(_LayoutKernel):
+    """The GPU kernel of ``ndd.cat`` and ``ndd.stack``: every input of every sample
+    is a segment of one strided-copy launch (per 8 inputs).
+
+    ``place(shapes, args)`` gives, for the input shapes of one sample, the output
+    shape and per input the element offset and element strides of its part of the
+    output. A GPU Tensor among Batches joins every sample."""
+
+    data_inputs = None
+
+    def __init__(self, op, place):
+        super().__init__(op)
+        self.place = place
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        dtype = inputs[0].dtype
+        count = 1 if batch_size < 0 else batch_size
+        device_array = _cuda()[0]
+        # A Tensor joins every sample of the Batches.
+        per_input = [
+            _samples(x) * (1 if isinstance(x, device_array.DeviceBatch) or batch_size < 0 else count)
+            for x in inputs
+        ]
+        plans = [
+            self.place([samples[i][1] for samples in per_input], a)
+            for i, a in zip(range(count), _sample_args(args, batch_size), strict=True)
+        ]
+        out, addresses = _allocate([shape for shape, _ in plans], dtype, batch_size, stream, device_id)
+        itemsize = dtype.itemsize
+        segments = []
+        for i, ((_, places), address) in enumerate(zip(plans, addresses, strict=True)):
+            for k, (samples, (offset, strides)) in enumerate(zip(per_input, places, strict=True)):
+                ptr, shape = samples[i]
+                segments.append(
+                    Segment(ptr, address + offset * itemsize, shape, c_strides(shape), strides, k)
+                )
+        strided_copy(self.op, segments, itemsize, _base(out), [_base(x) for x in inputs], stream, device_id)
+        return [out]

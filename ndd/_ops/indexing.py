@@ -6,6 +6,7 @@ import numpy as np
 from .._prepare.call import invoke
 from .._prepare.invocation import PerSample
 from .._prepare.storage import BatchBase, TensorBase, batch_samples
+from .gpu_layout import GpuWindow, c_strides
 from .schema import Arg, Input, Operator
 
 __all__ = ["subscript"]
@@ -89,6 +90,24 @@ SUBSCRIPT = Operator(
     kernel=_kernel,
     doc="Basic indexing of each sample.",
 )
+
+
+def _gpu_window(in_shape, args):
+    """The GPU window of ``sample[index]``: integers move the start and drop their
+    dimension, slices move it and scale the stride by their step (negative too)."""
+    offset, shape, strides = 0, [], []
+    for c, n, stride in zip(args["index"], in_shape, c_strides(in_shape), strict=True):
+        if isinstance(c, slice):
+            start, _, step = c.indices(n)
+            shape.append(len(range(*c.indices(n))))
+            offset += start * stride
+            strides.append(step * stride)
+        else:
+            offset += (c + n if c < 0 else c) * stride
+    return offset, tuple(shape), tuple(strides)
+
+
+SUBSCRIPT.gpu_kernel = GpuWindow(SUBSCRIPT, _gpu_window)
 
 
 def _resolve_batch_component(c, batch_size, what):

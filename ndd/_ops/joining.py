@@ -8,6 +8,7 @@ pair whatever the value of ``axis``.
 import numpy as np
 
 from .axes import INPUT_LAYOUT, record_layout
+from .gpu_layout import GpuJoin, c_strides
 from .schema import Arg, Input, Operator
 
 
@@ -112,6 +113,22 @@ CAT = Operator(
 )
 
 
+def _cat_place(shapes, args):
+    """The output shape of a GPU cat and where each input lands in it (element
+    offset, element strides): one after another along the axis."""
+    out_shape = _cat_out_shape(tuple(tuple(s) for s in shapes), args)
+    axis = _cat_axis(args, len(out_shape))
+    strides = c_strides(out_shape)
+    places, at = [], 0
+    for s in shapes:
+        places.append((at * strides[axis], strides))
+        at += s[axis]
+    return out_shape, places
+
+
+CAT.gpu_kernel = GpuJoin(CAT, _cat_place)
+
+
 def _stack_position(axis, ndim):
     if not -ndim <= axis <= ndim:
         raise ValueError(
@@ -184,5 +201,18 @@ STACK = Operator(
     kernel=_stack_kernel,
     doc="Join inputs of equal shape and dtype along a new dimension.",
 )
+
+
+def _stack_place(shapes, args):
+    """The output shape of a GPU stack and where each input lands in it: input ``k``
+    at index ``k`` of the new dimension."""
+    out_shape = _stack_out_shape(shapes, args)
+    pos = _stack_position(args["axis"], len(out_shape) - 1)
+    strides = c_strides(out_shape)
+    inner = strides[:pos] + strides[pos + 1 :]
+    return out_shape, [(k * strides[pos], inner) for k in range(len(shapes))]
+
+
+STACK.gpu_kernel = GpuJoin(STACK, _stack_place)
 
 OPERATORS = [CAT, STACK]

@@ -13,6 +13,7 @@ import numpy as np
 
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast
+from .gpu_layout import GpuPad
 from .schema import Arg, Input, Operator
 
 
@@ -147,5 +148,7 @@ PAD = Operator(
     "single sample is left as is), then to a multiple of ``align``. The fill value is "
     "converted to the input type as a C cast does (truncation, wrap-around).",
 )
+
+PAD.gpu_kernel = GpuPad(PAD, _padded_shape, lambda args, dtype: c_cast(args["fill_value"], dtype).reshape(1))
 
 OPERATORS = [PAD]

@@ -18,6 +18,7 @@ import numpy as np
 from .._types import float16, float32, uint8
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
+from .gpu_layout import GpuSlice
 from .schema import Arg, Input, Operator
 
 
@@ -357,5 +358,15 @@ SLICE = Operator(
     "``axis_names``, in that order; a single value applies to all of them. With ``dtype``, "
     "floats are truncated toward zero and values saturate at the limits of the output type.",
 )
+
+
+def _gpu_fill(args, out_shape, dtype):
+    """The fill values of a padded GPU slice and the output dimension they are laid along."""
+    channel = _fill_channel_axis(args, out_shape)
+    fill = c_cast(args["fill_values"], dtype).reshape(-1)
+    return (fill if channel is not None else fill[:1]), channel
+
+
+SLICE.gpu_kernel = GpuSlice(SLICE, _slice_bounds, _gpu_fill)
 
 OPERATORS = [SLICE]

@@ -21,6 +21,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .conversions import cast_array, round_half_away
 from .gpu_elementwise import GpuCast
+from .gpu_layout import GpuCopy, GpuView, GpuWindow, c_strides
 from .schema import Arg, Input, Operator
 
 # Some type rules add derived entries, named with a leading underscore, to the argument
@@ -123,6 +124,7 @@ COPY = Operator(
     dense_kernel=_copy_kernel,
     doc="Copy the data into new memory, keeping the shape, type and layout.",
 )
+COPY.gpu_kernel = GpuCopy(COPY)
 
 
 # -- reshape, reinterpret -----------------------------------------------------
@@ -428,6 +430,23 @@ REINTERPRET = Operator(
 )
 
 
+def _reshape_gpu_shape(in_shape, shape_values, args):
+    return _reshaped(RESHAPE, in_shape, args["_itemsizes"], shape_values, args)
+
+
+def _reinterpret_gpu_shape(in_shape, shape_values, args):
+    return _reshaped(REINTERPRET, in_shape, args["_itemsizes"], shape_values, args)
+
+
+def _reinterpret_gpu_dtype(dtype, args):
+    return dtype if args["dtype"] is None else args["dtype"].numpy
+
+
+# On the GPU the new shape is a view of the same memory, as numpy's on the CPU.
+RESHAPE.gpu_kernel = GpuView(RESHAPE, _reshape_gpu_shape)
+REINTERPRET.gpu_kernel = GpuView(REINTERPRET, _reinterpret_gpu_shape, _reinterpret_gpu_dtype)
+
+
 # -- transpose ----------------------------------------------------------------
 
 
@@ -506,6 +525,16 @@ TRANSPOSE = Operator(
     dense_kernel=_transpose_dense,
     doc="Permute the dimensions of the data.\n\nThe output is a view of the input where possible.",
 )
+
+
+def _transpose_window(in_shape, args):
+    """The GPU window of a transposed sample: the input's strides permuted."""
+    perm = _permutation(args["perm"], len(in_shape))
+    strides = c_strides(in_shape)
+    return 0, tuple(in_shape[p] for p in perm), tuple(strides[p] for p in perm)
+
+
+TRANSPOSE.gpu_kernel = GpuWindow(TRANSPOSE, _transpose_window)
 
 
 # -- squeeze, expand_dims -------------------------------------------------------
@@ -609,6 +638,7 @@ SQUEEZE = Operator(
     doc="Remove dimensions of extent 1.\n\nGive the dimensions by index (``axes``) or by layout name "
     "(``axis_names``), not both. The output is a view of the input.",
 )
+SQUEEZE.gpu_kernel = GpuView(SQUEEZE, lambda in_shape, _, args: _squeezed(in_shape, args))
 
 
 def _expand_check(axes, names, in_ndim, in_layout):
@@ -689,5 +719,6 @@ EXPAND_DIMS = Operator(
     dense_kernel=_expand_dense,
     doc="Insert dimensions of extent 1.\n\nThe output is a view of the input.",
 )
+EXPAND_DIMS.gpu_kernel = GpuView(EXPAND_DIMS, lambda in_shape, _, args: _expanded(in_shape, args["axes"]))
 
 OPERATORS = [CAST, CAST_LIKE, COPY, RESHAPE, REINTERPRET, TRANSPOSE, SQUEEZE, EXPAND_DIMS]

@@ -51,7 +51,7 @@ def _assert_same_batch(gpu_result, cpu_result):
     assert gpu_result.dtype == cpu_result.dtype
     assert gpu_result.layout == cpu_result.layout
     host = gpu_result.cpu()
-    assert len(host) == len(cpu_result)
+    assert host.batch_size == cpu_result.batch_size
     for g, c in zip(host, cpu_result, strict=True):
         assert g.shape == c.shape
         np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
@@ -64,7 +64,7 @@ def _stream():
 # -- broadcast_to --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", DTYPES + [np.complex128])
+@pytest.mark.parametrize("dtype", DTYPES + [np.float16, np.int64])
 @pytest.mark.parametrize(
     "shape, target",
     [((3, 1), (3, 5)), ((1, 4), (6, 4)), ((4,), (2, 3, 4)), ((2, 1, 3), (2, 5, 3)), ((), (7,)), ((5,), (5,))],
@@ -91,3 +91,261 @@ def test_broadcast_to_is_one_launch_of_the_widest_unit(fake):
     assert launch.function == "strided_copy_16"
     assert launch.args[1] == 1
     assert out.shape == (10, 16)
+
+
+# -- ops against their CPU twins ------------------------------------------------------
+
+# Ragged samples, an empty one among them.
+RAGGED = [(4, 6, 3), (7, 5, 3), (0, 2, 3), (1, 9, 3)]
+
+
+def _check(op, values, in_layout="", **kwargs):
+    """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
+    _assert_same(
+        op(ndd.tensor(values, layout=in_layout).gpu(), **kwargs),
+        op(ndd.tensor(values, layout=in_layout), **kwargs),
+    )
+
+
+def _check_batch(op, samples, in_layout="", **kwargs):
+    """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
+    gpu = op(ndd.batch(samples, layout=in_layout).gpu(), **kwargs)
+    cpu = op(ndd.batch(samples, layout=in_layout), **kwargs)
+    _assert_same_batch(gpu, cpu)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_copy_matches_the_cpu(dtype, any_gpu):
+    _check(ndd.copy, _values(dtype, (5, 7, 3)), "HWC")
+    _check_batch(ndd.copy, [_values(dtype, s, i) for i, s in enumerate(RAGGED)], "HWC")
+    _check_batch(ndd.copy, [_values(dtype, (4, 4), i) for i in range(3)])
+
+
+def test_copy_is_new_memory(fake):
+    x = ndd.tensor(np.arange(12, dtype=np.float32)).gpu()
+    out = ndd.copy(x).evaluate()
+    assert out._data.ptr != x._data.ptr
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_transpose_matches_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (6, 5, 3))
+    _check(ndd.transpose, values, "HWC", perm=[2, 0, 1])
+    _check(ndd.transpose, values, "HWC", perm=[1, 0, 2])
+    _check(ndd.transpose, values, "HWC")
+    _check(ndd.transpose, _values(dtype, (2, 3, 4, 5, 2)), perm=[4, 2, 0, 3, 1])
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    _check_batch(ndd.transpose, samples, "HWC", perm=[2, 0, 1])
+    _check_batch(ndd.transpose, samples, "HWC", perm=[1, 0, 2], transpose_layout=False)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.int64])
+def test_reshaping_views_match_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (4, 6, 1))
+    _check(ndd.reshape, values, "HWC", shape=[6, 4])
+    _check(ndd.reshape, values, "HWC", shape=[-1, 2], layout="AB")
+    _check(ndd.reshape, values, "HWC", rel_shape=[0.5, 2, 1])
+    _check(ndd.squeeze, values, "HWC", axes=[2])
+    _check(ndd.expand_dims, values, "HWC", axes=[0, 3], new_axis_names="FG")
+    _check(ndd.reinterpret, values, "HWC", dtype=ndd.uint8)
+    samples = [_values(dtype, s, i) for i, s in enumerate([(2, 6, 1), (4, 3, 1), (0, 3, 1)])]
+    _check_batch(ndd.reshape, samples, "HWC", shape=[-1])
+    _check_batch(ndd.squeeze, samples, "HWC", axis_names="C")
+    _check_batch(ndd.expand_dims, samples, "HWC", axes=[1])
+    _check_batch(ndd.reinterpret, samples, "HWC", dtype=ndd.uint8)
+
+
+def test_reshape_takes_a_host_shape_per_sample(any_gpu):
+    samples = [np.arange(12, dtype=np.int16).reshape(3, 4), np.arange(6, dtype=np.int16).reshape(2, 3)]
+    shapes = ndd.batch([np.array([4, 3]), np.array([3, 2])])
+    gpu = ndd.reshape(ndd.batch(samples).gpu(), shapes)
+    cpu = ndd.reshape(ndd.batch(samples), shapes)
+    _assert_same_batch(gpu, cpu)
+    per_sample = ndd.batch([np.array([2, 6], np.int32), np.array([6, 1], np.int32)])
+    _assert_same_batch(
+        ndd.reshape(ndd.batch(samples).gpu(), shape=per_sample),
+        ndd.reshape(ndd.batch(samples), shape=per_sample),
+    )
+
+
+def test_reshape_is_a_view_without_a_launch(fake):
+    x = ndd.tensor(np.arange(24, dtype=np.float32).reshape(4, 6)).gpu()
+    out = ndd.reshape(x, shape=[6, 4]).evaluate()
+    assert not fake.launches
+    assert out._data.ptr == x._data.ptr and out.shape == (6, 4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_subscripts_match_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (7, 9, 3))
+    x, gx = ndd.tensor(values, layout="HWC"), ndd.tensor(values, layout="HWC").gpu()
+    for index in [
+        (slice(1, 3), slice(None, None, 2), 1),
+        (slice(None, None, -1),),
+        (Ellipsis, slice(None, None, -1)),
+        (slice(5, 0, -2), slice(8, None, -3), slice(None, None, -1)),
+        (2,),
+        (-1, -2, -3),
+        (slice(3, 3),),
+        (slice(None), 4),
+    ]:
+        _assert_same(gx[index], x[index])
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    b, gb = ndd.batch(samples, layout="HWC"), ndd.batch(samples, layout="HWC").gpu()
+    _assert_same_batch(gb.slice[:, ::-2, 1], b.slice[:, ::-2, 1])
+    _assert_same_batch(gb.slice[..., ::-1], b.slice[..., ::-1])
+
+
+def test_subscripts_with_per_sample_bounds_match_the_cpu(any_gpu):
+    samples = [_values(np.float32, (6, 5), i) for i in range(3)]
+    starts = ndd.batch([np.array(1), np.array(0), np.array(4)])
+    stops = ndd.batch([np.array(3), np.array(6), np.array(5)])
+    b, gb = ndd.batch(samples), ndd.batch(samples).gpu()
+    _assert_same_batch(gb.slice[starts:stops, ::2], b.slice[starts:stops, ::2])
+    _assert_same_batch(gb.slice[:, starts], b.slice[:, starts])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_slice_matches_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (8, 10, 3))
+    _check(ndd.slice, values, "HWC", start=[2, 1], shape=[4, 5])
+    _check(ndd.slice, values, "HWC", rel_start=[0.25, 0.1], rel_end=[0.75, 0.6])
+    _check(ndd.slice, values, "HWC", start=[3], end=[6], axes=[0])
+    _check(ndd.slice, values, "HWC", start=[-2, 7], shape=[6, 6], out_of_bounds_policy="pad")
+    _check(
+        ndd.slice, values, "HWC", start=[-2, 7], shape=[6, 6], out_of_bounds_policy="pad", fill_values=[7.9]
+    )
+    _check(
+        ndd.slice,
+        values,
+        "HWC",
+        start=[-2, 7],
+        shape=[6, 6],
+        out_of_bounds_policy="pad",
+        fill_values=[1, 2, 300],
+    )
+    _check(ndd.slice, values, "HWC", start=[-2, 7], shape=[6, 6], out_of_bounds_policy="trim_to_shape")
+    _check(
+        ndd.slice, values, "HWC", start=[12, 12], shape=[2, 2], out_of_bounds_policy="pad", fill_values=[-1.5]
+    )
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    _check_batch(ndd.slice, samples, "HWC", rel_start=[0.5, 0.2], rel_shape=[0.5, 0.5])
+    _check_batch(
+        ndd.slice, samples, "HWC", start=[-1, 1], shape=[3, 3], out_of_bounds_policy="pad", fill_values=[5]
+    )
+
+
+def test_slice_with_per_sample_and_input_windows_matches_the_cpu(any_gpu):
+    samples = [_values(np.int16, s, i) for i, s in enumerate(RAGGED)]
+    start = ndd.batch([np.array([0, 1]), np.array([2, 2]), np.array([0, 0]), np.array([-1, 3])])
+    _check_batch(ndd.slice, samples, "HWC", start=start, shape=[2, 4], out_of_bounds_policy="pad")
+    anchor = ndd.batch([np.array([0.1, 0.2], np.float32)] * 4)
+    size = ndd.batch([np.array([0.5, 0.5], np.float32)] * 4)
+    gpu = ndd.slice(ndd.batch(samples, layout="HWC").gpu(), anchor, size)
+    cpu = ndd.slice(ndd.batch(samples, layout="HWC"), anchor, size)
+    _assert_same_batch(gpu, cpu)
+    x = _values(np.float64, (9, 9))
+    _assert_same(
+        ndd.slice(ndd.tensor(x).gpu(), np.array([2, 3]), np.array([5, 4]), axes=[0, 1]),
+        ndd.slice(ndd.tensor(x), np.array([2, 3]), np.array([5, 4]), axes=[0, 1]),
+    )
+
+
+def test_slice_along_the_outer_dimension_is_a_view(fake):
+    x = ndd.tensor(np.zeros((8, 4, 3), np.uint8), layout="HWC").gpu()
+    out = ndd.slice(x, start=[2], end=[5], axes=[0]).evaluate()
+    assert not fake.launches
+    assert out._data.ptr == x._data.ptr + 2 * 12 and out.shape == (3, 4, 3)
+
+
+def test_slice_refuses_a_type_conversion(fake):
+    x = ndd.tensor(np.zeros((8, 4, 3), np.uint8), layout="HWC").gpu()
+    with pytest.raises(NotImplementedError, match="ndd.slice on the GPU: converting to 'dtype'"):
+        ndd.slice(x, start=[2], end=[5], axes=[0], dtype=ndd.float32)
+
+
+def test_slice_refuses_gpu_window_inputs(fake):
+    x = ndd.tensor(np.zeros((8, 4), np.uint8)).gpu()
+    with pytest.raises(NotImplementedError, match="input 'anchor' on the GPU"):
+        ndd.slice(x, ndd.tensor(np.array([1, 1])).gpu(), ndd.tensor(np.array([2, 2])))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pad_matches_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (5, 7, 3))
+    _check(ndd.pad, values, "HWC", shape=[8, 9, 3], fill_value=3.7)
+    _check(ndd.pad, values, "HWC", axes=[1], shape=[12], fill_value=-1)
+    _check(ndd.pad, values, "HWC", axis_names="H", align=[4])
+    _check(ndd.pad, values, "HWC", shape=[2, 2, 2])
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    _check_batch(ndd.pad, samples, "HWC", fill_value=300)
+    _check_batch(ndd.pad, samples, "HWC", axes=[0], align=[4])
+    fill = ndd.batch([np.array(v, np.float32) for v in (1, 2, 3, 4)])
+    _check_batch(ndd.pad, samples, "HWC", axis_names="W", fill_value=fill)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cat_and_stack_match_the_cpu(dtype, any_gpu):
+    a, b, c = _values(dtype, (4, 5, 3), 1), _values(dtype, (4, 2, 3), 2), _values(dtype, (4, 5, 3), 3)
+    for op, inputs, kwargs in [
+        (ndd.cat, (a, b), {"axis": 1}),
+        (ndd.cat, (a, c, a), {"axis": 0}),
+        (ndd.cat, (a, c), {"axis": -1}),
+        (ndd.stack, (a, c), {}),
+        (ndd.stack, (a, c, a), {"axis": 3}),
+        (ndd.stack, (a, c), {"axis": 1, "axis_name": "N"}),
+    ]:
+        cpu = op(*[ndd.tensor(x, layout="HWC") for x in inputs], **kwargs)
+        gpu = op(*[ndd.tensor(x, layout="HWC").gpu() for x in inputs], **kwargs)
+        _assert_same(gpu, cpu)
+    first = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    second = [_values(dtype, s, 10 + i) for i, s in enumerate(RAGGED)]
+    for op, kwargs in [(ndd.cat, {"axis": 2}), (ndd.cat, {"axis_name": "W"}), (ndd.stack, {"axis": 1})]:
+        cpu = op(ndd.batch(first, layout="HWC"), ndd.batch(second, layout="HWC"), **kwargs)
+        gpu = op(ndd.batch(first, layout="HWC").gpu(), ndd.batch(second, layout="HWC").gpu(), **kwargs)
+        _assert_same_batch(gpu, cpu)
+
+
+def test_cat_of_many_inputs_matches_the_cpu(any_gpu):
+    parts = [_values(np.int16, (2, k + 1), k) for k in range(11)]
+    cpu = ndd.cat(*[ndd.tensor(p) for p in parts], axis=1)
+    gpu = ndd.cat(*[ndd.tensor(p).gpu() for p in parts], axis=1)
+    _assert_same(gpu, cpu)
+
+
+# -- launches --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "op, kwargs",
+    [
+        (ndd.transpose, {"perm": [2, 0, 1]}),
+        (ndd.slice, {"start": [1, 1], "shape": [2, 2], "out_of_bounds_policy": "pad"}),
+        (ndd.slice, {"start": [1, 1], "shape": [2, 2], "out_of_bounds_policy": "trim_to_shape"}),
+        (ndd.pad, {"fill_value": 1}),
+        (lambda x: x.slice[:, ::2], {}),
+    ],
+)
+def test_a_ragged_batch_is_one_launch(fake, op, kwargs):
+    samples = [np.zeros(s, np.float32) for s in RAGGED]
+    x = ndd.batch(samples, layout="HWC").gpu()
+    with ndd.EvalMode.sync_cpu:
+        out = op(x, **kwargs)
+    (launch,) = fake.launches
+    assert launch.grid[1] == sum(1 for s in out.shape if 0 not in s)  # a segment per non-empty sample
+    assert launch.stream == int(_stream().handle)
+    assert out.batch_size == len(RAGGED)
+
+
+def test_a_join_of_batches_is_one_launch(fake):
+    samples = [np.zeros(s, np.uint8) for s in RAGGED]
+    with ndd.EvalMode.sync_cpu:
+        ndd.cat(ndd.batch(samples).gpu(), ndd.batch(samples).gpu(), ndd.batch(samples).gpu(), axis=1)
+    (launch,) = fake.launches
+    assert launch.function.startswith("strided_copy_")
+    assert launch.grid[1] == 3 * 3
+
+
+def test_ops_refuse_host_data_on_the_gpu(fake):
+    with pytest.raises(NotImplementedError, match="ndd.transpose on the GPU: input 'input' in host memory"):
+        ndd.transpose(ndd.tensor(np.zeros((2, 3))), device="gpu")
