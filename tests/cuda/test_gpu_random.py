@@ -145,6 +145,22 @@ def test_a_restored_rng_state_repeats_the_draws(any_gpu):
     )
 
 
+def test_a_checkpointed_rng_resumes_the_draws(tmp_path, any_gpu):
+    rng = ndd.random.RNG(seed=10)
+    ndd.random.coin_flip(shape=[5], device="gpu", rng=rng).evaluate()
+    ckpt = ndd.checkpoint.Checkpoint()
+    ckpt.register(rng, "rng")
+    ckpt.collect()
+    path = ckpt.save(str(tmp_path / "ckpt.json"))
+    expected = _values(ndd.random.beta(alpha=0.5, shape=[50], device="gpu", rng=rng))
+    resumed, fresh = ndd.checkpoint.Checkpoint(), ndd.random.RNG(seed=0)
+    resumed.load(path)
+    resumed.register(fresh, "rng")
+    np.testing.assert_array_equal(
+        _values(ndd.random.beta(alpha=0.5, shape=[50], device="gpu", rng=fresh)), expected
+    )
+
+
 @pytest.mark.parametrize("mode", ["eager", "deferred", "sync_full"])
 def test_values_do_not_depend_on_the_eval_mode(mode, any_gpu):
     expected = _values(ndd.random.normal(shape=[40], batch_size=3, device="gpu", rng=ndd.random.RNG(seed=4)))
