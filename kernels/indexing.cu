@@ -1,5 +1,5 @@
 // Kernels of the creation and lookup operators: full, full_like, zeros, ones and
-// their _like variants (fills), element_extract (segment copies), one_hot and
+// their _like variants (fills, broadcasts), element_extract (copies), one_hot and
 // lookup_table (ndd/_ops/gpu_indexing.py launches them).
 //
 // What these kernels move is never computed on: a fill value, a table entry or an
@@ -34,7 +34,7 @@
 // Descriptor per segment: [src offset, dst offset, n, extents[ndim], src strides[ndim]]
 // (elements). Element i of the segment has the coordinates of i in `extents` (C
 // order); it reads the source at the dot product with `strides`, 0 along the
-// dimensions the source is broadcast in. A plain copy is ndim 1, stride 1.
+// dimensions the source is broadcast in.
 
 #define BROADCAST(TN, T)                                                       \
   extern "C" __global__ void broadcast_##TN(const T* __restrict__ src,         \
@@ -55,7 +55,18 @@
     }                                                                          \
   }
 
-#define STORAGE_KERNELS(TN, T) FILL(TN, T) BROADCAST(TN, T)
+// -- copy: segments copied as they are (element_extract's frames) -----------------
+//
+// Descriptor per segment: [src offset, dst offset, n] (elements).
+
+#define COPY(TN, T)                                                            \
+  extern "C" __global__ void copy_##TN(const T* __restrict__ src,              \
+                                       T* __restrict__ dst,                    \
+                                       const long long* __restrict__ desc) {   \
+    SEGMENT_LOOP(i, desc, 3, 2) { dst[seg[1] + (long long)i] = src[seg[0] + (long long)i]; } \
+  }
+
+#define STORAGE_KERNELS(TN, T) FILL(TN, T) BROADCAST(TN, T) COPY(TN, T)
 
 STORAGE_KERNELS(u8, unsigned char)
 STORAGE_KERNELS(u16, unsigned short)
@@ -118,6 +129,16 @@ __device__ inline long long label_class<half_bits>(half_bits x, long long num_cl
 // output's element i sits at (outer o, class c, inner j): it is `on` when the
 // class of input element o * inner + j is c, else `off`.
 
+// The input element of output element i: (i / inner / num_classes) * inner + i % inner,
+// and its class (i / inner) % num_classes; in 32 bits where the sample allows (64-bit
+// division is several times slower on a GPU).
+template <typename U>
+__device__ inline unsigned long long one_hot_source(U i, U inner, U num_classes, long long* c) {
+  U rest = i / inner;
+  *c = (long long)(rest % num_classes);
+  return (unsigned long long)((rest / num_classes) * inner + i % inner);
+}
+
 #define ONE_HOT(IN, I, TN, T)                                                  \
   extern "C" __global__ void one_hot_##IN##_##TN(                              \
       const I* __restrict__ in, T* __restrict__ out,                           \
@@ -125,11 +146,14 @@ __device__ inline long long label_class<half_bits>(half_bits x, long long num_cl
       double limit) {                                                          \
     SEGMENT_LOOP(i, desc, 4, 2) {                                              \
       unsigned long long inner = (unsigned long long)seg[3];                   \
-      unsigned long long j = i % inner;                                        \
-      unsigned long long rest = i / inner;                                     \
-      long long c = (long long)(rest % (unsigned long long)num_classes);       \
-      unsigned long long o = rest / (unsigned long long)num_classes;           \
-      I x = in[seg[0] + (long long)(o * inner + j)];                           \
+      long long c;                                                             \
+      unsigned long long at =                                                  \
+          seg[2] <= 0xffffffffLL                                               \
+              ? one_hot_source<unsigned int>((unsigned int)i, (unsigned int)inner, \
+                                             (unsigned int)num_classes, &c)    \
+              : one_hot_source<unsigned long long>(i, inner,                   \
+                                                   (unsigned long long)num_classes, &c); \
+      I x = in[seg[0] + (long long)at];                                        \
       out[seg[1] + (long long)i] = label_class<I>(x, num_classes, limit) == c ? on : off; \
     }                                                                          \
   }

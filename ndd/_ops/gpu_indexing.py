@@ -470,8 +470,8 @@ class GpuLookupTable:
 
 class GpuElementExtract:
     """The GPU kernel of ``element_extract``: every output in one allocation, every
-    (output, sample) frame copied by one launch of ``broadcast_<storage>`` as a 1-D
-    segment, in the widest unit that all offsets and sizes allow.
+    (output, sample) frame copied by one launch of ``copy_<storage>`` as a segment,
+    in the widest unit that all offsets and sizes allow.
     ``check_sequence(shape, element_map)`` raises as the CPU does."""
 
     def __init__(self, op, check_sequence):
@@ -526,9 +526,8 @@ class GpuElementExtract:
             return
         common = math.gcd(src_ptr, dst_ptr, *(v for segment in moved for v in segment))
         unit = max(size for size in STORAGE_TYPES if common % size == 0)
-        desc = []
-        for src, dst, n in moved:
-            desc += [src // unit, dst // unit, n // unit, n // unit, 1]
+        desc = [v // unit for segment in moved for v in segment]
         max_n = max(n for _, _, n in moved) // unit
-        name = f"broadcast_{STORAGE_TYPES[unit][0]}"
-        _launch_segments(device_id, name, stream, desc, 5, max_n, (src_ptr, dst_ptr), (1,))
+        _launch_segments(
+            device_id, f"copy_{STORAGE_TYPES[unit][0]}", stream, desc, 3, max_n, (src_ptr, dst_ptr)
+        )
