@@ -59,6 +59,14 @@ _UNITS = (16, 8, 4, 2, 1)
 _MAX_INPUTS = 8
 # Segments per launch along gridDim.y (the kernels loop over more).
 _MAX_GRID_Y = 65535
+# kernels/transpose.cu: tiles of TILE x TILE elements moved by TILE x TILE_ROWS threads,
+# used where both sides of the tile are at least _MIN_TILE_SIDE long (shorter ones
+# leave most of a tile idle, and the strided copy reads them well enough).
+_TRANSPOSE_MODULE = "transpose"
+_TILE = 32
+_TILE_ROWS = 8
+_MIN_TILE_SIDE = 16
+_MAX_TILE_BLOCKS = 65535
 
 
 @functools.cache
@@ -184,14 +192,20 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
         planned.append((s, dims))
     if not planned:
         return
-    rows = np.zeros((len(planned), _COPY_WORDS), np.int64)
-    max_n = 0
-    for row, (s, dims) in zip(rows, planned, strict=True):
+    final = []
+    for _, dims in planned:
         inner = dims[-1][0] // unit
         dims = [(e, si // unit, so // unit) for e, si, so in dims[:-1]]
         if inner > 1:
             dims.append((inner, 1, 1))
-        dims = _merged(*zip(*dims, strict=True)) if dims else []
+        final.append(_merged(*zip(*dims, strict=True)) if dims else [])
+    forms = [_tile_form(dims) for dims in final]
+    if len(bases) == 1 and all(f is not None for f in forms):
+        _transpose_tiles(planned, forms, unit, out_base, bases[0], stream, device_id)
+        return
+    rows = np.zeros((len(planned), _COPY_WORDS), np.int64)
+    max_n = 0
+    for row, (s, _), dims in zip(rows, planned, final, strict=True):
         if len(dims) > MAX_DIMS:
             raise _unsupported(
                 op,
@@ -212,6 +226,44 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
     table = _upload(rows, stream, device_id)
     pointers = bases + [0] * (_MAX_INPUTS - len(bases))
     _launch(device_id, f"strided_copy_{unit}", table, len(planned), max_n, stream, out_base, *pointers)
+
+
+def _tile_form(dims):
+    """``(N, A, B, sN, sB, oN, oA)`` when a copy's merged dimensions (extent, in
+    stride, out stride) are N transposes of A x B tiles: the output's innermost
+    dimension (B) read with a stride, another dimension (A) read contiguously, both
+    long enough for tiles to pay; else None."""
+    if not 2 <= len(dims) <= 3:
+        return None
+    b_extent, b_in, b_out = dims[-1]
+    if b_out != 1 or b_in == 1:
+        return None
+    rest = dims[:-1]
+    a = next((k for k, (_, si, _) in enumerate(rest) if si == 1), None)
+    if a is None:
+        return None
+    a_extent, _, a_out = rest[a]
+    if min(a_extent, b_extent) < _MIN_TILE_SIDE:
+        return None
+    n_extent, n_in, n_out = rest[1 - a] if len(rest) == 2 else (1, 0, 0)
+    return n_extent, a_extent, b_extent, n_in, b_in, n_out, a_out
+
+
+def _transpose_tiles(planned, forms, unit, out_base, in_base, stream, device_id):
+    """One launch of kernels/transpose.cu over the segments (see ``_tile_form``)."""
+    rows = np.array(
+        [
+            (n, a, b, s.in_ptr - in_base, s.out_ptr - out_base, sn, sb, on, oa)
+            for (s, _), (n, a, b, sn, sb, on, oa) in zip(planned, forms, strict=True)
+        ],
+        np.int64,
+    )
+    tiles = max(n * -(-a // _TILE) * -(-b // _TILE) for n, a, b, *_ in forms)
+    table = _upload(rows, stream, device_id)
+    _, _, modules, _, _ = _cuda()
+    kernel = modules.get_function(device_id, _TRANSPOSE_MODULE, f"transpose_tiles_{unit}")
+    grid = (min(tiles, _MAX_TILE_BLOCKS), min(len(planned), _MAX_GRID_Y), 1)
+    kernel.launch(grid, (_TILE, _TILE_ROWS, 1), stream.handle, table.ptr, len(planned), out_base, in_base)
 
 
 # -- padded copies -----------------------------------------------------------------

@@ -139,6 +139,31 @@ def test_transpose_matches_the_cpu(dtype, any_gpu):
     _check_batch(ndd.transpose, samples, "HWC", perm=[1, 0, 2], transpose_layout=False)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tiled_transposes_match_the_cpu(dtype, any_gpu):
+    # Both sides of the transposed plane are long enough for the tiled kernel;
+    # extents that are not multiples of the tile leave partial tiles.
+    _check(ndd.transpose, _values(dtype, (40, 50, 17)), "HWC", perm=[2, 0, 1])
+    _check(ndd.transpose, _values(dtype, (17, 40, 50)), "CHW", perm=[1, 2, 0])
+    _check(ndd.transpose, _values(dtype, (70, 33)), "HW")
+    _check(ndd.transpose, _values(dtype, (3, 20, 5, 18)), perm=[0, 3, 2, 1])
+    samples = [
+        _values(dtype, s, i) for i, s in enumerate([(20, 30, 16), (33, 17, 16), (0, 4, 16), (64, 32, 16)])
+    ]
+    _check_batch(ndd.transpose, samples, "HWC", perm=[2, 0, 1])
+
+
+def test_long_transposes_take_the_tiled_kernel(fake):
+    samples = [np.zeros(s, np.float32) for s in [(20, 30, 16), (33, 17, 16), (0, 4, 16)]]
+    with ndd.EvalMode.sync_cpu:
+        ndd.transpose(ndd.batch(samples, layout="HWC").gpu(), perm=[2, 0, 1])
+        ndd.transpose(ndd.batch(samples, layout="HWC").gpu(), perm=[1, 0, 2])
+    tiled, rows = fake.launches
+    assert tiled.function == "transpose_tiles_4" and tiled.block == (32, 8, 1) and tiled.grid[1] == 2
+    # Swapping H and W moves whole 64-byte pixels: a strided copy of 16-byte units.
+    assert rows.function == "strided_copy_16"
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.int64])
 def test_reshaping_views_match_the_cpu(dtype, any_gpu):
     values = _values(dtype, (4, 6, 1))
