@@ -109,6 +109,15 @@ def _upload(array, device_id, stream):
     return device_array.DeviceArray.from_host(np.ascontiguousarray(array), device_id, stream)
 
 
+def _upload_tables(tables, device_id, stream):
+    """The small per-call tables (arrays of 8-byte types) in one upload:
+    ``(buffer, addresses)``, the buffer to keep referenced until the launch is queued."""
+    parts = [np.ascontiguousarray(t).reshape(-1).view(np.uint8) for t in tables]
+    buffer = _upload(np.concatenate(parts), device_id, stream)
+    starts = np.cumsum([0] + [part.nbytes for part in parts[:-1]]).tolist()
+    return buffer, [buffer.ptr + start for start in starts]
+
+
 class _Output:
     """The output of a call: a DeviceArray (sample mode) or a DeviceBatch (batch
     mode, dense when the samples share a shape), and each sample's byte offset."""
@@ -172,28 +181,26 @@ class GpuDistribution:
         if max(sizes) == 0:
             return [out.result]
         layout = np.array([[o // itemsize, n] for o, n in zip(out.offsets, sizes, strict=True)], np.uint64)
-        # The uploads stay referenced until the launch is queued (their memory is
-        # then freed in order on the stream).
-        layout = _upload(layout, device_id, stream)
-        name, operands = self._operands(sample_args, device_id, stream)
+        name, tables = self._tables(sample_args)
+        # The upload stays referenced until the launch is queued (its memory is then
+        # freed in order on the stream).
+        uploaded, addresses = _upload_tables([layout, *tables], device_id, stream)
         _launch(
             f"random_{name}_{KERNEL_TYPES[out.dtype]}",
             sizes,
             stream,
             device_id,
-            layout.ptr,
-            *[operand.ptr for operand in operands],
+            *addresses,
             out.ptr,
             len(sizes),
             *_key_words(args["rng"]),
         )
         return [out.result]
 
-    def _operands(self, sample_args, device_id, stream):
-        """The kernel's name (less prefix and type) and its device arrays between
-        the layout and the output."""
-        params = np.array([self.params(a) for a in sample_args], np.float64)
-        return self.kernel, [_upload(params, device_id, stream)]
+    def _tables(self, sample_args):
+        """The kernel's name (less prefix and type) and the host tables it reads
+        between the layout and the output."""
+        return self.kernel, [np.array([self.params(a) for a in sample_args], np.float64)]
 
 
 class GpuUniform(GpuDistribution):
@@ -201,17 +208,14 @@ class GpuUniform(GpuDistribution):
     ``values``, a set of values (``random_uniform_values_<type>``: each sample's
     span of one table of the values)."""
 
-    def _operands(self, sample_args, device_id, stream):
+    def _tables(self, sample_args):
         if sample_args[0]["values"] is None:
-            return "uniform_range", super()._operands(sample_args, device_id, stream)[1]
+            return "uniform_range", super()._tables(sample_args)[1]
         spans, table = [], []
         for a in sample_args:
             spans.append((len(table), len(a["values"])))
             table.extend(a["values"])
-        return "uniform_values", [
-            _upload(np.array(spans, np.uint64), device_id, stream),
-            _upload(np.array(table, np.float64), device_id, stream),
-        ]
+        return "uniform_values", [np.array(spans, np.uint64), np.array(table, np.float64)]
 
 
 class GpuChoice:
@@ -284,15 +288,20 @@ class GpuChoice:
             return [out.result]
         for f, offset in zip(fields, out.offsets, strict=True):
             f[0] = offset
-        picks = _upload(np.array(fields, np.uint64).reshape(-1, _CHOICE_FIELDS), device_id, stream)
-        table = _upload(np.array(cumulative or [0.0], np.float64), device_id, stream)
+        # The upload stays referenced until the launch is queued.
+        uploaded, (picks, table) = _upload_tables(
+            # A placeholder when no sample has p: the address stays inside the buffer.
+            [np.array(fields, np.uint64), np.array(cumulative or [0.0], np.float64)],
+            device_id,
+            stream,
+        )
         _launch(
             "random_choice",
             [f[1] for f in fields],
             stream,
             device_id,
-            picks.ptr,
-            table.ptr,
+            picks,
+            table,
             0 if source is None else source.ptr,
             out.ptr,
             count,
