@@ -384,6 +384,14 @@ def test_a_shape_like_tensor_gives_every_sample_its_shape(any_gpu):
     assert [s.shape for s in _samples(out)] == [(3, 2)] * 4
 
 
+def test_more_samples_than_a_grid_has_rows(any_gpu):
+    # The grid's y extent stops at 65535: the kernels loop over the samples beyond.
+    out = ndd.random.coin_flip(
+        batch_size=70000, probability=1.0, dtype=ndd.uint8, device="gpu", rng=ndd.random.RNG(seed=1)
+    )
+    assert (_values(out) == 1).all()
+
+
 def test_an_empty_batch(any_gpu):
     out = ndd.random.uniform(batch_size=0, device="gpu", rng=ndd.random.RNG(seed=1))
     assert out.batch_size == 0 and out.dtype == ndd.float32
