@@ -33,7 +33,8 @@ struct Bytes16 {
 };
 
 // The flat index i of a segment's elements, as per-dimension indices, walked
-// from the innermost dimension; I is 32-bit when the segment is small enough,
+// from the innermost dimension; I is 32-bit when the segment is small enough
+// (below 2^31 elements, so that the grid stride cannot wrap past 2^32),
 // which spares the GPU most of a 64-bit division's cost.
 template <typename T, typename I>
 __device__ __forceinline__ void copy_segment(const long long* __restrict__ row,
@@ -76,7 +77,7 @@ __device__ __forceinline__ void strided_copy(const long long* __restrict__ rows,
   for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
     const long long* row = rows + (unsigned long long)s * COPY_WORDS;
     const unsigned char* in = inputs[row[2]];
-    if (row[0] <= 0xffffffffll)
+    if (row[0] <= 0x7fffffffll)
       copy_segment<T, unsigned int>(row, in, out);
     else
       copy_segment<T, unsigned long long>(row, in, out);
@@ -130,7 +131,7 @@ __device__ __forceinline__ void padded_copy(const long long* __restrict__ rows, 
                                             const unsigned char* fill) {
   for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
     const long long* row = rows + (unsigned long long)s * PAD_WORDS;
-    if (row[0] <= 0xffffffffll)
+    if (row[0] <= 0x7fffffffll)
       pad_segment<T, unsigned int>(row, in, out, fill);
     else
       pad_segment<T, unsigned long long>(row, in, out, fill);

@@ -331,6 +331,21 @@ def test_cat_and_stack_match_the_cpu(dtype, any_gpu):
         _assert_same_batch(gpu, cpu)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64])
+def test_stacking_scalars_matches_the_cpu(dtype, any_gpu):
+    values = [np.asarray(_values(dtype, (), k)) for k in range(3)]
+    _assert_same(
+        ndd.stack(*[ndd.tensor(v).gpu() for v in values]), ndd.stack(*[ndd.tensor(v) for v in values])
+    )
+
+
+def test_data_with_too_many_dimensions_left_is_refused_naming_the_op(fake):
+    x = ndd.tensor(np.zeros((2, 3, 2, 3, 2, 3, 2), np.uint8)).gpu()
+    out = ndd.transpose(x)
+    with pytest.raises(NotImplementedError, match="ndd.transpose on the GPU: data that keeps 7 dimensions"):
+        out.evaluate()
+
+
 def test_cat_of_many_inputs_matches_the_cpu(any_gpu):
     parts = [_values(np.int16, (2, k + 1), k) for k in range(11)]
     cpu = ndd.cat(*[ndd.tensor(p) for p in parts], axis=1)
