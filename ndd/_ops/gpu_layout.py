@@ -11,6 +11,11 @@ Everything here is one of two moves, queued on ``kernels/layout.cu``:
 * a padded copy: the same read where the input index lies inside the input,
   a fill value (one, or one per index along a dimension) elsewhere.
 
+A strided copy that transposes long planes (the output's inner dimension read
+with a stride, another one contiguous: HWC <-> CHW with many channels, matrix
+transposes) goes through shared-memory tiles instead (``kernels/transpose.cu``),
+so that its reads are coalesced as well as its writes.
+
 A copy is made of *segments* (a sample, or one input of a join within a
 sample), each a row of a small descriptor table uploaded to the device, so that
 a whole ragged batch is one launch (``blockIdx.y`` picks the segment). Before
@@ -52,8 +57,7 @@ BLOCK = 256
 MAX_DIMS = 6
 _COPY_WORDS = 5 + 3 * MAX_DIMS
 _PAD_WORDS = 6 + 4 * MAX_DIMS
-# Element sizes with a kernel, widest first (the 16-byte kernel needs 8-byte alignment only,
-# but picks it only where 16 divides everything).
+# Element sizes with a kernel, widest first.
 _UNITS = (16, 8, 4, 2, 1)
 # Input pointers of one strided-copy launch (LAYOUT_MAX_INPUTS of kernels/layout.cu).
 _MAX_INPUTS = 8

@@ -309,6 +309,14 @@ def test_pad_matches_the_cpu(dtype, any_gpu):
     _check_batch(ndd.pad, samples, "HWC", axis_names="W", fill_value=fill)
 
 
+def test_pad_with_per_sample_extents_matches_the_cpu(any_gpu):
+    samples = [_values(np.int16, s, i) for i, s in enumerate(RAGGED)]
+    shape = ndd.batch([np.array(e, np.int32) for e in ([5, 7], [8, 5], [1, 1], [3, 9])])
+    _check_batch(ndd.pad, samples, "HWC", axes=[0, 1], shape=shape, fill_value=-7)
+    axes = ndd.batch([np.array([d], np.int32) for d in (0, 1, 0, 2)])
+    _check_batch(ndd.pad, samples, "HWC", axes=axes, shape=[10])
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_cat_and_stack_match_the_cpu(dtype, any_gpu):
     a, b, c = _values(dtype, (4, 5, 3), 1), _values(dtype, (4, 2, 3), 2), _values(dtype, (4, 5, 3), 3)
