@@ -437,7 +437,9 @@ def _gather(op, x, windows, batch_size, stream, device_id, dtype=None):
     dtype = x.dtype if dtype is None else dtype
     itemsize = dtype.itemsize
     if all(_is_run(w) for w in windows):
-        return _view_of(x, [(o * itemsize, s) for o, s, _ in windows], dtype, batch_size, stream)
+        # An empty window may start past the end of the input: it points at the sample instead.
+        views = [(0 if 0 in s else o * itemsize, s) for o, s, _ in windows]
+        return _view_of(x, views, dtype, batch_size, stream)
     out, addresses = _allocate([s for _, s, _ in windows], dtype, batch_size, stream, device_id)
     segments = [
         Segment(ptr + offset * itemsize, address, shape, strides)
