@@ -361,6 +361,22 @@ def test_cat_of_many_inputs_matches_the_cpu(any_gpu):
     _assert_same(gpu, cpu)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_chains_over_views_match_the_cpu(dtype, any_gpu):
+    # The slice along H is a view (samples at offsets inside the input), which the
+    # strided copies after it read from.
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+
+    def chain(batch):
+        window = ndd.slice(batch, start=[1], end=[3], axes=[0], out_of_bounds_policy="trim_to_shape")
+        moved = ndd.transpose(window, perm=[2, 0, 1])
+        joined = ndd.cat(moved, ndd.copy(moved), axis=0)
+        flipped = joined.slice[::-1, :, ::-1]
+        return ndd.pad(ndd.reshape(flipped, shape=[-1]), fill_value=9)
+
+    _assert_same_batch(chain(ndd.batch(samples, layout="HWC").gpu()), chain(ndd.batch(samples, layout="HWC")))
+
+
 # -- launches --------------------------------------------------------------------------
 
 
