@@ -419,8 +419,8 @@ FUNCTION_FUNCTOR(fabs)
     }                                                                                       \
   }
 
-// fill_T(value, out, n): a scalar operand as an array, for operand combinations
-// without a kernel of their own.
+// fill_scalar_T(value, out, n): a scalar operand as an array, for operand
+// combinations without a kernel of their own.
 #define FILL_KERNEL(NAME, TN, S)                                                         \
   extern "C" __global__ void NAME##_##TN(num<S>::P value, S* __restrict__ out,           \
                                          unsigned long long n) {                         \
@@ -504,8 +504,7 @@ FLOAT_TYPES(UNARY_KERNEL, ceil)
 FLOAT_TYPES(UNARY_KERNEL, fabs)
 
 NUMERIC_TYPES(CLAMP_KERNELS, clamp)
-BOOL_TYPE(FILL_KERNEL, fill)
-NUMERIC_TYPES(FILL_KERNEL, fill)
+NUMERIC_TYPES(FILL_KERNEL, fill_scalar)
 
 // -- cast: the rules of ndd.cast (ndd/_ops/conversions.py, cast_array) ----------------
 // Floats to integers round half away from zero and saturate, NaN gives 0; floats to

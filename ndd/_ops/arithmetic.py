@@ -1,8 +1,10 @@
 """Elementwise operators: Python operators on Tensor/Batch and ``ndd.math``.
 
-Each operator is an ``ElementwiseOp``: a result-type rule and a numpy kernel.
-The prepare phase (type promotion, broadcasting, layout) is the compiled
-``_prepare.elementwise.apply``.
+Each operator is an ``ElementwiseOp``: a result-type rule, a numpy kernel and
+the name of its GPU kernels (``gpu_elementwise.py``, which gives the same values,
+except that an integer divisor of 0 or a negative shift count in GPU data gives
+numpy's result instead of raising). The prepare phase (type promotion,
+broadcasting, layout) is the compiled ``_prepare.elementwise.apply``.
 
 Deliberate divergences from the reference (documented in the user guide):
 ``//`` and ``%`` use Python's floor semantics for integers and floats, and an

@@ -167,7 +167,7 @@ class GpuElementwise:
       ``<kernel>_scalar_lhs_<type>`` (one operand a host scalar, by value);
     * ternary (clamp): ``<kernel>_<type>`` (three arrays) and
       ``<kernel>_scalar_bounds_<type>`` (the last two scalars); other scalar
-      operands are first filled into arrays on the GPU (``fill_<type>``).
+      operands are first filled into arrays on the GPU (``fill_scalar_<type>``).
 
     ``types`` are the compute types it has kernels for; ``check_scalar(compute,
     index, value)`` refuses host scalar operands as the CPU kernel would."""
@@ -309,7 +309,7 @@ class GpuElementwise:
     def _filled(value, n, stream, device_id, compute):
         """Scalar ``value`` (a kernel parameter) repeated into a GPU array of ``n``."""
         out = _cuda()[0].DeviceArray.empty((n,), compute, device_id, stream)
-        _launch(device_id, f"fill_{KERNEL_TYPES[compute]}", n, stream, value, out.ptr)
+        _launch(device_id, f"fill_scalar_{KERNEL_TYPES[compute]}", n, stream, value, out.ptr)
         return out
 
 
