@@ -14,8 +14,12 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
+from gpu_testing import install_fake  # noqa: E402
+
 import ndd  # noqa: E402
-from ndd._ops.gpu_elementwise import KERNEL_TYPES  # noqa: E402
+from ndd._cuda import kernel_files  # noqa: E402
+from ndd._cuda.fake import FakeDriver  # noqa: E402
+from ndd._ops.gpu_elementwise import KERNEL_TYPES, KERNELS  # noqa: E402
 
 TYPES = {name: dtype for dtype, name in KERNEL_TYPES.items()}
 INTEGER = [name for name, dtype in TYPES.items() if dtype.kind in "iu"]
@@ -342,3 +346,60 @@ def test_every_elementwise_operator_has_a_gpu_kernel():
 
     missing = [op.qualname for op in [*OPERATORS.values(), *MATH_FUNCTIONS.values()] if op.gpu_kernel is None]
     assert missing == []
+
+
+# -- what is launched (recording FakeDriver: the kernels do not run) ---------------------
+
+
+@pytest.fixture
+def fake(built, monkeypatch):
+    """A FakeDriver that records launches of the kernels built for the test session."""
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
+    yield from install_fake(FakeDriver(devices=2))
+
+
+def _launched(fake, make):
+    make(lambda a: ndd.tensor(a).gpu()).evaluate()
+    return [launch.function for launch in fake.launches]
+
+
+@pytest.mark.parametrize(
+    "make, kernels",
+    [
+        (lambda g: g(np.ones(3, np.int32)) // 2, ["floordiv_scalar_rhs_i32"]),
+        (lambda g: 2 % g(np.ones(3, np.int16)), ["cast_i16_to_i32", "mod_scalar_lhs_i32"]),
+        (
+            lambda g: g(np.ones(3, np.uint8)) / g(np.ones(3, np.uint8)),
+            ["cast_u8_to_f32"] * 2 + ["truediv_f32"],
+        ),
+        (lambda g: g(np.ones(3, np.uint16)) << g(np.ones(3, np.uint16)), ["lshift_u16"]),
+        (lambda g: ~g(np.ones(3, np.bool_)), ["bitnot_bool"]),
+        (lambda g: -g(np.ones(3, np.int8)), ["minus_i8"]),
+        (lambda g: ndd.math.sqrt(g(np.ones(3, np.int32))), ["cast_i32_to_f32", "sqrt_f32"]),
+        (lambda g: ndd.math.exp(g(np.ones(3, np.float16))), ["exp_f16"]),
+        # uint64 promoted to int64 wraps as numpy's astype: the same bits, no conversion.
+        (lambda g: g(np.ones(3, np.uint64)) + g(np.ones(3, np.int64)), ["add_i64"]),
+        (lambda g: ndd.math.clamp(g(np.ones(3, np.float32)), 0.0, 1.0), ["clamp_scalar_bounds_f32"]),
+        (
+            lambda g: ndd.math.clamp(g(np.ones(3, np.float32)), g(np.zeros(3, np.float32)), 1.0),
+            ["fill_scalar_f32", "clamp_f32"],
+        ),
+    ],
+)
+def test_each_operator_launches_its_kernel_of_the_compute_type(fake, make, kernels):
+    assert _launched(fake, make) == kernels
+
+
+def test_a_float16_scalar_is_passed_as_its_bits(fake):
+    x = ndd.tensor(np.ones(3, np.float16)).gpu()
+    (x * ndd.tensor(np.float16(1.5))).evaluate()
+    (launch,) = fake.launches
+    assert launch.function == "mul_scalar_rhs_f16"
+    assert launch.args[1] == 0x3E00  # float16 1.5
+    assert launch.param_types[1] == "u16"
+
+
+def test_every_kernel_of_the_table_is_built(built):
+    built_kernels = kernel_files.manifest(built)["modules"]["elementwise"]["kernels"]
+    expected = [f"{name}_{KERNEL_TYPES[dtype]}" for name, types in KERNELS.items() for dtype in types]
+    assert [name for name in expected if name not in built_kernels] == []
