@@ -32,18 +32,53 @@ struct Bytes16 {
   unsigned long long lo, hi;
 };
 
+// What happens to an element on its way: nothing (raw bytes), or the conversion of
+// ndd.slice's 'dtype' (ndd/_ops/conversions.py, convert_saturating): floats
+// truncate toward zero, every value saturates at the limits of the output type
+// (infinities included), NaN gives 0 in an integer type, bools are 0 or 1.
+template <typename T> struct Raw {
+  static __device__ __forceinline__ T apply(T v) { return v; }
+};
+
+template <typename From> struct ToU8 {
+  static __device__ __forceinline__ unsigned char apply(From v) {
+    if (v != v) return 0;  // NaN (never true for integers)
+    // int literals: compared in From's type or a wider one, never wrapped into it
+    if (v <= 0) return 0;
+    if (v >= 255) return 255;
+    return (unsigned char)v;  // truncates a float toward zero
+  }
+};
+template <> struct ToU8<bool> {
+  static __device__ __forceinline__ unsigned char apply(bool v) { return v ? 1 : 0; }
+};
+
+template <typename From> struct ToF32 {
+  // Integers round to the nearest float (the C conversion, as numpy's astype).
+  static __device__ __forceinline__ float apply(From v) { return (float)v; }
+};
+template <> struct ToF32<double> {
+  static __device__ __forceinline__ float apply(double v) {
+    const double limit = 3.4028234663852886e38;  // the largest float32
+    return (float)(v > limit ? limit : (v < -limit ? -limit : v));  // NaN passes through
+  }
+};
+template <> struct ToF32<bool> {
+  static __device__ __forceinline__ float apply(bool v) { return v ? 1.0f : 0.0f; }
+};
+
 // The flat index i of a segment's elements, as per-dimension indices, walked
 // from the innermost dimension; I is 32-bit when the segment is small enough
 // (below 2^31 elements, so that the grid stride cannot wrap past 2^32),
 // which spares the GPU most of a 64-bit division's cost.
-template <typename T, typename I>
+template <typename In, typename Out, typename Move, typename I>
 __device__ __forceinline__ void copy_segment(const long long* __restrict__ row,
                                              const unsigned char* in_base,
                                              unsigned char* out_base) {
   const I n = (I)row[0];
   const int first = LAYOUT_MAX_DIMS - (int)row[1];
-  const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[3]);
-  T* __restrict__ out = reinterpret_cast<T*>(out_base + row[4]);
+  const In* __restrict__ in = reinterpret_cast<const In*>(in_base + row[3]);
+  Out* __restrict__ out = reinterpret_cast<Out*>(out_base + row[4]);
   I extent[LAYOUT_MAX_DIMS];
   long long in_stride[LAYOUT_MAX_DIMS], out_stride[LAYOUT_MAX_DIMS];
 #pragma unroll
@@ -67,33 +102,33 @@ __device__ __forceinline__ void copy_segment(const long long* __restrict__ row,
     }
     src += (long long)rest * in_stride[first];
     dst += (long long)rest * out_stride[first];
-    out[dst] = in[src];
+    out[dst] = Move::apply(in[src]);
   }
 }
 
-template <typename T>
+template <typename In, typename Out, typename Move>
 __device__ __forceinline__ void strided_copy(const long long* __restrict__ rows, unsigned int count,
                                              unsigned char* out, const unsigned char* const* inputs) {
   for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
     const long long* row = rows + (unsigned long long)s * COPY_WORDS;
     const unsigned char* in = inputs[row[2]];
     if (row[0] <= 0x7fffffffll)
-      copy_segment<T, unsigned int>(row, in, out);
+      copy_segment<In, Out, Move, unsigned int>(row, in, out);
     else
-      copy_segment<T, unsigned long long>(row, in, out);
+      copy_segment<In, Out, Move, unsigned long long>(row, in, out);
   }
 }
 
-template <typename T, typename I>
+template <typename In, typename Out, typename Move, typename I>
 __device__ __forceinline__ void pad_segment(const long long* __restrict__ row,
                                             const unsigned char* in_base,
                                             unsigned char* out_base,
                                             const unsigned char* fill_base) {
   const I n = (I)row[0];
   const int first = LAYOUT_MAX_DIMS - (int)row[1];
-  const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[2]);
-  T* __restrict__ out = reinterpret_cast<T*>(out_base + row[3]);
-  const T* __restrict__ fill = reinterpret_cast<const T*>(fill_base + row[4]);
+  const In* __restrict__ in = reinterpret_cast<const In*>(in_base + row[2]);
+  Out* __restrict__ out = reinterpret_cast<Out*>(out_base + row[3]);
+  const Out* __restrict__ fill = reinterpret_cast<const Out*>(fill_base + row[4]);
   const int fill_dim = (int)row[5];
   I extent[LAYOUT_MAX_DIMS];
   long long start[LAYOUT_MAX_DIMS], in_extent[LAYOUT_MAX_DIMS], in_stride[LAYOUT_MAX_DIMS];
@@ -121,20 +156,20 @@ __device__ __forceinline__ void pad_segment(const long long* __restrict__ row,
         rest = q;
       }
     }
-    out[i] = inside ? in[src] : fill[fill_index];
+    out[i] = inside ? Move::apply(in[src]) : fill[fill_index];
   }
 }
 
-template <typename T>
+template <typename In, typename Out, typename Move>
 __device__ __forceinline__ void padded_copy(const long long* __restrict__ rows, unsigned int count,
                                             unsigned char* out, const unsigned char* in,
                                             const unsigned char* fill) {
   for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
     const long long* row = rows + (unsigned long long)s * PAD_WORDS;
     if (row[0] <= 0x7fffffffll)
-      pad_segment<T, unsigned int>(row, in, out, fill);
+      pad_segment<In, Out, Move, unsigned int>(row, in, out, fill);
     else
-      pad_segment<T, unsigned long long>(row, in, out, fill);
+      pad_segment<In, Out, Move, unsigned long long>(row, in, out, fill);
   }
 }
 
@@ -148,12 +183,12 @@ __device__ __forceinline__ void padded_copy(const long long* __restrict__ rows, 
       const unsigned char* in6, const unsigned char* in7) {                         \
     const unsigned char* inputs[LAYOUT_MAX_INPUTS] = {in0, in1, in2, in3,           \
                                                       in4, in5, in6, in7};          \
-    strided_copy<T>(rows, count, out, inputs);                                      \
+    strided_copy<T, T, Raw<T> >(rows, count, out, inputs);                                      \
   }                                                                                 \
   extern "C" __global__ void padded_copy_##SIZE(                                    \
       const long long* rows, unsigned int count, unsigned char* out,                \
       const unsigned char* in, const unsigned char* fill) {                         \
-    padded_copy<T>(rows, count, out, in, fill);                                     \
+    padded_copy<T, T, Raw<T> >(rows, count, out, in, fill);                                     \
   }
 
 LAYOUT_KERNELS(1, unsigned char)
@@ -161,3 +196,35 @@ LAYOUT_KERNELS(2, unsigned short)
 LAYOUT_KERNELS(4, unsigned int)
 LAYOUT_KERNELS(8, unsigned long long)
 LAYOUT_KERNELS(16, Bytes16)
+
+// convert_copy_FROM_to_TO(rows, count, out, in), convert_pad_FROM_to_TO(rows, count,
+// out, in, fill): a strided or padded copy of one input converting each element
+// (the fill values are of the output type already).
+#define CONVERT_KERNELS(FN, FROM, TN, TO, MOVE)                                     \
+  extern "C" __global__ void convert_copy_##FN##_to_##TN(                           \
+      const long long* rows, unsigned int count, unsigned char* out,                \
+      const unsigned char* in) {                                                    \
+    const unsigned char* inputs[1] = {in};                                          \
+    strided_copy<FROM, TO, MOVE<FROM> >(rows, count, out, inputs);                  \
+  }                                                                                 \
+  extern "C" __global__ void convert_pad_##FN##_to_##TN(                            \
+      const long long* rows, unsigned int count, unsigned char* out,                \
+      const unsigned char* in, const unsigned char* fill) {                         \
+    padded_copy<FROM, TO, MOVE<FROM> >(rows, count, out, in, fill);                 \
+  }
+
+#define CONVERT_FROM(FN, FROM)                          \
+  CONVERT_KERNELS(FN, FROM, u8, unsigned char, ToU8)    \
+  CONVERT_KERNELS(FN, FROM, f32, float, ToF32)
+
+CONVERT_FROM(b, bool)
+CONVERT_FROM(u8, unsigned char)
+CONVERT_FROM(i8, signed char)
+CONVERT_FROM(u16, unsigned short)
+CONVERT_FROM(i16, short)
+CONVERT_FROM(u32, unsigned int)
+CONVERT_FROM(i32, int)
+CONVERT_FROM(u64, unsigned long long)
+CONVERT_FROM(i64, long long)
+CONVERT_FROM(f32, float)
+CONVERT_FROM(f64, double)

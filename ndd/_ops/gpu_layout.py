@@ -59,6 +59,22 @@ _COPY_WORDS = 5 + 3 * MAX_DIMS
 _PAD_WORDS = 6 + 4 * MAX_DIMS
 # Element sizes with a kernel, widest first.
 _UNITS = (16, 8, 4, 2, 1)
+# Type names of the converting copies of kernels/layout.cu (ndd.slice's 'dtype'):
+# the input types, and the output types.
+_CONVERT_FROM = {
+    np.dtype(np.bool_): "b",
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.int8): "i8",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.uint64): "u64",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+}
+_CONVERT_TO = {np.dtype(np.uint8): "u8", np.dtype(np.float32): "f32"}
 # Input pointers of one strided-copy launch (LAYOUT_MAX_INPUTS of kernels/layout.cu).
 _MAX_INPUTS = 8
 # Segments per launch along gridDim.y (the kernels loop over more).
@@ -210,26 +226,53 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
     rows = np.zeros((len(planned), _COPY_WORDS), np.int64)
     max_n = 0
     for row, (s, _), dims in zip(rows, planned, final, strict=True):
-        if len(dims) > MAX_DIMS:
-            raise _unsupported(
-                op,
-                f"data that keeps {len(dims)} dimensions after merging contiguous ones (at most {MAX_DIMS})",
-            )
-        if not dims:
-            dims = [(1, 0, 0)]
-        n = math.prod(e for e, _, _ in dims)
-        max_n = max(max_n, n)
-        first = MAX_DIMS - len(dims)
         source = s.source - first_source
-        row[:5] = n, len(dims), source, s.in_ptr - bases[source], s.out_ptr - out_base
-        for k, (e, si, so) in enumerate(dims, first):
-            row[5 + k] = e
-            row[5 + MAX_DIMS + k] = si
-            row[5 + 2 * MAX_DIMS + k] = so
-        row[5 : 5 + first] = 1
+        n = _copy_row(op, row, dims, source, s.in_ptr - bases[source], s.out_ptr - out_base)
+        max_n = max(max_n, n)
     table = _upload(rows, stream, device_id)
     pointers = bases + [0] * (_MAX_INPUTS - len(bases))
     _launch(device_id, f"strided_copy_{unit}", table, len(planned), max_n, stream, out_base, *pointers)
+
+
+def converting_copy(op, segments, in_dtype, out_dtype, out_base, in_base, stream, device_id) -> None:
+    """Queue the copies of ``segments`` (strides in elements of their own type)
+    converting each element from ``in_dtype`` to ``out_dtype`` as ``ndd.slice``'s
+    'dtype' does, as one launch (``_CONVERT_FROM`` and ``_CONVERT_TO`` list the
+    types)."""
+    planned = [
+        (s, _merged(s.extents, s.in_strides, s.out_strides))
+        for s in segments
+        if not any(e == 0 for e in s.extents)
+    ]
+    if not planned:
+        return
+    rows = np.zeros((len(planned), _COPY_WORDS), np.int64)
+    max_n = 0
+    for row, (s, dims) in zip(rows, planned, strict=True):
+        max_n = max(max_n, _copy_row(op, row, dims, 0, s.in_ptr - in_base, s.out_ptr - out_base))
+    table = _upload(rows, stream, device_id)
+    name = f"convert_copy_{_CONVERT_FROM[in_dtype]}_to_{_CONVERT_TO[out_dtype]}"
+    _launch(device_id, name, table, len(planned), max_n, stream, out_base, in_base)
+
+
+def _copy_row(op, row, dims, source, in_offset, out_offset):
+    """Fill a strided-copy row; return its element count."""
+    if len(dims) > MAX_DIMS:
+        raise _unsupported(
+            op,
+            f"data that keeps {len(dims)} dimensions after merging contiguous ones (at most {MAX_DIMS})",
+        )
+    if not dims:
+        dims = [(1, 0, 0)]
+    n = math.prod(e for e, _, _ in dims)
+    first = MAX_DIMS - len(dims)
+    row[:5] = n, len(dims), source, in_offset, out_offset
+    for k, (e, si, so) in enumerate(dims, first):
+        row[5 + k] = e
+        row[5 + MAX_DIMS + k] = si
+        row[5 + 2 * MAX_DIMS + k] = so
+    row[5 : 5 + first] = 1
+    return n
 
 
 def _tile_form(dims):
@@ -318,10 +361,13 @@ def _pad_dims(s, itemsize):
     return in_ptr, merged[::-1]
 
 
-def padded_copy(op, segments, itemsize, out_base, in_base, stream, device_id) -> None:
-    """Queue the padded copies of ``segments`` (elements of ``itemsize`` bytes, one
-    of 1, 2, 4, 8, 16) from the input at ``in_base`` into the allocation at
-    ``out_base`` as one launch, their fill values uploaded with it."""
+def padded_copy(op, segments, in_dtype, out_base, in_base, stream, device_id, out_dtype=None) -> None:
+    """Queue the padded copies of ``segments`` from the input at ``in_base`` into the
+    allocation at ``out_base`` as one launch, their fill values uploaded with it.
+
+    Elements move as raw bytes (``in_dtype``'s size: 1, 2, 4, 8 or 16), or are
+    converted to ``out_dtype`` as by ``converting_copy`` when it is given."""
+    itemsize = in_dtype.itemsize
     planned = []
     for s in segments:
         if any(e == 0 for e in s.extents):
@@ -347,7 +393,14 @@ def padded_copy(op, segments, itemsize, out_base, in_base, stream, device_id) ->
         max_n = max(max_n, n)
         first = MAX_DIMS - len(dims)
         fill_dim = next((first + k for k, d in enumerate(dims) if d[4]), -1)
-        row[:6] = n, len(dims), in_ptr - in_base, s.out_ptr - out_base, int(offset) * itemsize, fill_dim
+        row[:6] = (
+            n,
+            len(dims),
+            in_ptr - in_base,
+            s.out_ptr - out_base,
+            int(offset) * fills[0].itemsize,
+            fill_dim,
+        )
         for k, (e, start, extent, stride, _) in enumerate(dims, first):
             row[6 + k] = e
             row[6 + MAX_DIMS + k] = start
@@ -356,9 +409,13 @@ def padded_copy(op, segments, itemsize, out_base, in_base, stream, device_id) ->
         row[6 : 6 + first] = 1
         row[6 + 2 * MAX_DIMS : 6 + 2 * MAX_DIMS + first] = 1
     table = _upload(rows, stream, device_id)
+    if out_dtype is None:
+        name = f"padded_copy_{itemsize}"
+    else:
+        name = f"convert_pad_{_CONVERT_FROM[in_dtype]}_to_{_CONVERT_TO[out_dtype]}"
     _launch(
         device_id,
-        f"padded_copy_{itemsize}",
+        name,
         table,
         len(planned),
         max_n,
@@ -637,7 +694,8 @@ def _check_pad_type(kernel, dtype):
 class GpuSlice(_LayoutKernel):
     """The GPU kernel of ``ndd.slice``: windows within the input are views or one
     strided copy; windows reaching outside it (``out_of_bounds_policy='pad'``) one
-    padded copy for the whole batch.
+    padded copy for the whole batch; with a 'dtype' other than the input's, one
+    converting copy (uint8 and float32 outputs).
 
     ``bounds(args, in_shape, anchor, shape)`` gives a sample's ``(start, end)`` per
     input dimension (anchor and shape are the host values of the optional inputs);
@@ -651,13 +709,20 @@ class GpuSlice(_LayoutKernel):
 
     def check(self, ins, args):
         super().check(ins, args)
-        dtype = args["dtype"]
-        if dtype is not None and dtype != ins[0]._dtype:
-            raise self._unsupported(f"converting to 'dtype' {dtype} (the input is {ins[0]._dtype})")
+        dtype, source = args["dtype"], ins[0]._dtype
+        if dtype is None or dtype == source:
+            return
+        target = np.dtype(dtype.numpy)
+        if target not in _CONVERT_TO:
+            raise self._unsupported(f"converting to 'dtype' {dtype} (GPU conversions: to uint8 or float32)")
+        if source.numpy is None or np.dtype(source.numpy) not in _CONVERT_FROM:
+            raise self._unsupported(f"converting input of type {source} to 'dtype' {dtype}")
 
     def __call__(self, inputs, args, batch_size, ctx):
         x, anchor, shape_input = inputs
         stream, device_id = ctx.cuda_stream, ctx.device_id
+        target = x.dtype if args["dtype"] is None else np.dtype(args["dtype"].numpy)
+        convert = target != x.dtype
         samples = _samples(x)
         sample_args = _sample_args(args, batch_size)
         bounds = [
@@ -675,26 +740,39 @@ class GpuSlice(_LayoutKernel):
             for (_, shape), b in zip(samples, bounds, strict=True)
             for (lo, hi), n in zip(b, shape, strict=True)
         )
+        out_shapes = [tuple(hi - lo for lo, hi in b) for b in bounds]
         if inside:
             windows = []
-            for (_, shape), b in zip(samples, bounds, strict=True):
+            for (_, shape), b, out_shape in zip(samples, bounds, out_shapes, strict=True):
                 strides = c_strides(shape)
                 offset = sum(lo * s for (lo, _), s in zip(b, strides, strict=True))
-                windows.append((offset, tuple(hi - lo for lo, hi in b), strides))
-            return [_gather(self.op, x, windows, batch_size, stream, device_id)]
-        _check_pad_type(self, x.dtype)
-        out_shapes = [tuple(hi - lo for lo, hi in b) for b in bounds]
-        out, addresses = _allocate(out_shapes, x.dtype, batch_size, stream, device_id)
+                windows.append((offset, out_shape, strides))
+            if not convert:
+                return [_gather(self.op, x, windows, batch_size, stream, device_id)]
+            out, addresses = _allocate(out_shapes, target, batch_size, stream, device_id)
+            segments = [
+                Segment(ptr + offset * x.dtype.itemsize, address, shape, strides)
+                for (ptr, _), (offset, shape, strides), address in zip(
+                    samples, windows, addresses, strict=True
+                )
+            ]
+            converting_copy(self.op, segments, x.dtype, target, _base(out), _base(x), stream, device_id)
+            return [out]
+        if not convert:
+            _check_pad_type(self, x.dtype)
+        out, addresses = _allocate(out_shapes, target, batch_size, stream, device_id)
         segments = []
         for (ptr, shape), b, out_shape, address, a in zip(
             samples, bounds, out_shapes, addresses, sample_args, strict=True
         ):
-            fill, fill_dim = self.fill(a, out_shape, x.dtype)
+            fill, fill_dim = self.fill(a, out_shape, target)
             starts = [lo for lo, _ in b]
             segments.append(
                 PadSegment(ptr, address, out_shape, starts, shape, c_strides(shape), fill, fill_dim)
             )
-        padded_copy(self.op, segments, x.dtype.itemsize, _base(out), _base(x), stream, device_id)
+        padded_copy(
+            self.op, segments, x.dtype, _base(out), _base(x), stream, device_id, target if convert else None
+        )
         return [out]
 
 
@@ -733,7 +811,7 @@ class GpuPad(_LayoutKernel):
                 samples, out_shapes, addresses, sample_args, strict=True
             )
         ]
-        padded_copy(self.op, segments, x.dtype.itemsize, _base(out), _base(x), stream, device_id)
+        padded_copy(self.op, segments, x.dtype, _base(out), _base(x), stream, device_id)
         return [out]
 
 

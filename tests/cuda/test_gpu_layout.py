@@ -283,10 +283,48 @@ def test_slice_along_the_outer_dimension_is_a_view(fake):
     assert out._data.ptr == x._data.ptr + 2 * 12 and out.shape == (3, 4, 3)
 
 
-def test_slice_refuses_a_type_conversion(fake):
+@pytest.mark.parametrize("target", [ndd.uint8, ndd.float32])
+@pytest.mark.parametrize("dtype", DTYPES + [np.int8, np.uint16, np.uint32, np.int32, np.int64, np.uint64])
+def test_slice_with_a_type_conversion_matches_the_cpu(dtype, target, any_gpu):
+    values = _values(dtype, (8, 10, 3))
+    if values.dtype.kind == "f":
+        edges = [
+            np.nan,
+            np.inf,
+            -np.inf,
+            255.9,
+            256.0,
+            -0.9,
+            0.5,
+            1e300 if values.dtype.itemsize == 8 else 3e38,
+        ]
+        values.flat[: len(edges)] = edges
+    _check(ndd.slice, values, "HWC", start=[0, 0], shape=[10, 4], dtype=target)
+    _check(ndd.slice, values, "HWC", start=[2, 1], shape=[4, 5], dtype=target)
+    _check(
+        ndd.slice,
+        values,
+        "HWC",
+        start=[-2, 7],
+        shape=[6, 6],
+        out_of_bounds_policy="pad",
+        fill_values=[1, 2, 300],
+        dtype=target,
+    )
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    _check_batch(
+        ndd.slice, samples, "HWC", start=[-1, 1], shape=[3, 3], out_of_bounds_policy="pad", dtype=target
+    )
+    _check_batch(ndd.slice, samples, "HWC", rel_start=[0.5, 0.2], rel_shape=[0.5, 0.5], dtype=target)
+
+
+def test_slice_refuses_conversions_without_a_kernel(fake):
     x = ndd.tensor(np.zeros((8, 4, 3), np.uint8), layout="HWC").gpu()
     with pytest.raises(NotImplementedError, match="ndd.slice on the GPU: converting to 'dtype'"):
-        ndd.slice(x, start=[2], end=[5], axes=[0], dtype=ndd.float32)
+        ndd.slice(x, start=[2], end=[5], axes=[0], dtype=ndd.float16)
+    half = ndd.tensor(np.zeros((8, 4, 3), np.float16), layout="HWC").gpu()
+    with pytest.raises(NotImplementedError, match="ndd.slice on the GPU: converting input of type"):
+        ndd.slice(half, start=[2], end=[5], axes=[0], dtype=ndd.uint8)
 
 
 def test_slice_refuses_gpu_window_inputs(fake):
