@@ -1,6 +1,7 @@
 // Data movement (ndd/_ops/gpu_layout.py): strided copies and padded windows of
 // N-D arrays. Elements move as raw bytes of 1, 2, 4, 8 or 16 bytes, so one
-// kernel per element size serves every dtype.
+// kernel per element size serves every dtype; the converting variants (ndd.slice
+// with 'dtype') change each element's type on the way.
 //
 // A launch handles many segments (the samples of a batch, or the inputs of a
 // join): blockIdx.y picks the segment, blockIdx.x/threadIdx.x stride over its
