@@ -377,6 +377,16 @@ def test_cat_and_stack_match_the_cpu(dtype, any_gpu):
         _assert_same_batch(gpu, cpu)
 
 
+def test_a_gpu_tensor_joins_every_sample_of_a_batch(any_gpu):
+    samples = [_values(np.float32, s, i) for i, s in enumerate([(2, 3), (4, 3), (0, 3)])]
+    row = _values(np.float32, (1, 3), 9)
+    gpu = ndd.cat(ndd.batch(samples).gpu(), ndd.tensor(row).gpu())
+    _assert_same_batch(gpu, ndd.cat(ndd.batch(samples), ndd.tensor(row)))
+    same = [_values(np.float32, (3,), i) for i in range(2)]
+    gpu = ndd.stack(ndd.batch(same).gpu(), ndd.tensor(row[0]).gpu(), axis=1)
+    _assert_same_batch(gpu, ndd.stack(ndd.batch(same), ndd.tensor(row[0]), axis=1))
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float64])
 def test_stacking_scalars_matches_the_cpu(dtype, any_gpu):
     values = [np.asarray(_values(dtype, (), k)) for k in range(3)]
