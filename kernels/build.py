@@ -85,9 +85,8 @@ def _nvrtc():
 
 
 def compile_to_ptx(nvrtc, source_path):
-    """PTX text of one CUDA source file for the shipped PTX architecture."""
-    with open(source_path, "rb") as f:
-        source = f.read()
+    """PTX text of one CUDA source file (its headers pasted in) for the shipped PTX architecture."""
+    source = shipped_source(source_path)
     arch = f"compute_{kernel_files.PTX_ARCH}"
     return kernel_files.compile_source(source, os.path.basename(source_path), arch).decode()
 
@@ -233,7 +232,9 @@ def build_all(out_dir, quiet=True, cache_dir=None):
     Images and sources that an earlier build left in ``out_dir`` are removed first, so
     the folder (packaged as ``ndd/_kernels``) holds exactly what the manifest lists.
     With ``cache_dir``, each kernel file is compiled once per state of its source and
-    of the build (the tests use this: only an edited file is compiled again).
+    of the build (the tests use this: only an edited file is compiled again). Kernel
+    names are unique across the files (the host build of the kernels looks them up by
+    name): a name defined twice is a RuntimeError.
     """
     if _nvrtc() is None:
         if not quiet:
@@ -254,6 +255,12 @@ def build_all(out_dir, quiet=True, cache_dir=None):
         if not quiet:
             files = ", ".join(image["file"] for image in modules[stem]["images"])
             print(f"ndd: compiled {os.path.basename(source_path)} -> {files}")
+    owners = {}
+    for stem, entry in modules.items():
+        for kernel in entry["kernels"]:
+            if kernel in owners:
+                raise RuntimeError(f"kernel {kernel} is defined in both {owners[kernel]}.cu and {stem}.cu")
+            owners[kernel] = stem
     major, minor = kernel_files.nvrtc_version()
     manifest = {
         "nvrtc_version": f"{major}.{minor}",

@@ -182,7 +182,7 @@ def test_elementwise_kernels_take_pointers_scalars_and_an_element_count(built):
     for source in ELEMENTWISE_TYPES:
         for target in ELEMENTWISE_TYPES:
             expected[f"cast_{source}_to_{target}"] = {"params": ["ptr", "ptr", "u64"]}
-    assert kernels == expected
+    assert {name: kernels.get(name) for name in expected} == expected
 
 
 PROBE_SOURCE = b"""
@@ -401,3 +401,14 @@ def test_a_cached_build_compiles_each_kernel_file_once_per_source(build, tmp_pat
     source.write_text(source.read_text().replace("= v;", "= 2 * v;"))
     build.build_all(str(tmp_path / "third"), cache_dir=cache)
     assert len(compiled) == 2
+
+
+@needs_nvrtc
+def test_a_kernel_name_defined_in_two_files_fails_the_build(build, tmp_path, monkeypatch):
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    for stem in ("first", "second"):
+        (kernels / f"{stem}.cu").write_text('extern "C" __global__ void fill(float* out) { out[0] = 1; }\n')
+    monkeypatch.setattr(build, "KERNEL_DIR", str(kernels))
+    with pytest.raises(RuntimeError, match="kernel fill is defined in both first.cu and second.cu"):
+        build.build_all(str(tmp_path / "out"), cache_dir=str(tmp_path / "cache"))
