@@ -12,15 +12,17 @@ The kernels work on flat buffers of one type, so what they can do is:
 * operands of the compute type, or cast to it on the GPU first (the promotion):
   the result's type for arithmetic (float32 for an integer operand of a float
   function), the type numpy compares in for comparisons (whose output is bool);
-* GPU operands with as many elements as the result (broadcasting that only adds
-  dimensions of extent 1, which keeps the flat order), and host scalars, passed
-  by value (``x + 1``);
+* GPU operands broadcast as numpy does: an operand with fewer elements than the
+  result is first broadcast into a temporary (``gpu_layout.broadcast_to``), and
+  host scalars are passed by value (``x + 1``);
 * a batch as one launch over its whole allocation when every batch operand has
-  the same per-sample element offsets and shapes, else one launch per sample.
+  the same per-sample element offsets and shapes (and no operand is a Tensor),
+  else one launch per sample: a GPU Tensor against every sample of a Batch, or
+  batches whose samples broadcast against each other.
 
-Everything else (other broadcasts, a Tensor against a Batch, host arrays, types
-without a kernel) raises NotImplementedError naming the operator: the GPU path
-never copies data to the host behind the user's back.
+Everything else (host arrays other than scalars, types without a kernel) raises
+NotImplementedError naming the operator: the GPU path never copies data between
+the host and the GPU behind the user's back.
 
 The values are the CPU's, with one difference where the CPU raises on the data:
 a GPU integer divisor of 0 (``//``, ``%``) gives 0 and a negative shift count in
@@ -83,6 +85,12 @@ KERNELS = {
     **dict.fromkeys(["minus", "abs", "clamp"], _NUMERIC),
     **dict.fromkeys(_FLOAT_FUNCTIONS, _FLOAT),
 }
+
+
+def _broadcast_to(array, shape, stream, device_id):
+    from .gpu_layout import broadcast_to
+
+    return broadcast_to(array, shape, stream, device_id)
 
 
 @functools.cache
@@ -228,34 +236,50 @@ class GpuElementwise:
     def _sample(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
         shape = np.broadcast_shapes(*[x.shape for x in inputs])
+        out = device_array.DeviceArray.empty(shape, out_dtype, device_id, stream)
+        self._queue(
+            self._flat_operands(inputs, shape, compute, stream, device_id),
+            out.ptr,
+            out.size,
+            stream,
+            device_id,
+            compute,
+        )
+        return out
+
+    def _flat_operands(self, inputs, shape, compute, stream, device_id):
+        """The operands of one sample of result ``shape`` as kernel arguments: GPU
+        arrays flat in the compute type (broadcast first when they are smaller, by a
+        strided copy), host scalars by value."""
+        device_array = _cuda()[0]
         n = int(np.prod(shape, dtype=np.int64))
         operands = []
         for index, x in enumerate(inputs):
             if isinstance(x, device_array.DeviceArray):
                 if x.size != n:
-                    raise self._unsupported(f"broadcasting shape {x.shape} to {shape}")
+                    x = _broadcast_to(x, tuple(shape), stream, device_id)
                 operands.append(_as_flat(x, compute, stream, device_id).array)
             else:
                 operands.append(self._scalar(x, index, compute))
-        out = device_array.DeviceArray.empty(shape, out_dtype, device_id, stream)
-        self._queue(operands, out.ptr, n, stream, device_id, compute)
-        return out
+        return operands
 
     def _batch(self, inputs, compute, out_dtype, stream, device_id):
         device_array = _cuda()[0]
+        batches = [x for x in inputs if isinstance(x, device_array.DeviceBatch)]
+        if not batches:
+            raise self._unsupported("a Batch in host memory; move it to the GPU with .gpu()")
+        if any(isinstance(x, device_array.DeviceArray) for x in inputs) or any(
+            b.shapes != batches[0].shapes for b in batches[1:]
+        ):
+            return self._batch_by_sample(inputs, compute, out_dtype, stream, device_id)
         flats = []
         for index, x in enumerate(inputs):
             if isinstance(x, device_array.DeviceBatch):
                 flats.append(_as_flat(x, compute, stream, device_id))
-            elif isinstance(x, device_array.DeviceArray):
-                raise self._unsupported("a GPU Tensor broadcast to every sample of a Batch")
             else:
                 flats.append(self._scalar(x, index, compute))
         batches = [f for f in flats if isinstance(f, _Flat)]
         first = batches[0]
-        for other in batches[1:]:
-            if other.shapes != first.shapes:
-                raise self._unsupported("batches whose samples differ in shape (per-sample broadcasting)")
         host_shapes = [x.shape for x in inputs if isinstance(x, np.ndarray)]
         shapes = [tuple(np.broadcast_shapes(s, *host_shapes)) for s in first.shapes]
         sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
@@ -283,6 +307,34 @@ class GpuElementwise:
         ]
         out_offsets = [o * out_dtype.itemsize for o in offsets]
         return device_array.DeviceBatch(data, out_offsets, shapes, out_dtype, dense)
+
+    def _batch_by_sample(self, inputs, compute, out_dtype, stream, device_id):
+        """A batch whose operands broadcast differently in each sample (a GPU Tensor
+        against a Batch, batches of other sample shapes): one launch per sample, with
+        the smaller operands of each sample broadcast first."""
+        device_array = _cuda()[0]
+        count = len(next(x for x in inputs if isinstance(x, device_array.DeviceBatch)).shapes)
+        samples = []
+        for i in range(count):
+            samples.append(
+                [
+                    x.data.view(x.offsets[i], x.shapes[i], x.dtype)
+                    if isinstance(x, device_array.DeviceBatch)
+                    else x
+                    for x in inputs
+                ]
+            )
+        shapes = [tuple(np.broadcast_shapes(*[x.shape for x in sample])) for sample in samples]
+        byte_offsets, total = device_array.DeviceBatch.layout(shapes, out_dtype.itemsize, False)
+        data = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
+        for sample, shape, offset in zip(samples, shapes, byte_offsets, strict=True):
+            operands = self._flat_operands(sample, shape, compute, stream, device_id)
+            size = int(np.prod(shape, dtype=np.int64))
+            self._queue(operands, data.ptr + offset, size, stream, device_id, compute)
+        dense = len(set(shapes)) <= 1 and byte_offsets == [
+            k * int(np.prod(shapes[0], dtype=np.int64)) * out_dtype.itemsize for k in range(len(shapes))
+        ]
+        return device_array.DeviceBatch(data, list(byte_offsets), shapes, out_dtype, dense)
 
     def _queue(self, operands, out_ptr, n, stream, device_id, compute):
         type_name = KERNEL_TYPES[compute]

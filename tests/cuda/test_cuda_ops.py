@@ -473,24 +473,9 @@ def test_a_host_batch_compared_with_a_gpu_batch_is_refused_naming_the_op(fake):
 # -- what the GPU path lacks -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "make, message",
-    [
-        (lambda g: g(np.ones((3, 1), np.float32)) + g(np.ones((1, 3), np.float32)), "broadcasting shape"),
-        (lambda g: g(np.ones(3, np.float32)) + ndd.tensor(np.ones(3, np.float32)), "can only be a scalar"),
-        (
-            lambda g: ndd.batch([np.ones(3, np.float32)]).gpu() + g(np.ones(3, np.float32)),
-            "a GPU Tensor broadcast to every sample",
-        ),
-        (
-            lambda g: ndd.batch([np.ones(3, np.int32)]).gpu() - ndd.batch([np.ones(1, np.int32)]).gpu(),
-            "differ in shape",
-        ),
-    ],
-)
-def test_operands_the_kernels_cannot_combine_fail_where_used_naming_the_op(fake, make, message):
-    out = make(lambda a: ndd.tensor(a).gpu())
-    with pytest.raises(NotImplementedError, match=rf"(operator [+-]|ndd) .*{message}.*lacks it"):
+def test_a_host_array_operand_fails_where_used_naming_the_op(fake):
+    out = ndd.tensor(np.ones(3, np.float32)).gpu() + ndd.tensor(np.ones(3, np.float32))
+    with pytest.raises(NotImplementedError, match=r"operator \+ .*can only be a scalar.*lacks it"):
         out.evaluate()
     assert fake.launches == []
 

@@ -305,39 +305,76 @@ def test_integer_powers_with_negative_exponents_are_truncated_as_on_the_cpu(any_
     _assert_same(ndd.tensor(base).gpu() ** -1, ndd.tensor(base) ** -1)
 
 
-# -- what the GPU path refuses ----------------------------------------------------------------
+# -- broadcasting ----------------------------------------------------------------------------------
+
+R = np.random.default_rng(11)
 
 
-@pytest.mark.parametrize(
-    "make, message",
-    [
-        (
-            lambda g: g(np.ones((3, 1), np.int32)) // g(np.ones((1, 3), np.int32)),
-            r"operator // .*broadcasting",
-        ),
-        (
-            lambda g: g(np.ones(3, np.int32)) % ndd.tensor(np.ones(3, np.int32)),
-            r"operator % .*only be a scalar",
-        ),
-        (
-            lambda g: ndd.math.atan2(g(np.ones((2, 1), np.float32)), g(np.ones(2, np.float32))),
-            r"ndd.math.atan2 ",
-        ),
-        (
-            lambda g: ndd.math.clamp(
-                ndd.batch([np.ones(3, np.float32)]).gpu(), g(np.ones(3, np.float32)), 1.0
-            ),
-            r"ndd.math.clamp .*a GPU Tensor broadcast to every sample",
-        ),
-        (
-            lambda g: ndd.batch([np.ones(3, np.int32)]).gpu() << ndd.batch([np.ones(1, np.int32)]).gpu(),
-            r"operator << .*differ in shape",
-        ),
-    ],
-)
-def test_operands_the_kernels_cannot_combine_raise_naming_the_operator(make, message, any_gpu):
-    out = make(lambda a: ndd.tensor(a).gpu())
-    with pytest.raises(NotImplementedError, match=rf"{message}.*lacks it"):
+def _ints(*shape):
+    return R.integers(1, 9, shape).astype(np.int32)
+
+
+def _floats(*shape):
+    return R.standard_normal(shape).astype(np.float32)
+
+
+# (the call, its operands: arrays become Tensors, lists of arrays Batches)
+BROADCASTS = {
+    "column // row": (lambda a, b: a // b, [_ints(3, 1), _ints(1, 4)]),
+    "atan2 of a matrix and a row": (ndd.math.atan2, [_floats(2, 1), _floats(2)]),
+    "tensor + ragged batch": (
+        lambda a, b: a + b,
+        [_floats(4), [_floats(2, 4), _floats(3, 4), _floats(0, 4)]],
+    ),
+    "ragged batch * tensor column": (lambda a, b: a * b, [[_floats(2, 3), _floats(5, 3)], _floats(3)]),
+    "batches broadcast per sample": (
+        lambda a, b: a - b,
+        [[_ints(2, 1), _ints(1, 3)], [_ints(1, 5), _ints(4, 3)]],
+    ),
+    "batch << batch of single values": (lambda a, b: a << b, [[_ints(3), _ints(5)], [_ints(1), _ints(1)]]),
+    "clamp of a batch with tensor bounds": (
+        ndd.math.clamp,
+        [[_floats(2, 3), _floats(1, 3)], _floats(3) - 1, 0.5],
+    ),
+    "comparison of a batch with a tensor": (lambda a, b: a < b, [[_floats(2, 2), _floats(3, 2)], _floats(2)]),
+}
+
+
+def _operand(value, gpu):
+    if isinstance(value, list):
+        batch = ndd.batch(value)
+        return batch.gpu() if gpu else batch
+    if isinstance(value, np.ndarray):
+        tensor = ndd.tensor(value)
+        return tensor.gpu() if gpu else tensor
+    return value
+
+
+@pytest.mark.parametrize("case", BROADCASTS)
+def test_broadcasting_operands_match_the_cpu(case, any_gpu):
+    call, operands = BROADCASTS[case]
+    gpu = call(*[_operand(x, True) for x in operands])
+    cpu = call(*[_operand(x, False) for x in operands])
+    exact = case != "atan2 of a matrix and a row"
+    if isinstance(cpu, ndd.Batch):
+        assert gpu.shape == cpu.shape and gpu.dtype == cpu.dtype
+        _assert_batches_same(gpu, cpu, exact)
+    else:
+        _assert_same(gpu, cpu, exact)
+
+
+def test_a_tensor_against_a_batch_launches_once_per_sample(fake):
+    a = ndd.tensor(_floats(4)).gpu()
+    b = ndd.batch([_floats(2, 4), _floats(3, 4)]).gpu()
+    before = len(fake.launches)
+    (a + b).evaluate()
+    names = [launch.function for launch in fake.launches[before:]]
+    assert names.count("add_f32") == 2
+
+
+def test_a_host_array_operand_is_refused_naming_the_operator(any_gpu):
+    out = ndd.tensor(np.ones(3, np.int32)).gpu() % ndd.tensor(np.ones(3, np.int32))
+    with pytest.raises(NotImplementedError, match=r"operator % .*only be a scalar.*lacks it"):
         out.evaluate()
 
 
