@@ -19,7 +19,8 @@ $(STAMP): $(SOURCES)
 demo: $(STAMP)
 	$(PY) -m ndd.demo
 
-test: $(STAMP)
+# The kernels first: the GPU runtime tests load them through the fake driver.
+test: kernels
 	$(PY) -m pytest -q
 
 # The GPU runtime's tests once more with cuda-python 12.x (.venv has the newest, 13.x),

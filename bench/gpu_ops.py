@@ -6,8 +6,8 @@ Bandwidth. The device's copy bandwidth is measured first: a device-to-device
 Then each memory-bound ndd GPU operator runs on large inputs (``sync_cpu`` mode,
 so its kernels are queued from this thread on the current stream, between the
 same events). An operator's bandwidth is the bytes it reads and writes divided by
-its time; the issue's target is at least 70% of the copy bandwidth. Operators
-without a GPU kernel yet (transpose, pad) are listed as such.
+its time; the issue's target is at least 70% of the copy bandwidth. An operator
+without a GPU kernel in this build is listed as such.
 
 Dispatch. Many ``a + b`` calls on 16-element GPU tensors in the default (eager)
 mode, then one evaluation and synchronisation of the last result, in ndd and in

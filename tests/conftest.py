@@ -1,5 +1,7 @@
 """Shared test configuration: GPU tests are skipped cleanly without a GPU."""
 
+import gc
+
 import pytest
 
 from ndd._cuda import driver
@@ -12,3 +14,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_collection_finish(session):
+    # The objects of the collected modules live for the whole run: keep them out of the
+    # collections that tests and fixtures ask for (install_fake collects after every test).
+    gc.freeze()

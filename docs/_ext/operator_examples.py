@@ -267,7 +267,16 @@ EXAMPLES = {
         "print(mirrored.shape)"
     ),
     # --- debugging and demosaicing ---
-    "ndd.dump_image": "passed = ndd.dump_image(image, suffix=\"_debug\")\nprint(passed.shape)\nimport os\nprint(sorted(os.listdir('.')))",
+    "ndd.dump_image": (
+        "import os, tempfile\n"
+        "here = os.getcwd()\n"
+        "os.chdir(tempfile.mkdtemp())  # dump_image writes into the working directory\n"
+        "try:\n"
+        '    passed = ndd.dump_image(image, suffix="_debug").evaluate()\n'
+        "    print(passed.shape, sorted(os.listdir('.')))\n"
+        "finally:\n"
+        "    os.chdir(here)"
+    ),
     "ndd.debayer": (
         "bayer = ndd.tensor(np.random.default_rng(0).integers(0, 255, (8, 8), dtype=np.uint8))\n"
         "print(ndd.debayer(bayer, blue_position=[0, 0]).shape)"

@@ -191,7 +191,9 @@ def test_a_failed_runtime_compile_says_why_the_shipped_image_was_not_used(shippe
 def test_an_unknown_module_is_named_with_the_shipped_ones(shipped):
     shipped_modules = sorted(kernel_files.manifest(shipped)["modules"])
     with _fake():
-        with pytest.raises(KeyError, match=re.escape(f"no kernel module 'resize'; shipped: {shipped_modules}")):
+        with pytest.raises(
+            KeyError, match=re.escape(f"no kernel module 'resize'; shipped: {shipped_modules}")
+        ):
             modules.get_function(0, "resize", "resize_u8")
 
 
