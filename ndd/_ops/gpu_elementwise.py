@@ -43,6 +43,7 @@ __all__ = [
     "KERNEL_TYPES",
     "MODULE",
     "GpuCast",
+    "GpuCastLike",
     "GpuElementwise",
     "GpuCompare",
     "gpu_elementwise",
@@ -421,10 +422,18 @@ class GpuCast:
     def _unsupported(self, what):
         return NotImplementedError(f"{self.op.qualname} on the GPU: {what}; the GPU implementation lacks it")
 
+    def _target(self, ins, args):
+        """The DType converted to (prepare phase)."""
+        return args["dtype"]
+
+    def _target_dtype(self, inputs, args):
+        """The numpy type converted to (run phase)."""
+        return np.dtype(args["dtype"].numpy)
+
     def check(self, ins, args):
         """Prepare phase: reject conversions without a kernel (metadata only)."""
         x = ins[0]
-        for dtype in (x._dtype, args["dtype"]):
+        for dtype in (x._dtype, self._target(ins, args)):
             if dtype.numpy is None or np.dtype(dtype.numpy) not in KERNEL_TYPES:
                 raise self._unsupported(f"no kernel for {dtype} (GPU types: {_supported_names()})")
         if x._device.device_type != "gpu":
@@ -433,7 +442,7 @@ class GpuCast:
     def __call__(self, inputs, args, batch_size, ctx):
         device_array = _cuda()[0]
         x = inputs[0]
-        target = np.dtype(args["dtype"].numpy)
+        target = self._target_dtype(inputs, args)
         stream = ctx.cuda_stream
         device_id = ctx.device_id
         if isinstance(x, device_array.DeviceBatch):
@@ -447,3 +456,19 @@ class GpuCast:
         out = device_array.DeviceArray.empty(x.shape, target, device_id, stream)
         _cast_flat(x.ptr, x.dtype, out.ptr, target, x.size, stream, device_id)
         return [out]
+
+
+class GpuCastLike(GpuCast):
+    """The GPU kernel of ``ndd.cast_like``: ``cast``'s kernels, to the type of the
+    second input (which may be on either device: only its type is read)."""
+
+    def _target(self, ins, args):
+        return ins[1]._dtype
+
+    def _target_dtype(self, inputs, args):
+        like = inputs[1]
+        if isinstance(like, list):  # a host batch: its samples share one type
+            # An empty one pairs with an empty input: nothing is converted, and the
+            # Batch reports the type its metadata gives.
+            return np.dtype(like[0].dtype) if like else inputs[0].dtype
+        return np.dtype(like.dtype)

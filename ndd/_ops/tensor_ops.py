@@ -20,7 +20,7 @@ import numpy as np
 from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .conversions import cast_array, round_half_away
-from .gpu_elementwise import GpuCast
+from .gpu_elementwise import GpuCast, GpuCastLike
 from .gpu_layout import GpuCopy, GpuView, GpuWindow, c_strides
 from .schema import Arg, Input, Operator
 
@@ -110,6 +110,7 @@ CAST_LIKE = Operator(
     doc="Convert the elements of the first input to the type of the second.\n\n"
     "The conversion follows the rules of ``cast``; only the type of ``input_1`` matters.",
 )
+CAST_LIKE.gpu_kernel = GpuCastLike(CAST_LIKE)
 
 
 def _copy_kernel(arrays, args):

@@ -440,3 +440,18 @@ def test_every_kernel_of_the_table_is_built(built):
     built_kernels = kernel_files.manifest(built)["modules"]["elementwise"]["kernels"]
     expected = [f"{name}_{KERNEL_TYPES[dtype]}" for name, types in KERNELS.items() for dtype in types]
     assert [name for name in expected if name not in built_kernels] == []
+
+
+@pytest.mark.parametrize("like_on_gpu", [True, False])
+@pytest.mark.parametrize("target", [np.uint8, np.int16, np.float32, np.float64, np.float16])
+def test_cast_like_matches_the_cpu(target, like_on_gpu, any_gpu):
+    values = (np.random.default_rng(3).standard_normal((5, 7)) * 300).astype(np.float32)
+    like = ndd.tensor(np.zeros(2, target))
+    gpu_like = like.gpu() if like_on_gpu else like
+    _assert_same(ndd.cast_like(ndd.tensor(values).gpu(), gpu_like), ndd.cast_like(ndd.tensor(values), like))
+    samples = [values, values[:2, :3].copy()]
+    like_batch = ndd.batch([np.zeros(1, target)] * 2)
+    gpu_like_batch = like_batch.gpu() if like_on_gpu else like_batch
+    _assert_batches_same(
+        ndd.cast_like(ndd.batch(samples).gpu(), gpu_like_batch), ndd.cast_like(ndd.batch(samples), like_batch)
+    )
