@@ -218,7 +218,7 @@ LAYOUT_KERNELS(16, Bytes16)
   CONVERT_KERNELS(FN, FROM, u8, unsigned char, ToU8)    \
   CONVERT_KERNELS(FN, FROM, f32, float, ToF32)
 
-CONVERT_FROM(b, bool)
+CONVERT_FROM(bool, bool)
 CONVERT_FROM(u8, unsigned char)
 CONVERT_FROM(i8, signed char)
 CONVERT_FROM(u16, unsigned short)

@@ -260,7 +260,7 @@ RANDOM_NUMERIC_TYPES(RANDOM_NORMAL)
 
 RANDOM_COIN_FLIP(i32, int)
 RANDOM_COIN_FLIP(u8, unsigned char)
-RANDOM_COIN_FLIP(b8, bool)
+RANDOM_COIN_FLIP(bool, bool)
 
 // -- beta ------------------------------------------------------------------------
 

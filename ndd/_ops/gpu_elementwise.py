@@ -37,6 +37,8 @@ import functools
 
 import numpy as np
 
+from .gpu_types import SUFFIXES
+
 __all__ = [
     "BLOCK",
     "KERNELS",
@@ -53,20 +55,7 @@ MODULE = "elementwise"
 # Threads per block of every launch here (grid_for picks the blocks).
 BLOCK = 256
 # numpy dtype -> the type suffix of the kernels in kernels/elementwise.cu.
-KERNEL_TYPES = {
-    np.dtype(np.bool_): "bool",
-    np.dtype(np.int8): "i8",
-    np.dtype(np.uint8): "u8",
-    np.dtype(np.int16): "i16",
-    np.dtype(np.uint16): "u16",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.uint32): "u32",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.uint64): "u64",
-    np.dtype(np.float16): "f16",
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f64",
-}
+KERNEL_TYPES = SUFFIXES
 _BOOL = (np.dtype(np.bool_),)
 _INTEGER = tuple(t for t in KERNEL_TYPES if t.kind in "iu")
 _FLOAT = tuple(t for t in KERNEL_TYPES if t.kind == "f")

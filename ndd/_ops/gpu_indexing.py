@@ -27,6 +27,7 @@ import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .conversions import c_cast, cast_array
+from .gpu_types import suffixes
 
 __all__ = [
     "BLOCK",
@@ -52,23 +53,9 @@ STORAGE_TYPES = {
     8: ("u64", np.dtype(np.uint64)),
 }
 # Key types of lookup_table: the integer types the CPU accepts.
-KEY_TYPES = {
-    np.dtype(np.uint8): "u8",
-    np.dtype(np.uint16): "u16",
-    np.dtype(np.uint32): "u32",
-    np.dtype(np.uint64): "u64",
-    np.dtype(np.int8): "i8",
-    np.dtype(np.int16): "i16",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.int64): "i64",
-}
+KEY_TYPES = suffixes(np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64)
 # Label types of one_hot: the numeric types the CPU accepts.
-LABEL_TYPES = {
-    **KEY_TYPES,
-    np.dtype(np.float16): "f16",
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f64",
-}
+LABEL_TYPES = {**KEY_TYPES, **suffixes(np.float16, np.float32, np.float64)}
 # The most segments (blockIdx.y) one launch takes.
 _MAX_SEGMENTS = 65535
 

@@ -37,6 +37,8 @@ import math
 
 import numpy as np
 
+from .gpu_types import suffixes
+
 __all__ = [
     "MAX_DIMS",
     "MODULE",
@@ -61,20 +63,20 @@ _PAD_WORDS = 6 + 4 * MAX_DIMS
 _UNITS = (16, 8, 4, 2, 1)
 # Type names of the converting copies of kernels/layout.cu (ndd.slice's 'dtype'):
 # the input types, and the output types.
-_CONVERT_FROM = {
-    np.dtype(np.bool_): "b",
-    np.dtype(np.uint8): "u8",
-    np.dtype(np.int8): "i8",
-    np.dtype(np.uint16): "u16",
-    np.dtype(np.int16): "i16",
-    np.dtype(np.uint32): "u32",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.uint64): "u64",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f64",
-}
-_CONVERT_TO = {np.dtype(np.uint8): "u8", np.dtype(np.float32): "f32"}
+_CONVERT_FROM = suffixes(
+    np.bool_,
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float32,
+    np.float64,
+)
+_CONVERT_TO = suffixes(np.uint8, np.float32)
 # Input pointers of one strided-copy launch (LAYOUT_MAX_INPUTS of kernels/layout.cu).
 _MAX_INPUTS = 8
 # Segments per launch along gridDim.y (the kernels loop over more).

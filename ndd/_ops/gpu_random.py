@@ -26,6 +26,7 @@ import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .._prepare.storage import TensorBase
+from .gpu_types import suffixes
 
 __all__ = ["GpuChoice", "GpuDistribution", "GpuUniform"]
 
@@ -37,19 +38,19 @@ _MAX_GRID_Y = 65535
 # Blocks in a launch at most (x times y): enough to fill any GPU.
 _MAX_BLOCKS = 1 << 16
 # numpy dtype -> the type suffix of the kernels in kernels/random.cu.
-KERNEL_TYPES = {
-    np.dtype(np.uint8): "u8",
-    np.dtype(np.int8): "i8",
-    np.dtype(np.uint16): "u16",
-    np.dtype(np.int16): "i16",
-    np.dtype(np.uint32): "u32",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.uint64): "u64",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float64): "f64",
-    np.dtype(np.bool_): "b8",
-}
+KERNEL_TYPES = suffixes(
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float32,
+    np.float64,
+    np.bool_,
+)
 # kernels/random.cu's random_choice: fields per sample, and the "no p" marker.
 _CHOICE_FIELDS = 6
 _CHOICE_NO_P = (1 << 64) - 1

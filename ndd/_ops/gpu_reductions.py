@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from .._types import DType
+from .gpu_types import suffixes
 
 __all__ = ["GpuReduction"]
 
@@ -53,17 +54,9 @@ DESC_WORDS = _D_DIMS + 4 * MAX_DIMS
 )
 
 # numpy dtype -> the type suffix of the kernels.
-KERNEL_TYPES = {
-    np.dtype(np.int8): "i8",
-    np.dtype(np.int16): "i16",
-    np.dtype(np.int32): "i32",
-    np.dtype(np.int64): "i64",
-    np.dtype(np.uint8): "u8",
-    np.dtype(np.uint16): "u16",
-    np.dtype(np.uint32): "u32",
-    np.dtype(np.uint64): "u64",
-    np.dtype(np.float32): "f32",
-}
+KERNEL_TYPES = suffixes(
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float32
+)
 
 # Finishing modes of the kernels: the accumulator itself, divided by (count - ddof),
 # or the square root of that.

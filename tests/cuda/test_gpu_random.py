@@ -208,7 +208,7 @@ def _drawn_words(rng):
             "random_uniform_values_u8",
         ),
         (lambda rng, like: ndd.random.normal(like, dtype=ndd.int64, rng=rng), "random_normal_i64"),
-        (lambda rng, like: ndd.random.coin_flip(like, dtype=ndd.bool, rng=rng), "random_coin_flip_b8"),
+        (lambda rng, like: ndd.random.coin_flip(like, dtype=ndd.bool, rng=rng), "random_coin_flip_bool"),
         (lambda rng, like: ndd.random.beta(like, dtype=ndd.float64, rng=rng), "random_beta_f64"),
         (lambda rng, like: ndd.random.choice(np.int32(9), like, rng=rng), "random_choice"),
     ],

@@ -1,0 +1,27 @@
+"""The type suffixes of kernel names in ``kernels/*.cu`` (``add_f32``,
+``random_coin_flip_bool``, ``convert_copy_u8_to_f32``): one spelling per numpy type
+for every kernel file, and the subsets a family has kernels for."""
+
+import numpy as np
+
+__all__ = ["SUFFIXES", "suffixes"]
+
+SUFFIXES = {
+    np.dtype(np.bool_): "bool",
+    np.dtype(np.int8): "i8",
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.int16): "i16",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.int32): "i32",
+    np.dtype(np.uint32): "u32",
+    np.dtype(np.int64): "i64",
+    np.dtype(np.uint64): "u64",
+    np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+}
+
+
+def suffixes(*types) -> dict:
+    """``{numpy dtype: suffix}`` of ``types`` (numpy types or dtypes), in that order."""
+    return {np.dtype(t): SUFFIXES[np.dtype(t)] for t in types}
