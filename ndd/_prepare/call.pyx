@@ -84,9 +84,14 @@ cdef object _convert_input(op, Py_ssize_t index, object value):
 
 
 cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
-    """Convert one argument; Batch values become PerSample (or PendingArg)."""
+    """Convert one argument; Batch values become PerSample (or PendingArg). An
+    argument on a GPU is read on the host, as the reference reads argument inputs."""
     cdef TensorBase t
     cdef BatchBase b
+    if isinstance(value, TensorBase) and (<TensorBase>value)._device.device_type == "gpu":
+        value = value.cpu()
+    elif isinstance(value, BatchBase) and (<BatchBase>value)._device.device_type == "gpu":
+        value = value.cpu()
     if isinstance(value, TensorBase):
         t = <TensorBase>value
         if t._data is None:

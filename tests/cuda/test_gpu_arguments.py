@@ -1,0 +1,24 @@
+"""Arguments given as GPU Tensors or Batches are read on the host, as the reference
+reads argument inputs: the results equal those of the same arguments on the CPU."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+import ndd  # noqa: E402
+
+
+def test_a_per_sample_gpu_batch_argument_is_read_on_the_host(any_gpu):
+    ranges = [np.array([0, 1], np.float32), np.array([5, 6], np.float32)]
+    on_gpu = ndd.random.uniform(batch_size=2, range=ndd.batch(ranges).gpu(), rng=ndd.random.RNG(seed=3))
+    on_cpu = ndd.random.uniform(batch_size=2, range=ndd.batch(ranges), rng=ndd.random.RNG(seed=3))
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
+    assert 5 <= float(np.asarray(on_gpu.select(1))) < 6
+
+
+def test_a_gpu_tensor_argument_is_read_on_the_host(any_gpu):
+    image = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    flipped = ndd.flip(ndd.tensor(image, layout="HWC"), horizontal=ndd.tensor(np.int32(1)).gpu())
+    np.testing.assert_array_equal(np.asarray(flipped), image[:, ::-1])
