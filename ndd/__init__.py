@@ -131,3 +131,12 @@ __all__ = [
     "uint32",
     "uint64",
 ] + [op.name for op in all_public_operators() if op.module == "ndd"]
+
+
+def __getattr__(name):
+    # ndd.pytorch imports torch and torchdata: load it on first use, not with ndd.
+    if name == "pytorch":
+        import importlib
+
+        return importlib.import_module(".pytorch", __name__)
+    raise AttributeError(f"module 'ndd' has no attribute {name!r}")

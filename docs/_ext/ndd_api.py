@@ -24,7 +24,7 @@ import tempfile
 import textwrap
 import types
 
-# The namespaces of the reference, in its order; ``ndd.pytorch`` is documented once it exists.
+# The namespaces of the reference, in its order.
 NAMESPACES = (
     "ndd",
     "ndd.readers",
@@ -42,7 +42,14 @@ NAMESPACES = (
 )
 # Namespaces reached through the ones above (public names of theirs), and ndd.display (pictures
 # of images in notebooks), which ndd adds.
-SUB_NAMESPACES = ("ndd.experimental.decoders", "ndd.io.file", "ndd.tfrecord", "ndd.types", "ndd.display")
+SUB_NAMESPACES = (
+    "ndd.experimental.decoders",
+    "ndd.io.file",
+    "ndd.pytorch.nodes",
+    "ndd.tfrecord",
+    "ndd.types",
+    "ndd.display",
+)
 
 # Page titles of the operator families (keys: the modules of ndd._ops.registry.FAMILIES).
 FAMILY_TITLES = {

@@ -246,6 +246,10 @@ class Reader(abc.ABC):
         """The value yielded per sample/batch from the list of outputs."""
         return tuple(outputs)
 
+    def _num_outputs(self):
+        """How many outputs each sample has, known before the first read."""
+        return len(self._output_types())
+
     def _load_sample(self, index):
         entry = self._entries[index]
         return self._read(entry), self._describe(entry)

@@ -225,6 +225,9 @@ class Numpy(Reader):
         except ValueError as exc:
             raise ValueError(f"{self._qualname}: '{path}' (shape {tuple(shape)}): {exc}") from None
 
+    def _num_outputs(self):
+        return 1
+
     def _sample_types(self, arrays):
         return [(to_dtype(arrays[0].dtype), "")]
 
