@@ -210,3 +210,17 @@ def test_ndd_pytorch_is_empty_without_torchdata():
 def test_import_ndd_does_not_import_torch():
     code = "import sys, ndd; assert 'torch' not in sys.modules and 'torchdata' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.gpu
+def test_to_torch_puts_every_entry_on_the_gpu_of_the_gpu_entries():
+    if not torch.cuda.is_available():
+        pytest.skip("this torch build has no CUDA")
+    source = nodes.Reader(ndd.readers.File, batch_size=3, files=PHOTOS)
+    to_gpu = nodes.DictMapper(source, lambda e: ndd.resize(ndd.decoders.image(e), size=[16, 16]).gpu())
+    images, labels = next(iter(tn.Loader(nodes.ToTorch(to_gpu))))
+    assert images.is_cuda and labels.is_cuda and images.device == labels.device
+    encoded = ndd.io.file.read(ndd.batch([np.frombuffer(f.encode(), np.uint8) for f in PHOTOS[:3]]))
+    expected = np.asarray(ndd.resize(ndd.decoders.image(encoded), size=[16, 16]).torch())
+    np.testing.assert_array_equal(images.cpu().numpy(), expected)
+    assert labels.cpu().flatten().tolist() == [0, 1, 2]
