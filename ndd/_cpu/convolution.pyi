@@ -14,6 +14,22 @@ def correlate(
     """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``, summed in float32;
     rounded (halves away) and saturated to ``[low, high]`` for an integer ``out``."""
 
+def correlate_bordered(
+    planes: np.ndarray,
+    out: np.ndarray,
+    weights: np.ndarray,
+    step: int,
+    rows: np.ndarray,
+    left: np.ndarray,
+    right: np.ndarray,
+    fill: float = 0,
+    low: float = 0,
+    high: float = 0,
+    integer: bool = False,
+) -> None:
+    """``correlate`` of ``planes`` padded on the fly: padded row r is source row ``rows[r]``, its
+    border pixels the source pixels ``left`` and ``right`` (-1: ``fill``)."""
+
 def store_float(
     values: np.ndarray, out: np.ndarray, low: float = 0, high: float = 0, integer: bool = False
 ) -> None:

@@ -213,6 +213,118 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
         free(sources)
 
 
+cdef inline void _widen(const in_t *src, float *dst, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t t
+    if in_t is uchar:
+        ndd_widen_u8(src, dst, n)
+    else:
+        for t in range(n):
+            dst[t] = <float> src[t]
+
+
+cdef inline void _bordered_row(const in_t[:, :, ::1] planes, Py_ssize_t p, Py_ssize_t source_row,
+                               const Py_ssize_t[::1] left, const Py_ssize_t[::1] right, Py_ssize_t step,
+                               float fill, float *dst) noexcept nogil:
+    """One padded row as float32: ``left`` border pixels, the plane's row, ``right``
+    border pixels (each a source pixel of the row, or -1: ``fill``); all ``fill``
+    for a source row of -1."""
+    cdef Py_ssize_t width = planes.shape[2], nl = left.shape[0], nr = right.shape[0]
+    cdef Py_ssize_t j, t, c
+    cdef Py_ssize_t total = width + (nl + nr) * step
+    if source_row < 0:
+        for t in range(total):
+            dst[t] = fill
+        return
+    cdef const in_t *src = &planes[p, source_row, 0]
+    for j in range(nl):
+        c = left[j]
+        if c < 0:
+            for t in range(step):
+                dst[j * step + t] = fill
+        else:
+            _widen(src + c * step, dst + j * step, step)
+    _widen(src, dst + nl * step, width)
+    for j in range(nr):
+        c = right[j]
+        if c < 0:
+            for t in range(step):
+                dst[nl * step + width + j * step + t] = fill
+        else:
+            _widen(src + c * step, dst + nl * step + width + j * step, step)
+
+
+def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const float[:, ::1] weights,
+                       Py_ssize_t step, const Py_ssize_t[::1] rows, const Py_ssize_t[::1] left,
+                       const Py_ssize_t[::1] right, double fill=0, double low=0, double high=0,
+                       bint integer=False):
+    """``correlate`` of ``planes`` padded on the fly, without a padded copy.
+
+    The padded plane's row ``r`` is source row ``rows[r]``; its pixels (``step``
+    elements each) are the ``left`` border pixels, the source row, then the
+    ``right`` border pixels, a border pixel being a pixel of the source row. Any
+    index -1 stands for ``fill`` (converted to the input type by the caller).
+    Rows are converted to float32 once, into a ring of the window's rows.
+    """
+    cdef Py_ssize_t nplanes = out.shape[0], nrows = out.shape[1], length = out.shape[2]
+    cdef Py_ssize_t wrows = weights.shape[0], wcols = weights.shape[1]
+    if (planes.shape[0] != nplanes or rows.shape[0] != nrows + wrows - 1 or planes.shape[2] != length
+            or left.shape[0] + right.shape[0] != wcols - 1):
+        raise ValueError("correlate_bordered: the planes, borders, output and window do not fit")
+    if step < 1 or length % step:
+        raise ValueError("correlate_bordered: the rows must be whole pixels of 'step' elements")
+    cdef Py_ssize_t i, pixels = length // step
+    for i in range(rows.shape[0]):
+        if not -1 <= rows[i] < planes.shape[1]:
+            raise ValueError("correlate_bordered: a row index is out of the planes")
+    for i in range(left.shape[0]):
+        if not -1 <= left[i] < pixels:
+            raise ValueError("correlate_bordered: a border pixel is out of the row")
+    for i in range(right.shape[0]):
+        if not -1 <= right[i] < pixels:
+            raise ValueError("correlate_bordered: a border pixel is out of the row")
+    if nplanes == 0 or nrows == 0 or length == 0:
+        return
+    cdef Py_ssize_t taps = 0, j, k
+    for i in range(wrows):
+        for j in range(wcols):
+            if weights[i, j] != 0:
+                taps += 1
+    cdef Py_ssize_t row_elements = length + (wcols - 1) * step
+    cdef float[:, ::1] ring = np.empty((wrows, row_elements), np.float32)
+    cdef float[::1] acc = np.empty(length, np.float32)
+    cdef float[::1] tap_weights = np.empty(taps + 1, np.float32)
+    cdef Py_ssize_t[::1] tap_rows = np.empty(taps + 1, np.intp)
+    cdef Py_ssize_t[::1] tap_shifts = np.empty(taps + 1, np.intp)
+    k = 0
+    for i in range(wrows):
+        for j in range(wcols):
+            if weights[i, j] != 0:
+                tap_weights[k] = weights[i, j]
+                tap_rows[k] = i
+                tap_shifts[k] = j * step
+                k += 1
+    cdef const float **sources = <const float **> malloc((taps + 1) * sizeof(float *))
+    if sources == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t p, y, r
+    cdef float fill32 = <float> fill
+    try:
+        with nogil:
+            for p in range(nplanes):
+                for y in range(nrows):
+                    for r in range(y + wrows - 1 if y > 0 else 0, y + wrows):
+                        _bordered_row(planes, p, rows[r], left, right, step, fill32, &ring[r % wrows, 0])
+                    for k in range(taps):
+                        sources[k] = &ring[(y + tap_rows[k]) % wrows, 0] + tap_shifts[k]
+                    if taps:
+                        ndd_taps_f32(&acc[0], sources, &tap_weights[0], taps, length)
+                    else:
+                        memset(&acc[0], 0, length * sizeof(float))
+                    _store(&acc[0], &out[p, y, 0], length, low, high, integer)
+    finally:
+        free(sources)
+
+
 def store_float(const float[::1] values, out_t[::1] out, double low=0, double high=0, bint integer=False):
     """Write float32 ``values`` into ``out``: rounded (halves away) and saturated to
     ``[low, high]`` for an integer ``out`` (``integer=True``), else converted."""

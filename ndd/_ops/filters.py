@@ -24,11 +24,12 @@ Per-frame arguments (``ndd.per_frame``): ``sigma``/``window_size``
 takes per-frame ``filter`` and ``fill_value`` inputs itself.
 """
 
+import functools
 import math
 
 import numpy as np
 
-from .._cpu.convolution import correlate, median_window, store_float
+from .._cpu.convolution import correlate, correlate_bordered, median_window, store_float
 from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
 from .axes import INPUT_LAYOUT, record_layout
@@ -564,6 +565,9 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
     outer = math.prod(x.shape[:first])
     inner = math.prod(x.shape[last + 1 :])
     planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
+    if pad_mode is not None and len(spatial) == 2:
+        # Images: the kernel pads each row as it reads it, so no padded copy is made.
+        return _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type).reshape(x.shape)
     if pad_mode is not None:
         widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
         planes = _pad_planes(planes, widths, pad_mode, fill)
@@ -583,6 +587,48 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
             correlate(slab, partial, weights[k], inner)
             out[:, d] += partial.reshape(outer, rows, cols, inner)
     return _store(out.reshape(out_shape), out_type)
+
+
+@functools.lru_cache(maxsize=256)
+def _border_map(n, before, after, mode):
+    """Source index of each of the ``before + n + after`` padded positions of an axis
+    of ``n`` (np.pad ``mode``; -1 where ``constant`` padding puts the fill value).
+    Cached (samples of a batch often share their sizes), hence read-only."""
+    inside = np.arange(n, dtype=np.intp)
+    if mode == "constant":
+        border = np.full(before + after, -1, np.intp)
+    else:
+        border = _border_sources(n, before, after, mode).astype(np.intp)
+    out = np.concatenate([border[:before], inside, border[before:]])
+    out.flags.writeable = False
+    return out
+
+
+def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
+    """``planes`` (outer, rows, cols, inner) correlated with the 2-D ``weights`` over rows
+    and cols, padded by ``pad_mode`` as ``_pad_planes`` would pad them."""
+    outer, height, width, inner = planes.shape
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    (top, left), (wrows, wcols) = anchors, weights.shape
+    rows = _border_map(height, top, wrows - 1 - top, pad_mode)
+    cols = _border_map(width, left, wcols - 1 - left, pad_mode)
+    # The fill value in the input's type, as assigning it into the padded sample makes it.
+    as_input = np.empty(1, planes.dtype)
+    as_input[...] = fill
+    kernel_type = out_type if out_type in _KERNEL_TYPES else np.dtype(np.float32)
+    out = np.empty((outer, height, width * inner), kernel_type)
+    correlate_bordered(
+        planes.reshape(outer, height, width * inner),
+        out,
+        weights,
+        inner,
+        rows,
+        cols[:left],
+        cols[left + width :],
+        float(as_input[0]),
+        *_bounds(kernel_type),
+    )
+    return _store(out, out_type)
 
 
 def _filter_kernel(arrays, args):

@@ -490,3 +490,37 @@ def test_border_padding_is_numpy_pad(mode, shape):
         else:
             expected = np.pad(x, widths, mode=mode)
         np.testing.assert_array_equal(_pad_planes(x, widths, mode, 7), expected)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric", "wrap", "edge", "constant"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+def test_padding_rows_on_the_fly_equals_correlating_the_padded_sample(mode, dtype):
+    """Images are padded row by row inside the kernel; the result must be exactly that of
+    np.pad followed by the plain correlation (which volumes still use)."""
+    from ndd._cpu.convolution import correlate
+    from ndd._ops.filters import _correlate_padding_rows
+
+    rng = np.random.default_rng(11)
+    for shape, window, anchor in [
+        ((1, 6, 9, 3), (3, 3), (1, 1)),
+        ((2, 5, 4, 1), (4, 2), (3, 0)),
+        ((1, 2, 3, 2), (7, 9), (2, 6)),  # a window larger than the image
+        ((1, 1, 1, 1), (1, 5), (0, 4)),
+    ]:
+        planes = (rng.normal(0, 60, shape) + 100).astype(dtype)
+        weights = rng.normal(0, 1, window).astype(np.float32)
+        weights[0, 0] = 0  # a tap that is skipped
+        widths = [
+            (0, 0),
+            (anchor[0], window[0] - 1 - anchor[0]),
+            (anchor[1], window[1] - 1 - anchor[1]),
+            (0, 0),
+        ]
+        kwargs = {"constant_values": 17} if mode == "constant" else {}
+        padded = np.pad(planes, widths, mode=mode, **kwargs)
+        outer, height, width, inner = shape
+        expected = np.empty((outer, height, width * inner), dtype)
+        bounds = (float(np.iinfo(dtype).min), float(np.iinfo(dtype).max), True) if dtype != np.float32 else ()
+        correlate(padded.reshape(outer, padded.shape[1], -1), expected, weights, inner, *bounds)
+        got = _correlate_padding_rows(planes, weights, anchor, mode, 17, np.dtype(dtype))
+        np.testing.assert_array_equal(got, expected)
