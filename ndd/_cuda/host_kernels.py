@@ -35,7 +35,10 @@ _HEADER = _HERE / "host_kernels.h"
 _LAUNCHER = _HERE / "host_launch.inc"
 # Source text that makes a kernel file need its threads run as fibers.
 _BARRIERS = re.compile(rb"__syncthreads|__syncwarp|__shfl_")
-_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-shared", "-w", "-fno-strict-aliasing"]
+_FLAGS = ["-std=c++17", "-O1", "-fPIC", "-w", "-fno-strict-aliasing"]
+# Every typed access is checked for its alignment, as a GPU checks it (host_launch.inc
+# handles the checks' calls itself, so the sanitizer's runtime is not linked).
+_CHECKS = ["-fsanitize=alignment"]
 
 
 def compiler() -> list[str] | None:
@@ -98,10 +101,19 @@ class HostKernels:
                 shared_bytes,
                 int(module.fibers),
             )
-        if status != 0:
+        if status == 1:
             raise RuntimeError(
                 f"host kernel {kernel} reached __syncthreads, but its kernel file was not "
                 "recognised as one that needs barriers"
+            )
+        if status == 2:
+            alignment, line = ctypes.c_uint(), ctypes.c_uint()
+            address = module.library.ndd_host_misaligned(ctypes.byref(alignment), ctypes.byref(line))
+            source = self._kernel_module[kernel]
+            raise RuntimeError(
+                f"host kernel {kernel} made a misaligned access: address {address:#x} is not a multiple "
+                f"of {alignment.value} (line {line.value} of {source}.cu as shipped); a GPU stops "
+                "the kernel there with 'misaligned address'"
             )
 
     def _module(self, name):
@@ -121,7 +133,8 @@ class HostKernels:
             for kernel in kernels
         )
         unit = source + b"\n" + _LAUNCHER.read_bytes() + b"\n" + wrappers.encode()
-        digest = hashlib.sha256(_HEADER.read_bytes() + unit + " ".join(command + _FLAGS).encode()).hexdigest()
+        flags = " ".join(command + _FLAGS + _CHECKS)
+        digest = hashlib.sha256(_HEADER.read_bytes() + unit + flags.encode()).hexdigest()
         path = kernel_files.cache_dir() / "host" / f"{name}-{digest[:20]}.so"
         if not path.exists():
             source_path = path.with_suffix(".cpp")
@@ -130,26 +143,26 @@ class HostKernels:
             )
 
             def compile_to(temporary):
-                result = subprocess.run(
-                    [
-                        *command,
-                        *_FLAGS,
-                        "-include",
-                        str(_HEADER),
-                        "-x",
-                        "c++",
-                        str(source_path),
-                        "-o",
-                        temporary,
-                    ],
-                    capture_output=True,
-                    text=True,
-                )
-                if result.returncode != 0:
-                    raise RuntimeError(f"host build of kernels/{name}.cu failed:\n{result.stderr[-4000:]}")
+                objects = f"{temporary}.o"
+                steps = [
+                    [*command, *_FLAGS, *_CHECKS, "-include", str(_HEADER), "-x", "c++", "-c"]
+                    + [str(source_path), "-o", objects],
+                    [*command, "-shared", objects, "-o", temporary],
+                ]
+                try:
+                    for step in steps:
+                        result = subprocess.run(step, capture_output=True, text=True)
+                        if result.returncode != 0:
+                            raise RuntimeError(
+                                f"host build of kernels/{name}.cu failed:\n{result.stderr[-4000:]}"
+                            )
+                finally:
+                    if os.path.exists(objects):
+                        os.unlink(objects)
 
             kernel_files.write_atomically(path, compile_to)
         library = ctypes.CDLL(str(path))
+        library.ndd_host_misaligned.restype = ctypes.c_ulonglong
         library.ndd_host_launch.restype = ctypes.c_int
         library.ndd_host_launch.argtypes = (
             [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_int]

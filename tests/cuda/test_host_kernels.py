@@ -124,3 +124,23 @@ def test_three_dimensional_grids_and_blocks_cover_every_thread_once(kernels):
 
 def test_the_declared_parameter_kinds_are_read_from_the_manifest(kernels):
     assert kernels.params("block_sum") == ["ptr", "ptr", "u64"]
+
+
+def test_a_misaligned_access_fails_the_launch_as_on_a_gpu(kernels):
+    """A GPU stops a kernel that reads a float at an address that is not a multiple of 4;
+    the host build checks every typed access for the same."""
+    values = np.zeros(64, np.float32)
+    sums = np.zeros(1, np.float32)
+    aligned = values.ctypes.data
+    kernels.launch(
+        "block_sum", (1, 1, 1), (32, 1, 1), 0, [_ptr(values), _ptr(sums), (32).to_bytes(8, "little")]
+    )
+    odd = (aligned + 2).to_bytes(8, "little")
+    with pytest.raises(
+        RuntimeError, match=r"block_sum made a misaligned access: .* multiple of 4 \(line 5 of barriers"
+    ):
+        kernels.launch("block_sum", (1, 1, 1), (32, 1, 1), 0, [odd, _ptr(sums), (32).to_bytes(8, "little")])
+    # the next launch starts clean
+    kernels.launch(
+        "block_sum", (1, 1, 1), (32, 1, 1), 0, [_ptr(values), _ptr(sums), (32).to_bytes(8, "little")]
+    )
