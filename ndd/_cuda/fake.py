@@ -73,6 +73,11 @@ def _handle(value):
     return 0 if value is None else int(value)
 
 
+# Guard bytes around each allocation a host-run kernel reaches (see _run_on_host).
+_GUARD = 256
+_GUARD_BYTES = bytes((0xA5 + 7 * i) & 0xFF for i in range(_GUARD))
+
+
 class FakeDriver:
     """See the module docstring.
 
@@ -161,9 +166,14 @@ class FakeDriver:
 
     def _find(self, address):
         """(bytearray, offset) of the allocation holding device ``address``."""
+        base, buffer = self._allocation(address)
+        return buffer, address - base
+
+    def _allocation(self, address):
+        """(base address, bytearray) of the allocation holding device ``address``."""
         for base, (buffer, _device, _pool) in self.allocations.items():
             if base <= address < base + max(len(buffer), 1):
-                return buffer, address - base
+                return base, buffer
         raise ValueError(f"FakeDriver: {address:#x} is not device memory")
 
     def _queue(self, stream, entry):
@@ -526,19 +536,36 @@ class FakeDriver:
             self._run_on_host(launch, pointers)
         return (_SUCCESS,)
 
-    def _host_address(self, address):
-        if address == 0:
-            return 0
-        buffer, offset = self._find(address)
-        return ctypes.addressof((ctypes.c_char * len(buffer)).from_buffer(buffer)) + offset
-
     def _run_on_host(self, launch, pointers):
+        # Each allocation a pointer parameter reaches is run in a copy with guard bytes
+        # on both sides: a kernel that writes outside its allocation (on a GPU: an
+        # illegal address, or another buffer silently overwritten) fails the launch.
+        staged = {}
         values = []
         for kind, pointer, value in zip(
             self.host_kernels.params(launch.function), pointers, launch.args, strict=True
         ):
-            if kind == "ptr":
-                values.append(self._host_address(value).to_bytes(8, "little"))
-            else:
+            if kind != "ptr":
                 values.append(ctypes.string_at(pointer, kernel_files.PARAM_KINDS[kind]))
+                continue
+            if value == 0:
+                values.append(bytes(8))
+                continue
+            base, buffer = self._allocation(value)
+            if base not in staged:
+                staging = bytearray(_GUARD) + buffer + bytearray(_GUARD)
+                staging[:_GUARD] = staging[-_GUARD:] = _GUARD_BYTES
+                staged[base] = (buffer, staging)
+            staging = staged[base][1]
+            address = ctypes.addressof((ctypes.c_char * len(staging)).from_buffer(staging))
+            values.append((address + _GUARD + value - base).to_bytes(8, "little"))
         self.host_kernels.launch(launch.function, launch.grid, launch.block, launch.shared_bytes, values)
+        for base, (buffer, staging) in staged.items():
+            size = len(buffer)
+            if staging[:_GUARD] != _GUARD_BYTES or staging[_GUARD + size :] != _GUARD_BYTES:
+                raise RuntimeError(
+                    f"host kernel {launch.function} wrote outside the allocation of {size} bytes at "
+                    f"{base:#x} (grid {launch.grid}, block {launch.block}); on a GPU that is an illegal "
+                    "address or another buffer overwritten"
+                )
+            buffer[:] = staging[_GUARD : _GUARD + size]

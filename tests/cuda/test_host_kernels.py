@@ -5,6 +5,8 @@ kernel files written here against numpy."""
 import json
 
 import numpy as np
+
+import ndd
 import pytest
 
 pytest.importorskip("cuda.bindings")
@@ -144,3 +146,26 @@ def test_a_misaligned_access_fails_the_launch_as_on_a_gpu(kernels):
     kernels.launch(
         "block_sum", (1, 1, 1), (32, 1, 1), 0, [_ptr(values), _ptr(sums), (32).to_bytes(8, "little")]
     )
+
+
+def test_a_kernel_writing_past_its_allocation_fails_the_launch(host_kernels, monkeypatch):
+    """On a GPU, writing past an allocation is an illegal address or silently overwrites
+    another buffer; the FakeDriver runs host kernels between guard bytes and fails the launch."""
+    from gpu_testing import install_fake
+
+    from ndd._cuda import kernel_files, launch, modules
+    from ndd._cuda.device_array import DeviceArray
+    from ndd._cuda.fake import FakeDriver
+
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", host_kernels.kernels_dir)
+    for _ in install_fake(FakeDriver(devices=1, host_kernels=host_kernels)):
+        stream = ndd.get_current_stream()
+        array = DeviceArray.from_host(np.zeros(10, np.uint32), 0, stream.handle)
+        fill = modules.get_function(0, "indexing", "fill_u32")
+        value = (7).to_bytes(8, "little")
+        fill.launch(
+            launch.grid_for(10, 256), 256, stream.handle, array.ptr, int.from_bytes(value, "little"), 10
+        )
+        np.testing.assert_array_equal(array.to_host(), np.full(10, 7, np.uint32))
+        with pytest.raises(RuntimeError, match=r"fill_u32 wrote outside the allocation of 40 bytes"):
+            fill.launch(launch.grid_for(11, 256), 256, stream.handle, array.ptr, 9, 11)
