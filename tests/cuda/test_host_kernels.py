@@ -5,9 +5,9 @@ kernel files written here against numpy."""
 import json
 
 import numpy as np
+import pytest
 
 import ndd
-import pytest
 
 pytest.importorskip("cuda.bindings")
 
