@@ -78,6 +78,25 @@ _GUARD = 256
 _GUARD_BYTES = bytes((0xA5 + 7 * i) & 0xFF for i in range(_GUARD))
 
 
+# What every GPU ndd supports (compute capability 7.0 and newer) accepts in a launch:
+# threads per block and per block dimension, blocks per grid dimension, and dynamic
+# shared memory without the opt-in attribute (ndd never sets it).
+_MAX_BLOCK = (1024, 1024, 64)
+_MAX_BLOCK_THREADS = 1024
+_MAX_GRID = (2**31 - 1, 65535, 65535)
+_MAX_DYNAMIC_SHARED = 48 * 1024
+
+
+def _launch_fits(grid, block, shared_bytes):
+    """Whether a real driver would accept a launch of this shape (else INVALID_VALUE)."""
+    return (
+        all(1 <= b <= m for b, m in zip(block, _MAX_BLOCK, strict=True))
+        and block[0] * block[1] * block[2] <= _MAX_BLOCK_THREADS
+        and all(1 <= g <= m for g, m in zip(grid, _MAX_GRID, strict=True))
+        and 0 <= shared_bytes <= _MAX_DYNAMIC_SHARED
+    )
+
+
 class FakeDriver:
     """See the module docstring.
 
@@ -522,6 +541,8 @@ class FakeDriver:
         if error is not None:
             return (error,)
         name, types = self.functions[_handle(f)]
+        if not _launch_fits((gx, gy, gz), (bx, by, bz), shared_bytes):
+            return (_real.CUresult.CUDA_ERROR_INVALID_VALUE,)
         if not isinstance(kernel_params, int):
             raise TypeError("FakeDriver.cuLaunchKernel: kernelParams must be the address of a void* array")
         pointers = (ctypes.c_void_p * len(types)).from_address(kernel_params)

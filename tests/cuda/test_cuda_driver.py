@@ -125,6 +125,34 @@ def test_launch_records_arguments_unpacked_by_the_ptx_signature():
     assert launch.args[3] == 1234
 
 
+@pytest.mark.parametrize(
+    "grid, block, shared",
+    [
+        ((1, 1, 1), (1025, 1, 1), 0),  # more than 1024 threads in a block
+        ((1, 1, 1), (64, 32, 1), 0),  # 2048 threads
+        ((1, 1, 1), (1, 1, 65), 0),  # z beyond 64
+        ((1, 65536, 1), (256, 1, 1), 0),  # blockIdx.y beyond 65535
+        ((1, 1, 65536), (256, 1, 1), 0),
+        ((0, 1, 1), (256, 1, 1), 0),  # an empty grid
+        ((1, 1, 1), (256, 1, 1), 48 * 1024 + 1),  # dynamic shared memory beyond 48 KiB
+    ],
+)
+def test_launches_a_gpu_refuses_are_refused(grid, block, shared):
+    fake = FakeDriver()
+    fake.cuInit(0)
+    module = driver.check(fake.cuModuleLoadData(PTX.encode()), "load")
+    function = driver.check(fake.cuModuleGetFunction(module, b"scale_u8"), "function")
+    values = [ctypes.c_uint64(0), ctypes.c_uint64(0), ctypes.c_float(0.5), ctypes.c_uint32(1)]
+    pointers = (ctypes.c_void_p * 4)(*[ctypes.addressof(v) for v in values])
+    status = fake.cuLaunchKernel(function, *grid, *block, shared, 0, ctypes.addressof(pointers), 0)
+    assert status == (fake.CUresult.CUDA_ERROR_INVALID_VALUE,)
+    assert fake.launches == []
+    ok = fake.cuLaunchKernel(
+        function, 2**31 - 1, 65535, 65535, 1024, 1, 1, 48 * 1024, 0, ctypes.addressof(pointers), 0
+    )
+    assert ok == (fake.CUresult.CUDA_SUCCESS,)
+
+
 def test_events_record_their_place_in_a_stream():
     fake = FakeDriver()
     fake.cuInit(0)
