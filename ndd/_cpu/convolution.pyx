@@ -138,6 +138,27 @@ cdef inline void _convert_rows(const in_t[:, :, ::1] padded, Py_ssize_t p, Py_ss
                 dst[t] = <float> src[t]
 
 
+cdef tuple _nonzero_taps(const float[:, ::1] weights, Py_ssize_t step):
+    """The non-zero taps of a window, in row-major order: their weights, window rows and
+    offsets along the row (``step`` elements a column), each with one spare entry."""
+    cdef Py_ssize_t taps = 0, i, j, k = 0
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            if weights[i, j] != 0:
+                taps += 1
+    cdef float[::1] tap_weights = np.zeros(taps + 1, np.float32)
+    cdef Py_ssize_t[::1] tap_rows = np.zeros(taps + 1, np.intp)
+    cdef Py_ssize_t[::1] tap_shifts = np.zeros(taps + 1, np.intp)
+    for i in range(weights.shape[0]):
+        for j in range(weights.shape[1]):
+            if weights[i, j] != 0:
+                tap_weights[k] = weights[i, j]
+                tap_rows[k] = i
+                tap_shifts[k] = j * step
+                k += 1
+    return tap_weights, tap_rows, tap_shifts
+
+
 def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:, ::1] weights,
               Py_ssize_t step, double low=0, double high=0, bint integer=False):
     """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``.
@@ -154,32 +175,16 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
         raise ValueError("correlate: the padded input does not fit the output and the window")
     if planes == 0 or rows == 0 or length == 0:
         return
-    # The non-zero taps: their weights, rows and offsets along the row.
-    cdef Py_ssize_t taps = 0, i, j
-    for i in range(wrows):
-        for j in range(wcols):
-            if weights[i, j] != 0:
-                taps += 1
+    cdef float[::1] tap_weights
+    cdef Py_ssize_t[::1] tap_rows, tap_shifts
+    tap_weights, tap_rows, tap_shifts = _nonzero_taps(weights, step)
+    cdef Py_ssize_t taps = tap_weights.shape[0] - 1, k
     cdef float *acc = <float *> malloc(length * sizeof(float))
-    cdef float *tap_weights = <float *> malloc((taps + 1) * sizeof(float))
-    cdef Py_ssize_t *tap_rows = <Py_ssize_t *> malloc((taps + 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *tap_shifts = <Py_ssize_t *> malloc((taps + 1) * sizeof(Py_ssize_t))
     cdef const in_t **sources = <const in_t **> malloc((taps + 1) * sizeof(in_t *))
-    if acc == NULL or tap_weights == NULL or tap_rows == NULL or tap_shifts == NULL or sources == NULL:
+    if acc == NULL or sources == NULL:
         free(acc)
-        free(tap_weights)
-        free(tap_rows)
-        free(tap_shifts)
         free(sources)
         raise MemoryError()
-    cdef Py_ssize_t k = 0
-    for i in range(wrows):
-        for j in range(wcols):
-            if weights[i, j] != 0:
-                tap_weights[k] = weights[i, j]
-                tap_rows[k] = i
-                tap_shifts[k] = j * step
-                k += 1
     cdef Py_ssize_t p, y
     # 8- and 16-bit rows read by several taps are converted to float32 once, into a
     # ring of the window's rows, rather than once per tap: the same float values in
@@ -199,17 +204,14 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                         _convert_rows(padded, p, y, wrows, ring)
                         for k in range(taps):
                             float_sources[k] = &ring[(y + tap_rows[k]) % wrows, 0] + tap_shifts[k]
-                        ndd_taps_f32(acc, float_sources, tap_weights, taps, length)
+                        ndd_taps_f32(acc, float_sources, &tap_weights[0], taps, length)
                     else:
                         for k in range(taps):
                             sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
-                        ndd_taps(acc, sources, tap_weights, taps, length)
+                        ndd_taps(acc, sources, &tap_weights[0], taps, length)
                     _store(acc, &out[p, y, 0], length, low, high, integer)
     finally:
         free(acc)
-        free(tap_weights)
-        free(tap_rows)
-        free(tap_shifts)
         free(sources)
 
 
@@ -284,25 +286,12 @@ def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const
             raise ValueError("correlate_bordered: a border pixel is out of the row")
     if nplanes == 0 or nrows == 0 or length == 0:
         return
-    cdef Py_ssize_t taps = 0, j, k
-    for i in range(wrows):
-        for j in range(wcols):
-            if weights[i, j] != 0:
-                taps += 1
-    cdef Py_ssize_t row_elements = length + (wcols - 1) * step
-    cdef float[:, ::1] ring = np.empty((wrows, row_elements), np.float32)
+    cdef float[::1] tap_weights
+    cdef Py_ssize_t[::1] tap_rows, tap_shifts
+    tap_weights, tap_rows, tap_shifts = _nonzero_taps(weights, step)
+    cdef Py_ssize_t taps = tap_weights.shape[0] - 1, k
+    cdef float[:, ::1] ring = np.empty((wrows, length + (wcols - 1) * step), np.float32)
     cdef float[::1] acc = np.empty(length, np.float32)
-    cdef float[::1] tap_weights = np.empty(taps + 1, np.float32)
-    cdef Py_ssize_t[::1] tap_rows = np.empty(taps + 1, np.intp)
-    cdef Py_ssize_t[::1] tap_shifts = np.empty(taps + 1, np.intp)
-    k = 0
-    for i in range(wrows):
-        for j in range(wcols):
-            if weights[i, j] != 0:
-                tap_weights[k] = weights[i, j]
-                tap_rows[k] = i
-                tap_shifts[k] = j * step
-                k += 1
     cdef const float **sources = <const float **> malloc((taps + 1) * sizeof(float *))
     if sources == NULL:
         raise MemoryError()

@@ -96,6 +96,23 @@ def _source_state(where: str, initial_state: dict | None):
     return initial_state["source"]
 
 
+class _OneSourceNode(_DeviceBoundNode):
+    """A node over one ``source`` node, whose state is the source's."""
+
+    _WHERE = ""
+
+    def __init__(self, source: tn.BaseNode):
+        super().__init__()
+        _check_source(self._WHERE, source)
+        self.source = source
+
+    def _reset(self, initial_state):
+        self.source.reset(_source_state(self._WHERE, initial_state))
+
+    def get_state(self) -> dict:
+        return {"source": self.source.state_dict()}
+
+
 class Reader(_DeviceBoundNode):
     """An ndd reader as a node: one dict of outputs per batch (or per sample).
 
@@ -207,22 +224,17 @@ class Reader(_DeviceBoundNode):
         return self._reader.get_metadata(self._batch_size)
 
 
-class DictMapper(_DeviceBoundNode):
+class DictMapper(_OneSourceNode):
     """Applies ``map_fn`` to the entry ``key`` of each dict from ``source``; the other entries pass."""
 
     _WHERE = "ndd.pytorch.nodes.DictMapper"
 
     def __init__(self, source: tn.BaseNode, map_fn: Callable, key: str = "data"):
-        super().__init__()
-        _check_source(self._WHERE, source)
+        super().__init__(source)
         if not callable(map_fn):
             raise TypeError(f"{self._WHERE}: 'map_fn' must be callable, got {type(map_fn).__name__}")
-        self.source = source
         self.map_fn = map_fn
         self.key = key
-
-    def _reset(self, initial_state):
-        self.source.reset(_source_state(self._WHERE, initial_state))
 
     def _next(self):
         item = next(self.source)
@@ -233,11 +245,8 @@ class DictMapper(_DeviceBoundNode):
         out[self.key] = self.map_fn(item[self.key])
         return out
 
-    def get_state(self) -> dict:
-        return {"source": self.source.state_dict()}
 
-
-class ToTorch(_DeviceBoundNode):
+class ToTorch(_OneSourceNode):
     """Turns each dict from ``source`` into a tuple of ``torch.Tensor``, in the dict's order.
 
     ndd Tensors and Batches are converted with ``.torch()`` (without a copy where
@@ -251,15 +260,10 @@ class ToTorch(_DeviceBoundNode):
     _WHERE = "ndd.pytorch.nodes.ToTorch"
 
     def __init__(self, source: tn.BaseNode, output_stream=None):
-        super().__init__()
-        _check_source(self._WHERE, source)
+        super().__init__(source)
         if output_stream is None and torch.cuda.is_available():
             output_stream = torch.cuda.current_stream()
-        self.source = source
         self.output_stream = output_stream
-
-    def _reset(self, initial_state):
-        self.source.reset(_source_state(self._WHERE, initial_state))
 
     def _next(self):
         item = next(self.source)
@@ -280,9 +284,6 @@ class ToTorch(_DeviceBoundNode):
                     t = t.to(target)
                 out.append(t)
         return tuple(out)
-
-    def get_state(self) -> dict:
-        return {"source": self.source.state_dict()}
 
 
 def _gpu_id(value):
