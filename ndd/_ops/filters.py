@@ -3,9 +3,12 @@ experimental.median_blur, experimental.dilate, experimental.erode.
 
 Every operator works on the spatial axes of a sample (all but the frame ``F`` and
 channel ``C`` axes of its layout) and computes in float32, as the reference does;
-integer outputs are rounded (halves away from zero) and saturated. Borders are
-handled by padding the sample first (``_pad_planes``, np.pad's modes), then the nogil kernels of
-``ndd._cpu.convolution`` slide the window over the padded planes.
+integer outputs are rounded (halves away from zero) and saturated. Borders follow
+np.pad's modes: the correlations (gaussian_blur, laplacian, filter on images) read
+each row padded on the fly through index maps of the border (``_border_map``), so
+no padded copy of a sample is made; filter on volumes, median_blur, dilate and
+erode pad the sample first (``_pad_planes``). The nogil kernels of
+``ndd._cpu.convolution`` then slide the window over the (padded) planes.
 
 Deliberate divergences from the reference:
 - ``filter`` runs volumes (three spatial axes) on the CPU too; the reference's CPU
@@ -195,28 +198,36 @@ def _pad_planes(planes, widths, mode, fill=0.0):
     return out
 
 
-def _pad(planes, axis, before, after, mode, fill=0.0):
-    widths = [(0, 0)] * planes.ndim
-    widths[axis] = (before, after)
-    return _pad_planes(planes, widths, mode, fill)
-
-
 def _correlate_axis(x, axis, window, anchor, dtype, mode="reflect"):
     """Correlate ``x`` with the 1-D ``window`` along ``axis`` (anchor: the window index over
-    the output position) into ``dtype``; borders by np.pad ``mode``."""
+    the output position) into ``dtype``; borders by np.pad ``mode``, read by the kernel
+    as it goes (no padded copy)."""
     shape = x.shape
     outer = math.prod(shape[:axis])
     extent = shape[axis]
     inner = math.prod(shape[axis + 1 :])
     size = len(window)
-    planes = _pad(x.reshape(outer, extent, inner), 1, anchor, size - 1 - anchor, mode)
     weights = np.asarray(window, np.float32)
+    border = _border_map(extent, anchor, size - 1 - anchor, mode)
+    kernel_type = dtype if dtype in _KERNEL_TYPES else np.dtype(np.float32)
     if inner >= _LONG_ROW:
-        out = _correlate_into(planes, (outer, extent, inner), weights.reshape(size, 1), 0, dtype)
+        # Rows of ``inner`` elements, the window across them.
+        planes = x.reshape(outer, extent, inner)
+        out = np.empty((outer, extent, inner), kernel_type)
+        args = (weights.reshape(size, 1), inner, border, _NO_BORDER, _NO_BORDER)
     else:
-        padded_rows = planes.reshape(outer, 1, (extent + size - 1) * inner)
-        out = _correlate_into(padded_rows, (outer, 1, extent * inner), weights.reshape(1, size), inner, dtype)
-    return out.reshape(shape)
+        # Short rows: each plane as one long row, the window along it, ``inner`` apart.
+        planes = x.reshape(outer, 1, extent * inner)
+        out = np.empty((outer, 1, extent * inner), kernel_type)
+        left, right = border[:anchor], border[anchor + extent :]
+        args = (weights.reshape(1, size), inner, _ONE_ROW, left, right)
+    if out.size:
+        correlate_bordered(planes, out, *args, 0.0, *_bounds(kernel_type))
+    return _store(out, dtype).reshape(shape)
+
+
+_NO_BORDER = np.zeros(0, np.intp)
+_ONE_ROW = np.zeros(1, np.intp)
 
 
 def _separable(x, axes, windows, dtype):
