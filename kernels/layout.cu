@@ -13,6 +13,7 @@
 // negative (reversed steps). Dimensions are right-aligned: a row of ndim <
 // LAYOUT_MAX_DIMS leaves the leading ones unused.
 #include "common.cuh"
+#include "half.cuh"
 
 #define LAYOUT_MAX_DIMS 6
 
@@ -66,6 +67,43 @@ template <> struct ToF32<double> {
 };
 template <> struct ToF32<bool> {
   static __device__ __forceinline__ float apply(bool v) { return v ? 1.0f : 0.0f; }
+};
+
+// float16 (its bits): values beyond the largest float16 (65504) saturate there,
+// infinities included; NaN stays NaN; the rest rounds to the nearest even.
+template <typename From> struct ToF16 {
+  // Integers through double, where every integer type below 2^53 is exact; the
+  // saturated ones are exact too.
+  static __device__ __forceinline__ unsigned short apply(From v) {
+    const double d = (double)v;
+    return double_to_half_bits(d > 65504.0 ? 65504.0 : (d < -65504.0 ? -65504.0 : d));
+  }
+};
+template <> struct ToF16<float> {
+  static __device__ __forceinline__ unsigned short apply(float v) {
+    return float_to_half_bits(v > 65504.0f ? 65504.0f : (v < -65504.0f ? -65504.0f : v));
+  }
+};
+template <> struct ToF16<double> {
+  static __device__ __forceinline__ unsigned short apply(double v) {
+    return double_to_half_bits(v > 65504.0 ? 65504.0 : (v < -65504.0 ? -65504.0 : v));
+  }
+};
+template <> struct ToF16<bool> {
+  static __device__ __forceinline__ unsigned short apply(bool v) { return v ? 0x3c00 : 0; }
+};
+
+// float16 sources: their value as a float (exact), then as from float.
+template <> struct ToU8<ndd_half> {
+  static __device__ __forceinline__ unsigned char apply(ndd_half v) {
+    return ToU8<float>::apply(half_bits_to_float(v.bits));
+  }
+};
+template <> struct ToF32<ndd_half> {
+  static __device__ __forceinline__ float apply(ndd_half v) { return half_bits_to_float(v.bits); }
+};
+template <> struct ToF16<ndd_half> {
+  static __device__ __forceinline__ unsigned short apply(ndd_half v) { return v.bits; }
 };
 
 // The flat index i of a segment's elements, as per-dimension indices, walked
@@ -216,6 +254,7 @@ LAYOUT_KERNELS(16, Bytes16)
 
 #define CONVERT_FROM(FN, FROM)                          \
   CONVERT_KERNELS(FN, FROM, u8, unsigned char, ToU8)    \
+  CONVERT_KERNELS(FN, FROM, f16, unsigned short, ToF16) \
   CONVERT_KERNELS(FN, FROM, f32, float, ToF32)
 
 CONVERT_FROM(bool, bool)
@@ -227,5 +266,6 @@ CONVERT_FROM(u32, unsigned int)
 CONVERT_FROM(i32, int)
 CONVERT_FROM(u64, unsigned long long)
 CONVERT_FROM(i64, long long)
+CONVERT_FROM(f16, ndd_half)
 CONVERT_FROM(f32, float)
 CONVERT_FROM(f64, double)

@@ -103,3 +103,21 @@ def test_enum_types_accept_reference_style_enum_values():
     assert t.dtype is ndd.InterpType
     t = ndd.tensor([types.INTERP_LINEAR], dtype=ndd.InterpType)
     assert t.dtype is ndd.InterpType
+
+
+def test_an_operator_asked_for_bfloat16_data_without_ml_dtypes_fails_at_the_call():
+    try:
+        import ml_dtypes  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("ml_dtypes is installed: bfloat16 data can be made")
+    from ndd._prepare.args import InvalidArgumentError
+
+    x = ndd.tensor(np.array([1.5, 2.0], np.float32))
+    with pytest.raises(
+        InvalidArgumentError, match=r"ndd.cast: 'dtype'=bfloat16 needs the 'ml_dtypes' package"
+    ):
+        ndd.cast(x, dtype=ndd.bfloat16)
+    with pytest.raises(InvalidArgumentError, match=r"ndd.slice: 'dtype'=bfloat16"):
+        ndd.slice(x, start=[0], end=[1], dtype=ndd.bfloat16)

@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .gpu_types import suffixes
+from .gpu_types import SUFFIXES, suffixes
 
 __all__ = [
     "MAX_DIMS",
@@ -63,20 +63,8 @@ _PAD_WORDS = 6 + 4 * MAX_DIMS
 _UNITS = (16, 8, 4, 2, 1)
 # Type names of the converting copies of kernels/layout.cu (ndd.slice's 'dtype'):
 # the input types, and the output types.
-_CONVERT_FROM = suffixes(
-    np.bool_,
-    np.uint8,
-    np.int8,
-    np.uint16,
-    np.int16,
-    np.uint32,
-    np.int32,
-    np.uint64,
-    np.int64,
-    np.float32,
-    np.float64,
-)
-_CONVERT_TO = suffixes(np.uint8, np.float32)
+_CONVERT_FROM = dict(SUFFIXES)
+_CONVERT_TO = suffixes(np.uint8, np.float16, np.float32)
 # Input pointers of one strided-copy launch (LAYOUT_MAX_INPUTS of kernels/layout.cu).
 _MAX_INPUTS = 8
 # Segments per launch along gridDim.y (the kernels loop over more).
@@ -716,7 +704,9 @@ class GpuSlice(_LayoutKernel):
             return
         target = np.dtype(dtype.numpy)
         if target not in _CONVERT_TO:
-            raise self._unsupported(f"converting to 'dtype' {dtype} (GPU conversions: to uint8 or float32)")
+            raise self._unsupported(
+                f"converting to 'dtype' {dtype} (GPU conversions: to uint8, float16 or float32)"
+            )
         if source.numpy is None or np.dtype(source.numpy) not in _CONVERT_FROM:
             raise self._unsupported(f"converting input of type {source} to 'dtype' {dtype}")
 

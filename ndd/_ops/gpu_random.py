@@ -26,7 +26,7 @@ import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .._prepare.storage import TensorBase
-from .gpu_types import suffixes
+from .gpu_types import WITHOUT_FLOAT16, suffixes
 
 __all__ = ["GpuChoice", "GpuDistribution", "GpuUniform"]
 
@@ -38,19 +38,7 @@ _MAX_GRID_Y = 65535
 # Blocks in a launch at most (x times y): enough to fill any GPU.
 _MAX_BLOCKS = 1 << 16
 # numpy dtype -> the type suffix of the kernels in kernels/random.cu.
-KERNEL_TYPES = suffixes(
-    np.uint8,
-    np.int8,
-    np.uint16,
-    np.int16,
-    np.uint32,
-    np.int32,
-    np.uint64,
-    np.int64,
-    np.float32,
-    np.float64,
-    np.bool_,
-)
+KERNEL_TYPES = suffixes(*WITHOUT_FLOAT16)
 # kernels/random.cu's random_choice: fields per sample, and the "no p" marker.
 _CHOICE_FIELDS = 6
 _CHOICE_NO_P = (1 << 64) - 1

@@ -4,7 +4,7 @@ for every kernel file, and the subsets a family has kernels for."""
 
 import numpy as np
 
-__all__ = ["SUFFIXES", "suffixes"]
+__all__ = ["SUFFIXES", "WITHOUT_FLOAT16", "suffixes"]
 
 SUFFIXES = {
     np.dtype(np.bool_): "bool",
@@ -25,3 +25,8 @@ SUFFIXES = {
 def suffixes(*types) -> dict:
     """``{numpy dtype: suffix}`` of ``types`` (numpy types or dtypes), in that order."""
     return {np.dtype(t): SUFFIXES[np.dtype(t)] for t in types}
+
+
+# Every type but float16: the families whose kernels have no half-precision variant
+# (random numbers, slice's converting copies).
+WITHOUT_FLOAT16 = tuple(t for t in SUFFIXES if t != np.float16)

@@ -124,11 +124,18 @@ cdef class Arg:
             return value
         if kind == "dtype":
             try:
-                return to_dtype(value)
+                converted = to_dtype(value)
             except (TypeError, ValueError, KeyError) as exc:
                 raise InvalidArgumentError(
                     f"{op.qualname}: '{self.name}' must be a DType, got {value!r}"
                 ) from exc
+            if converted.numpy is None:
+                # bfloat16 without ml_dtypes: no numpy type can hold the result.
+                raise InvalidArgumentError(
+                    f"{op.qualname}: '{self.name}'={converted} needs the 'ml_dtypes' package "
+                    "(pip install ml_dtypes) to hold the data"
+                )
+            return converted
         if kind == "int_list" or kind == "float_list":
             return self._convert_list(op, value, kind == "int_list")
         if kind == "rng":
