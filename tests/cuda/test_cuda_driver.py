@@ -175,3 +175,49 @@ def test_elapsed_time_needs_both_events_recorded():
     assert fake.cuEventElapsedTime(start, end)[0] == FakeDriver.CUresult.CUDA_ERROR_INVALID_HANDLE
     fake.cuEventRecord(end, stream)
     assert driver.check(fake.cuEventElapsedTime(start, end), "cuEventElapsedTime") == fake.event_elapsed_ms
+
+
+def _driver_calls_in_ndd():
+    """The names of the driver calls ndd's sources make (``api.cuXxx(``, ``.cuXxx(``)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(driver.__file__).resolve().parent.parent
+    calls = set()
+    for path in list(root.rglob("*.py")) + list(root.rglob("*.pyx")):
+        if path.name == "fake.py":
+            continue
+        calls |= set(re.findall(r"\.(cu[A-Z]\w*)\(", path.read_text()))
+    return calls
+
+
+def test_every_driver_call_of_ndd_exists_in_cuda_python_and_in_the_fake():
+    import cuda.bindings.driver as real
+
+    calls = _driver_calls_in_ndd()
+    assert {"cuLaunchKernel", "cuMemAllocFromPoolAsync", "cuStreamWaitEvent"} <= calls
+    assert sorted(c for c in calls if not hasattr(real, c)) == []
+    assert sorted(c for c in calls if not hasattr(FakeDriver, c)) == []
+
+
+def test_the_fake_takes_the_arguments_cuda_python_takes():
+    """A call that the fake accepts must not be refused by cuda-python for its arity."""
+    import inspect
+
+    import cuda.bindings.driver as real
+
+    names = [
+        n
+        for n in dir(FakeDriver)
+        if n.startswith("cu")
+        and callable(getattr(FakeDriver, n))
+        and not isinstance(getattr(real, n, None), type)
+    ]
+    assert len(names) > 30
+    mismatched = {}
+    for name in names:
+        fake_params = list(inspect.signature(getattr(FakeDriver, name)).parameters)[1:]
+        real_params = list(inspect.signature(getattr(real, name)).parameters)
+        if len(fake_params) != len(real_params):
+            mismatched[name] = (fake_params, real_params)
+    assert mismatched == {}
