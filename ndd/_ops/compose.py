@@ -247,8 +247,17 @@ def _paste_kernel(arrays, args):
     data = arrays[0]
     out_shape, top, left = _paste_plan(args, data.shape)
     out = np.empty(out_shape, dtype=np.uint8)
-    out[...] = c_cast(args["fill_value"], np.dtype(np.uint8))
-    out[top : top + data.shape[0], left : left + data.shape[1]] = data
+    # One canvas row of the fill colour, then only the canvas around the image is filled,
+    # row by row (filling every pixel with a 3-value colour is numpy's slow broadcast).
+    row = np.empty(out_shape[1:], np.uint8)
+    row[...] = c_cast(args["fill_value"], np.dtype(np.uint8))
+    height, width = data.shape[:2]
+    bottom, right = top + height, left + width
+    out[:top] = row
+    out[bottom:] = row
+    out[top:bottom, :left] = row[:left]
+    out[top:bottom, right:] = row[right:]
+    out[top:bottom, left:right] = data
     return out
 
 
