@@ -9,30 +9,21 @@ The per-pixel loops that dominate their operators (grey, Lab, RGBX) are C with a
 AVX2 path, chosen at run time, that gives the scalar path's bits.
 """
 
-from libc.math cimport floorf
 from libc.stdint cimport uint8_t
 from libc.string cimport memset
 
 import numpy as np
 
 # float constants: a bare 1.0 or 0.5 is a double in C and would widen the arithmetic.
-cdef float HALF = 0.5
 cdef float ONE = 1.0
 # 1.5 * 2**23: see _round_even.
 cdef float ROUNDER = 12582912.0
 
+ctypedef unsigned char uchar
+
 ctypedef fused pixel_t:
-    unsigned char
+    uchar
     float
-
-
-cdef inline unsigned char _to_u8(float value) noexcept nogil:
-    # Round halves away from zero and saturate (values below zero give 0).
-    if not value > 0:  # NaN too
-        return 0
-    if value >= 254.5:
-        return 255
-    return <unsigned char>floorf(value + HALF)
 
 
 cdef inline float _round_even(float value) noexcept nogil:
@@ -45,6 +36,14 @@ def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const flo
     """``target[p, i] = sum_j coeffs[3 i + j] * source[p, j] + coeffs[9 + i]`` for every pixel ``p``
     of 3 channels (uint8 in and out, rounded and saturated, or float32 in and out)."""
     cdef Py_ssize_t p, n = source.shape[0]
+    if source.shape[1] != 3 or target.shape[0] != n or target.shape[1] != 3 or coeffs.shape[0] != 12:
+        raise ValueError("color_matrix: expected (n, 3) pixels in and out and 12 coefficients")
+    if n == 0:
+        return
+    if pixel_t is uchar:
+        with nogil:
+            ndd_matrix(&source[0, 0], &target[0, 0], n, &coeffs[0])
+        return
     cdef float r, g, b
     cdef float m0 = coeffs[0], m1 = coeffs[1], m2 = coeffs[2]
     cdef float m3 = coeffs[3], m4 = coeffs[4], m5 = coeffs[5]
@@ -55,14 +54,9 @@ def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const flo
             r = source[p, 0]
             g = source[p, 1]
             b = source[p, 2]
-            if pixel_t is float:
-                target[p, 0] = m0 * r + m1 * g + m2 * b + o0
-                target[p, 1] = m3 * r + m4 * g + m5 * b + o1
-                target[p, 2] = m6 * r + m7 * g + m8 * b + o2
-            else:
-                target[p, 0] = _to_u8(m0 * r + m1 * g + m2 * b + o0)
-                target[p, 1] = _to_u8(m3 * r + m4 * g + m5 * b + o1)
-                target[p, 2] = _to_u8(m6 * r + m7 * g + m8 * b + o2)
+            target[p, 0] = m0 * r + m1 * g + m2 * b + o0
+            target[p, 1] = m3 * r + m4 * g + m5 * b + o1
+            target[p, 2] = m6 * r + m7 * g + m8 * b + o2
 
 
 def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, ::1] target):
@@ -168,6 +162,19 @@ cdef extern from *:
             dst[p] = ndd_gray_round(w0 * src[3 * p] + w1 * src[3 * p + 1] + w2 * src[3 * p + 2] + offset);
     }
 
+    /* out[i] = round(k[3i] r + k[3i+1] g + k[3i+2] b + k[9+i]) of 3-channel uint8 pixels,
+     * summed left to right in float32, rounded as ndd_gray_round (hue, saturation, hsv,
+     * color_twist and the YCbCr conversions). */
+    static void ndd_matrix_base(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const float *k)
+    {
+        for (ptrdiff_t p = 0; p < n; p++) {
+            const float r = src[3 * p], g = src[3 * p + 1], b = src[3 * p + 2];
+            for (int c = 0; c < 3; c++)
+                dst[3 * p + c] =
+                    ndd_gray_round(k[3 * c] * r + k[3 * c + 1] * g + k[3 * c + 2] * b + k[9 + c]);
+        }
+    }
+
     #if defined(__GNUC__) && defined(__x86_64__)
     #include <immintrin.h>
 
@@ -208,6 +215,56 @@ cdef extern from *:
         ndd_gray_base(src + 3 * p, dst + p, n - p, w0, w1, w2, offset);
     }
 
+    /* The colour matrix on uint8 pixels (see ndd_matrix_base), 8 pixels a step. */
+    __attribute__((target("avx2"))) static void ndd_matrix_avx2(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
+                                                                const float *k)
+    {
+        const __m256i red = _mm256_setr_epi8(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1,
+                                             0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1);
+        const __m256i green = _mm256_setr_epi8(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1,
+                                               1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1);
+        const __m256i blue = _mm256_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1,
+                                              2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1);
+        const __m256 half = _mm256_set1_ps(0.5f), low = _mm256_setzero_ps(), high = _mm256_set1_ps(255.0f);
+        __m256 m[12];
+        for (int i = 0; i < 12; i++) m[i] = _mm256_set1_ps(k[i]);
+        uint8_t planes[3][16];
+        ptrdiff_t p = 0;
+        for (; 3 * p + 28 <= 3 * n; p += 8) {
+            __m256i bytes = _mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + 3 * p))),
+                _mm_loadu_si128((const __m128i *)(src + 3 * p + 12)), 1);
+            __m256 r = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, red));
+            __m256 g = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, green));
+            __m256 b = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, blue));
+            for (int c = 0; c < 3; c++) {
+                __m256 v = _mm256_add_ps(_mm256_mul_ps(m[3 * c], r), _mm256_mul_ps(m[3 * c + 1], g));
+                v = _mm256_add_ps(v, _mm256_mul_ps(m[3 * c + 2], b));
+                v = _mm256_add_ps(_mm256_add_ps(v, m[9 + c]), half);
+                /* max returns its second operand for NaN: 0, as the scalar path. */
+                v = _mm256_min_ps(_mm256_max_ps(v, low), high);
+                __m256i ints = _mm256_cvttps_epi32(v);
+                __m128i words =
+                    _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
+                _mm_storeu_si128((__m128i *)planes[c], _mm_packus_epi16(words, words));
+            }
+            for (int q = 0; q < 8; q++) {
+                dst[3 * (p + q)] = planes[0][q];
+                dst[3 * (p + q) + 1] = planes[1][q];
+                dst[3 * (p + q) + 2] = planes[2][q];
+            }
+        }
+        ndd_matrix_base(src + 3 * p, dst + 3 * p, n - p, k);
+    }
+
+    static void ndd_matrix(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const float *k)
+    {
+        if (ndd_has_avx2())
+            ndd_matrix_avx2(src, dst, n, k);
+        else
+            ndd_matrix_base(src, dst, n, k);
+    }
+
     static void ndd_gray(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                          float w0, float w1, float w2, float offset)
     {
@@ -221,6 +278,11 @@ cdef extern from *:
 
     static int ndd_color_has_avx2(void) { return 0; }
 
+    static void ndd_matrix(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const float *k)
+    {
+        ndd_matrix_base(src, dst, n, k);
+    }
+
     static void ndd_gray(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                          float w0, float w1, float w2, float offset)
     {
@@ -232,6 +294,7 @@ cdef extern from *:
     void ndd_gray(
         const unsigned char *src, unsigned char *dst, Py_ssize_t n, float w0, float w1, float w2, float offset
     ) nogil
+    void ndd_matrix(const unsigned char *src, unsigned char *dst, Py_ssize_t n, const float *k) nogil
 
 
 def weighted_channels(

@@ -417,18 +417,13 @@ def _csc_kernel(arrays, args):
             y = _round_u8(gray.astype(np.float32) * np.float32(219.0 / 255.0) + np.float32(16.0))
             return np.stack([y, np.full_like(y, 128), np.full_like(y, 128)], axis=-1)
         return np.repeat(arr, 3, axis=-1)
-    if source is DALIImageType.BGR:
-        rgb = arr[..., ::-1]
-    elif source is DALIImageType.YCbCr:
-        centered = arr.astype(np.float32) - _YCBCR_OFFSET.astype(np.float32)
+    if source is DALIImageType.YCbCr:
         if target is DALIImageType.GRAY:
-            return _round_u8(centered[..., :1] * np.float32(255.0 / 219.0))
-        rgb_values = centered @ _YCBCR_TO_RGB.T.astype(np.float32)
-        if target is DALIImageType.BGR:
-            rgb_values = rgb_values[..., ::-1]
-        return _round_u8(rgb_values)
-    else:
-        rgb = arr
+            centered = arr[..., :1].astype(np.float32) - np.float32(_YCBCR_OFFSET[0])
+            return _round_u8(centered * np.float32(255.0 / 219.0))
+        # rgb = M (ycc - offset) = M ycc - M offset, in one compiled pass.
+        matrix = _YCBCR_TO_RGB if target is DALIImageType.RGB else _YCBCR_TO_RGB[::-1]
+        return _matrix_u8(arr, matrix, -(matrix @ _YCBCR_OFFSET))
     if target is DALIImageType.BGR or target is DALIImageType.RGB:
         return np.ascontiguousarray(arr[..., ::-1])
     if target is DALIImageType.GRAY:
@@ -436,9 +431,18 @@ def _csc_kernel(arrays, args):
         weights = _GRAY_WEIGHTS[::-1] if source is DALIImageType.BGR else _GRAY_WEIGHTS
         weighted_channels(arr.reshape(-1, 3), out.reshape(-1, 1), weights.astype(np.float32), 0.0)
         return out
-    values = rgb.astype(np.float32) @ _RGB_TO_YCBCR.T.astype(np.float32)
-    values += _YCBCR_OFFSET.astype(np.float32)
-    return _round_u8(values)
+    # YCbCr: the matrix over the source's channel order, plus the offsets, in one compiled pass.
+    matrix = _RGB_TO_YCBCR if source is not DALIImageType.BGR else _RGB_TO_YCBCR[:, ::-1]
+    return _matrix_u8(arr, matrix, _YCBCR_OFFSET)
+
+
+def _matrix_u8(arr, matrix, offsets):
+    """``out[..., i] = round(sum_j matrix[i, j] * arr[..., j] + offsets[i])`` of uint8 pixels
+    of 3 channels, in float32, halves up and saturated."""
+    coeffs = np.concatenate([np.asarray(matrix).reshape(-1), offsets]).astype(np.float32)
+    out = np.empty(arr.shape, np.uint8)
+    color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
+    return out
 
 
 def _csc_prepare(ins, args):

@@ -401,3 +401,24 @@ def test_gpu_device_needs_a_gpu():
     t = ndd.tensor(np.zeros((2, 2, 3), np.uint8), layout="HWC")
     with pytest.raises(Exception, match="GPU"):
         ndd.brightness(t, device="gpu")
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 31, 1000])
+def test_the_colour_matrix_kernel_is_the_float32_sum_rounded_halves_up(count):
+    """color_matrix (hue, saturation, hsv, color_twist, YCbCr) on uint8 pixels: its vector path
+    and its scalar tail both give round(((m0 r + m1 g) + m2 b) + o) in float32, exactly."""
+    from ndd._cpu.color import color_matrix
+
+    rng = np.random.default_rng(count)
+    pixels = rng.integers(0, 256, (count, 3), np.uint8)
+    if count >= 4:
+        pixels[:4] = [[0, 0, 0], [255, 255, 255], [255, 0, 0], [0, 0, 255]]
+    for scale in (1.0, 60.0, 300.0):
+        coeffs = (rng.normal(0, 1, 12) * scale).astype(np.float32)
+        out = np.empty_like(pixels)
+        color_matrix(pixels, out, coeffs)
+        f = pixels.astype(np.float32)
+        m, o = coeffs[:9].reshape(3, 3), coeffs[9:]
+        sums = ((f[:, :1] * m[:, 0] + f[:, 1:2] * m[:, 1]) + f[:, 2:] * m[:, 2]) + o
+        expected = np.clip(np.floor(sums + np.float32(0.5)), 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(out, expected)
