@@ -147,16 +147,21 @@ def _draw_salt_and_pepper(generator, arr, args):
     if arr.ndim and not args["per_channel"]:
         # One draw per pixel, shared by its channels.
         shape = shape[1:] if channel == 0 else shape[:-1]
-    draws = generator.random(shape, dtype=np.float32)
+    draws = generator.random(shape, dtype=np.float32).reshape(-1)
     prob = np.float32(args["prob"])
-    salted = draws < prob * np.float32(args["salt_vs_pepper"])
-    peppered = (draws < prob) & ~salted
-    if shape != arr.shape:
-        axis = 0 if channel == 0 else -1
-        salted = np.expand_dims(salted, axis)
-        peppered = np.expand_dims(peppered, axis)
-    out = np.where(salted, salt, arr)
-    np.copyto(out, pepper, where=peppered)
+    salted = np.flatnonzero(draws < prob * np.float32(args["salt_vs_pepper"]))
+    peppered = np.flatnonzero(draws < prob)
+    out = np.array(arr, copy=True, order="C")
+    # Only the few drawn pixels (or values) are written: by index, along the flat pixels
+    # (a pixel's channels with it).
+    if shape == arr.shape:
+        flat = out.reshape(-1)
+    elif channel == 0:
+        flat = out.reshape(arr.shape[0], -1).T
+    else:
+        flat = out.reshape(-1, arr.shape[-1])
+    flat[peppered] = pepper
+    flat[salted] = salt  # salt wins where both are drawn (salt's draws are pepper's too)
     return out
 
 
