@@ -11,6 +11,7 @@ given zero ``stddev`` gives infinities.
 
 import numpy as np
 
+from .._cpu.crop_mirror_normalize import normalize_values, sample_sum, squared_deviations
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
@@ -70,6 +71,10 @@ def _prepare(ins, args):
 
 def _types(ins, args):
     return [(args["dtype"], ins[0]._layout)]
+
+
+# Input types of the compiled whole-sample path.
+_WHOLE_SAMPLE_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
 
 
 def _reduced_axes(arr, args):
@@ -141,11 +146,35 @@ def _given_inverse(stddev, epsilon):
         return 1.0 / stddev
 
 
+def _whole_sample(arr, args):
+    """normalize of a whole uint8 or float32 sample into float32 in compiled passes (the
+    common case: per-sample mean and standard deviation); the same operations, in float32,
+    as the general path below, with the sums taken in another order."""
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    count = flat.size
+    mean32 = np.float32(sample_sum(flat) / max(count, 1))
+    squares = squared_deviations(flat, mean32)
+    dof = count - args["ddof"]
+    inv = _inverse_stddev(np.float64(squares / dof if dof > 0 else squares), args["epsilon"], dof > 0)
+    factor = np.float32(inv * args["scale"])
+    out = np.empty(arr.shape, np.float32)
+    normalize_values(flat, out.reshape(-1), mean32, factor, np.float32(args["shift"]))
+    return out
+
+
 def _kernel(arrays, args):
     arr = arrays[0]
     axes = _reduced_axes(arr, args)
     mean = _param(arr, args, "mean")
     stddev = _param(arr, args, "stddev")
+    if (
+        mean is None
+        and stddev is None
+        and len(axes) == arr.ndim
+        and arr.dtype in _WHOLE_SAMPLE_TYPES
+        and args["dtype"].numpy == np.float32
+    ):
+        return _whole_sample(arr, args)
     count = int(np.prod([arr.shape[a] for a in axes]))
     if mean is None:
         mean = arr.sum(axis=axes, keepdims=True, dtype=np.float64) / max(count, 1)

@@ -90,3 +90,35 @@ def test_batch_mode_rejects_per_sample_mean():
     data = ndd.batch([_x(), _x()], layout="HWC")
     with pytest.raises(ValueError, match="'mean'"):
         ndd.normalize(data, batch=True, mean=ndd.batch([np.float32(1), np.float32(2)]))
+
+
+def _partial_sums(terms):
+    """Element i added into partial sum i % 8 in order (the tail into sum 0), then the eight
+    combined pairwise: the summation order of ndd._cpu.crop_mirror_normalize's kernels."""
+    terms = np.asarray(terms, np.float64)
+    main = len(terms) // 8 * 8
+    s = [float(np.cumsum(terms[k:main:8])[-1]) if main else 0.0 for k in range(8)]
+    for value in terms[main:]:
+        s[0] += value
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 23, 1000, 4099])
+def test_the_whole_sample_moments_follow_their_summation_order_exactly(count):
+    """normalize's compiled whole-sample path: the uint8 sum is exact, the float32 sum and the
+    squared deviations (each square in float32) follow one fixed order, in the vector path and
+    in the scalar one alike."""
+    from ndd._cpu.crop_mirror_normalize import normalize_values, sample_sum, squared_deviations
+
+    rng = np.random.default_rng(count)
+    pixels = rng.integers(0, 256, count).astype(np.uint8)
+    floats = (rng.standard_normal(count) * 300).astype(np.float32)
+    assert sample_sum(pixels) == float(pixels.sum(dtype=np.int64))
+    assert sample_sum(floats) == _partial_sums(floats)
+    for values in (pixels, floats):
+        mean = np.float32(97.3)
+        deviations = values.astype(np.float32) - mean
+        assert squared_deviations(values, mean) == _partial_sums(deviations * deviations)
+        out = np.empty(count, np.float32)
+        normalize_values(values, out, mean, np.float32(0.0173), np.float32(5.5))
+        np.testing.assert_array_equal(out, deviations * np.float32(0.0173) + np.float32(5.5))
