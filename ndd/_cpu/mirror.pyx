@@ -4,10 +4,54 @@ without the GIL.
 
 numpy copies a reversed view one element at a time; a pixel of 3 uint8 channels
 is 3 elements, so a flipped 224x224x3 image takes about 0.16 ms. Copying each
-pixel as one unit of a size known to the compiler takes about 0.025 ms.
+pixel as one unit of a size known to the compiler takes about 0.025 ms; 3-byte
+pixels go five at a time through one AVX2 byte shuffle where the processor has it
+(a batch of 500x375 images: 0.07 ms an image instead of 0.2).
 """
 
 from libc.string cimport memcpy
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+
+    /* 3-byte items (HWC uint8 pixels) five at a time: load the 16 bytes that end with
+     * five source pixels, reverse the pixels with one byte shuffle and store 16 bytes,
+     * the last of which the next store overwrites. The first and last pixels of a row,
+     * where a 16-byte load or store would leave the row, go one by one. */
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #include <immintrin.h>
+
+    #include "cpu_features.h"
+
+    __attribute__((target("avx2"))) static ptrdiff_t ndd_reverse3_avx2(const unsigned char *src,
+                                                                       unsigned char *dst, ptrdiff_t count)
+    {
+        /* Output byte 3q + c is loaded byte 1 + 3 (4 - q) + c (the load starts one byte
+         * before the five pixels); byte 15 is not used. */
+        const __m128i order = _mm_setr_epi8(13, 14, 15, 10, 11, 12, 7, 8, 9, 4, 5, 6, 1, 2, 3, 0);
+        ptrdiff_t i = 0;
+        /* The store of pixels i..i+4 writes byte 3i + 15 too, inside the row while
+         * i + 5 < count; the load reads from byte 3 (count - 5 - i) - 1 >= 0. */
+        for (; i + 6 <= count && 3 * (count - 5 - i) - 1 >= 0; i += 5) {
+            const __m128i v = _mm_loadu_si128((const __m128i *)(src + 3 * (count - 5 - i) - 1));
+            _mm_storeu_si128((__m128i *)(dst + 3 * i), _mm_shuffle_epi8(v, order));
+        }
+        return i;
+    }
+
+    static ptrdiff_t ndd_reverse3_fast(const unsigned char *src, unsigned char *dst, ptrdiff_t count)
+    {
+        return ndd_has_avx2() ? ndd_reverse3_avx2(src, dst, count) : 0;
+    }
+    #else
+    static ptrdiff_t ndd_reverse3_fast(const unsigned char *src, unsigned char *dst, ptrdiff_t count)
+    {
+        return 0;
+    }
+    #endif
+    """
+    Py_ssize_t ndd_reverse3_fast(const unsigned char *src, unsigned char *dst, Py_ssize_t count) nogil
 
 
 cdef inline void _reverse_items_of(const unsigned char *last, unsigned char *dst, Py_ssize_t count,
@@ -22,8 +66,11 @@ cdef inline void _reverse_row(const unsigned char *src, unsigned char *dst, Py_s
     cdef const unsigned char *last = src + (count - 1) * size
     # Each branch inlines _reverse_items_of with a constant size, which lets the
     # compiler turn memcpy into plain loads and stores.
+    cdef Py_ssize_t done
     if size == 3:
-        _reverse_items_of(last, dst, count, 3)
+        # The vector path does the first pixels; the loop the rest.
+        done = ndd_reverse3_fast(src, dst, count)
+        _reverse_items_of(last - 3 * done, dst + 3 * done, count - done, 3)
     elif size == 4:
         _reverse_items_of(last, dst, count, 4)
     elif size == 6:

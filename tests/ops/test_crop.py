@@ -152,3 +152,17 @@ def test_flip_of_a_view_and_of_empty_images(channels):
     np.testing.assert_array_equal(out, view[:, ::-1])
     empty = np.zeros((4, 0, channels), np.uint8)
     assert np.asarray(ndd.flip(ndd.as_tensor(empty, layout="HWC"))).shape == (4, 0, channels)
+
+
+@pytest.mark.parametrize("size", [1, 3, 4, 6])
+def test_reversing_the_items_of_rows_is_numpys_reversal_for_every_length(size):
+    """flip's row reversal (3-byte pixels take a vector path, five at a time, with the row's
+    ends done one by one): every length, for rows next to each other in one buffer."""
+    from ndd._cpu.mirror import reverse_items
+
+    rng = np.random.default_rng(size)
+    for count in [*range(0, 40), 500, 501]:
+        x = rng.integers(0, 256, (3, count, size), np.uint8)
+        out = np.full_like(x, 7)
+        reverse_items(x, out)
+        np.testing.assert_array_equal(out, x[:, ::-1])
