@@ -119,18 +119,23 @@ def _bits(type_name, value):
 # -- elementwise arithmetic on tensors -----------------------------------------------
 
 
-@pytest.mark.parametrize("type_name", TYPES)
-@pytest.mark.parametrize("kernel", OPS)
-def test_tensor_op_launches_its_kernel_on_the_operands_and_output(fake, kernel, type_name):
-    op = OPS[kernel][0]
+def _binary_launch(fake, op, kernel, type_name):
+    """``op`` on two 40x30 GPU tensors of ``type_name``: the operands, the result, its one
+    launch (checked to be ``kernel``'s) and the element count."""
     dtype = TYPES[type_name]
     a = ndd.tensor(_values(dtype, (40, 30)), layout="HW").gpu()
     b = ndd.tensor(_values(dtype, (40, 30), 1), layout="HW").gpu()
     with ndd.EvalMode.sync_cpu:
         out = op(a, b)
     (launch,) = fake.launches
-    n = 40 * 30
     assert launch.function == f"{kernel}_{type_name}"
+    return a, b, out, launch, 40 * 30
+
+
+@pytest.mark.parametrize("type_name", TYPES)
+@pytest.mark.parametrize("kernel", OPS)
+def test_tensor_op_launches_its_kernel_on_the_operands_and_output(fake, kernel, type_name):
+    a, b, out, launch, n = _binary_launch(fake, OPS[kernel][0], kernel, type_name)
     assert launch.grid == (grid_for(n), 1, 1) and grid_for(n) == 5
     assert launch.block == (256, 1, 1)
     assert launch.stream == _stream()
@@ -317,15 +322,7 @@ def test_cast_of_a_ragged_batch_is_one_launch_keeping_element_offsets(fake):
 @pytest.mark.parametrize("type_name", TYPES)
 @pytest.mark.parametrize("kernel", COMPARISONS)
 def test_comparison_launches_its_kernel_into_a_bool_output(fake, kernel, type_name):
-    op = COMPARISONS[kernel][0]
-    dtype = TYPES[type_name]
-    a = ndd.tensor(_values(dtype, (40, 30)), layout="HW").gpu()
-    b = ndd.tensor(_values(dtype, (40, 30), 1), layout="HW").gpu()
-    with ndd.EvalMode.sync_cpu:
-        out = op(a, b)
-    (launch,) = fake.launches
-    n = 40 * 30
-    assert launch.function == f"{kernel}_{type_name}"
+    a, b, out, launch, n = _binary_launch(fake, COMPARISONS[kernel][0], kernel, type_name)
     assert launch.grid == (grid_for(n), 1, 1) and launch.block == (256, 1, 1)
     assert launch.stream == _stream()
     assert launch.args == [a._data.ptr, b._data.ptr, out.evaluate()._data.ptr, n]
@@ -577,6 +574,18 @@ def _assert_same(gpu_result, cpu_result):
     np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
 
 
+def _assert_ragged_batches_same(op, dtype):
+    """``op`` on two ragged GPU batches of ``dtype`` (an empty sample among them) gives
+    what it gives on the CPU, sample by sample."""
+    shapes = [(5, 7), (0, 3), (30, 10), (1, 1)]
+    xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
+    ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
+    gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
+    cpu = op(ndd.batch(xs), ndd.batch(ys))
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        _assert_same(g, c)
+
+
 @pytest.mark.parametrize("type_name", TYPES)
 @pytest.mark.parametrize("kernel", OPS)
 def test_gpu_ops_match_the_cpu(kernel, type_name, any_gpu):
@@ -587,13 +596,7 @@ def test_gpu_ops_match_the_cpu(kernel, type_name, any_gpu):
         _assert_same(op(ndd.tensor(a).gpu(), ndd.tensor(b).gpu()), op(ndd.tensor(a), ndd.tensor(b)))
         _assert_same(op(ndd.tensor(a).gpu(), 7), op(ndd.tensor(a), 7))
         _assert_same(op(7, ndd.tensor(b).gpu()), op(7, ndd.tensor(b)))
-        shapes = [(5, 7), (0, 3), (30, 10), (1, 1)]
-        xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
-        ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
-        gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
-        cpu = op(ndd.batch(xs), ndd.batch(ys))
-        for g, c in zip(gpu.cpu(), cpu, strict=True):
-            _assert_same(g, c)
+        _assert_ragged_batches_same(op, dtype)
 
 
 def test_gpu_promotion_matches_the_cpu(any_gpu):
@@ -630,13 +633,7 @@ def test_gpu_comparisons_match_the_cpu(kernel, type_name, any_gpu):
     _assert_same(op(ndd.tensor(a).gpu(), 7), op(ndd.tensor(a), 7))
     _assert_same(op(ndd.tensor(a).gpu(), 0.5), op(ndd.tensor(a), 0.5))
     _assert_same(op(ndd.tensor(a[0, 0]), ndd.tensor(b).gpu()), op(ndd.tensor(a[0, 0]), ndd.tensor(b)))
-    shapes = [(5, 7), (0, 3), (30, 10), (1, 1)]
-    xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
-    ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
-    gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
-    cpu = op(ndd.batch(xs), ndd.batch(ys))
-    for g, c in zip(gpu.cpu(), cpu, strict=True):
-        _assert_same(g, c)
+    _assert_ragged_batches_same(op, dtype)
 
 
 @pytest.mark.parametrize(
@@ -665,10 +662,4 @@ def test_gpu_bitwise_ops_match_the_cpu(kernel, type_name, any_gpu):
     mask = ndd.tensor(np.array(0x5A, dtype))
     _assert_same(op(ndd.tensor(a).gpu(), mask), op(ndd.tensor(a), mask))
     _assert_same(op(mask, ndd.tensor(b).gpu()), op(mask, ndd.tensor(b)))
-    shapes = [(5, 7), (0, 3), (30, 10), (1, 1)]
-    xs = [_gpu_values(dtype, s, 3 + i) for i, s in enumerate(shapes)]
-    ys = [_gpu_values(dtype, s, 9 + i) for i, s in enumerate(shapes)]
-    gpu = op(ndd.batch(xs).gpu(), ndd.batch(ys).gpu())
-    cpu = op(ndd.batch(xs), ndd.batch(ys))
-    for g, c in zip(gpu.cpu(), cpu, strict=True):
-        _assert_same(g, c)
+    _assert_ragged_batches_same(op, dtype)
