@@ -11,7 +11,7 @@ given zero ``stddev`` gives infinities.
 
 import numpy as np
 
-from .._cpu.crop_mirror_normalize import normalize_values, sample_sum, squared_deviations
+from .._cpu.moments import normalize_values, sample_sum, squared_deviations
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16

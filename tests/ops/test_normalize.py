@@ -108,7 +108,7 @@ def test_the_whole_sample_moments_follow_their_summation_order_exactly(count):
     """normalize's compiled whole-sample path: the uint8 sum is exact, the float32 sum and the
     squared deviations (each square in float32) follow one fixed order, in the vector path and
     in the scalar one alike."""
-    from ndd._cpu.crop_mirror_normalize import normalize_values, sample_sum, squared_deviations
+    from ndd._cpu.moments import normalize_values, sample_sum, squared_deviations
 
     rng = np.random.default_rng(count)
     pixels = rng.integers(0, 256, count).astype(np.uint8)

@@ -1,0 +1,161 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Moments of whole samples for ``ndd.normalize``, without the GIL: the sum, the sum of
+squared deviations from a mean, and the normalising pass itself.
+
+The sums are float64 over float32 terms, as numpy's on float32 data, but in one fixed
+order (element ``i`` into partial sum ``i % 8``, the eight combined pairwise) that the
+AVX2 path of uint8 data follows too, so every machine gives the same bits.
+"""
+
+ctypedef unsigned char uchar
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+
+    /* Sums of squared deviations: (v - mean)^2 in float32, added in float64 into eight
+     * partial sums, element i into sum i % 8 (the tail into sum 0), combined pairwise.
+     * The AVX2 path keeps the eight sums in two vectors of four: the same additions in
+     * the same order, so the same bits. */
+    static double ndd_sqdev_combine(const double *s)
+    {
+        return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    }
+
+    static double ndd_sqdev_u8_base(const uint8_t *src, ptrdiff_t n, float mean)
+    {
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        ptrdiff_t i = 0;
+        for (; i + 8 <= n; i += 8)
+            for (int k = 0; k < 8; k++) {
+                const float d = (float)src[i + k] - mean;
+                s[k] += (double)(d * d);
+            }
+        for (; i < n; i++) {
+            const float d = (float)src[i] - mean;
+            s[0] += (double)(d * d);
+        }
+        return ndd_sqdev_combine(s);
+    }
+
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #include <immintrin.h>
+
+    #include "cpu_features.h"
+
+    __attribute__((target("avx2")))
+    static double ndd_sqdev_u8_avx2(const uint8_t *src, ptrdiff_t n, float mean)
+    {
+        const __m256 m = _mm256_set1_ps(mean);
+        __m256d low = _mm256_setzero_pd(), high = _mm256_setzero_pd();
+        ptrdiff_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            const __m128i bytes = _mm_loadl_epi64((const __m128i *)(src + i));
+            const __m256 d = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)), m);
+            const __m256 sq = _mm256_mul_ps(d, d);
+            low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(sq)));
+            high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(sq, 1)));
+        }
+        double s[8];
+        _mm256_storeu_pd(s, low);
+        _mm256_storeu_pd(s + 4, high);
+        for (; i < n; i++) {
+            const float d = (float)src[i] - mean;
+            s[0] += (double)(d * d);
+        }
+        return ndd_sqdev_combine(s);
+    }
+
+    static double ndd_sqdev_u8(const uint8_t *src, ptrdiff_t n, float mean)
+    {
+        return ndd_has_avx2() ? ndd_sqdev_u8_avx2(src, n, mean) : ndd_sqdev_u8_base(src, n, mean);
+    }
+    #else
+    static double ndd_sqdev_u8(const uint8_t *src, ptrdiff_t n, float mean)
+    {
+        return ndd_sqdev_u8_base(src, n, mean);
+    }
+    #endif
+
+    static uint64_t ndd_sum_u8(const uint8_t *src, ptrdiff_t n)
+    {
+        uint64_t total = 0;
+        for (ptrdiff_t i = 0; i < n; i++) total += src[i];
+        return total;
+    }
+    """
+    double ndd_sqdev_u8(const unsigned char *src, Py_ssize_t n, float mean) nogil
+    unsigned long long ndd_sum_u8(const unsigned char *src, Py_ssize_t n) nogil
+
+
+ctypedef fused moment_t:
+    unsigned char
+    float
+
+
+def sample_sum(const moment_t[::1] values):
+    """The sum of ``values`` in float64: exact for uint8; for float32, element ``i`` added
+    into partial sum ``i % 8``, the eight combined pairwise."""
+    cdef Py_ssize_t i, k, n = values.shape[0]
+    cdef double s[8]
+    if n == 0:
+        return 0.0
+    if moment_t is uchar:
+        with nogil:
+            total = ndd_sum_u8(&values[0], n)
+        return float(total)
+    for k in range(8):
+        s[k] = 0
+    with nogil:
+        i = 0
+        while i + 8 <= n:
+            for k in range(8):
+                s[k] += values[i + k]
+            i += 8
+        while i < n:
+            s[0] += values[i]
+            i += 1
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+def squared_deviations(const moment_t[::1] values, float mean):
+    """The float64 sum of ``(float32(v) - mean) ** 2``, each square computed in float32 (as
+    numpy squares float32 deviations): element ``i`` added into partial sum ``i % 8`` (the
+    tail into sum 0), the eight combined pairwise."""
+    cdef Py_ssize_t i, k, n = values.shape[0]
+    cdef double s[8]
+    cdef float d
+    if n == 0:
+        return 0.0
+    if moment_t is uchar:
+        with nogil:
+            result = ndd_sqdev_u8(&values[0], n, mean)
+        return result
+    for k in range(8):
+        s[k] = 0
+    with nogil:
+        i = 0
+        while i + 8 <= n:
+            for k in range(8):
+                d = <float> values[i + k] - mean
+                s[k] += <double> (d * d)
+            i += 8
+        while i < n:
+            d = <float> values[i] - mean
+            s[0] += <double> (d * d)
+            i += 1
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+def normalize_values(const moment_t[::1] values, float[::1] out, float mean, float factor, float shift):
+    """``out[i] = (float32(values[i]) - mean) * factor + shift`` in float32, operation by operation."""
+    cdef Py_ssize_t i, n = values.shape[0]
+    cdef float d
+    if out.shape[0] != n:
+        raise ValueError("normalize_values: the output and the values differ in length")
+    with nogil:
+        for i in range(n):
+            d = <float> values[i] - mean
+            d = d * factor
+            out[i] = d + shift
