@@ -180,37 +180,48 @@ cdef extern from *:
 
     #include "cpu_features.h"
 
-    __attribute__((target("avx2"))) static void ndd_gray_avx2(
-        const uint8_t *src, uint8_t *dst, ptrdiff_t n, float w0, float w1, float w2, float offset)
+    /* 8 RGB pixels (24 bytes; 28 are read) as three float vectors: 4 pixels in each 128-bit
+     * lane (12 of the 16 bytes loaded there), each shuffle putting one channel's bytes in
+     * the low byte of 32-bit lanes. */
+    __attribute__((target("avx2"))) static inline void ndd_load8_rgb(const uint8_t *src, __m256 *r, __m256 *g,
+                                                                    __m256 *b)
     {
-        /* 8 pixels a step, 4 in each 128-bit lane (12 of the 16 bytes loaded there);
-         * each shuffle puts one channel's bytes in the low byte of 32-bit lanes. */
         const __m256i red = _mm256_setr_epi8(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1,
                                              0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1);
         const __m256i green = _mm256_setr_epi8(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1,
                                                1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1);
         const __m256i blue = _mm256_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1,
                                               2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1);
+        __m256i bytes = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)src)),
+                                                _mm_loadu_si128((const __m128i *)(src + 12)), 1);
+        *r = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, red));
+        *g = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, green));
+        *b = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, blue));
+    }
+
+    /* Eight values rounded as ndd_gray_round (v + 0.5 clamped to [0, 255], truncated) into
+     * 8 bytes at dst. max returns its second operand for NaN: 0, as the scalar path. */
+    __attribute__((target("avx2"))) static inline void ndd_store8_u8(uint8_t *dst, __m256 v)
+    {
+        v = _mm256_add_ps(v, _mm256_set1_ps(0.5f));
+        v = _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(255.0f));
+        __m256i ints = _mm256_cvttps_epi32(v);
+        __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
+        _mm_storel_epi64((__m128i *)dst, _mm_packus_epi16(words, words));
+    }
+
+    __attribute__((target("avx2"))) static void ndd_gray_avx2(
+        const uint8_t *src, uint8_t *dst, ptrdiff_t n, float w0, float w1, float w2, float offset)
+    {
         const __m256 m0 = _mm256_set1_ps(w0), m1 = _mm256_set1_ps(w1), m2 = _mm256_set1_ps(w2);
-        const __m256 add = _mm256_set1_ps(offset), half = _mm256_set1_ps(0.5f);
-        const __m256 low = _mm256_setzero_ps(), high = _mm256_set1_ps(255.0f);
+        const __m256 add = _mm256_set1_ps(offset);
         ptrdiff_t p = 0;
-        /* The second load reads 16 bytes from pixel p + 4: stop before it passes the end. */
         for (; 3 * p + 28 <= 3 * n; p += 8) {
-            __m256i bytes = _mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + 3 * p))),
-                _mm_loadu_si128((const __m128i *)(src + 3 * p + 12)), 1);
-            __m256 r = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, red));
-            __m256 g = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, green));
-            __m256 b = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, blue));
+            __m256 r, g, b;
+            ndd_load8_rgb(src + 3 * p, &r, &g, &b);
             __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(m0, r), _mm256_mul_ps(m1, g)),
                                      _mm256_mul_ps(m2, b));
-            v = _mm256_add_ps(_mm256_add_ps(v, add), half);
-            /* max returns its second operand for NaN: 0, as the scalar path. */
-            v = _mm256_min_ps(_mm256_max_ps(v, low), high);
-            __m256i ints = _mm256_cvttps_epi32(v);
-            __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
-            _mm_storel_epi64((__m128i *)(dst + p), _mm_packus_epi16(words, words));
+            ndd_store8_u8(dst + p, _mm256_add_ps(v, add));
         }
         ndd_gray_base(src + 3 * p, dst + p, n - p, w0, w1, w2, offset);
     }
@@ -219,34 +230,17 @@ cdef extern from *:
     __attribute__((target("avx2"))) static void ndd_matrix_avx2(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                                                                 const float *k)
     {
-        const __m256i red = _mm256_setr_epi8(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1,
-                                             0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1);
-        const __m256i green = _mm256_setr_epi8(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1,
-                                               1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1);
-        const __m256i blue = _mm256_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1,
-                                              2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1);
-        const __m256 half = _mm256_set1_ps(0.5f), low = _mm256_setzero_ps(), high = _mm256_set1_ps(255.0f);
         __m256 m[12];
         for (int i = 0; i < 12; i++) m[i] = _mm256_set1_ps(k[i]);
-        uint8_t planes[3][16];
+        uint8_t planes[3][8];
         ptrdiff_t p = 0;
         for (; 3 * p + 28 <= 3 * n; p += 8) {
-            __m256i bytes = _mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(src + 3 * p))),
-                _mm_loadu_si128((const __m128i *)(src + 3 * p + 12)), 1);
-            __m256 r = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, red));
-            __m256 g = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, green));
-            __m256 b = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(bytes, blue));
+            __m256 r, g, b;
+            ndd_load8_rgb(src + 3 * p, &r, &g, &b);
             for (int c = 0; c < 3; c++) {
                 __m256 v = _mm256_add_ps(_mm256_mul_ps(m[3 * c], r), _mm256_mul_ps(m[3 * c + 1], g));
                 v = _mm256_add_ps(v, _mm256_mul_ps(m[3 * c + 2], b));
-                v = _mm256_add_ps(_mm256_add_ps(v, m[9 + c]), half);
-                /* max returns its second operand for NaN: 0, as the scalar path. */
-                v = _mm256_min_ps(_mm256_max_ps(v, low), high);
-                __m256i ints = _mm256_cvttps_epi32(v);
-                __m128i words =
-                    _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
-                _mm_storeu_si128((__m128i *)planes[c], _mm_packus_epi16(words, words));
+                ndd_store8_u8(planes[c], _mm256_add_ps(v, m[9 + c]));
             }
             for (int q = 0; q < 8; q++) {
                 dst[3 * (p + q)] = planes[0][q];

@@ -94,58 +94,56 @@ ctypedef fused moment_t:
     float
 
 
+cdef double _float_sums(const float *values, Py_ssize_t n, float mean, bint square) noexcept nogil:
+    """The float64 sum of ``v - mean`` (or of its float32 square) over float32 ``values``:
+    element ``i`` added into partial sum ``i % 8`` (the tail into sum 0), the eight
+    combined pairwise, as ndd_sqdev_combine."""
+    cdef double s[8]
+    cdef Py_ssize_t i = 0, k
+    cdef float d
+    for k in range(8):
+        s[k] = 0
+    while i + 8 <= n:
+        for k in range(8):
+            d = values[i + k] - mean
+            s[k] += <double> (d * d if square else d)
+        i += 8
+    while i < n:
+        d = values[i] - mean
+        s[0] += <double> (d * d if square else d)
+        i += 1
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
 def sample_sum(const moment_t[::1] values):
     """The sum of ``values`` in float64: exact for uint8; for float32, element ``i`` added
     into partial sum ``i % 8``, the eight combined pairwise."""
-    cdef Py_ssize_t i, k, n = values.shape[0]
-    cdef double s[8]
+    cdef Py_ssize_t n = values.shape[0]
+    cdef double total
     if n == 0:
         return 0.0
-    if moment_t is uchar:
-        with nogil:
-            total = ndd_sum_u8(&values[0], n)
-        return float(total)
-    for k in range(8):
-        s[k] = 0
     with nogil:
-        i = 0
-        while i + 8 <= n:
-            for k in range(8):
-                s[k] += values[i + k]
-            i += 8
-        while i < n:
-            s[0] += values[i]
-            i += 1
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+        if moment_t is uchar:
+            total = <double> ndd_sum_u8(&values[0], n)
+        else:
+            total = _float_sums(&values[0], n, 0.0, False)
+    return total
 
 
 def squared_deviations(const moment_t[::1] values, float mean):
     """The float64 sum of ``(float32(v) - mean) ** 2``, each square computed in float32 (as
     numpy squares float32 deviations): element ``i`` added into partial sum ``i % 8`` (the
     tail into sum 0), the eight combined pairwise."""
-    cdef Py_ssize_t i, k, n = values.shape[0]
-    cdef double s[8]
-    cdef float d
+    cdef Py_ssize_t n = values.shape[0]
+    cdef double total
     if n == 0:
         return 0.0
-    if moment_t is uchar:
-        with nogil:
-            result = ndd_sqdev_u8(&values[0], n, mean)
-        return result
-    for k in range(8):
-        s[k] = 0
     with nogil:
-        i = 0
-        while i + 8 <= n:
-            for k in range(8):
-                d = <float> values[i + k] - mean
-                s[k] += <double> (d * d)
-            i += 8
-        while i < n:
-            d = <float> values[i] - mean
-            s[0] += <double> (d * d)
-            i += 1
-    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+        if moment_t is uchar:
+            total = ndd_sqdev_u8(&values[0], n, mean)
+        else:
+            total = _float_sums(&values[0], n, mean, True)
+    return total
 
 
 def normalize_values(const moment_t[::1] values, float[::1] out, float mean, float factor, float shift):
