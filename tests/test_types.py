@@ -1,5 +1,7 @@
 """DType objects, constants and conversions."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -106,11 +108,7 @@ def test_enum_types_accept_reference_style_enum_values():
 
 
 def test_an_operator_asked_for_bfloat16_data_without_ml_dtypes_fails_at_the_call():
-    try:
-        import ml_dtypes  # noqa: F401
-    except ImportError:
-        pass
-    else:
+    if importlib.util.find_spec("ml_dtypes") is not None:
         pytest.skip("ml_dtypes is installed: bfloat16 data can be made")
     from ndd._prepare.args import InvalidArgumentError
 

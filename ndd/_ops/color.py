@@ -318,17 +318,19 @@ def _hsv_matrix(hue, saturation, value):
 
 
 def _apply_matrix(arr, matrix, offset, out_type):
-    """``out[..., i] = sum_j matrix[i, j] * in[..., j] + offset`` in float32."""
+    """``out[..., i] = sum_j matrix[i, j] * in[..., j] + offset[i]`` in float32 (``offset``: one
+    value, or one per output channel)."""
+    offsets = np.broadcast_to(np.asarray(offset, np.float64), (3,))
     if arr.dtype == out_type and arr.dtype in (np.uint8, np.float32):
         # The common cases in one compiled pass.
-        coeffs = np.concatenate([matrix.reshape(-1), np.full(3, offset)]).astype(np.float32)
+        coeffs = np.concatenate([np.asarray(matrix).reshape(-1), offsets]).astype(np.float32)
         out = np.empty(arr.shape, arr.dtype)
         color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
         return out
     pixels = arr.reshape(-1, 3).astype(np.float32)
     result = pixels @ matrix.T.astype(np.float32)
-    if offset:
-        result += np.float32(offset)
+    if np.any(offsets):
+        result += offsets.astype(np.float32)
     return _to_output(result, out_type).reshape(arr.shape)
 
 
@@ -423,7 +425,7 @@ def _csc_kernel(arrays, args):
             return _round_u8(centered * np.float32(255.0 / 219.0))
         # rgb = M (ycc - offset) = M ycc - M offset, in one compiled pass.
         matrix = _YCBCR_TO_RGB if target is DALIImageType.RGB else _YCBCR_TO_RGB[::-1]
-        return _matrix_u8(arr, matrix, -(matrix @ _YCBCR_OFFSET))
+        return _apply_matrix(arr, matrix, -(matrix @ _YCBCR_OFFSET), np.dtype(np.uint8))
     if target is DALIImageType.BGR or target is DALIImageType.RGB:
         return np.ascontiguousarray(arr[..., ::-1])
     if target is DALIImageType.GRAY:
@@ -433,16 +435,7 @@ def _csc_kernel(arrays, args):
         return out
     # YCbCr: the matrix over the source's channel order, plus the offsets, in one compiled pass.
     matrix = _RGB_TO_YCBCR if source is not DALIImageType.BGR else _RGB_TO_YCBCR[:, ::-1]
-    return _matrix_u8(arr, matrix, _YCBCR_OFFSET)
-
-
-def _matrix_u8(arr, matrix, offsets):
-    """``out[..., i] = round(sum_j matrix[i, j] * arr[..., j] + offsets[i])`` of uint8 pixels
-    of 3 channels, in float32, halves up and saturated."""
-    coeffs = np.concatenate([np.asarray(matrix).reshape(-1), offsets]).astype(np.float32)
-    out = np.empty(arr.shape, np.uint8)
-    color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
-    return out
+    return _apply_matrix(arr, matrix, _YCBCR_OFFSET, np.dtype(np.uint8))
 
 
 def _csc_prepare(ins, args):

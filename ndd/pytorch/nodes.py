@@ -75,12 +75,6 @@ class _DeviceBoundNode(tn.BaseNode):
                 stack.enter_context(torch.cuda.device(self._torch_device))
             return self._next()
 
-    def _reset(self, initial_state):
-        raise NotImplementedError
-
-    def _next(self):
-        raise NotImplementedError
-
 
 def _check_source(where: str, source) -> None:
     if not isinstance(source, tn.BaseNode):
