@@ -120,6 +120,11 @@ inline float __logf(float x) { return std::log(x); }
 inline float __sinf(float x) { return std::sin(x); }
 inline float __cosf(float x) { return std::cos(x); }
 inline float __fdividef(float a, float b) { return a / b; }
+// Single roundings (the device never fuses these into a multiply-add; neither does
+// the host build, which targets no FMA instructions).
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
 inline void sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std::cos(x); }
 inline void sincos(double x, double* s, double* c) { *s = std::sin(x); *c = std::cos(x); }
 // Conversions with the rounding named by the suffix (rn: to nearest even, rz: toward zero).

@@ -20,13 +20,20 @@ on the GPU, and nothing is copied back to the host.
 Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
 """
 
-import functools
 import math
 
 import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .conversions import c_cast, cast_array
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    cuda,
+    launch_segments,
+    require_gpu_input,
+    unsupported,
+)
 from .gpu_types import suffixes
 
 __all__ = [
@@ -56,33 +63,14 @@ STORAGE_TYPES = {
 KEY_TYPES = suffixes(np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64)
 # Label types of one_hot: the numeric types the CPU accepts.
 LABEL_TYPES = {**KEY_TYPES, **suffixes(np.float16, np.float32, np.float64)}
-# The most segments (blockIdx.y) one launch takes.
-_MAX_SEGMENTS = 65535
-
-
-@functools.cache
-def _cuda():
-    """The GPU runtime modules (imported on first GPU use, never by ``import ndd``)."""
-    from .._cuda import context, device_array, driver, launch, modules
-
-    return device_array, launch, modules, driver, context
-
-
-def _unsupported(op, what):
-    return NotImplementedError(f"{op.qualname} on the GPU: {what}; the GPU implementation lacks it")
 
 
 def _element_type(op, dtype, what="the output"):
     """The numpy dtype of ``dtype`` (a DType), refusing those without a storage kernel."""
     numpy = dtype.numpy if dtype is not None else None
     if numpy is None or np.dtype(numpy).itemsize not in STORAGE_TYPES:
-        raise _unsupported(op, f"no kernel for {what} type {dtype}")
+        raise unsupported(op, f"no kernel for {what} type {dtype}")
     return np.dtype(numpy)
-
-
-def _require_gpu_input(op, x):
-    if x._device.device_type != "gpu":
-        raise _unsupported(op, "an input in host memory; move it to the GPU with .gpu() first")
 
 
 def _bits(value, dtype):
@@ -94,71 +82,12 @@ def _size(shape):
     return math.prod(shape)
 
 
-def _launch_segments(device_id, name, stream, desc, width, max_n, before, after=()):
-    """Launch ``name`` with ``(*before, desc, *after)`` over the segments of the host
-    table ``desc`` (``width`` int64 each; blockIdx.y = segment), uploaded here."""
-    count = len(desc) // width
-    if count == 0 or max_n == 0:
-        return
-    device_array, launch, modules, _, _ = _cuda()
-    table = device_array.DeviceArray.from_host(np.asarray(desc, np.int64), device_id, stream)
-    kernel = modules.get_function(device_id, MODULE, name)
-    blocks = launch.grid_for(max_n, BLOCK)
-    for first in range(0, count, _MAX_SEGMENTS):
-        segments = min(_MAX_SEGMENTS, count - first)
-        part = table.view(first * width * 8, (segments * width,))
-        kernel.launch((blocks, segments), BLOCK, stream.handle, *before, part.ptr, *after)
-
-
 def _launch_flat(device_id, name, stream, n, *args):
     if n == 0:
         return
-    _, launch, modules, _, _ = _cuda()
+    _, launch, modules, _, _ = cuda()
     kernel = modules.get_function(device_id, MODULE, name)
     kernel.launch(launch.grid_for(n, BLOCK), BLOCK, stream.handle, *args, n)
-
-
-class _Outputs:
-    """Output memory for samples of ``shapes`` in one allocation: ``result`` (a
-    DeviceArray in sample mode, a DeviceBatch in batch mode), ``base`` (its 1-D
-    uint8 memory) and each sample's element offset in it."""
-
-    def __init__(self, shapes, dtype, batch, device_id, stream):
-        device_array = _cuda()[0]
-        self.dtype = dtype
-        if not batch:
-            self.result = device_array.DeviceArray.empty(shapes[0], dtype, device_id, stream)
-            self.base = self.result.view(0, (self.result.nbytes,), np.uint8)
-            self.offsets = [0]
-            return
-        dense = len(set(shapes)) <= 1
-        byte_offsets, total = device_array.DeviceBatch.layout(shapes, dtype.itemsize, dense)
-        self.base = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
-        self.result = device_array.DeviceBatch(self.base, byte_offsets, list(shapes), dtype, dense)
-        self.offsets = [o // dtype.itemsize for o in byte_offsets]
-
-    @property
-    def elements(self):
-        """Elements of the whole allocation (gaps between samples included)."""
-        return self.base.nbytes // self.dtype.itemsize
-
-
-class _GpuSamples:
-    """A GPU input as samples: the base pointer, each sample's element offset from
-    it and shape (a Tensor given in batch mode is every sample)."""
-
-    def __init__(self, data, batch_size):
-        device_array = _cuda()[0]
-        self.dtype = data.dtype
-        if isinstance(data, device_array.DeviceBatch):
-            self.ptr = data.data.ptr
-            self.offsets = [o // data.dtype.itemsize for o in data.offsets]
-            self.shapes = [tuple(s) for s in data.shapes]
-        else:
-            count = 1 if batch_size < 0 else batch_size
-            self.ptr = data.ptr
-            self.offsets = [0] * count
-            self.shapes = [tuple(data.shape)] * count
 
 
 def _host_samples(data, batch_size):
@@ -181,7 +110,7 @@ def _like_shapes(data, batch_size):
     """The sample shapes of a ``*_like`` input, on the GPU or on the host."""
     if isinstance(data, (list, np.ndarray)):
         return [tuple(s.shape) for s in _host_samples(data, batch_size)]
-    return _GpuSamples(data, batch_size).shapes
+    return GpuSamples(data, batch_size).shapes
 
 
 # -- fills: zeros, ones, full and their _like variants ----------------------------------
@@ -193,7 +122,7 @@ def _fill_constant(out, value, stream, device_id):
     if out.base.nbytes == 0:
         return
     if bits == 0:
-        _, _, _, driver, context = _cuda()
+        _, _, _, driver, context = cuda()
         driver.check(
             context.state().api.cuMemsetD8Async(out.base.ptr, 0, out.base.nbytes, stream.handle),
             f"clearing {out.base.nbytes} bytes on device {device_id}",
@@ -223,8 +152,17 @@ def _broadcast_into(out, src_ptr, src_offsets, fill_shapes, stream, device_id):
     desc, ndim = _broadcast_desc(src_offsets, fill_shapes, out.offsets, _out_shapes(out))
     suffix = STORAGE_TYPES[out.dtype.itemsize][0]
     max_n = max((_size(s) for s in _out_shapes(out)), default=0)
-    _launch_segments(
-        device_id, f"broadcast_{suffix}", stream, desc, 3 + 2 * ndim, max_n, (src_ptr, out.base.ptr), (ndim,)
+    launch_segments(
+        device_id,
+        MODULE,
+        f"broadcast_{suffix}",
+        BLOCK,
+        stream,
+        desc,
+        3 + 2 * ndim,
+        max_n,
+        (src_ptr, out.base.ptr),
+        (ndim,),
     )
 
 
@@ -263,7 +201,7 @@ class GpuConstant:
             dtype = np.dtype(args["dtype"].numpy)
             sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
             shapes = [self.output_shape(a) for a in sample_args]
-        out = _Outputs(shapes, dtype, batch_size >= 0, device_id, stream)
+        out = SampleOutputs(shapes, dtype, batch_size >= 0, device_id, stream)
         _fill_constant(out, self.value, stream, device_id)
         return [out.result]
 
@@ -295,14 +233,14 @@ class GpuFull:
         if self.like and fill._device.device_type == "gpu" and fill._dtype != target:
             source = fill._dtype.numpy
             if source is None or np.dtype(source) not in KERNEL_TYPES or dtype not in KERNEL_TYPES:
-                raise _unsupported(
+                raise unsupported(
                     self.op,
                     f"converting a GPU fill value of type {fill._dtype} to {target} (GPU conversions: "
                     f"{', '.join(str(t) for t in KERNEL_TYPES)}); pass the fill value from the host",
                 )
 
     def __call__(self, inputs, args, batch_size, ctx):
-        device_array = _cuda()[0]
+        device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         fill = inputs[-1]
         if self.like:
@@ -317,7 +255,7 @@ class GpuFull:
             fills = [cast_array(f, dtype) if self.like else f for f in _host_samples(fill, batch_size)]
             for f, shape in zip(fills, shapes, strict=True):
                 self.check_broadcast(self.op.qualname, f.shape, shape)
-            out = _Outputs(shapes, dtype, batch_size >= 0, device_id, stream)
+            out = SampleOutputs(shapes, dtype, batch_size >= 0, device_id, stream)
             scalars = {_bits(f, dtype) for f in fills if f.size == 1}
             if all(f.size == 1 for f in fills) and len(scalars) <= 1:
                 _fill_constant(out, fills[0] if fills else 0, stream, device_id)
@@ -328,12 +266,12 @@ class GpuFull:
             source = device_array.DeviceArray.from_host(packed, device_id, stream)
             _broadcast_into(out, source.ptr, offsets, [f.shape for f in fills], stream, device_id)
             return [out.result]
-        source = _GpuSamples(fill, batch_size)
+        source = GpuSamples(fill, batch_size)
         for fill_shape, shape in zip(source.shapes, shapes, strict=True):
             self.check_broadcast(self.op.qualname, fill_shape, shape)
         # The converted copy stays referenced until the launch that reads it is queued.
         converted = self._converted(fill, dtype, stream, device_id) if source.dtype != dtype else None
-        out = _Outputs(shapes, dtype, batch_size >= 0, device_id, stream)
+        out = SampleOutputs(shapes, dtype, batch_size >= 0, device_id, stream)
         ptr = source.ptr if converted is None else converted.ptr
         _broadcast_into(out, ptr, source.offsets, source.shapes, stream, device_id)
         return [out.result]
@@ -342,7 +280,7 @@ class GpuFull:
         """``fill``'s whole allocation cast to ``dtype`` (same element offsets)."""
         from .gpu_elementwise import KERNEL_TYPES
 
-        device_array, launch, modules, _, _ = _cuda()
+        device_array, launch, modules, _, _ = cuda()
         whole = fill.data if isinstance(fill, device_array.DeviceBatch) else fill
         n = whole.nbytes // fill.dtype.itemsize
         converted = device_array.DeviceArray.empty((n,), dtype, device_id, stream)
@@ -369,18 +307,18 @@ class GpuOneHot:
     def check(self, ins, args):
         """Prepare phase: GPU labels of a type with a kernel (metadata only)."""
         x = ins[0]
-        _require_gpu_input(self.op, x)
+        require_gpu_input(self.op, x)
         _element_type(self.op, args["dtype"])
 
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
-        labels = _GpuSamples(inputs[0], batch_size)
+        labels = GpuSamples(inputs[0], batch_size)
         dtype = np.dtype(args["dtype"].numpy)
         num_classes, axis = args["num_classes"], args["axis"]
         # As on the CPU: single-element samples are scalar labels only if all are.
         scalar_labels = axis == -1 and all(_size(s) == 1 for s in labels.shapes)
         layouts = [self.sample_layout(s, args, scalar_labels) for s in labels.shapes]
-        out = _Outputs([shape for shape, _ in layouts], dtype, batch_size >= 0, device_id, stream)
+        out = SampleOutputs([shape for shape, _ in layouts], dtype, batch_size >= 0, device_id, stream)
         desc = []
         for src, dst, (shape, inner) in zip(labels.offsets, out.offsets, layouts, strict=True):
             desc += [src, dst, _size(shape), inner]
@@ -391,9 +329,11 @@ class GpuOneHot:
             limit = float(labels.dtype.type(num_classes)) if labels.dtype.kind == "f" else 0.0
         name = f"one_hot_{LABEL_TYPES[labels.dtype]}_{STORAGE_TYPES[dtype.itemsize][0]}"
         max_n = max((_size(shape) for shape, _ in layouts), default=0)
-        _launch_segments(
+        launch_segments(
             device_id,
+            MODULE,
             name,
+            BLOCK,
             stream,
             desc,
             4,
@@ -419,18 +359,18 @@ class GpuLookupTable:
     def check(self, ins, args):
         """Prepare phase: GPU keys of a type with a kernel (metadata only)."""
         x = ins[0]
-        _require_gpu_input(self.op, x)
+        require_gpu_input(self.op, x)
         dtype = x._dtype.numpy
         if dtype is None or np.dtype(dtype) not in KEY_TYPES:
-            raise _unsupported(self.op, f"no kernel for keys of type {x._dtype}")
+            raise unsupported(self.op, f"no kernel for keys of type {x._dtype}")
 
     def __call__(self, inputs, args, batch_size, ctx):
-        device_array = _cuda()[0]
+        device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
-        keys = _GpuSamples(inputs[0], batch_size)
+        keys = GpuSamples(inputs[0], batch_size)
         table = self.table(args)
         dtype = table.dtype
-        out = _Outputs(keys.shapes, dtype, batch_size >= 0, device_id, stream)
+        out = SampleOutputs(keys.shapes, dtype, batch_size >= 0, device_id, stream)
         desc = []
         for src, dst, shape in zip(keys.offsets, out.offsets, keys.shapes, strict=True):
             desc += [src, dst, _size(shape)]
@@ -439,9 +379,11 @@ class GpuLookupTable:
             return [out.result]
         device_table = device_array.DeviceArray.from_host(table, device_id, stream)
         name = f"lookup_{KEY_TYPES[keys.dtype]}_{STORAGE_TYPES[dtype.itemsize][0]}"
-        _launch_segments(
+        launch_segments(
             device_id,
+            MODULE,
             name,
+            BLOCK,
             stream,
             desc,
             3,
@@ -468,13 +410,13 @@ class GpuElementExtract:
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type the copies can move (metadata only)."""
         x = ins[0]
-        _require_gpu_input(self.op, x)
+        require_gpu_input(self.op, x)
         _element_type(self.op, x._dtype, "the input")
 
     def __call__(self, inputs, args, batch_size, ctx):
-        device_array = _cuda()[0]
+        device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
-        source = _GpuSamples(inputs[0], batch_size)
+        source = GpuSamples(inputs[0], batch_size)
         element_map = list(args["element_map"])
         for shape in source.shapes:
             self.check_sequence(shape, element_map)
@@ -515,6 +457,14 @@ class GpuElementExtract:
         unit = max(size for size in STORAGE_TYPES if common % size == 0)
         desc = [v // unit for segment in moved for v in segment]
         max_n = max(n for _, _, n in moved) // unit
-        _launch_segments(
-            device_id, f"copy_{STORAGE_TYPES[unit][0]}", stream, desc, 3, max_n, (src_ptr, dst_ptr)
+        launch_segments(
+            device_id,
+            MODULE,
+            f"copy_{STORAGE_TYPES[unit][0]}",
+            BLOCK,
+            stream,
+            desc,
+            3,
+            max_n,
+            (src_ptr, dst_ptr),
         )

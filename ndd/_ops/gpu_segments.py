@@ -1,0 +1,94 @@
+"""What the GPU operator families whose batches run as *segments* share: a GPU
+input seen as samples (a base pointer, element offsets and shapes), the outputs of
+a call in one allocation, and the launch of a kernel over a descriptor table with
+one row per segment (``blockIdx.y`` picks the row, the x blocks stride over the
+row's elements). ``gpu_indexing.py`` and ``gpu_image.py`` build on them.
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import functools
+
+import numpy as np
+
+__all__ = ["GpuSamples", "SampleOutputs", "cuda", "launch_segments", "require_gpu_input", "unsupported"]
+
+# The most segments (blockIdx.y) one launch takes.
+MAX_SEGMENTS = 65535
+
+
+@functools.cache
+def cuda():
+    """The GPU runtime modules (imported on first GPU use, never by ``import ndd``)."""
+    from .._cuda import context, device_array, driver, launch, modules
+
+    return device_array, launch, modules, driver, context
+
+
+def unsupported(op, what):
+    return NotImplementedError(f"{op.qualname} on the GPU: {what}; the GPU implementation lacks it")
+
+
+def require_gpu_input(op, x):
+    if x._device.device_type != "gpu":
+        raise unsupported(op, "an input in host memory; move it to the GPU with .gpu() first")
+
+
+def launch_segments(device_id, module, name, block, stream, desc, width, max_n, before, after=()):
+    """Launch kernel ``name`` of ``module`` with ``(*before, desc, *after)`` over the
+    segments of the host table ``desc`` (``width`` int64 each; blockIdx.y = segment),
+    uploaded here, with enough x blocks of ``block`` threads for ``max_n`` elements."""
+    count = len(desc) // width
+    if count == 0 or max_n == 0:
+        return
+    device_array, launch, modules, _, _ = cuda()
+    table = device_array.DeviceArray.from_host(np.asarray(desc, np.int64), device_id, stream)
+    kernel = modules.get_function(device_id, module, name)
+    blocks = launch.grid_for(max_n, block)
+    for first in range(0, count, MAX_SEGMENTS):
+        segments = min(MAX_SEGMENTS, count - first)
+        part = table.view(first * width * 8, (segments * width,))
+        kernel.launch((blocks, segments), block, stream.handle, *before, part.ptr, *after)
+
+
+class SampleOutputs:
+    """Output memory for samples of ``shapes`` in one allocation: ``result`` (a
+    DeviceArray in sample mode, a DeviceBatch in batch mode), ``base`` (its 1-D
+    uint8 memory) and each sample's element offset in it."""
+
+    def __init__(self, shapes, dtype, batch, device_id, stream):
+        device_array = cuda()[0]
+        self.dtype = dtype
+        if not batch:
+            self.result = device_array.DeviceArray.empty(shapes[0], dtype, device_id, stream)
+            self.base = self.result.view(0, (self.result.nbytes,), np.uint8)
+            self.offsets = [0]
+            return
+        dense = len(set(shapes)) <= 1
+        byte_offsets, total = device_array.DeviceBatch.layout(shapes, dtype.itemsize, dense)
+        self.base = device_array.DeviceArray.empty((total,), np.uint8, device_id, stream)
+        self.result = device_array.DeviceBatch(self.base, byte_offsets, list(shapes), dtype, dense)
+        self.offsets = [o // dtype.itemsize for o in byte_offsets]
+
+    @property
+    def elements(self):
+        """Elements of the whole allocation (gaps between samples included)."""
+        return self.base.nbytes // self.dtype.itemsize
+
+
+class GpuSamples:
+    """A GPU input as samples: the base pointer, each sample's element offset from
+    it and shape (a Tensor given in batch mode is every sample)."""
+
+    def __init__(self, data, batch_size):
+        device_array = cuda()[0]
+        self.dtype = data.dtype
+        if isinstance(data, device_array.DeviceBatch):
+            self.ptr = data.data.ptr
+            self.offsets = [o // data.dtype.itemsize for o in data.offsets]
+            self.shapes = [tuple(s) for s in data.shapes]
+        else:
+            count = 1 if batch_size < 0 else batch_size
+            self.ptr = data.ptr
+            self.offsets = [0] * count
+            self.shapes = [tuple(data.shape)] * count
