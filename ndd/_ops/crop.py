@@ -25,6 +25,8 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int8, uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
+from .gpu_image import GpuCropMirrorNormalize, WindowPlan
+from .gpu_layout import GpuSlice, GpuWindow, c_strides
 from .image_layout import image_axes, known_ndim
 from .schema import Arg, Input, Operator
 
@@ -570,6 +572,20 @@ def _cmn_batch_kernel(inputs, sample_args, batch_size, ctx):
     return [out]
 
 
+def _cmn_window_plan(args, shape):
+    """A sample's ``WindowPlan`` for the GPU kernel, from the CPU's recipe."""
+    layout, out_layout = _cmn_layouts(CROP_MIRROR_NORMALIZE, args, args[INPUT_LAYOUT], len(shape))
+    recipe = _cmn_recipe(_recipe_key(args, shape))
+    bounds = _crop_bounds(CROP_MIRROR_NORMALIZE, args, layout, shape)
+    channels = shape[layout.index("C")]
+    mean, multiplier = _normalization(args["mean"], args["std"], args["scale"], channels)
+    out_channels = recipe.out_shape[out_layout.index("C")]
+    fill = np.zeros(out_channels, np.float32) if recipe.fill is None else recipe.fill.reshape(-1)
+    return WindowPlan(
+        layout, out_layout, bounds, bool(args["mirror"]), recipe.out_shape, mean, multiplier, fill
+    )
+
+
 _CMN_WINDOW_ARGS = _window_args(float32)
 _CMN_DTYPE = Arg(
     "dtype", "dtype", float32, doc="Output type: float32, float16, uint8 or int8.", type_doc="DType"
@@ -709,6 +725,65 @@ FLIP = Operator(
     kernel=_flip_kernel,
     doc="Mirror images horizontally, vertically and/or in depth.\n\n"
     "The flags may differ per sample (e.g. from ``ndd.random.coin_flip``).",
+)
+
+
+def _flip_window(in_shape, args):
+    """The GPU window of a flip: the flipped axes read backwards from their last index."""
+    axes = image_axes(FLIP, args[INPUT_LAYOUT], len(in_shape), four_dims="FHWC")
+    strides = list(c_strides(in_shape))
+    offset = 0
+    for name, axis in (("horizontal", axes.width), ("vertical", axes.height), ("depthwise", axes.depth)):
+        if args[name] and axis is not None and in_shape[axis] > 0:
+            offset += (in_shape[axis] - 1) * strides[axis]
+            strides[axis] = -strides[axis]
+    return offset, tuple(in_shape), tuple(strides)
+
+
+# Conversions that keep every value of the input type: crop converts a padded window
+# as a C cast does (wrapping) and a window inside the input saturating, and the two
+# agree for these, so the GPU's saturating padded copy matches the CPU.
+_EXACT_CONVERSIONS = {
+    np.dtype(np.float32): {np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16, np.float16)},
+    np.dtype(np.float16): {np.dtype(np.uint8), np.dtype(np.int8)},
+}
+
+
+class _GpuCrop(GpuSlice):
+    """``ndd.slice``'s GPU kernel with crop's window and fill values."""
+
+    def check(self, ins, args):
+        super().check(ins, args)
+        dtype, source = args["dtype"], ins[0]._dtype
+        if args["out_of_bounds_policy"] != "pad" or dtype is None or dtype == source:
+            return
+        if np.dtype(source.numpy) not in _EXACT_CONVERSIONS.get(np.dtype(dtype.numpy), ()):
+            raise self._unsupported(
+                f"converting a padded window of type {source} to 'dtype' {dtype} (GPU: only conversions "
+                "that keep every value, such as uint8 to float32)"
+            )
+
+
+def _crop_gpu_bounds(args, in_shape, anchor=None, shape=None):
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(in_shape))
+    return _crop_bounds(CROP, args, layout, in_shape)
+
+
+def _crop_gpu_fill(args, out_shape, dtype):
+    """The fill values of a padded GPU crop (as a C cast converts them) and the output
+    dimension they are laid along (the channel's, or None for one value)."""
+    fill = c_cast(args["fill_values"], dtype).reshape(-1)
+    if fill.size == 1:
+        return fill, None
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(out_shape))
+    _fill_shape(CROP, args, layout, out_shape, fill.size)
+    return fill, layout.index("C")
+
+
+CROP.gpu_kernel = _GpuCrop(CROP, _crop_gpu_bounds, _crop_gpu_fill)
+FLIP.gpu_kernel = GpuWindow(FLIP, _flip_window)
+CROP_MIRROR_NORMALIZE.gpu_kernel = GpuCropMirrorNormalize(
+    CROP_MIRROR_NORMALIZE, _cmn_window_plan, lambda args: args["dtype"].numpy
 )
 
 OPERATORS = [CROP, CROP_MIRROR_NORMALIZE, FLIP]

@@ -711,7 +711,9 @@ class GpuSlice(_LayoutKernel):
             raise self._unsupported(f"converting input of type {source} to 'dtype' {dtype}")
 
     def __call__(self, inputs, args, batch_size, ctx):
-        x, anchor, shape_input = inputs
+        x = inputs[0]
+        # ndd.slice has optional anchor and shape inputs; crop has neither.
+        anchor, shape_input = (list(inputs[1:]) + [None, None])[:2]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         target = x.dtype if args["dtype"] is None else np.dtype(args["dtype"].numpy)
         convert = target != x.dtype

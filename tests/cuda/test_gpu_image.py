@@ -1,0 +1,241 @@
+"""GPU image operators (ndd/_ops/gpu_image.py, kernels/image.cu, and the layout
+kernels for crop and flip), each compared with its CPU twin on the kernels built
+for the CPU and on a real GPU (``any_gpu``): exact equality, since the GPU kernels
+round as the CPU does (no fused multiply-add). What is launched is checked on the
+recording FakeDriver (``fake``).
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+from gpu_testing import install_fake  # noqa: E402
+
+import ndd  # noqa: E402
+from ndd._cuda import kernel_files  # noqa: E402
+from ndd._cuda.fake import FakeDriver  # noqa: E402
+
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+# Shapes of a ragged HWC batch, and one with an empty image (for the padded windows).
+RAGGED = [(9, 12, 3), (14, 7, 3), (6, 5, 3), (5, 16, 3)]
+WITH_EMPTY = [(9, 12, 3), (14, 7, 3), (0, 5, 3), (5, 16, 3)]
+CMN_INPUTS = [np.uint8, np.int16, np.uint16, np.int32, np.float32, np.float16]
+CMN_OUTPUTS = [ndd.float32, ndd.float16, ndd.uint8, ndd.int8]
+
+
+@pytest.fixture
+def fake(built, monkeypatch):
+    """The recording FakeDriver (kernels are not run) with the session's kernel build."""
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
+    yield from install_fake(FakeDriver(devices=2))
+
+
+def _values(dtype, shape, seed=0):
+    """Values spanning the type, with NaN and infinities among the float ones."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -1000), min(info.max, 1000), shape, dtype=dtype, endpoint=True)
+    values = (rng.standard_normal(shape) * 300).astype(dtype)
+    if values.size > 3:
+        values.flat[:3] = [np.nan, np.inf, -np.inf]
+    return values
+
+
+def _assert_same(gpu_result, cpu_result):
+    assert gpu_result.device.device_type == "gpu"
+    assert gpu_result.dtype == cpu_result.dtype
+    assert gpu_result.layout == cpu_result.layout
+    np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
+
+
+def _assert_same_batch(gpu_result, cpu_result):
+    assert gpu_result.device.device_type == "gpu"
+    assert gpu_result.dtype == cpu_result.dtype
+    assert gpu_result.layout == cpu_result.layout
+    host = gpu_result.cpu()
+    assert host.batch_size == cpu_result.batch_size
+    for g, c in zip(host, cpu_result, strict=True):
+        assert g.shape == c.shape
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
+
+
+def _check(op, values, layout, **kwargs):
+    """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
+    _assert_same(
+        op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
+        op(ndd.tensor(values, layout=layout), **kwargs),
+    )
+
+
+def _check_batch(op, samples, layout, **kwargs):
+    """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
+    gpu = op(ndd.batch(samples, layout=layout).gpu(), **kwargs)
+    cpu = op(ndd.batch(samples, layout=layout), **kwargs)
+    _assert_same_batch(gpu, cpu)
+
+
+# -- crop_mirror_normalize ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", CMN_OUTPUTS)
+@pytest.mark.parametrize("dtype", CMN_INPUTS)
+def test_crop_mirror_normalize_matches_the_cpu_for_every_type(dtype, target, any_gpu):
+    values = _values(dtype, (12, 10, 3))
+    _check(ndd.crop_mirror_normalize, values, "HWC", crop=(6, 5), mean=MEAN, std=STD, dtype=target)
+    _check(
+        ndd.crop_mirror_normalize,
+        values,
+        "HWC",
+        crop=(6, 5),
+        crop_pos_x=1.0,
+        mirror=1,
+        mean=[10.0],
+        std=[0.5],
+        scale=3.0,
+        shift=-20.0,
+        dtype=target,
+    )
+
+
+@pytest.mark.parametrize("output_layout", ["CHW", "HWC", "WHC", "CWH"])
+def test_crop_mirror_normalize_lays_out_a_ragged_batch_in_one_launch(output_layout, any_gpu):
+    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
+    mirror = ndd.batch([np.int32(m) for m in (1, 0, 1, 1)])
+    _check_batch(
+        ndd.crop_mirror_normalize,
+        samples,
+        "HWC",
+        crop=(4, 5),
+        crop_pos_x=0.3,
+        crop_pos_y=0.7,
+        mirror=mirror,
+        mean=MEAN,
+        std=STD,
+        output_layout=output_layout,
+    )
+
+
+def test_crop_mirror_normalize_takes_per_sample_means_and_std(any_gpu):
+    samples = [_values(np.float32, (6, 6, 3), i) for i in range(3)]
+    mean = ndd.batch(
+        [np.array([1.0, 2.0, 3.0], np.float32), np.array([0.0], np.float32), np.array([5.0] * 3)]
+    )
+    std = ndd.batch([np.array([2.0], np.float32), np.array([1.0, 4.0, 8.0], np.float32), np.array([0.0])])
+    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", mean=mean, std=std, dtype=ndd.float16)
+
+
+@pytest.mark.parametrize("target", [ndd.float32, ndd.uint8])
+def test_crop_mirror_normalize_pads_outside_the_input_and_adds_a_channel(target, any_gpu):
+    samples = [_values(np.uint8, s, i) for i, s in enumerate(WITH_EMPTY)]
+    common = dict(crop=(11, 14), crop_pos_x=0.8, crop_pos_y=0.1, mean=MEAN, std=STD, dtype=target)
+    _check_batch(
+        ndd.crop_mirror_normalize,
+        samples,
+        "HWC",
+        out_of_bounds_policy="pad",
+        fill_values=[300.0, -4.5, 7.5],
+        mirror=1,
+        **common,
+    )
+    _check_batch(
+        ndd.crop_mirror_normalize,
+        samples,
+        "HWC",
+        out_of_bounds_policy="pad",
+        fill_values=[2.5],
+        pad_output=True,
+        **common,
+    )
+    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", out_of_bounds_policy="trim_to_shape", **common)
+    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", pad_output=True, mean=MEAN, std=STD)
+
+
+@pytest.mark.parametrize(
+    "layout, shape, crop, output_layout",
+    [
+        ("CHW", (3, 9, 11), (5, 6), "HWC"),
+        ("FHWC", (4, 8, 9, 3), (5, 5), "FCHW"),
+        ("DHWC", (6, 8, 9, 2), (3, 5, 5), "CDHW"),
+        ("HWC", (7, 9, 1), (4, 4), "CHW"),
+    ],
+)
+def test_crop_mirror_normalize_handles_other_layouts(layout, shape, crop, output_layout, any_gpu):
+    _check(
+        ndd.crop_mirror_normalize,
+        _values(np.int16, shape),
+        layout,
+        crop=crop,
+        crop_pos_x=0.6,
+        mirror=1,
+        mean=[3.0],
+        std=[7.0],
+        output_layout=output_layout,
+        out_of_bounds_policy="pad",
+    )
+
+
+def test_crop_mirror_normalize_runs_a_ragged_batch_as_one_launch(fake):
+    samples = [np.zeros(s, np.uint8) for s in RAGGED]
+    ndd.crop_mirror_normalize(
+        ndd.batch(samples, layout="HWC").gpu(), crop=(4, 4), mean=MEAN, std=STD
+    ).evaluate()
+    launches = [launch for launch in fake.launches if launch.function.startswith("crop_mirror_normalize")]
+    assert [launch.function for launch in launches] == ["crop_mirror_normalize_u8_to_f32"]
+    assert launches[0].grid[1] == len(samples)
+
+
+def test_crop_mirror_normalize_refuses_host_input_on_the_gpu(fake):
+    with pytest.raises(
+        NotImplementedError, match="crop_mirror_normalize on the GPU: an input in host memory"
+    ):
+        ndd.crop_mirror_normalize(ndd.tensor(np.zeros((4, 4, 3), np.uint8)), device="gpu")
+
+
+# -- flip ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64])
+def test_flip_matches_the_cpu(dtype, any_gpu):
+    values = _values(dtype, (7, 9, 3))
+    for horizontal, vertical in ((1, 0), (0, 1), (1, 1), (0, 0)):
+        _check(ndd.flip, values, "HWC", horizontal=horizontal, vertical=vertical)
+        _check(ndd.flip, np.ascontiguousarray(values.transpose(2, 0, 1)), "CHW", horizontal=horizontal)
+    _check(ndd.flip, _values(dtype, (3, 4, 5, 2)), "DHWC", depthwise=1, horizontal=0)
+    _check(ndd.flip, _values(dtype, (3, 4, 5, 2)), "FHWC", vertical=1)
+
+
+def test_flip_takes_per_sample_flags(any_gpu):
+    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
+    flags = ndd.batch([np.int32(f) for f in (1, 0, 1, 0)])
+    _check_batch(ndd.flip, samples, "HWC", horizontal=flags, vertical=ndd.batch([np.int32(1)] * 4))
+
+
+# -- crop --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
+def test_crop_matches_the_cpu(dtype, any_gpu):
+    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    _check_batch(ndd.crop, samples, "HWC", crop=(4, 4), crop_pos_x=0.2, crop_pos_y=0.9)
+    _check_batch(
+        ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="pad", fill_values=[1.0, 2.0, 3.0]
+    )
+    _check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="trim_to_shape")
+    _check(ndd.crop, _values(dtype, (3, 9, 8)), "CHW", crop_h=5, crop_w=5, dtype=ndd.uint8)
+    _check(ndd.crop, _values(dtype, (6, 7, 8, 2)), "DHWC", crop=(3, 4, 4), crop_pos_z=0.5)
+
+
+def test_crop_converts_padded_uint8_windows_to_float(any_gpu):
+    samples = [_values(np.uint8, s, i) for i, s in enumerate(WITH_EMPTY)]
+    for target in (ndd.float32, ndd.float16):
+        _check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="pad", dtype=target)
+
+
+def test_crop_refuses_a_padded_conversion_that_could_wrap_on_the_gpu(fake):
+    x = ndd.tensor(np.zeros((4, 4, 3), np.float32), layout="HWC").gpu()
+    with pytest.raises(NotImplementedError, match="ndd.crop on the GPU: converting a padded window"):
+        ndd.crop(x, crop=(6, 6), out_of_bounds_policy="pad", dtype=ndd.uint8)
