@@ -223,6 +223,17 @@ def resample_pass(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[
 
 
 cdef extern from "convolution_taps.h" nogil:
+    """
+    static int ndd_two_axis_sums_fused(void)
+    {
+    #if defined(__GNUC__) && defined(__x86_64__)
+        return ndd_taps_avx2_available();
+    #else
+        return 0;
+    #endif
+    }
+    """
+    int ndd_two_axis_sums_fused()
     void ndd_taps_u8(float *acc, const uint8_t **sources, const float *weights, Py_ssize_t taps, Py_ssize_t n)
     void ndd_taps_i16(float *acc, const int16_t **sources, const float *weights, Py_ssize_t taps,
                       Py_ssize_t n)
@@ -334,6 +345,12 @@ cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_st
     for b in range(count):
         _store_row(block + b * block_stride, converted + b * row_len, row_len)
     _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
+
+
+def two_axis_sums_fused():
+    """Whether ``resample_rows_columns`` sums with fused multiply-adds on this
+    processor (x86-64 with AVX2 and FMA), as the GPU kernels always do."""
+    return bool(ndd_two_axis_sums_fused())
 
 
 def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,

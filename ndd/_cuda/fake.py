@@ -73,6 +73,13 @@ def _handle(value):
     return 0 if value is None else int(value)
 
 
+def _stale_bytes(count):
+    """The contents of a new allocation: not zeros, since a pool hands out memory that
+    held earlier results, so that a kernel that leaves elements unwritten is caught."""
+    pattern = b"\xcd\xab\x7f\xff"
+    return bytearray((pattern * (count // 4 + 1))[:count])
+
+
 # Guard bytes around each allocation a host-run kernel reaches (see _run_on_host).
 _GUARD = 256
 _GUARD_BYTES = bytes((0xA5 + 7 * i) & 0xFF for i in range(_GUARD))
@@ -402,7 +409,7 @@ class FakeDriver:
         with self._lock:
             address = self._next_address
             self._next_address += (bytesize + 255) // 256 * 256 + 256
-        self.allocations[address] = (bytearray(bytesize), state.device, state.device)
+        self.allocations[address] = (_stale_bytes(bytesize), state.device, state.device)
         self._queue(stream, ("alloc", address, bytesize))
         return (_SUCCESS, _real.CUdeviceptr(address))
 

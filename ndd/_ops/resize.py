@@ -35,6 +35,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
 from ..types import DALIInterpType
 from .axes import axes_from_list, axes_from_names
+from .gpu_image import GpuResample
 from .image_layout import image_axes
 from .random_ops import RNG_ARG, _crop_windows, _range_arg
 from .schema import Arg, Input, Operator
@@ -98,26 +99,50 @@ def _rows_and_columns(data, tables, out_dtype):
     return out
 
 
-def _separable_passes(data, tables, out_dtype):
-    """One pass per resized axis, in the order with the fewest multiply-adds (each
-    pass costs its output size times its taps); the last writes ``out_dtype``."""
+def _pass_order(shape, tables):
+    """The order of the separable passes with the fewest multiply-adds (each pass
+    costs its output size times its taps)."""
     best_order, best_cost = None, None
     for order in itertools.permutations(tables):
-        shape = list(data.shape)
+        shape = list(shape)
         cost = 0
         for axis in order:
             shape[axis] = tables[axis][0].shape[0]
             cost += math.prod(shape) * tables[axis][0].shape[1]
         if best_cost is None or cost < best_cost:
             best_order, best_cost = order, cost
-    for step, axis in enumerate(best_order):
+    return best_order
+
+
+def _separable_passes(data, tables, out_dtype):
+    """One pass per resized axis, in ``_pass_order``; the last writes ``out_dtype``."""
+    order = _pass_order(data.shape, tables)
+    for step, axis in enumerate(order):
         indices, weights = tables[axis]
         shape = list(data.shape)
         shape[axis] = indices.shape[0]
-        out = np.empty(shape, out_dtype if step == len(best_order) - 1 else np.float32)
+        out = np.empty(shape, out_dtype if step == len(order) - 1 else np.float32)
         resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
         data = out
     return data
+
+
+def _window_and_tables(shape, axes, out_sizes, lo, hi, kinds, antialias):
+    """The part of an image of ``shape`` that the resampling reads (a slice per
+    dimension) and ``{axis: (indices, weights)}`` of the axes that change, their
+    indices relative to the window's start."""
+    tables = {}
+    window = [slice(None)] * len(shape)
+    for k, axis in enumerate(axes):
+        indices, weights = filter_table(lo[k], hi[k], out_sizes[k], shape[axis], kinds[k], antialias)
+        if indices.size:
+            # Only the pixels some output reads are visited: the region, plus the filter's reach.
+            first = int(indices.min())
+            window[axis] = slice(first, int(indices.max()) + 1)
+            indices -= first
+        if not _is_identity(indices, weights):
+            tables[axis] = (indices, weights)
+    return tuple(window), tables
 
 
 def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
@@ -135,18 +160,8 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
         return np.zeros(out_shape, out_dtype)
     if image.dtype.type not in _RESAMPLED_TYPES:
         image = image.astype(np.float32)
-    tables = {}
-    window = [slice(None)] * image.ndim
-    for k, axis in enumerate(axes):
-        indices, weights = filter_table(lo[k], hi[k], out_sizes[k], image.shape[axis], kinds[k], antialias)
-        if indices.size:
-            # Only the pixels some output reads are visited: the region, plus the filter's reach.
-            first = int(indices.min())
-            window[axis] = slice(first, int(indices.max()) + 1)
-            indices -= first
-        if not _is_identity(indices, weights):
-            tables[axis] = (indices, weights)
-    data = image[tuple(window)]
+    window, tables = _window_and_tables(image.shape, axes, out_sizes, lo, hi, kinds, antialias)
+    data = image[window]
     if not tables:
         return data.astype(out_dtype, copy=True)
     direct = out_dtype.type in _RESAMPLED_TYPES
@@ -162,6 +177,57 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
             data = np.clip(np.floor(data + 0.5), info.min, info.max)
         data = data.astype(out_dtype)
     return data
+
+
+class ResamplePass:
+    """One pass of a resampling: along ``axis``, by a filter table, from an input
+    of ``in_shape`` to an output of ``out_shape``; ``fused`` sums with fused
+    multiply-adds (the two-axis passes of images, as the CPU's vector code sums),
+    ``skip_zero`` leaves out the taps of weight 0."""
+
+    __slots__ = ("axis", "fused", "in_shape", "indices", "out_shape", "skip_zero", "weights")
+
+    def __init__(self, axis, indices, weights, in_shape, fused, skip_zero):
+        self.axis = axis
+        self.indices = indices
+        self.weights = weights
+        self.in_shape = tuple(in_shape)
+        out_shape = list(in_shape)
+        out_shape[axis] = indices.shape[0]
+        self.out_shape = tuple(out_shape)
+        self.fused = fused
+        self.skip_zero = skip_zero
+
+
+def resample_passes(shape, axes, out_sizes, lo, hi, kinds, antialias):
+    """How ``resample`` computes an image of ``shape``, for the GPU: the window it
+    reads (start and extent per dimension) and its passes (``ResamplePass``, in
+    order), or None when the image has no pixel along a resized axis (the output
+    is zeros). A resampling that only converts the window is one pass of an
+    identity table (weights 1) along the first resized axis."""
+    if any(shape[a] == 0 for a in axes):
+        return None
+    window, tables = _window_and_tables(shape, axes, out_sizes, lo, hi, kinds, antialias)
+    starts = [w.start or 0 for w in window]
+    extents = [n if w.stop is None else w.stop - (w.start or 0) for w, n in zip(window, shape, strict=True)]
+    passes = []
+    in_shape = list(extents)
+    if len(tables) == 2 and max(tables) == min(tables) + 1:
+        # _rows_and_columns: rows, then columns, every sum fused and without zero taps.
+        order, fused = sorted(tables), True
+    else:
+        order, fused = _pass_order(extents, tables), False
+    if not tables:
+        n = extents[axes[0]]
+        tables = {axes[0]: (np.arange(n, dtype=np.int32).reshape(n, 1), np.ones((n, 1), np.float32))}
+        order = [axes[0]]
+    for axis in order:
+        indices, weights = tables[axis]
+        skip_zero = fused or math.prod(in_shape[axis + 1 :]) >= 8
+        step = ResamplePass(axis, indices, weights, in_shape, fused, skip_zero)
+        passes.append(step)
+        in_shape = list(step.out_shape)
+    return starts, extents, passes
 
 
 # -- output sizes ---------------------------------------------------------------------------
@@ -443,16 +509,20 @@ def _output_dtype(op, x, args):
     return dtype
 
 
-def run_geometry(op, image, axes, geometry, args, out_dtype):
-    """Resample one sample by ``geometry`` (per frame of a sequence: the same for all)."""
+def resample_job(op, axes, geometry, args):
+    """The arguments of ``resample`` (after the image, before the output type) that
+    carry out ``geometry``: the axes, sizes, interval, filter kinds and antialias."""
     min_kind, mag_kind = _filters(op, args)
     kinds = [
         min_kind if size < abs(end - start) else mag_kind
         for size, start, end in zip(geometry.sizes, geometry.lo, geometry.hi, strict=True)
     ]
-    return resample(
-        image, axes.spatial, geometry.sizes, geometry.lo, geometry.hi, kinds, args["antialias"], out_dtype
-    )
+    return (tuple(axes.spatial), geometry.sizes, geometry.lo, geometry.hi, kinds, args["antialias"])
+
+
+def run_geometry(op, image, axes, geometry, args, out_dtype):
+    """Resample one sample by ``geometry`` (per frame of a sequence: the same for all)."""
+    return resample(image, *resample_job(op, axes, geometry, args), out_dtype)
 
 
 def _shape_with(shape, axes, sizes):
@@ -576,23 +646,28 @@ def _rrc_shape(shapes, args):
     return [_shape_with(shapes[0], args["_axes"], args["_size"])]
 
 
-def _crop_and_resize(image, anchor, extent, args):
-    """Resize the window (anchor, extent), both (y, x), of one sample to ``size``."""
-    axes = args["_axes"]
+def _window_geometry(anchor, extent, args):
+    """The Geometry that resizes the window (anchor, extent), both (y, x), to ``size``."""
     lo = [float(anchor[0]), float(anchor[1])]
     hi = [float(anchor[0] + extent[0]), float(anchor[1] + extent[1])]
-    return run_geometry(
-        RANDOM_RESIZED_CROP, image, axes, Geometry(args["_size"], lo, hi), args, args["_dtype"].numpy
-    )
+    return Geometry(args["_size"], lo, hi)
 
 
-def _image_extents(samples, axes):
-    return np.array([[s.shape[axes.height], s.shape[axes.width]] for s in samples], np.int64).reshape(-1, 2)
+def _crop_and_resize(image, anchor, extent, args):
+    """Resize the window (anchor, extent), both (y, x), of one sample to ``size``."""
+    geometry = _window_geometry(anchor, extent, args)
+    return run_geometry(RANDOM_RESIZED_CROP, image, args["_axes"], geometry, args, args["_dtype"].numpy)
+
+
+def _image_extents(shapes, axes):
+    return np.array([[s[axes.height], s[axes.width]] for s in shapes], np.int64).reshape(-1, 2)
 
 
 def _rrc_kernel(arrays, args):
     image = arrays[0]
-    anchor, extent = _crop_windows(args["rng"].generator(), _image_extents([image], args["_axes"]), args)
+    anchor, extent = _crop_windows(
+        args["rng"].generator(), _image_extents([image.shape], args["_axes"]), args
+    )
     return _crop_and_resize(image, anchor[0], extent[0], args)
 
 
@@ -603,7 +678,9 @@ def _rrc_batch_kernel(inputs, sample_args, batch_size, ctx):
     samples = list(data) if isinstance(data, list) else [data] * batch_size
     first = sample_args[0]
     # All windows come from one generator, in sample order, as random_crop_generator draws them.
-    anchor, extent = _crop_windows(first["rng"].generator(), _image_extents(samples, first["_axes"]), first)
+    anchor, extent = _crop_windows(
+        first["rng"].generator(), _image_extents([s.shape for s in samples], first["_axes"]), first
+    )
 
     def one(i):
         return _crop_and_resize(samples[i], anchor[i], extent[i], sample_args[i])
@@ -940,5 +1017,66 @@ TENSOR_RESIZE = Operator(
     "``scales``; ``roi_start``/``roi_end`` select the input region of the resized axes.",
 )
 
+
+# -- GPU kernels ---------------------------------------------------------------------------
+
+
+def _out_dtype(args):
+    return args["_dtype"].numpy
+
+
+def _resize_jobs(op):
+    def jobs(shapes, sample_args):
+        return [
+            resample_job(op, a["_axes"], sample_geometry(op, a, shape, a["_axes"]), a)
+            for shape, a in zip(shapes, sample_args, strict=True)
+        ]
+
+    return jobs
+
+
+def _resize_attrs(shapes, sample_args):
+    """save_attrs' output: each input's spatial extents."""
+    if not sample_args or not sample_args[0]["save_attrs"]:
+        return []
+    return [
+        [
+            np.asarray([shape[axis] for axis in a["_axes"].spatial], np.int32)
+            for shape, a in zip(shapes, sample_args, strict=True)
+        ]
+    ]
+
+
+def _rrc_jobs(shapes, sample_args):
+    if not shapes:
+        return []
+    first = sample_args[0]
+    # The windows of all samples from one generator, in sample order, as on the CPU.
+    anchor, extent = _crop_windows(first["rng"].generator(), _image_extents(shapes, first["_axes"]), first)
+    return [
+        resample_job(RANDOM_RESIZED_CROP, a["_axes"], _window_geometry(anchor[i], extent[i], a), a)
+        for i, a in enumerate(sample_args)
+    ]
+
+
+def _rcm_jobs(shapes, sample_args):
+    return [
+        resample_job(RESIZE_CROP_MIRROR, a["_axes"], _rcm_geometry(a, shape), a)
+        for shape, a in zip(shapes, sample_args, strict=True)
+    ]
+
+
+def _tr_jobs(shapes, sample_args):
+    return [
+        resample_job(TENSOR_RESIZE, _Dims(a["_dims"]), _tr_geometry(a, shape), a)
+        for shape, a in zip(shapes, sample_args, strict=True)
+    ]
+
+
+for _op in (RESIZE, EXPERIMENTAL_RESIZE):
+    _op.gpu_kernel = GpuResample(_op, _resize_jobs(_op), _out_dtype, resample_passes, _resize_attrs)
+RANDOM_RESIZED_CROP.gpu_kernel = GpuResample(RANDOM_RESIZED_CROP, _rrc_jobs, _out_dtype, resample_passes)
+RESIZE_CROP_MIRROR.gpu_kernel = GpuResample(RESIZE_CROP_MIRROR, _rcm_jobs, _out_dtype, resample_passes)
+TENSOR_RESIZE.gpu_kernel = GpuResample(TENSOR_RESIZE, _tr_jobs, _out_dtype, resample_passes)
 
 OPERATORS = [RESIZE, EXPERIMENTAL_RESIZE, RANDOM_RESIZED_CROP, RESIZE_CROP_MIRROR, TENSOR_RESIZE]

@@ -13,6 +13,7 @@ pytest.importorskip("cuda.bindings")
 from gpu_testing import install_fake  # noqa: E402
 
 import ndd  # noqa: E402
+from ndd._cpu.resample import two_axis_sums_fused  # noqa: E402
 from ndd._cuda import kernel_files  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
 
@@ -239,3 +240,143 @@ def test_crop_refuses_a_padded_conversion_that_could_wrap_on_the_gpu(fake):
     x = ndd.tensor(np.zeros((4, 4, 3), np.float32), layout="HWC").gpu()
     with pytest.raises(NotImplementedError, match="ndd.crop on the GPU: converting a padded window"):
         ndd.crop(x, crop=(6, 6), out_of_bounds_policy="pad", dtype=ndd.uint8)
+
+
+# -- the resize family ------------------------------------------------------------------------
+
+INTERP_TYPES = [
+    ndd.types.INTERP_NN,
+    ndd.types.INTERP_LINEAR,
+    ndd.types.INTERP_CUBIC,
+    ndd.types.INTERP_LANCZOS3,
+    ndd.types.INTERP_TRIANGULAR,
+    ndd.types.INTERP_GAUSSIAN,
+]
+RESIZE_TYPES = [np.uint8, np.int16, np.uint16, np.float32, np.float16]
+
+
+def _assert_resampled_alike(gpu_result, cpu_result):
+    """The GPU sums as the CPU's vector code does (fused multiply-adds in the two-axis
+    passes): equal to the bit on such a processor, else within a rounding."""
+    if two_axis_sums_fused():
+        if isinstance(cpu_result, ndd.Tensor):
+            _assert_same(gpu_result, cpu_result)
+        else:
+            _assert_same_batch(gpu_result, cpu_result)
+        return
+    gpu, cpu = gpu_result.cpu(), cpu_result
+    pairs = [(gpu, cpu)] if isinstance(cpu, ndd.Tensor) else list(zip(gpu, cpu, strict=True))
+    for g, c in pairs:
+        g, c = np.asarray(g), np.asarray(c)
+        assert g.dtype == c.dtype and g.shape == c.shape
+        np.testing.assert_allclose(g.astype(np.float64), c.astype(np.float64), rtol=1e-5, atol=1)
+
+
+def _images(dtype, shapes):
+    rng = np.random.default_rng(5)
+    if np.dtype(dtype).kind == "f":
+        return [(rng.standard_normal(s) * 100).astype(dtype) for s in shapes]
+    info = np.iinfo(dtype)
+    return [
+        rng.integers(max(info.min, -2000), min(info.max, 2000), s, dtype=dtype, endpoint=True) for s in shapes
+    ]
+
+
+@pytest.mark.parametrize("antialias", [True, False])
+@pytest.mark.parametrize("interp", INTERP_TYPES)
+def test_resize_matches_the_cpu_for_every_filter(interp, antialias, any_gpu):
+    samples = _images(np.uint8, [(23, 31, 3), (40, 17, 3), (9, 9, 3)])
+    for size in ([11, 14], [57, 45], [30, 8]):
+        cpu = ndd.resize(ndd.batch(samples, layout="HWC"), size=size, interp_type=interp, antialias=antialias)
+        gpu = ndd.resize(
+            ndd.batch(samples, layout="HWC").gpu(), size=size, interp_type=interp, antialias=antialias
+        )
+        _assert_resampled_alike(gpu, cpu)
+
+
+@pytest.mark.parametrize("dtype", RESIZE_TYPES)
+def test_resize_matches_the_cpu_for_every_type(dtype, any_gpu):
+    samples = _images(dtype, [(20, 26, 3), (31, 12, 3)])
+    for kwargs in (dict(size=[13, 40]), dict(resize_shorter=16, dtype=ndd.float32), dict(size=[20, 26])):
+        cpu = ndd.resize(ndd.batch(samples, layout="HWC"), **kwargs)
+        gpu = ndd.resize(ndd.batch(samples, layout="HWC").gpu(), **kwargs)
+        _assert_resampled_alike(gpu, cpu)
+
+
+@pytest.mark.parametrize(
+    "layout, shape, kwargs",
+    [
+        ("CHW", (3, 21, 30), dict(size=[10, 44], interp_type=ndd.types.INTERP_CUBIC)),
+        ("FHWC", (3, 12, 15, 2), dict(size=[7, 20])),
+        ("DHWC", (9, 12, 15, 1), dict(size=[5, 20, 8], interp_type=ndd.types.INTERP_LANCZOS3)),
+        ("HWC", (18, 24, 3), dict(resize_x=10)),
+        ("HWC", (18, 24, 3), dict(resize_y=30, resize_x=24)),
+        ("HWC", (18, 24, 3), dict(size=[9, 9], roi_start=[15.5, 2.0], roi_end=[3.0, 20.5])),
+        ("HWC", (18, 24, 3), dict(size=[9, 9], roi_start=[0.1, 0.2], roi_end=[0.7, 0.9], roi_relative=True)),
+        ("HWC", (18, 24, 3), dict(size=[-9, 12])),
+        ("HWC", (18, 24, 3), dict(resize_longer=13, max_size=[10, 100], subpixel_scale=False)),
+    ],
+)
+def test_resize_matches_the_cpu_for_layouts_regions_and_flips(layout, shape, kwargs, any_gpu):
+    (image,) = _images(np.float32, [shape])
+    cpu = ndd.resize(ndd.tensor(image, layout=layout), **kwargs)
+    gpu = ndd.resize(ndd.tensor(image, layout=layout).gpu(), **kwargs)
+    _assert_resampled_alike(gpu, cpu)
+
+
+def test_resize_of_an_empty_image_saves_the_input_extents(any_gpu):
+    samples = _images(np.uint8, [(0, 7, 3), (6, 7, 3)])
+    cpu, cpu_attrs = ndd.resize(ndd.batch(samples, layout="HWC"), size=[4, 5], save_attrs=True)
+    gpu, gpu_attrs = ndd.resize(ndd.batch(samples, layout="HWC").gpu(), size=[4, 5], save_attrs=True)
+    _assert_resampled_alike(gpu, cpu)
+    _assert_same_batch(gpu_attrs, cpu_attrs)
+
+
+def test_random_resized_crop_matches_the_cpu_with_the_same_generator(any_gpu):
+    samples = _images(np.uint8, [(40, 52, 3), (33, 29, 3), (64, 48, 3)])
+    cpu = ndd.random_resized_crop(ndd.batch(samples, layout="HWC"), size=[24, 20], rng=ndd.random.RNG(seed=9))
+    gpu = ndd.random_resized_crop(
+        ndd.batch(samples, layout="HWC").gpu(), size=[24, 20], rng=ndd.random.RNG(seed=9)
+    )
+    _assert_resampled_alike(gpu, cpu)
+    with_empty = [np.zeros((0, 5, 3), np.uint8), *samples]
+    _assert_resampled_alike(
+        ndd.random_resized_crop(
+            ndd.batch(with_empty, layout="HWC").gpu(), size=8, rng=ndd.random.RNG(seed=4)
+        ),
+        ndd.random_resized_crop(ndd.batch(with_empty, layout="HWC"), size=8, rng=ndd.random.RNG(seed=4)),
+    )
+    single = ndd.tensor(samples[0], layout="HWC")
+    _assert_resampled_alike(
+        ndd.random_resized_crop(single.gpu(), size=16, rng=ndd.random.RNG(seed=2)),
+        ndd.random_resized_crop(single, size=16, rng=ndd.random.RNG(seed=2)),
+    )
+
+
+def test_resize_crop_mirror_and_tensor_resize_match_the_cpu(any_gpu):
+    samples = _images(np.int16, [(30, 36, 3), (25, 40, 3)])
+    kwargs = dict(size=[20, 24], crop=[12, 14], crop_pos_x=0.8, mirror=1)
+    _assert_resampled_alike(
+        ndd.resize_crop_mirror(ndd.batch(samples, layout="HWC").gpu(), **kwargs),
+        ndd.resize_crop_mirror(ndd.batch(samples, layout="HWC"), **kwargs),
+    )
+    volume = _images(np.float32, [(6, 10, 14)])[0]
+    for kwargs in (dict(sizes=[3, 20, 7]), dict(scales=[0.5, 1.5], axes=[1, 2], size_rounding="ceil")):
+        _assert_resampled_alike(
+            ndd.tensor_resize(ndd.tensor(volume).gpu(), **kwargs),
+            ndd.tensor_resize(ndd.tensor(volume), **kwargs),
+        )
+
+
+def test_resize_runs_each_pass_of_a_batch_as_one_launch(fake):
+    samples = [np.zeros(s, np.uint8) for s in RAGGED]
+    ndd.resize(ndd.batch(samples, layout="HWC").gpu(), size=[8, 8]).evaluate()
+    names = [launch.function for launch in fake.launches if launch.function.startswith("resample")]
+    # Rows into float32, then columns into bytes, for the four samples at once.
+    assert names == ["resample_u8_to_f32", "resample_f32_to_u8"]
+
+
+def test_resize_refuses_an_input_type_without_a_kernel(fake):
+    x = ndd.tensor(np.zeros((4, 4, 3), np.int32), layout="HWC").gpu()
+    with pytest.raises(NotImplementedError, match="ndd.resize on the GPU: no kernel for input type"):
+        ndd.resize(x, size=[2, 2])
