@@ -110,3 +110,97 @@ CMN_TO_ALL(u16, unsigned short)
 CMN_TO_ALL(i32, int)
 CMN_TO_ALL(f32, float)
 CMN_TO_ALL(f16, ndd_half)
+
+// -- colour: the brightness/contrast family, the hue/saturation family and
+// color_space_conversion ----------------------------------------------------------
+//
+// A descriptor row per segment (a sample, or a frame of a sequence whose
+// arguments change per frame): 0 input offset, 1 output offset, 2 pixels,
+// 3 input channels, 4 output channels, 5 offset of the segment's parameters in
+// the float table, 6 mode, 7 rounding. Mode COLOR_AFFINE maps every value
+// (of any channel count) to value * scale + offset, parameters [scale, offset];
+// mode COLOR_MATRIX maps each pixel to sum_j m[c][j] * (x[j] - pre[j]) + post[c],
+// summed left to right, parameters [pre[in], m[out][in], post[out]]. Integer
+// results either round halves away from zero (COLOR_HALF_AWAY, the reference's
+// cast: saturating, NaN gives 0) or add one half in float and truncate
+// (COLOR_HALF_UP, the CPU's colour-matrix pass over bytes).
+#define COLOR_ROW 8
+#define COLOR_AFFINE 0
+#define COLOR_MATRIX 1
+#define COLOR_HALF_AWAY 0
+#define COLOR_HALF_UP 1
+#define COLOR_MAX_CHANNELS 4
+
+__device__ inline float color_load(const unsigned char* p) { return (float)*p; }
+__device__ inline float color_load(const short* p) { return (float)*p; }
+__device__ inline float color_load(const int* p) { return __int2float_rn(*p); }
+__device__ inline float color_load(const float* p) { return *p; }
+
+__device__ inline void color_store(float* out, float v, int) { *out = v; }
+__device__ inline void color_store(unsigned char* out, float v, int rounding) {
+  if (rounding == COLOR_HALF_UP) {
+    v += 0.5f;
+    v = v > 0.0f ? v : 0.0f;
+    v = v < 255.0f ? v : 255.0f;
+    *out = (unsigned char)(int)v;
+  } else {
+    cmn_store(out, v);
+  }
+}
+__device__ inline void color_store(short* out, float v, int) {
+  *out = !(v > -32768.0f) ? (v < 0.0f ? -32768 : 0) : (v >= 32767.0f ? 32767 : (short)roundf(v));
+}
+__device__ inline void color_store(int* out, float v, int) {
+  // 2147483647 is not a float: from 2^31 on the result saturates.
+  *out = !(v > -2147483648.0f) ? (v < 0.0f ? (int)0x80000000 : 0)
+                               : (v >= 2147483648.0f ? 0x7fffffff : (int)roundf(v));
+}
+
+template <typename In, typename Out>
+__device__ inline void color_element(const In* __restrict__ in, Out* __restrict__ out,
+                                     const long long* seg, const float* params,
+                                     unsigned long long i) {
+  const int rounding = (int)seg[7];
+  if (seg[6] == COLOR_AFFINE) {
+    const float v = color_load(in + seg[0] + (long long)i);
+    color_store(out + seg[1] + (long long)i, __fadd_rn(__fmul_rn(v, params[0]), params[1]), rounding);
+    return;
+  }
+  const int in_channels = (int)seg[3];
+  const int out_channels = (int)seg[4];
+  const float* pre = params;
+  const float* m = params + in_channels;
+  const float* post = m + out_channels * in_channels;
+  float x[COLOR_MAX_CHANNELS];
+  const In* pixel = in + seg[0] + (long long)i * in_channels;
+  for (int j = 0; j < in_channels; ++j) x[j] = __fsub_rn(color_load(pixel + j), pre[j]);
+  Out* target = out + seg[1] + (long long)i * out_channels;
+  for (int c = 0; c < out_channels; ++c) {
+    const float* row = m + c * in_channels;
+    float v = __fmul_rn(row[0], x[0]);
+    for (int j = 1; j < in_channels; ++j) v = __fadd_rn(v, __fmul_rn(row[j], x[j]));
+    color_store(target + c, __fadd_rn(v, post[c]), rounding);
+  }
+}
+
+// Elements of a segment: values (affine) or pixels (matrix).
+#define COLOR(IN_NAME, IN, OUT_NAME, OUT)                                                  \
+  extern "C" __global__ void color_##IN_NAME##_to_##OUT_NAME(                             \
+      const IN* __restrict__ in, OUT* __restrict__ out, const long long* __restrict__ rows,  \
+      const float* __restrict__ params) {                                                 \
+    const long long* seg = rows + (unsigned long long)blockIdx.y * COLOR_ROW;             \
+    const unsigned long long n =                                                          \
+        (unsigned long long)(seg[6] == COLOR_AFFINE ? seg[2] * seg[3] : seg[2]);          \
+    GRID_STRIDE_LOOP(i, n) color_element<IN, OUT>(in, out, seg, params + seg[5], i);      \
+  }
+
+#define COLOR_TO_ALL(IN_NAME, IN)                                                          \
+  COLOR(IN_NAME, IN, u8, unsigned char)                                                   \
+  COLOR(IN_NAME, IN, i16, short)                                                          \
+  COLOR(IN_NAME, IN, i32, int)                                                            \
+  COLOR(IN_NAME, IN, f32, float)
+
+COLOR_TO_ALL(u8, unsigned char)
+COLOR_TO_ALL(i16, short)
+COLOR_TO_ALL(i32, int)
+COLOR_TO_ALL(f32, float)

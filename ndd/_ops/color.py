@@ -47,6 +47,7 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
+from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor
 from .image_layout import image_axes
 from .random_ops import known_values
 from .schema import Arg, Input, Operator
@@ -202,27 +203,33 @@ def _check_number_args(op, ins, args, layout):
                 )
 
 
+def frame_parts(args, shape, qualname):
+    """The parts of a sample that share scalar arguments: ``[(None, args)]``, or one
+    ``(frame, args)`` per frame of a sequence when an argument has one value per frame."""
+    frame_args = [
+        n for n, v in args.items() if isinstance(v, np.ndarray) and v.ndim == 1 and not n.startswith("_")
+    ]
+    scalars = {n: float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v for n, v in args.items()}
+    if not frame_args:
+        return [(None, scalars)]
+    frames = shape[0]
+    for name in frame_args:
+        if len(args[name]) != frames:
+            raise InvalidArgumentError(
+                f"{qualname}: '{name}' has {len(args[name])} values for a sequence of {frames} frames"
+            )
+    return [(f, {**scalars, **{n: float(args[n][f]) for n in frame_args}}) for f in range(frames)]
+
+
 def _per_frame(kernel, qualname):
     """Run ``kernel`` frame by frame when an argument has one value per frame."""
 
     def run(arrays, args):
         arr = arrays[0]
-        frame_args = [
-            n for n, v in args.items() if isinstance(v, np.ndarray) and v.ndim == 1 and not n.startswith("_")
-        ]
-        scalars = {n: float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v for n, v in args.items()}
-        if not frame_args:
-            return kernel([arr], scalars)
-        frames = arr.shape[0]
-        for name in frame_args:
-            if len(args[name]) != frames:
-                raise InvalidArgumentError(
-                    f"{qualname}: '{name}' has {len(args[name])} values for a sequence of {frames} frames"
-                )
-        out = [
-            kernel([arr[f]], {**scalars, **{n: float(args[n][f]) for n in frame_args}}) for f in range(frames)
-        ]
-        return np.stack(out)
+        parts = frame_parts(args, arr.shape, qualname)
+        if parts[0][0] is None:
+            return kernel([arr], parts[0][1])
+        return np.stack([kernel([arr[f]], frame_args) for f, frame_args in parts])
 
     return run
 
@@ -334,17 +341,23 @@ def _apply_matrix(arr, matrix, offset, out_type):
     return _to_output(result, out_type).reshape(arr.shape)
 
 
-def _hsv_kernel(arrays, args):
-    arr = arrays[0]
+def _hsv_coefficients(args, in_type):
+    """(RGB matrix, offset) of the hue/saturation family for one sample or frame."""
     matrix = _hsv_matrix(args.get("hue", 0.0), args.get("saturation", 1.0), args.get("value", 1.0))
     offset = 0.0
     if "contrast" in args:
         # color_twist centers the contrast of every integer type at 128 (the
         # reference's choice; brightness_contrast uses half the type's range).
-        center = 0.5 if arr.dtype.kind == "f" else 128.0
-        scale, offset = _affine_coefficients(dict(args, contrast_center=center), arr.dtype, args["_out"])
+        center = 0.5 if in_type.kind == "f" else 128.0
+        scale, offset = _affine_coefficients(dict(args, contrast_center=center), in_type, args["_out"])
         matrix = matrix * float(scale)
-    return _apply_matrix(arr, matrix, float(offset), args["_out"])
+    return matrix, float(offset)
+
+
+def _hsv_kernel(arrays, args):
+    arr = arrays[0]
+    matrix, offset = _hsv_coefficients(args, arr.dtype)
+    return _apply_matrix(arr, matrix, offset, args["_out"])
 
 
 _HUE = _float_arg("hue", 0.0, "Hue change, in degrees.")
@@ -491,6 +504,78 @@ COLOR_SPACE_CONVERSION = Operator(
     kernel=_csc_kernel,
     doc="Convert uint8 images between the RGB, BGR, GRAY and YCbCr (BT.601, studio range) colour spaces.",
 )
+
+
+# -- GPU kernels ---------------------------------------------------------------------------
+
+
+def _affine_parts(op):
+    def parts(args, shape, in_type):
+        return [
+            ColorPart(frame, COLOR_AFFINE, _affine_coefficients(a, in_type, a["_out"]))
+            for frame, a in frame_parts(args, shape, op.qualname)
+        ]
+
+    return parts
+
+
+def _matrix_params(matrix, pre, post):
+    return np.concatenate([np.ravel(pre), np.ravel(matrix), np.ravel(post)]).astype(np.float32)
+
+
+def _hsv_parts(op):
+    def parts(args, shape, in_type):
+        result = []
+        # _apply_matrix's rounding: halves up over bytes (its compiled pass), else the cast's.
+        rounding = COLOR_HALF_UP if in_type == np.uint8 and args["_out"] == np.uint8 else 0
+        for frame, a in frame_parts(args, shape, op.qualname):
+            matrix, offset = _hsv_coefficients(a, in_type)
+            result.append(
+                ColorPart(
+                    frame, COLOR_MATRIX, _matrix_params(matrix, np.zeros(3), np.full(3, offset)), rounding
+                )
+            )
+        return result
+
+    return parts
+
+
+def _csc_matrix(source, target):
+    """``_csc_kernel``'s conversion as (matrix (out x in channels), pre, post), computed
+    per pixel as ``sum_j m[c][j] * (x[j] - pre[j]) + post[c]``, rounded half up."""
+    rgb_like = (DALIImageType.RGB, DALIImageType.BGR)
+    if source is DALIImageType.GRAY:
+        if target is DALIImageType.YCbCr:
+            return np.array([[219.0 / 255.0], [0.0], [0.0]]), np.zeros(1), np.array([16.0, 128.0, 128.0])
+        return np.ones((3, 1)), np.zeros(1), np.zeros(3)
+    if source is DALIImageType.YCbCr:
+        if target is DALIImageType.GRAY:
+            return np.array([[255.0 / 219.0, 0.0, 0.0]]), np.array([_YCBCR_OFFSET[0], 0.0, 0.0]), np.zeros(1)
+        matrix = _YCBCR_TO_RGB if target is DALIImageType.RGB else _YCBCR_TO_RGB[::-1]
+        return matrix, np.zeros(3), -(matrix @ _YCBCR_OFFSET)
+    if target in rgb_like:
+        return np.eye(3)[::-1], np.zeros(3), np.zeros(3)
+    if target is DALIImageType.GRAY:
+        weights = _GRAY_WEIGHTS[::-1] if source is DALIImageType.BGR else _GRAY_WEIGHTS
+        return weights.reshape(1, 3), np.zeros(3), np.zeros(1)
+    matrix = _RGB_TO_YCBCR if source is not DALIImageType.BGR else _RGB_TO_YCBCR[:, ::-1]
+    return matrix, np.zeros(3), _YCBCR_OFFSET
+
+
+def _csc_parts(args, shape, in_type):
+    matrix, pre, post = _csc_matrix(args["_image_type"], args["_output_type"])
+    return [ColorPart(None, COLOR_MATRIX, _matrix_params(matrix, pre, post), COLOR_HALF_UP, matrix.shape[0])]
+
+
+def _out_type(args):
+    return args["_out"]
+
+
+for _op in (BRIGHTNESS, BRIGHTNESS_CONTRAST, CONTRAST):
+    _op.gpu_kernel = GpuColor(_op, _affine_parts(_op), _out_type)
+for _op in (COLOR_TWIST, HSV, HUE, SATURATION):
+    _op.gpu_kernel = GpuColor(_op, _hsv_parts(_op), _out_type)
+COLOR_SPACE_CONVERSION.gpu_kernel = GpuColor(COLOR_SPACE_CONVERSION, _csc_parts, lambda args: np.uint8)
 
 
 OPERATORS = [

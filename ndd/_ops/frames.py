@@ -78,6 +78,13 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
     bs = _batch_size(inputs, kwargs, batch_size)
     count = 1 if bs is None else bs
     main = inputs[0] if inputs else None
+    on_gpu = [x for x in inputs if isinstance(x, (Tensor, Batch)) and x.device.device_type == "gpu"]
+    if on_gpu or (device is not None and "gpu" in str(device)):
+        raise NotImplementedError(
+            f"{op.qualname} on the GPU: arguments marked with ndd.per_frame; the GPU implementation lacks "
+            "them (give one value per frame as a plain 1-D array where the operator takes one, or run "
+            "on the CPU)"
+        )
     if not op.frames_from_args:
         layout = (main.layout or "") if isinstance(main, (Tensor, Batch)) else ""
         if layout[:1] != "F":

@@ -336,3 +336,108 @@ def _upload_samples(values, batch_size, device_id, stream):
     if batch_size < 0:
         return device_array.DeviceArray.from_host(values[0], device_id, stream)
     return device_array.DeviceBatch.from_host(values, values[0].dtype if values else np.int32, device_id)
+
+
+# -- colour ----------------------------------------------------------------------------------
+
+# COLOR_ROW, the modes and roundings of kernels/image.cu.
+_COLOR_ROW = 8
+COLOR_AFFINE = 0
+COLOR_MATRIX = 1
+COLOR_HALF_AWAY = 0
+COLOR_HALF_UP = 1
+COLOR_TYPES = suffixes(np.uint8, np.int16, np.int32, np.float32)
+
+
+class ColorPart:
+    """How one part of a sample (all of it, or frame ``frame`` of a sequence) is
+    mapped: ``mode`` COLOR_AFFINE with ``params`` [scale, offset], or COLOR_MATRIX
+    with [pre (in channels), matrix (out x in, by rows), post (out channels)];
+    ``rounding`` of integer results COLOR_HALF_AWAY or COLOR_HALF_UP."""
+
+    __slots__ = ("frame", "mode", "out_channels", "params", "rounding")
+
+    def __init__(self, frame, mode, params, rounding=COLOR_HALF_AWAY, out_channels=None):
+        self.frame = frame
+        self.mode = mode
+        self.params = np.asarray(params, np.float32).reshape(-1)
+        self.rounding = rounding
+        self.out_channels = out_channels
+
+
+class GpuColor:
+    """The GPU kernel of the colour operators: ``color_<in>_to_<out>`` over every
+    part of every sample in one launch. ``parts(args, shape, in_dtype)`` gives a
+    sample's ``ColorPart`` list (the operator's own coefficients); ``out_dtype(args)``
+    the output's numpy type."""
+
+    def __init__(self, op, parts, out_dtype):
+        self.op = op
+        self.parts = parts
+        self.out_dtype = out_dtype
+
+    def check(self, ins, args):
+        """Prepare phase: a GPU input of a type with a kernel."""
+        x = ins[0]
+        require_gpu_input(self.op, x)
+        dtype = x._dtype.numpy
+        if dtype is None or np.dtype(dtype) not in COLOR_TYPES:
+            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        target = np.dtype(self.out_dtype(args))
+        sample_parts = [
+            self.parts(a, shape, source.dtype) for a, shape in zip(sample_args, source.shapes, strict=True)
+        ]
+        out_shapes = []
+        for shape, parts in zip(source.shapes, sample_parts, strict=True):
+            channels = parts[0].out_channels if parts and parts[0].out_channels is not None else shape[-1]
+            out_shapes.append(tuple(shape[:-1]) + (channels,))
+        out = SampleOutputs(out_shapes, target, batch_size >= 0, device_id, stream)
+        rows, params, params_at = [], [], {}
+        at, most = 0, 0
+        for shape, out_shape, parts, in_offset, out_offset in zip(
+            source.shapes, out_shapes, sample_parts, source.offsets, out.offsets, strict=True
+        ):
+            in_channels, out_channels = shape[-1], out_shape[-1]
+            pixels = math.prod(shape[:-1])
+            if parts[0].frame is not None:
+                pixels //= max(shape[0], 1)
+            for part in parts:
+                key = part.params.tobytes()
+                if key not in params_at:
+                    params_at[key] = at
+                    params.append(part.params)
+                    at += part.params.size
+                frame = part.frame or 0
+                rows += [
+                    in_offset + frame * pixels * in_channels,
+                    out_offset + frame * pixels * out_channels,
+                    pixels,
+                    in_channels,
+                    out_channels,
+                    params_at[key],
+                    part.mode,
+                    part.rounding,
+                ]
+                most = max(most, pixels * in_channels if part.mode == COLOR_AFFINE else pixels)
+        if most == 0:
+            return [out.result]
+        table = device_array.DeviceArray.from_host(np.concatenate(params), device_id, stream)
+        launch_segments(
+            device_id,
+            MODULE,
+            f"color_{COLOR_TYPES[source.dtype]}_to_{COLOR_TYPES[target]}",
+            BLOCK,
+            stream,
+            rows,
+            _COLOR_ROW,
+            most,
+            (source.ptr, out.base.ptr),
+            (table.ptr,),
+        )
+        return [out.result]

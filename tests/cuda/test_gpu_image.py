@@ -380,3 +380,77 @@ def test_resize_refuses_an_input_type_without_a_kernel(fake):
     x = ndd.tensor(np.zeros((4, 4, 3), np.int32), layout="HWC").gpu()
     with pytest.raises(NotImplementedError, match="ndd.resize on the GPU: no kernel for input type"):
         ndd.resize(x, size=[2, 2])
+
+
+# -- colour --------------------------------------------------------------------------------------
+
+COLOR_TYPES = [ndd.uint8, ndd.int16, ndd.int32, ndd.float32]
+
+
+def _color_images(dtype, shapes, seed=3):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return [rng.random(s, dtype=np.float32) for s in shapes]
+    high = {1: 255, 2: 4000, 4: 70000}[dtype.itemsize]
+    return [rng.integers(0, high, s, endpoint=True).astype(dtype) for s in shapes]
+
+
+@pytest.mark.parametrize("out_type", COLOR_TYPES)
+@pytest.mark.parametrize("in_type", COLOR_TYPES)
+def test_brightness_contrast_matches_the_cpu(in_type, out_type, any_gpu):
+    samples = _color_images(in_type.numpy, [(5, 7, 3), (4, 6, 1), (0, 3, 3)])
+    brightness = ndd.batch([np.float32(b) for b in (1.5, 0.25, 2.0)])
+    for op, kwargs in (
+        (ndd.brightness_contrast, dict(brightness=brightness, brightness_shift=0.1, contrast=1.7)),
+        (ndd.brightness, dict(brightness=0.6, brightness_shift=-0.05)),
+        (ndd.contrast, dict(contrast=3.0, contrast_center=40.0)),
+    ):
+        _check_batch(op, samples, "HWC", dtype=out_type, **kwargs)
+
+
+@pytest.mark.parametrize("op", [ndd.hue, ndd.saturation, ndd.hsv, ndd.color_twist])
+def test_hue_saturation_family_matches_the_cpu_on_bytes_and_floats(op, any_gpu):
+    kwargs = {
+        ndd.hue: dict(hue=ndd.batch([np.float32(h) for h in (30.0, -75.0)])),
+        ndd.saturation: dict(saturation=0.4),
+        ndd.hsv: dict(hue=12.0, saturation=1.6, value=0.9),
+        ndd.color_twist: dict(hue=45.0, saturation=0.5, brightness=1.2, contrast=0.8),
+    }[op]
+    for dtype in (np.uint8, np.float32):
+        samples = _color_images(dtype, [(6, 5, 3), (3, 9, 3)])
+        # hsv's output type is uint8 unless asked otherwise.
+        out = dict(dtype=ndd.uint8 if dtype == np.uint8 else ndd.float32) if op is ndd.hsv else {}
+        _check_batch(op, samples, "HWC", **kwargs, **out)
+
+
+def test_hue_saturation_family_converts_types_within_a_rounding(any_gpu):
+    samples = _color_images(np.int16, [(6, 5, 3), (3, 9, 3)])
+    gpu = ndd.color_twist(ndd.batch(samples, layout="HWC").gpu(), hue=20.0, saturation=1.3, dtype=ndd.float32)
+    cpu = ndd.color_twist(ndd.batch(samples, layout="HWC"), hue=20.0, saturation=1.3, dtype=ndd.float32)
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        # numpy's matrix product (the CPU's path for mixed types) may sum in another order.
+        np.testing.assert_allclose(np.asarray(g), np.asarray(c), rtol=1e-5, atol=1e-2)
+
+
+def test_colour_arguments_per_frame_match_the_cpu(any_gpu):
+    (frames,) = _color_images(np.uint8, [(3, 4, 5, 3)])
+    _check(ndd.brightness, frames, "FHWC", brightness=np.array([0.5, 1.0, 1.5], np.float32))
+    _check(ndd.hue, frames, "FHWC", hue=np.array([10.0, 20.0, 30.0], np.float32))
+
+
+def test_arguments_marked_per_frame_are_refused_on_the_gpu_at_the_call(fake):
+    x = ndd.tensor(np.zeros((3, 4, 5, 3), np.uint8), layout="FHWC").gpu()
+    with pytest.raises(NotImplementedError, match="ndd.hue on the GPU: arguments marked with ndd.per_frame"):
+        ndd.hue(x, hue=ndd.per_frame(np.array([10.0, 20.0, 30.0], np.float32)))
+
+
+@pytest.mark.parametrize(
+    "image_type, output_type",
+    [(a, b) for a in ("RGB", "BGR", "GRAY", "YCbCr") for b in ("RGB", "BGR", "GRAY", "YCbCr") if a != b],
+)
+def test_color_space_conversion_matches_the_cpu(image_type, output_type, any_gpu):
+    channels = 1 if image_type == "GRAY" else 3
+    samples = _color_images(np.uint8, [(7, 9, channels), (2, 3, channels)])
+    kwargs = dict(image_type=getattr(ndd.types, image_type), output_type=getattr(ndd.types, output_type))
+    _check_batch(ndd.color_space_conversion, samples, "HWC", **kwargs)
