@@ -137,6 +137,8 @@ class FakeDriver:
     CUmodule = _real.CUmodule
     CUfunction = _real.CUfunction
     CUdeviceptr = _real.CUdeviceptr
+    CUmemorytype = _real.CUmemorytype
+    CUDA_MEMCPY2D = _real.CUDA_MEMCPY2D
     cuuint64_t = _real.cuuint64_t
     # What cuEventElapsedTime answers between two recorded events, in milliseconds.
     event_elapsed_ms = 1.0
@@ -312,6 +314,13 @@ class FakeDriver:
         entries.append(("record", _handle(event)))
         return (_SUCCESS,)
 
+    def cuEventQuery(self, event):
+        error = self._enter("cuEventQuery")
+        if error is not None:
+            return (error,)
+        # Work runs as it is queued here: a recorded event is always reached.
+        return (_SUCCESS,)
+
     def cuStreamWaitEvent(self, stream, event, flags):
         error = self._enter("cuStreamWaitEvent")
         if error is not None:
@@ -462,6 +471,28 @@ class FakeDriver:
         target, dst_offset = self._find(_handle(dst))
         target[dst_offset : dst_offset + byte_count] = source[src_offset : src_offset + byte_count]
         self._queue(stream, ("copy", "DtoD", _handle(dst), byte_count))
+        return (_SUCCESS,)
+
+    def cuMemcpy2DAsync(self, copy, stream):
+        error = self._enter("cuMemcpy2DAsync")
+        if error is not None:
+            return (error,)
+        host = _real.CUmemorytype.CU_MEMORYTYPE_HOST
+        width, height = int(copy.WidthInBytes), int(copy.Height)
+        for row in range(height):
+            src_at = int(copy.srcXInBytes) + (int(copy.srcY) + row) * int(copy.srcPitch)
+            dst_at = int(copy.dstXInBytes) + (int(copy.dstY) + row) * int(copy.dstPitch)
+            if copy.srcMemoryType == host:
+                data = ctypes.string_at(int(copy.srcHost) + src_at, width)
+            else:
+                source, offset = self._find(int(copy.srcDevice) + src_at)
+                data = bytes(source[offset : offset + width])
+            if copy.dstMemoryType == host:
+                ctypes.memmove(int(copy.dstHost) + dst_at, data, width)
+            else:
+                target, offset = self._find(int(copy.dstDevice) + dst_at)
+                target[offset : offset + width] = data
+        self._queue(stream, ("copy", "2D", int(copy.dstDevice), width * height))
         return (_SUCCESS,)
 
     def cuMemsetD8Async(self, dst, value, count, stream):

@@ -159,7 +159,8 @@ class Event:
 
     ``record(stream)`` marks the current end of a stream's work; ``wait(stream)``
     makes another stream wait for that mark without blocking the host;
-    ``synchronize()`` blocks the host until it is reached. The event is destroyed
+    ``synchronize()`` blocks the host until it is reached; ``query()`` tells
+    whether it is reached. The event is destroyed
     when collected; the driver keeps it alive until pending waits complete.
     """
 
@@ -189,6 +190,15 @@ class Event:
 
     def synchronize(self) -> None:
         driver.check(state().api.cuEventSynchronize(self.event), "synchronizing a CUDA event")
+
+    def query(self) -> bool:
+        """Whether the work before the recorded mark is done (never blocks)."""
+        api = state().api
+        (result,) = api.cuEventQuery(self.event)
+        if result == api.CUresult.CUDA_ERROR_NOT_READY:
+            return False
+        driver.check((result,), "querying a CUDA event")
+        return True
 
 
 def order_after(consumer, producer, device_id: int) -> None:

@@ -39,6 +39,7 @@ from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
 from ..types import DALIImageType, enum_value
 from . import image_codec
 from .conversions import cast_array
+from .gpu_decoding import GpuImageDecoder
 from .image_codec import ImageDecodeError
 from .random_ops import RNG_ARG, _crop_windows
 from .schema import Arg, Input, Operator
@@ -233,7 +234,7 @@ def _decoder(name, module, *, extra_args, window, inputs=None, prepare_extra=Non
         return _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx)
 
     args = _DECODE_ARGS + _GPU_TUNING + (_CACHE_ARGS if cache_args else []) + extra_args
-    return Operator(
+    op = Operator(
         name,
         module=module,
         inputs=inputs or [Input("input", doc="Encoded images (uint8 bytes of a file).")],
@@ -244,6 +245,8 @@ def _decoder(name, module, *, extra_args, window, inputs=None, prepare_extra=Non
         batch_kernel=batch_kernel,
         doc=doc,
     )
+    op.gpu_kernel = GpuImageDecoder(op, window, _describe_source)
+    return op
 
 
 # -- image_crop ------------------------------------------------------------------------

@@ -1,0 +1,268 @@
+"""GPU decoding of the image decoders (``decoders.image``, ``image_crop``,
+``image_random_crop``) through nvImageCodec.
+
+A call decodes the whole batch with one ``Decoder.decode`` on the context's
+stream: nvJPEG's hardware and CUDA decoders where the GPU has them, nvImageCodec's
+CPU codecs (libjpeg-turbo, libpng, libtiff, OpenJPEG, ...) for what the GPU cannot
+decode. nvImageCodec hands back one image per sample in memory it allocates
+(decoding into a caller's buffer is not in its Python API), and a GPU batch is one
+allocation that every kernel reads through per-sample offsets, so each decoded
+image is copied once, with one 2-D copy per sample, into the batch's allocation
+from ndd's pool; the crop decoders copy only their window. At 0.6 MB per image that
+copy is a few microseconds of a GPU's memory bandwidth.
+
+The decoded images stay alive until the copies that read them are done (an event
+per call, checked at the next calls), since nvImageCodec may free their memory at
+once when they are collected.
+
+Each result is mapped back to its sample: a sample the codecs cannot decode (None
+in nvImageCodec's answer) becomes an ``ImageDecodeError`` naming the operator, the
+sample and its file, as on the CPU, and the other samples are kept in the error's
+``decoded``.
+
+Nothing here touches the driver or nvImageCodec at import: both are imported on
+first use.
+"""
+
+import collections
+import threading
+
+import numpy as np
+
+from .._prepare.invocation import per_sample_args
+from ..types import DALIImageType
+from .gpu_segments import SampleOutputs, cuda, launch_segments, unsupported
+from .image_codec import ImageDecodeError
+
+__all__ = ["GpuImageDecoder", "make_decoder"]
+
+# The output types decoded on the GPU, as nvImageCodec's (color spec, sample format) names.
+# GRAY is decoded as RGB and weighted on the GPU as the CPU does (nvImageCodec's
+# gray is the JPEG's luma plane, up to 11 levels away from the CPU's).
+_FORMATS = {
+    DALIImageType.RGB: ("SRGB", "I_RGB"),
+    DALIImageType.BGR: ("SRGB", "I_BGR"),
+    DALIImageType.GRAY: ("SRGB", "I_RGB"),
+    DALIImageType.ANY_DATA: ("UNCHANGED", "I_UNCHANGED"),
+}
+# The CPU's weights of R, G and B in GRAY (image_codec._GRAY_WEIGHTS).
+_GRAY_WEIGHTS = (0.299, 0.587, 0.114)
+
+_decoders = {}
+_decoders_lock = threading.Lock()
+# (event, decoded images) of the calls whose copies may still be reading the images.
+_in_flight = collections.deque()
+
+
+def nvimgcodec():
+    """nvImageCodec's Python module, or None when it is not installed."""
+    try:
+        from nvidia import nvimgcodec as module
+    except ImportError:
+        return None
+    return module
+
+
+def make_decoder(device_id):
+    """A decoder on ``device_id`` with every backend nvImageCodec has (GPU ones first,
+    the CPU codecs as the fallback)."""
+    return nvimgcodec().Decoder(device_id=device_id)
+
+
+def _decoder(device_id):
+    """One decoder per device and thread (a decoder runs one batch at a time)."""
+    key = (device_id, threading.get_ident())
+    with _decoders_lock:
+        decoder = _decoders.get(key)
+        if decoder is None:
+            decoder = _decoders[key] = make_decoder(device_id)
+        return decoder
+
+
+def _release_finished():
+    """Drop the decoded images of the calls whose copies are done."""
+    while _in_flight and _in_flight[0][0].query():
+        _in_flight.popleft()
+
+
+def _layout_of(image):
+    """(pointer, row pitch in bytes, whether it is device memory, shape) of a decoded image."""
+    on_device = image.buffer_kind == nvimgcodec().ImageBufferKind.STRIDED_DEVICE
+    interface = image.__cuda_array_interface__ if on_device else image.__array_interface__
+    shape = tuple(interface["shape"])
+    if len(shape) == 2:
+        shape = shape + (1,)
+    strides = interface.get("strides")
+    pitch = strides[0] if strides else shape[1] * shape[2]
+    return int(interface["data"][0]), int(pitch), on_device, shape
+
+
+class GpuImageDecoder:
+    """The GPU kernel of an image decoder. ``window(qualname, (H, W), data, args,
+    index)`` gives the (y, x, h, w) window of the oriented image to keep (None: the
+    whole image), as on the CPU; ``describe(args, index)`` names a sample in errors."""
+
+    def __init__(self, op, window, describe):
+        self.op = op
+        self.window = window
+        self.describe = describe
+
+    def check(self, ins, args):
+        """Prepare phase: encoded bytes in host memory, and an output the GPU path gives."""
+        if ins[0]._device.device_type == "gpu":
+            raise unsupported(self.op, "encoded images in GPU memory; give the encoded bytes in host memory")
+        if args["output_type"] not in _FORMATS:
+            names = ", ".join(t.name for t in _FORMATS)
+            raise unsupported(self.op, f"'output_type' {args['output_type'].name} (GPU: {names})")
+        if args["dtype"].numpy != np.uint8:
+            raise unsupported(self.op, f"'dtype' {args['dtype']} (GPU: uint8)")
+        if nvimgcodec() is None:
+            raise unsupported(
+                self.op, "nvImageCodec is not installed (pip install 'ndd[gpu]' brings nvidia-nvimgcodec)"
+            )
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        codec = nvimgcodec()
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        data = inputs[0]
+        count = 1 if batch_size < 0 else batch_size
+        samples = data if isinstance(data, list) else [data] * count
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        color_spec, sample_format = _FORMATS[args["output_type"]]
+        params = codec.DecodeParams(
+            apply_exif_orientation=bool(args["adjust_orientation"]),
+            color_spec=getattr(codec.ColorSpec, color_spec),
+            sample_format=getattr(codec.SampleFormat, sample_format),
+        )
+        _release_finished()
+        streams, errors = [], {}
+        for i, sample in enumerate(samples):
+            try:
+                streams.append(codec.CodeStream(np.ascontiguousarray(sample).reshape(-1).tobytes()))
+            except Exception as exc:  # an unreadable header, reported per sample
+                errors[i] = exc
+                streams.append(None)
+        readable = [i for i, s in enumerate(streams) if s is not None]
+        images = [None] * count
+        if readable:
+            decoded = _decoder(device_id).decode(
+                [streams[i] for i in readable], params=params, cuda_stream=int(stream.handle)
+            )
+            for i, image in zip(readable, decoded, strict=True):
+                images[i] = image
+        index = (lambda i: None) if batch_size < 0 else (lambda i: i)
+        windows = [None] * count
+        for i, image in enumerate(images):
+            if image is None:
+                errors.setdefault(i, RuntimeError("the codecs cannot decode it"))
+                continue
+            shape = _layout_of(image)[3]
+            if self.window is not None:
+                try:
+                    windows[i] = self.window(
+                        self.op.qualname, shape[:2], samples[i], sample_args[i], index(i)
+                    )
+                except Exception as exc:  # a window that does not fit, per sample
+                    errors[i] = exc
+            if windows[i] is None and i not in errors:
+                windows[i] = (0, 0, shape[0], shape[1])
+        if errors:
+            self._raise(errors, images, windows, sample_args, batch_size, device_id, stream)
+        shapes = [(w[2], w[3], _layout_of(image)[3][2]) for image, w in zip(images, windows, strict=True)]
+        out = SampleOutputs(shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
+        for image, window, shape, offset in zip(images, windows, shapes, out.offsets, strict=True):
+            _copy_window(image, window, shape, out.base.ptr + offset, stream)
+        _keep_until_copied(images, device_id, stream)
+        if args["output_type"] == DALIImageType.GRAY:
+            return [_to_gray(out, shapes, batch_size, device_id, stream)]
+        return [out.result]
+
+    def _raise(self, errors, images, windows, sample_args, batch_size, device_id, stream):
+        """The CPU's error for the failed samples, with the others decoded (in their
+        own GPU arrays) in ``decoded``."""
+        failed = sorted(errors)
+        decoded = []
+        for i, (image, window) in enumerate(zip(images, windows, strict=True)):
+            if i in errors:
+                decoded.append(None)
+                continue
+            shape = (window[2], window[3], _layout_of(image)[3][2])
+            out = SampleOutputs([shape], np.dtype(np.uint8), False, device_id, stream)
+            _copy_window(image, window, shape, out.base.ptr, stream)
+            gray = sample_args[0]["output_type"] == DALIImageType.GRAY
+            decoded.append(_to_gray(out, [shape], -1, device_id, stream) if gray else out.result)
+        _keep_until_copied(images, device_id, stream)
+        first = failed[0]
+        where = self.describe(sample_args[first], None if batch_size < 0 else first)
+        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
+        raise ImageDecodeError(
+            f"{self.op.qualname}: cannot decode{where}: {errors[first]}{more}",
+            decoded=decoded if batch_size >= 0 else None,
+            failed=failed if batch_size >= 0 else (),
+        ) from errors[first]
+
+
+def _copy_window(image, window, shape, dst, stream):
+    """Queue the copy of the (y, x, h, w) ``window`` of a decoded image into the
+    contiguous ``shape`` at device address ``dst``."""
+    _, _, _, driver, context = cuda()
+    api = context.state().api
+    ptr, pitch, on_device, full_shape = _layout_of(image)
+    channels = full_shape[2]
+    y, x, h, w = window
+    if h == 0 or w == 0:
+        return
+    copy = api.CUDA_MEMCPY2D()
+    copy.srcXInBytes = x * channels
+    copy.srcY = y
+    copy.srcPitch = pitch
+    if on_device:
+        copy.srcMemoryType = api.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        copy.srcDevice = ptr
+    else:
+        copy.srcMemoryType = api.CUmemorytype.CU_MEMORYTYPE_HOST
+        copy.srcHost = ptr
+    copy.dstMemoryType = api.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    copy.dstDevice = dst
+    copy.dstXInBytes = 0
+    copy.dstY = 0
+    copy.dstPitch = w * channels
+    copy.WidthInBytes = w * channels
+    copy.Height = h
+    driver.check(api.cuMemcpy2DAsync(copy, int(stream.handle)), f"copying a decoded {shape} image")
+
+
+def _keep_until_copied(images, device_id, stream):
+    from .._cuda.streams import Event
+
+    _in_flight.append((Event(device_id).record(stream.handle), [i for i in images if i is not None]))
+
+
+def _to_gray(rgb, shapes, batch_size, device_id, stream):
+    """The GRAY batch of decoded RGB samples (``rgb``: SampleOutputs of ``shapes``),
+    with the colour kernel of kernels/image.cu."""
+    from .gpu_image import COLOR_HALF_UP, COLOR_MATRIX, MODULE
+
+    device_array = cuda()[0]
+    gray_shapes = [(h, w, 1) for h, w, _ in shapes]
+    out = SampleOutputs(gray_shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
+    rows = []
+    for (h, w, _), in_offset, out_offset in zip(shapes, rgb.offsets, out.offsets, strict=True):
+        rows += [in_offset, out_offset, h * w, 3, 1, 0, COLOR_MATRIX, COLOR_HALF_UP]
+    most = max((h * w for h, w, _ in shapes), default=0)
+    if most:
+        params = np.array((0.0, 0.0, 0.0, *_GRAY_WEIGHTS, 0.0), np.float32)
+        table = device_array.DeviceArray.from_host(params, device_id, stream)
+        launch_segments(
+            device_id,
+            MODULE,
+            "color_u8_to_u8",
+            256,
+            stream,
+            rows,
+            8,
+            most,
+            (rgb.base.ptr, out.base.ptr),
+            (table.ptr,),
+        )
+    return out.result

@@ -1,0 +1,154 @@
+"""GPU image decoding (ndd/_ops/gpu_decoding.py) through nvImageCodec, compared
+with the CPU decoders.
+
+On the host run (``decoding`` = "host") nvImageCodec decodes with its CPU codecs
+(libjpeg-turbo, libpng, ...), which give the CPU decoders' pixels exactly, and the
+FakeDriver takes the copies into the batch; this proves the mapping of results to
+samples, the windows, the errors and the copies. On a real GPU ("device") nvJPEG
+decodes: its IDCT and upsampling differ from libjpeg-turbo's by a few levels.
+"""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+nvimgcodec = pytest.importorskip("nvidia.nvimgcodec")
+
+from PIL import Image  # noqa: E402
+
+import ndd  # noqa: E402
+from ndd._ops import gpu_decoding  # noqa: E402
+from ndd._ops.image_codec import ImageDecodeError  # noqa: E402
+
+PHOTOS = Path(ndd.__file__).parent / "_sample_data" / "photos"
+
+
+def photo_paths():
+    return sorted(PHOTOS.glob("*.jpg"))
+
+
+@pytest.fixture
+def decoding(any_gpu, monkeypatch):
+    """nvImageCodec with its CPU codecs only on the host run, all of them on a GPU."""
+    if any_gpu == "host":
+        monkeypatch.setattr(
+            gpu_decoding,
+            "make_decoder",
+            lambda device_id: nvimgcodec.Decoder(
+                device_id=nvimgcodec.NVIMGCODEC_DEVICE_CPU_ONLY,
+                backends=[nvimgcodec.Backend(nvimgcodec.BackendKind.CPU_ONLY)],
+            ),
+        )
+    monkeypatch.setattr(gpu_decoding, "_decoders", {})
+    yield any_gpu
+
+
+def _encoded(paths):
+    return [np.fromfile(p, np.uint8) for p in paths]
+
+
+def _png(array):
+    buffer = io.BytesIO()
+    Image.fromarray(array).save(buffer, format="PNG")
+    return np.frombuffer(buffer.getvalue(), np.uint8)
+
+
+def _jpeg_with_orientation(array, orientation):
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.fromarray(array).save(buffer, format="JPEG", quality=92, exif=exif.tobytes())
+    return np.frombuffer(buffer.getvalue(), np.uint8)
+
+
+def _assert_decoded_alike(gpu_batch, cpu_batch, decoding):
+    assert gpu_batch.device.device_type == "gpu"
+    assert gpu_batch.dtype == cpu_batch.dtype and gpu_batch.layout == cpu_batch.layout == "HWC"
+    for g, c in zip(gpu_batch.cpu(), cpu_batch, strict=True):
+        g, c = np.asarray(g), np.asarray(c)
+        assert g.shape == c.shape
+        if decoding == "host" and g.shape[2] != 1:
+            np.testing.assert_array_equal(g, c)
+        elif decoding == "host":
+            # GRAY: the GPU's weighted sum rounds halves up, the CPU's numpy product to even.
+            assert np.abs(g.astype(np.int16) - c.astype(np.int16)).max() <= 1
+        else:
+            # nvJPEG against libjpeg-turbo: a few levels apart at most, equal on average.
+            difference = np.abs(g.astype(np.int16) - c.astype(np.int16))
+            assert difference.max() <= 8 and difference.mean() < 1.0
+
+
+@pytest.mark.parametrize("output_type", [ndd.types.RGB, ndd.types.BGR, ndd.types.GRAY, ndd.types.ANY_DATA])
+def test_decoding_a_batch_of_photographs_matches_the_cpu(output_type, decoding):
+    encoded = _encoded(photo_paths()[:4])
+    gpu = ndd.decoders.image(ndd.batch(encoded), device="gpu", output_type=output_type)
+    cpu = ndd.decoders.image(ndd.batch(encoded), output_type=output_type)
+    _assert_decoded_alike(gpu, cpu, decoding)
+
+
+def test_decoding_pngs_with_and_without_alpha_matches_the_cpu(decoding):
+    rng = np.random.default_rng(0)
+    encoded = [
+        _png(rng.integers(0, 256, (13, 17, 3), dtype=np.uint8)),
+        _png(rng.integers(0, 256, (9, 5, 4), dtype=np.uint8)),
+    ]
+    for output_type in (ndd.types.RGB, ndd.types.ANY_DATA):
+        gpu = ndd.decoders.image(ndd.batch(encoded), device="gpu", output_type=output_type)
+        cpu = ndd.decoders.image(ndd.batch(encoded), output_type=output_type)
+        _assert_decoded_alike(gpu, cpu, "host")
+
+
+@pytest.mark.parametrize("adjust", [True, False])
+def test_the_exif_orientation_is_applied_as_on_the_cpu(adjust, decoding):
+    rng = np.random.default_rng(1)
+    picture = np.repeat(np.repeat(rng.integers(0, 256, (6, 10, 3), dtype=np.uint8), 8, 0), 8, 1)
+    encoded = [_jpeg_with_orientation(picture, o) for o in (1, 3, 6, 8)]
+    gpu = ndd.decoders.image(ndd.batch(encoded), device="gpu", adjust_orientation=adjust)
+    cpu = ndd.decoders.image(ndd.batch(encoded), adjust_orientation=adjust)
+    _assert_decoded_alike(gpu, cpu, decoding)
+
+
+def test_crop_decoders_keep_the_cpus_windows(decoding):
+    encoded = _encoded(photo_paths()[:3])
+    kwargs = dict(crop=(64, 96), crop_pos_x=0.25, crop_pos_y=0.8)
+    _assert_decoded_alike(
+        ndd.decoders.image_crop(ndd.batch(encoded), device="gpu", **kwargs),
+        ndd.decoders.image_crop(ndd.batch(encoded), **kwargs),
+        decoding,
+    )
+    _assert_decoded_alike(
+        ndd.decoders.image_random_crop(ndd.batch(encoded), device="gpu", rng=ndd.random.RNG(seed=5)),
+        ndd.decoders.image_random_crop(ndd.batch(encoded), rng=ndd.random.RNG(seed=5)),
+        decoding,
+    )
+    single = ndd.tensor(encoded[0])
+    gpu = ndd.decoders.image_crop(single, device="gpu", **kwargs)
+    cpu = ndd.decoders.image_crop(single, **kwargs)
+    assert gpu.device.device_type == "gpu" and gpu.shape == cpu.shape == (64, 96, 3)
+    if decoding == "host":
+        np.testing.assert_array_equal(np.asarray(gpu.cpu()), np.asarray(cpu))
+
+
+def test_a_corrupt_sample_names_itself_and_keeps_the_others(decoding):
+    good = _encoded(photo_paths()[:2])
+    corrupt = np.frombuffer(b"\xff\xd8\xff\xe0 not a jpeg at all", np.uint8)
+    result = ndd.decoders.image(ndd.batch([good[0], corrupt, good[1]]), device="gpu")
+    with pytest.raises(ImageDecodeError, match=r"ndd.decoders.image: cannot decode \(sample 1\)") as info:
+        result.evaluate()
+    error = info.value if info.value.failed else info.value.__cause__
+    assert error.failed == (1,)
+    assert error.decoded[1] is None
+    cpu = ndd.decoders.image(ndd.batch(good))
+    for decoded, expected in zip([error.decoded[0], error.decoded[2]], cpu, strict=True):
+        assert tuple(decoded.shape) == np.asarray(expected).shape
+
+
+def test_outputs_the_gpu_path_lacks_are_refused_at_the_call(fake):
+    encoded = ndd.batch(_encoded(photo_paths()[:1]))
+    with pytest.raises(NotImplementedError, match=r"ndd.decoders.image on the GPU: 'dtype' f32"):
+        ndd.decoders.image(encoded, device="gpu", dtype=ndd.float32)
+    with pytest.raises(NotImplementedError, match=r"ndd.decoders.image on the GPU: 'output_type' YCbCr"):
+        ndd.decoders.image(encoded, device="gpu", output_type=ndd.types.YCbCr)
