@@ -152,3 +152,35 @@ def test_outputs_the_gpu_path_lacks_are_refused_at_the_call(fake):
         ndd.decoders.image(encoded, device="gpu", dtype=ndd.float32)
     with pytest.raises(NotImplementedError, match=r"ndd.decoders.image on the GPU: 'output_type' YCbCr"):
         ndd.decoders.image(encoded, device="gpu", output_type=ndd.types.YCbCr)
+
+
+def _training_step(encoded, device, seed):
+    images = ndd.decoders.image(encoded, device=device)
+    cropped = ndd.random_resized_crop(images, size=[56, 56], rng=ndd.random.RNG(seed=seed))
+    coin = ndd.random.coin_flip(batch_size=encoded.batch_size, rng=ndd.random.RNG(seed=seed + 1))
+    flipped = ndd.flip(cropped, horizontal=coin)
+    return ndd.crop_mirror_normalize(
+        flipped, dtype=ndd.float32, output_layout="CHW", mean=[124.0, 116.0, 104.0], std=[58.0, 57.0, 57.0]
+    )
+
+
+def _validation_step(encoded, device):
+    resized = ndd.resize(ndd.decoders.image(encoded, device=device), resize_shorter=64)
+    return ndd.crop_mirror_normalize(resized, crop=[56, 56], dtype=ndd.float16, output_layout="CHW")
+
+
+def test_the_training_and_validation_pipelines_run_on_the_gpu_as_on_the_cpu(decoding):
+    encoded = ndd.batch(_encoded(photo_paths()[:3]))
+    for gpu, cpu in (
+        (_training_step(encoded, "gpu", 7), _training_step(encoded, "cpu", 7)),
+        (_validation_step(encoded, "gpu"), _validation_step(encoded, "cpu")),
+    ):
+        assert gpu.device.device_type == "gpu"
+        gpu_values, cpu_values = np.asarray(ndd.as_tensor(gpu).cpu()), np.asarray(ndd.as_tensor(cpu))
+        assert gpu_values.shape == cpu_values.shape and gpu_values.dtype == cpu_values.dtype
+        if decoding == "host":
+            np.testing.assert_array_equal(gpu_values, cpu_values)
+        else:
+            np.testing.assert_allclose(
+                gpu_values.astype(np.float32), cpu_values.astype(np.float32), atol=0.15
+            )
