@@ -52,3 +52,31 @@ def test_smoke_run_says_its_figures_are_meaningless(smoke_output):
 def test_smoke_run_measures_the_ndd_dispatch_cost(smoke_output):
     ndd_row = next(line for line in smoke_output.splitlines() if line.startswith("ndd "))
     assert float(ndd_row.split()[1]) > 0
+
+
+def test_the_gpu_pipeline_benchmark_runs_its_pipelines_in_a_smoke_run(tmp_path):
+    """bench/gpu_pipeline.py --smoke: ndd's training and validation pipelines on the
+    FakeDriver (nvImageCodec's CPU codecs decode), one row each."""
+    pytest.importorskip("nvidia.nvimgcodec")
+    if not (kernel_files.KERNELS_DIR / kernel_files.MANIFEST_NAME).exists():
+        pytest.skip("ndd was built without its GPU kernels (NVRTC missing)")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "gpu_pipeline.py"),
+            "--smoke",
+            "--data",
+            str(tmp_path / "jpegs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    rows = [
+        line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["training"], ["validation"])
+    ]
+    assert [row[0] for row in rows] == ["training", "validation"]
+    assert all(float(row[1]) > 0 for row in rows)
+    assert "SMOKE RUN" in run.stdout

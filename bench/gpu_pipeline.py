@@ -1,0 +1,300 @@
+"""Image pipelines on the GPU: ndd against the reference's dynamic mode and its
+pipeline mode (the ceiling), in one run.
+
+The training and validation pipelines of ``bench/cpu_pipeline.py`` (its dataset:
+real-photo JPEGs of ImageNet-like sizes, built once), with ``device="gpu"``, in
+batches of 256:
+
+- ``training``: File -> decode on the GPU -> random_resized_crop(224) -> flip by a
+  coin -> crop_mirror_normalize(float, CHW)
+- ``validation``: File -> decode on the GPU -> resize(resize_shorter=256) ->
+  crop_mirror_normalize(crop 224x224, float, CHW)
+
+ndd and the reference's dynamic mode run the same code (eager mode, as many
+threads as the machine has cores); each batch's output stays on the GPU as one
+dense tensor (what a model takes), and each epoch ends with a copy of its last
+batch to the host, which waits for all the work queued before it. The pipeline
+mode runs ``fn.readers.file`` -> ``fn.decoders.image(device="mixed")`` -> the same
+operators, with ``pipe.run()`` per batch. Each implementation runs in its own
+worker process (ndd from this interpreter, the reference from its side
+virtualenv); the driver interleaves them, repeats, and prints medians in images
+per second, the spread (min-max) and the ratios. Targets: ndd at least 1.1x the
+dynamic mode and 1.0x the pipeline mode.
+
+    python bench/gpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 5]
+    python bench/gpu_pipeline.py --smoke   # every ndd code path once on the FakeDriver
+
+With ``--smoke`` no GPU is used: a handful of small images, decoded by nvImageCodec's
+CPU codecs into the recording FakeDriver (no kernel runs), and no reference. It proves
+that the script runs, nothing more; every figure is meaningless.
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from cpu_pipeline import MEAN, STD, make_data  # noqa: E402
+
+BATCH_SIZE = 256
+NUM_FILES = 2048
+CASES = ["training", "validation"]
+IMPLS = {"ndd": "ndd", "ref": "reference dynamic", "ref_pipeline": "reference pipeline"}
+TARGETS = {"ref": 1.1, "ref_pipeline": 1.0}
+SMOKE_LABEL = "SMOKE RUN on the recording FakeDriver: no kernel ran, every figure below is meaningless"
+
+
+_fake_installed = []
+
+
+def _install_fake():
+    """The recording FakeDriver as the driver, and nvImageCodec's CPU codecs as the decoder."""
+    from nvidia import nvimgcodec
+
+    from ndd._cuda import driver
+    from ndd._cuda.fake import FakeDriver
+    from ndd._ops import gpu_decoding
+
+    installing = driver.use_fake(FakeDriver())
+    installing.__enter__()
+    # Kept: collecting the context manager would close it and uninstall the fake.
+    _fake_installed.append(installing)
+    gpu_decoding.make_decoder = lambda device_id: nvimgcodec.Decoder(
+        device_id=nvimgcodec.NVIMGCODEC_DEVICE_CPU_ONLY,
+        backends=[nvimgcodec.Backend(nvimgcodec.BackendKind.CPU_ONLY)],
+    )
+
+
+def _dynamic_pipelines(ndd, root, batch_size, size):
+    """Per case: a function running one epoch and returning the number of images (ndd or the reference)."""
+    import numpy as np
+
+    readers = {
+        "training": ndd.readers.File(file_root=root, random_shuffle=True, seed=1),
+        "validation": ndd.readers.File(file_root=root),
+    }
+
+    def training(encoded):
+        images = ndd.decoders.image(encoded, device="gpu")
+        cropped = ndd.random_resized_crop(images, size=[size, size])
+        flipped = ndd.flip(cropped, horizontal=ndd.random.coin_flip(batch_size=encoded.batch_size))
+        return ndd.crop_mirror_normalize(flipped, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD)
+
+    def validation(encoded):
+        images = ndd.decoders.image(encoded, device="gpu")
+        resized = ndd.resize(images, resize_shorter=size * 8 // 7)
+        return ndd.crop_mirror_normalize(
+            resized, crop=[size, size], dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        )
+
+    steps = {"training": training, "validation": validation}
+
+    def epoch_runner(case):
+        def run_epoch():
+            images, last = 0, None
+            for encoded, _labels in readers[case].next_epoch(batch_size=batch_size):
+                last = ndd.as_tensor(steps[case](encoded))
+                last.evaluate()
+                images += encoded.batch_size
+            np.asarray(last.cpu())  # waits for every batch's work
+            return images
+
+        return run_epoch
+
+    return {case: epoch_runner(case) for case in CASES}
+
+
+def _reference_pipelines(root, batch_size, size, threads, num_files):
+    """The reference's pipeline mode: the same operators, ``pipe.run()`` per batch."""
+    from nvidia.dali import fn, pipeline_def, types
+
+    @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0)
+    def training():
+        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, seed=1)
+        images = fn.decoders.image(jpegs, device="mixed")
+        images = fn.random_resized_crop(images, size=[size, size])
+        images = fn.flip(images, horizontal=fn.random.coin_flip())
+        out = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD)
+        return out, labels
+
+    @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0)
+    def validation():
+        jpegs, labels = fn.readers.file(file_root=root)
+        images = fn.decoders.image(jpegs, device="mixed")
+        images = fn.resize(images, resize_shorter=size * 8 // 7)
+        out = fn.crop_mirror_normalize(
+            images, crop=[size, size], dtype=types.FLOAT, output_layout="CHW", mean=MEAN, std=STD
+        )
+        return out, labels
+
+    pipes = {"training": training(), "validation": validation()}
+    for pipe in pipes.values():
+        pipe.build()
+    iterations = math.ceil(num_files / batch_size)
+
+    def epoch_runner(case):
+        def run_epoch():
+            for _ in range(iterations):
+                out, _labels = pipes[case].run()
+            out.as_cpu()
+            return iterations * batch_size
+
+        return run_epoch
+
+    return {case: epoch_runner(case) for case in CASES}
+
+
+def _worker(impl, args):
+    """Serve timing requests on stdin: one JSON line in, one JSON line out."""
+    try:
+        if impl == "ndd":
+            if args.smoke:
+                _install_fake()
+            import ndd
+        else:
+            import nvidia.dali.experimental.dynamic as ndd
+        ndd.set_num_threads(args.threads)
+        if impl == "ref_pipeline":
+            runners = _reference_pipelines(
+                args.root, args.batch_size, args.size, args.threads, args.num_files
+            )
+        else:
+            runners = _dynamic_pipelines(ndd, args.root, args.batch_size, args.size)
+        for run_epoch in runners.values():
+            run_epoch()  # warm-up: module loads, decoder and pool set-up
+    except Exception as error:  # the reference without a GPU, or a broken install
+        print(json.dumps({"error": f"{type(error).__name__}: {error}".splitlines()[0][:300]}), flush=True)
+        return
+    print(json.dumps({"ready": impl}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        start = time.perf_counter()
+        images = sum(runners[request["case"]]() for _ in range(request["epochs"]))
+        print(json.dumps({"images_per_s": images / (time.perf_counter() - start)}), flush=True)
+
+
+class Worker:
+    def __init__(self, python, impl, args):
+        command = [python, os.path.abspath(__file__), "--worker", impl, "--root", args.root]
+        command += ["--batch-size", str(args.batch_size), "--size", str(args.size)]
+        command += ["--threads", str(args.threads), "--num-files", str(args.num_files)]
+        command += ["--smoke"] if args.smoke else []
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        ready = self.proc.stdout.readline()
+        answer = json.loads(ready) if ready else {"error": f"the worker exited ({python})"}
+        self.error = answer.get("error")
+
+    def time(self, case, epochs):
+        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["images_per_s"]
+
+    def close(self):
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _device_name():
+    try:
+        done = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.CalledProcessError, IndexError):
+        return "unknown GPU"
+
+
+def _spread(values):
+    return f"{statistics.median(values):7.0f} [{min(values):.0f}-{max(values):.0f}]"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--worker", choices=list(IMPLS), help=argparse.SUPPRESS)
+    parser.add_argument("--root", help=argparse.SUPPRESS)
+    parser.add_argument("--smoke", action="store_true", help="run the ndd pipelines once on the FakeDriver")
+    parser.add_argument(
+        "--reference-python",
+        default=os.path.expanduser("~/dali-ref/bin/python"),
+        help="interpreter of the virtualenv where nvidia-dali is installed",
+    )
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=1, help="full epochs per measurement")
+    parser.add_argument("--num-files", type=int, default=NUM_FILES, help="JPEGs in the dataset")
+    parser.add_argument("--batch-size", type=int, default=BATCH_SIZE)
+    parser.add_argument("--size", type=int, default=224, help="output side of the crops")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--data", help="use (and keep) this folder for the dataset, building it when missing")
+    args = parser.parse_args()
+    if args.worker:
+        _worker(args.worker, args)
+        return
+    if args.smoke:
+        args.repeats, args.num_files, args.batch_size, args.size = 1, 6, 4, 32
+    root = args.data or os.path.join("/tmp", f"ndd-gpu-pipeline-{args.num_files}")
+    if not os.path.isdir(root):
+        make_data(root, args.num_files)
+    args.root = root
+
+    workers = {"ndd": Worker(sys.executable, "ndd", args)}
+    if workers["ndd"].error:
+        sys.exit(f"the ndd worker failed: {workers['ndd'].error}")
+    skipped = {}
+    for impl in ("ref", "ref_pipeline"):
+        if args.smoke:
+            skipped[impl] = "not run in a smoke run"
+        elif not os.path.exists(args.reference_python):
+            skipped[impl] = f"reference interpreter {args.reference_python} not found"
+        else:
+            worker = Worker(args.reference_python, impl, args)
+            if worker.error:
+                skipped[impl] = f"cannot run: {worker.error}"
+                worker.close()
+            else:
+                workers[impl] = worker
+    results = {(impl, case): [] for impl in IMPLS for case in CASES}
+    for _ in range(args.repeats):
+        for case in CASES:
+            for impl, worker in workers.items():
+                results[impl, case].append(worker.time(case, args.epochs))
+    for worker in workers.values():
+        worker.close()
+
+    if args.smoke:
+        print(SMOKE_LABEL)
+    print(
+        f"{_device_name()}: images/s, median [min-max] of {args.repeats} repeats, batch {args.batch_size}, "
+        f"{args.num_files} JPEGs, {args.threads} CPU threads"
+    )
+    header = f"{'pipeline':<11}" + "".join(f"{IMPLS[i]:>26}" for i in IMPLS)
+    header += "".join(f"{'ndd/' + IMPLS[i].split()[-1] + ' (target)':>26}" for i in TARGETS)
+    print(header)
+    print("-" * len(header))
+    for case in CASES:
+        cells = [_spread(results[i, case]) if results[i, case] else "not run" for i in IMPLS]
+        ratios = []
+        for impl, target in TARGETS.items():
+            if not results[impl, case]:
+                ratios.append("-")
+                continue
+            ratio = statistics.median(results["ndd", case]) / statistics.median(results[impl, case])
+            ratios.append(f"{ratio:.2f} ({'ok' if ratio >= target else 'below'} {target}x)")
+        print(f"{case:<11}" + "".join(f"{c:>26}" for c in cells) + "".join(f"{r:>26}" for r in ratios))
+    for impl, why in skipped.items():
+        print(f"{IMPLS[impl]}: {why}")
+    if args.smoke:
+        print(SMOKE_LABEL)
+
+
+if __name__ == "__main__":
+    main()
