@@ -17,6 +17,7 @@ import numpy as np
 
 from .._cpu import box_matching as _box_matching
 from .._types import float32, int32
+from .gpu_boxes import GpuBbFlip, GpuBoxEncoder
 from .schema import Arg, Input, Operator
 
 _ONE = np.float32(1.0)
@@ -639,3 +640,6 @@ BBOX_ROTATE = Operator(
 
 
 OPERATORS = [BB_FLIP, BBOX_PASTE, BBOX_ROTATE, BOX_ENCODER, COORD_FLIP]
+
+BB_FLIP.gpu_kernel = GpuBbFlip(BB_FLIP)
+BOX_ENCODER.gpu_kernel = GpuBoxEncoder(BOX_ENCODER)

@@ -1,0 +1,124 @@
+"""GPU kernels of the bounding-box operators ``bb_flip`` and ``box_encoder``, queued
+on ``kernels/boxes.cu``.
+
+``bb_flip`` is one launch per batch over every box. ``box_encoder`` runs one block
+per sample: each anchor finds its best box, each box claims its best anchor
+(a block-wide reduction per box, in box order, so that later boxes win an anchor
+claimed twice, as on the CPU), then every anchor is encoded. The anchors are
+uploaded once per call and shared by the samples; the per-anchor matching state
+lives in a scratch allocation from the pool.
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import numpy as np
+
+from .._prepare.invocation import per_sample_args
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+
+__all__ = ["GpuBbFlip", "GpuBoxEncoder", "MODULE"]
+
+MODULE = "boxes"
+BLOCK = 256
+# BB_FLIP_ROW, BOX_ENCODER_ROW and BOX_ENCODER_THREADS of kernels/boxes.cu.
+_BB_FLIP_ROW = 6
+_BOX_ENCODER_ROW = 6
+_BOX_ENCODER_THREADS = 256
+_F32 = np.dtype(np.float32)
+_I32 = np.dtype(np.int32)
+
+
+def _require(op, x, dtype, what):
+    require_gpu_input(op, x)
+    if x._dtype.numpy is None or np.dtype(x._dtype.numpy) != dtype:
+        raise unsupported(op, f"{what} of type {x._dtype}")
+
+
+class GpuBbFlip:
+    """The GPU kernel of ``bb_flip``: every box of every sample in one launch."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def check(self, ins, args):
+        _require(self.op, ins[0], _F32, "boxes")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        out = SampleOutputs(source.shapes, _F32, batch_size >= 0, device_id, stream)
+        rows, most = [], 0
+        for shape, a, in_offset, out_offset in zip(
+            source.shapes, sample_args, source.offsets, out.offsets, strict=True
+        ):
+            count = int(np.prod(shape)) // 4
+            rows += [in_offset, out_offset, count, int(a["horizontal"] != 0), int(a["vertical"] != 0)]
+            rows.append(int(bool(args["ltrb"])))
+            most = max(most, count)
+        launch_segments(
+            device_id, MODULE, "bb_flip", BLOCK, stream, rows, _BB_FLIP_ROW, most, (source.ptr, out.base.ptr)
+        )
+        return [out.result]
+
+
+class GpuBoxEncoder:
+    """The GPU kernel of ``box_encoder``: one block per sample (see the module docstring)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def check(self, ins, args):
+        _require(self.op, ins[0], _F32, "boxes (input_0)")
+        _require(self.op, ins[1], _I32, "labels (input_1)")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        boxes = GpuSamples(inputs[0], batch_size)
+        labels = GpuSamples(inputs[1], batch_size)
+        anchors = np.ascontiguousarray(args["_anchors"], np.float32)
+        count = len(anchors)
+        samples = len(boxes.shapes)
+        encoded = SampleOutputs([(count, 4)] * samples, _F32, batch_size >= 0, device_id, stream)
+        out_labels = SampleOutputs([(count,)] * samples, _I32, batch_size >= 0, device_id, stream)
+        if samples == 0:
+            return [encoded.result, out_labels.result]
+        scratch = max(samples * count, 1)
+        best_iou = device_array.DeviceArray.empty((scratch,), _F32, device_id, stream)
+        best_box = device_array.DeviceArray.empty((scratch,), _I32, device_id, stream)
+        matches = device_array.DeviceArray.empty((scratch,), _I32, device_id, stream)
+        table = device_array.DeviceArray.from_host(anchors.reshape(-1), device_id, stream)
+        params = np.array(
+            [args["criteria"], float(bool(args["offset"])), args["scale"], *args["means"], *args["stds"]],
+            np.float32,
+        )
+        device_params = device_array.DeviceArray.from_host(params, device_id, stream)
+        rows = []
+        for i, (shape, box_offset, label_offset) in enumerate(
+            zip(boxes.shapes, boxes.offsets, labels.offsets, strict=True)
+        ):
+            rows += [box_offset, label_offset, shape[0], encoded.offsets[i], out_labels.offsets[i], i * count]
+        launch_segments(
+            device_id,
+            MODULE,
+            "box_encoder",
+            _BOX_ENCODER_THREADS,
+            stream,
+            rows,
+            _BOX_ENCODER_ROW,
+            1,
+            (
+                boxes.ptr,
+                labels.ptr,
+                table.ptr,
+                count,
+                encoded.base.ptr,
+                out_labels.base.ptr,
+                best_iou.ptr,
+                best_box.ptr,
+                matches.ptr,
+            ),
+            (device_params.ptr,),
+        )
+        return [encoded.result, out_labels.result]
