@@ -18,6 +18,7 @@ from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
+from .gpu_compose import GpuErase, GpuGridMask, GpuPaste
 from .image_layout import known_ndim
 from .schema import Arg, Input, Operator
 
@@ -324,13 +325,13 @@ def _grid_mask_types(ins, args):
     return [(x._dtype, x._layout)]
 
 
-def _grid_mask_kernel(arrays, args):
-    data = arrays[0]
+def _grid_coefficients(args, shape):
+    """(cos, sin, shift_x, shift_y, ratio) of a sample's grid, in tiles (float32)."""
     # As in the reference, the first two dimensions are the rows and columns whatever
     # the layout says (a CHW image is masked as if it were HWC).
-    if data.ndim not in (2, 3):
+    if len(shape) not in (2, 3):
         raise InvalidArgumentError(
-            f"ndd.grid_mask: the input must be an image of 2 or 3 dimensions (HWC), got shape {data.shape}"
+            f"ndd.grid_mask: the input must be an image of 2 or 3 dimensions (HWC), got shape {tuple(shape)}"
         )
     tile = args["tile"]
     if tile <= 0:
@@ -340,7 +341,12 @@ def _grid_mask_kernel(arrays, args):
     sin_t = _f32(np.sin(_f32(args["angle"]))) / _f32(tile)
     shift_x = _f32(args["shift_x"]) / _f32(tile)
     shift_y = _f32(args["shift_y"]) / _f32(tile)
-    return _grid_mask.grid_mask(data, cos_t, sin_t, shift_x, shift_y, _f32(args["ratio"]))
+    return cos_t, sin_t, shift_x, shift_y, _f32(args["ratio"])
+
+
+def _grid_mask_kernel(arrays, args):
+    data = arrays[0]
+    return _grid_mask.grid_mask(data, *_grid_coefficients(args, data.shape))
 
 
 GRID_MASK = Operator(
@@ -370,6 +376,24 @@ GRID_MASK = Operator(
     "A pixel (x, y) is zeroed when both coordinates of its position in the grid, rotated by "
     "``angle`` and shifted by ``shift_x``/``shift_y``, fall in the first ``ratio`` of a tile.",
 )
+
+
+# --- GPU kernels -------------------------------------------------------------------------
+
+
+def _erase_gpu_fill(args, shape, dtype):
+    layout = args[INPUT_LAYOUT]
+    fill = _channel_fill(ERASE, "fill_value", args["fill_value"], layout, shape, dtype)
+    return fill.reshape(-1), (layout.find("C") if fill.size > 1 else None)
+
+
+ERASE.gpu_kernel = GpuErase(
+    ERASE, lambda args, shape: _erase_regions(args, args[INPUT_LAYOUT], shape), _erase_gpu_fill
+)
+PASTE.gpu_kernel = GpuPaste(
+    PASTE, _paste_plan, lambda args: c_cast(args["fill_value"], np.dtype(np.uint8)).reshape(-1)
+)
+GRID_MASK.gpu_kernel = GpuGridMask(GRID_MASK, _grid_coefficients)
 
 
 # --- sequence_rearrange ----------------------------------------------------------------

@@ -1,0 +1,224 @@
+"""GPU kernels of the compositing operators ``erase``, ``paste`` and ``grid_mask``,
+queued on ``kernels/compose.cu`` (and the strided copy of ``kernels/layout.cu``).
+
+- ``erase``: a copy of the input, then one launch filling every region of every
+  sample (each region an N-D box with its fill values).
+- ``paste``: the canvas around each image filled (four bands per sample, one
+  launch), then the images copied into their windows (one strided-copy launch).
+- ``grid_mask``: one launch over every pixel of the batch, copying or zeroing it.
+
+The regions, canvases, fill values and grid coefficients come from the operators'
+own module (the CPU's code); fill values are converted there as on the CPU and
+moved here as bit patterns.
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import math
+
+import numpy as np
+
+from .._prepare.invocation import per_sample_args
+from .gpu_layout import GpuCopy, Segment, c_strides, strided_copy
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+
+__all__ = ["GpuErase", "GpuGridMask", "GpuPaste", "MODULE"]
+
+MODULE = "compose"
+BLOCK = 256
+# FILL_MAX_DIMS, FILL_HEAD and GRID_ROW of kernels/compose.cu.
+_FILL_MAX_DIMS = 6
+_FILL_HEAD = 5
+_FILL_ROW = _FILL_HEAD + 2 * _FILL_MAX_DIMS
+_GRID_ROW = 6
+# Element size in bytes -> (kernel suffix, the unsigned type of that size).
+_STORAGE = {1: ("u8", np.uint8), 2: ("u16", np.uint16), 4: ("u32", np.uint32), 8: ("u64", np.uint64)}
+
+
+def _sample_args(args, batch_size):
+    return [args] if batch_size < 0 else per_sample_args(args, batch_size)
+
+
+class _Boxes:
+    """Boxes to fill, as descriptor rows, with their fill values in one table."""
+
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+        self.rows, self.fills, self.at, self.most = [], [], 0, 0
+
+    def add(self, offset, extents, strides, fill, fill_dim):
+        """The box of ``extents`` at element ``offset`` with element ``strides``; ``fill``
+        (1-D, of the element type) laid along dimension ``fill_dim`` (None: one value)."""
+        count = math.prod(extents)
+        if count == 0:
+            return
+        fill = np.ascontiguousarray(fill, self.dtype).reshape(-1)
+        self.rows += [offset, count, len(extents), -1 if fill_dim is None else fill_dim, self.at]
+        for extent, stride in zip(extents, strides, strict=True):
+            self.rows += [extent, stride]
+        self.rows += [0, 0] * (_FILL_MAX_DIMS - len(extents))
+        self.fills.append(fill.view(_STORAGE[self.dtype.itemsize][1]))
+        self.at += fill.size
+        self.most = max(self.most, count)
+
+    def launch(self, out_ptr, device_id, stream):
+        if not self.rows:
+            return
+        device_array = cuda()[0]
+        table = device_array.DeviceArray.from_host(np.concatenate(self.fills), device_id, stream)
+        suffix = _STORAGE[self.dtype.itemsize][0]
+        launch_segments(
+            device_id,
+            MODULE,
+            f"fill_boxes_{suffix}",
+            BLOCK,
+            stream,
+            self.rows,
+            _FILL_ROW,
+            self.most,
+            (out_ptr,),
+            (table.ptr,),
+        )
+
+
+def _check_storage(op, x):
+    require_gpu_input(op, x)
+    dtype = x._dtype.numpy
+    if dtype is None or np.dtype(dtype).itemsize not in _STORAGE:
+        raise unsupported(op, f"no kernel for elements of type {x._dtype}")
+
+
+class GpuErase:
+    """The GPU kernel of ``erase``. ``regions(args, shape)`` gives a sample's
+    regions ([(axis, start, end)] each) and ``fill(args, shape, dtype)`` its fill
+    values (converted) with the dimension they are laid along (None for one)."""
+
+    def __init__(self, op, regions, fill):
+        self.op = op
+        self.regions = regions
+        self.fill = fill
+        self._copy = GpuCopy(op)
+
+    def check(self, ins, args):
+        _check_storage(self.op, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        (result,) = self._copy(inputs, args, batch_size, ctx)
+        out = GpuSamples(result, batch_size)
+        boxes = _Boxes(out.dtype)
+        for shape, offset, a in zip(out.shapes, out.offsets, _sample_args(args, batch_size), strict=True):
+            fill, fill_dim = self.fill(a, shape, out.dtype)
+            strides = c_strides(shape)
+            for region in self.regions(a, shape):
+                extents, start = list(shape), offset
+                for axis, lo, hi in region:
+                    extents[axis] = hi - lo
+                    start += lo * strides[axis]
+                boxes.add(start, extents, strides, fill, fill_dim)
+        boxes.launch(out.ptr, device_id, stream)
+        return [result]
+
+
+class GpuPaste:
+    """The GPU kernel of ``paste``. ``plan(args, shape)`` gives a sample's canvas
+    shape and the image's top and left; ``fill(args)`` the canvas colour (uint8)."""
+
+    def __init__(self, op, plan, fill):
+        self.op = op
+        self.plan = plan
+        self.fill = fill
+
+    def check(self, ins, args):
+        _check_storage(self.op, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = _sample_args(args, batch_size)
+        plans = [self.plan(a, shape) for a, shape in zip(sample_args, source.shapes, strict=True)]
+        out = SampleOutputs([p[0] for p in plans], source.dtype, batch_size >= 0, device_id, stream)
+        boxes = _Boxes(source.dtype)
+        segments = []
+        itemsize = source.dtype.itemsize
+        for (canvas, top, left), shape, a, in_offset, out_offset in zip(
+            plans, source.shapes, sample_args, source.offsets, out.offsets, strict=True
+        ):
+            fill = self.fill(a)
+            fill_dim = 2 if fill.size > 1 else None
+            height, width, channels = shape
+            strides = c_strides(canvas)
+            bottom, right = top + height, left + width
+            # The bands around the image: above, below, left of it and right of it.
+            boxes.add(out_offset, [top, canvas[1], channels], strides, fill, fill_dim)
+            boxes.add(
+                out_offset + bottom * strides[0],
+                [canvas[0] - bottom, canvas[1], channels],
+                strides,
+                fill,
+                fill_dim,
+            )
+            boxes.add(out_offset + top * strides[0], [height, left, channels], strides, fill, fill_dim)
+            boxes.add(
+                out_offset + top * strides[0] + right * strides[1],
+                [height, canvas[1] - right, channels],
+                strides,
+                fill,
+                fill_dim,
+            )
+            if height * width * channels:
+                segments.append(
+                    Segment(
+                        source.ptr + in_offset * itemsize,
+                        out.base.ptr + (out_offset + top * strides[0] + left * strides[1]) * itemsize,
+                        shape,
+                        c_strides(shape),
+                        strides,
+                    )
+                )
+        boxes.launch(out.base.ptr, device_id, stream)
+        if segments:
+            strided_copy(self.op, segments, itemsize, out.base.ptr, [source.ptr], stream, device_id)
+        return [out.result]
+
+
+class GpuGridMask:
+    """The GPU kernel of ``grid_mask``. ``coefficients(args, shape)`` gives a
+    sample's (cos, sin, shift_x, shift_y, ratio) in tiles, float32, as on the CPU."""
+
+    def __init__(self, op, coefficients):
+        self.op = op
+        self.coefficients = coefficients
+
+    def check(self, ins, args):
+        require_gpu_input(self.op, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        out = SampleOutputs(source.shapes, source.dtype, batch_size >= 0, device_id, stream)
+        itemsize = source.dtype.itemsize
+        rows, params, most = [], [], 0
+        for k, (shape, a, in_offset, out_offset) in enumerate(
+            zip(source.shapes, _sample_args(args, batch_size), source.offsets, out.offsets, strict=True)
+        ):
+            params += list(self.coefficients(a, shape))
+            pixel = itemsize * (shape[2] if len(shape) == 3 else 1)
+            rows += [in_offset * itemsize, out_offset * itemsize, shape[0], shape[1], pixel, 5 * k]
+            most = max(most, shape[0] * shape[1] * pixel)
+        if most:
+            table = device_array.DeviceArray.from_host(np.asarray(params, np.float32), device_id, stream)
+            launch_segments(
+                device_id,
+                MODULE,
+                "grid_mask",
+                BLOCK,
+                stream,
+                rows,
+                _GRID_ROW,
+                most,
+                (source.ptr, out.base.ptr),
+                (table.ptr,),
+            )
+        return [out.result]

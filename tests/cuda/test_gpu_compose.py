@@ -1,0 +1,96 @@
+"""GPU compositing operators (ndd/_ops/gpu_compose.py, kernels/compose.cu): erase,
+paste and grid_mask, compared exactly with their CPU twins on the kernels built for
+the CPU and on a real GPU (``any_gpu``)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+from gpu_testing import install_fake  # noqa: E402
+
+import ndd  # noqa: E402
+from ndd._cuda import kernel_files  # noqa: E402
+from ndd._cuda.fake import FakeDriver  # noqa: E402
+
+RAGGED = [(9, 12, 3), (14, 7, 3), (6, 5, 3), (1, 16, 3)]
+
+
+@pytest.fixture
+def fake(built, monkeypatch):
+    """The recording FakeDriver (kernels are not run) with the session's kernel build."""
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
+    yield from install_fake(FakeDriver(devices=2))
+
+
+def _images(dtype, shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return [rng.standard_normal(s).astype(dtype) for s in shapes]
+    return [rng.integers(1, 100, s).astype(dtype) for s in shapes]
+
+
+def _same(gpu, cpu):
+    assert gpu.device.device_type == "gpu"
+    assert gpu.dtype == cpu.dtype and gpu.layout == cpu.layout
+    for g, c in zip(gpu.cpu(), cpu, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
+
+
+def _check_batch(op, samples, layout, **kwargs):
+    _same(
+        op(ndd.batch(samples, layout=layout).gpu(), **kwargs), op(ndd.batch(samples, layout=layout), **kwargs)
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.bool_])
+def test_erase_matches_the_cpu(dtype, any_gpu):
+    samples = _images(dtype, RAGGED)
+    _check_batch(ndd.erase, samples, "HWC", anchor=[2, 1, 5, 4], shape=[3, 4, 10, 2], fill_value=[7])
+    _check_batch(
+        ndd.erase,
+        samples,
+        "HWC",
+        anchor=[0.25, 0.5],
+        shape=[0.5, 0.4],
+        normalized=True,
+        centered_anchor=True,
+        fill_value=[1, 2, 3],
+    )
+    _check_batch(ndd.erase, samples, "HWC", anchor=[3], shape=[2], axis_names="W")
+
+
+def test_erase_takes_per_sample_regions(any_gpu):
+    samples = _images(np.uint8, RAGGED)
+    anchors = ndd.batch([np.array(a, np.float32) for a in ([1, 1], [0, 2], [3, 0], [0, 0])])
+    shapes = ndd.batch([np.array(s, np.float32) for s in ([2, 3], [5, 1], [1, 1], [9, 9])])
+    _check_batch(ndd.erase, samples, "HWC", anchor=anchors, shape=shapes, fill_value=[200])
+
+
+def test_erase_of_chw_data_fills_per_channel(any_gpu):
+    samples = [np.ascontiguousarray(s.transpose(2, 0, 1)) for s in _images(np.float32, RAGGED)]
+    _check_batch(ndd.erase, samples, "CHW", anchor=[1, 2], shape=[4, 4], fill_value=[-1.0, 0.5, 9.0])
+
+
+def test_paste_matches_the_cpu(any_gpu):
+    samples = _images(np.uint8, RAGGED)
+    _check_batch(ndd.paste, samples, "HWC", ratio=2.0, fill_value=[10, 20, 30], paste_x=0.2, paste_y=0.9)
+    ratio = ndd.batch([np.float32(r) for r in (1.0, 1.5, 3.0, 2.2)])
+    _check_batch(ndd.paste, samples, "HWC", ratio=ratio, fill_value=[255], min_canvas_size=20.0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_grid_mask_matches_the_cpu(dtype, any_gpu):
+    samples = _images(dtype, [(40, 50, 3), (33, 21, 3), (16, 16, 3)])
+    _check_batch(ndd.grid_mask, samples, "HWC", tile=12, ratio=0.4, angle=0.3, shift_x=5.0, shift_y=-3.0)
+    angles = ndd.batch([np.float32(a) for a in (0.0, 1.2, -0.7)])
+    _check_batch(ndd.grid_mask, samples, "HWC", tile=9, angle=angles)
+    _check_batch(ndd.grid_mask, [s[:, :, 0] for s in samples], "HW", tile=7)
+
+
+def test_erase_fills_every_region_of_a_batch_in_one_launch(fake):
+    samples = [np.zeros(s, np.uint8) for s in RAGGED]
+    ndd.erase(ndd.batch(samples, layout="HWC").gpu(), anchor=[1, 1, 3, 3], shape=[1, 1, 2, 2]).evaluate()
+    fills = [launch for launch in fake.launches if launch.function.startswith("fill_boxes")]
+    # Two regions per sample, but the last image has one row: its regions are empty.
+    assert len(fills) == 1 and fills[0].grid[1] == 2 * 3
