@@ -331,3 +331,112 @@ extern "C" __global__ void random_choice(const unsigned long long* __restrict__ 
     }
   }
 }
+
+// -- noise (ndd.noise.gaussian, salt_and_pepper, shot) ----------------------------
+//
+// The input's values with noise, converted back to the input's type as the CPU
+// converts them (integers rounded half away from zero and saturated). `layout`
+// holds the output's element offset and element count per sample, `in_layout`
+// the input's element offset; params has NOISE_PARAMS values per sample.
+#define NOISE_PARAMS 6
+
+template <typename T> __device__ inline double noise_value(T x) { return (double)x; }
+
+// gaussian: params mean, stddev; each value plus an N(mean, stddev) draw in float32.
+#define NOISE_GAUSSIAN(TN, T)                                                  \
+  extern "C" __global__ void noise_gaussian_##TN(                              \
+      const unsigned long long* __restrict__ layout,                           \
+      const unsigned long long* __restrict__ in_layout,                        \
+      const double* __restrict__ params, const T* __restrict__ in,             \
+      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+    FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
+      ElementStream s(k0, k1, k2, k3, sample, i);                              \
+      const double* p = params + NOISE_PARAMS * sample;                        \
+      const float noise = s.normal_f32() * (float)p[1] + (float)p[0];          \
+      const double value = (double)noise + noise_value(in[in_layout[sample] + i]); \
+      out[base + i] = is_float<T> ? (T)(float)value : convert_draw<T>((float)value); \
+    }                                                                          \
+  }
+
+// salt_and_pepper: params salt threshold (prob * salt_vs_pepper), prob, salt and
+// pepper (already of the type), channels per pixel, channel axis (0: first, 1:
+// last; one draw per value when channels is 1). One draw per pixel: below the salt
+// threshold the pixel becomes salt, else below prob pepper, else it is kept.
+#define NOISE_SALT_AND_PEPPER(TN, T)                                           \
+  extern "C" __global__ void noise_salt_and_pepper_##TN(                       \
+      const unsigned long long* __restrict__ layout,                           \
+      const unsigned long long* __restrict__ in_layout,                        \
+      const double* __restrict__ params, const T* __restrict__ in,             \
+      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+    FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
+      const double* p = params + NOISE_PARAMS * sample;                        \
+      const unsigned long long channels = (unsigned long long)p[4];            \
+      const unsigned long long pixels = n / channels;                          \
+      if (i >= pixels) continue;                                               \
+      ElementStream s(k0, k1, k2, k3, sample, i);                              \
+      const float draw = s.uniform_f32();                                      \
+      const bool salt = draw < (float)p[0], pepper = draw < (float)p[1];       \
+      const bool last = p[5] != 0.0;                                           \
+      for (unsigned long long c = 0; c < channels; ++c) {                      \
+        const unsigned long long at = last ? i * channels + c : c * pixels + i; \
+        out[base + at] = salt ? convert_draw<T>(p[2]) : (pepper ? convert_draw<T>(p[3]) : in[in_layout[sample] + at]); \
+      }                                                                        \
+    }                                                                          \
+  }
+
+// A Poisson(rate) count: the product of uniforms below 10 (Knuth), else the
+// transformed rejection with squeeze of Hormann ("The transformed rejection method
+// for generating Poisson random variables", 1993), as numpy does.
+__device__ inline double poisson_count(ElementStream& s, double rate) {
+  if (!(rate > 0.0)) return 0.0;
+  if (rate < 10.0) {
+    const double limit = exp(-rate);
+    double product = s.uniform_open_f64();
+    double count = 0.0;
+    while (product > limit) {
+      product *= s.uniform_open_f64();
+      count += 1.0;
+    }
+    return count;
+  }
+  const double slam = sqrt(rate), loglam = log(rate);
+  const double b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+  const double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = s.uniform_f64() - 0.5, v = s.uniform_f64();
+    const double us = 0.5 - fabs(u);
+    const double k = floor((2.0 * a / us + b) * u + rate + 0.43);
+    if (us >= 0.07 && v <= vr) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -rate + k * loglam - lgamma(k + 1.0)) return k;
+  }
+}
+
+// shot: params factor; poisson(max(0, x / factor)) * factor (0 when factor is 0).
+#define NOISE_SHOT(TN, T)                                                      \
+  extern "C" __global__ void noise_shot_##TN(                                  \
+      const unsigned long long* __restrict__ layout,                           \
+      const unsigned long long* __restrict__ in_layout,                        \
+      const double* __restrict__ params, const T* __restrict__ in,             \
+      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+    FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
+      ElementStream s(k0, k1, k2, k3, sample, i);                              \
+      const double factor = params[NOISE_PARAMS * sample];                     \
+      float value = 0.0f;                                                      \
+      if (factor != 0.0) {                                                     \
+        const double rate = noise_value(in[in_layout[sample] + i]) / factor;    \
+        value = (float)poisson_count(s, rate > 0.0 ? rate : 0.0) * (float)factor; \
+      }                                                                        \
+      out[base + i] = is_float<T> ? (T)value : convert_draw<T>(value);         \
+    }                                                                          \
+  }
+
+#define NOISE_KERNELS(TN, T) NOISE_GAUSSIAN(TN, T) NOISE_SALT_AND_PEPPER(TN, T) NOISE_SHOT(TN, T)
+
+NOISE_KERNELS(u8, unsigned char)
+NOISE_KERNELS(i8, signed char)
+NOISE_KERNELS(u16, unsigned short)
+NOISE_KERNELS(i16, short)
+NOISE_KERNELS(i32, int)
+NOISE_KERNELS(i64, long long)
+NOISE_KERNELS(f32, float)

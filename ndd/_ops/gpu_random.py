@@ -316,3 +316,76 @@ class GpuChoice:
             return samples, _upload(data, device_id, stream), offsets
         data = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
         return samples, _upload(data, device_id, stream), [0] * count
+
+
+# -- noise ------------------------------------------------------------------------------
+
+# NOISE_PARAMS of kernels/random.cu, and the input types with noise kernels.
+_NOISE_PARAMS = 6
+NOISE_TYPES = suffixes(np.uint8, np.int8, np.uint16, np.int16, np.int32, np.int64, np.float32)
+
+
+class GpuNoise:
+    """The GPU kernel of a noise operator: ``noise_<kernel>_<type>`` of
+    ``kernels/random.cu`` over every sample in one launch, keyed by the call's
+    RandomKey as the random operators are (the CPU's distributions, not its values).
+
+    ``params(args, shape, dtype)`` gives a sample's parameters as the kernel reads
+    them (at most NOISE_PARAMS floats); ``check(args)`` is the CPU's validation."""
+
+    def __init__(self, op, kernel, params, check=None):
+        self.op = op
+        self.kernel = kernel
+        self.params = params
+        self.check_args = check
+
+    def check(self, ins, args):
+        """Prepare phase: a GPU input of a type with a kernel."""
+        x = ins[0]
+        if x._device.device_type != "gpu":
+            raise NotImplementedError(
+                f"{self.op.qualname} on the GPU: an input in host memory; move it to the GPU with .gpu() first"
+            )
+        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in NOISE_TYPES:
+            raise NotImplementedError(
+                f"{self.op.qualname} on the GPU: no kernel for input type {x._dtype}; the GPU implementation "
+                "lacks it"
+            )
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        data = inputs[0]
+        sample_args = _sample_args(args, batch_size)
+        if self.check_args is not None:
+            _check_all(self.check_args, sample_args)
+        dtype = np.dtype(data.dtype)
+        itemsize = dtype.itemsize
+        if batch_size < 0:
+            shapes, in_offsets, in_ptr = [tuple(data.shape)], [0], data.ptr
+        else:
+            shapes = [tuple(s) for s in data.shapes]
+            in_offsets, in_ptr = [o // itemsize for o in data.offsets], data.data.ptr
+        out = _Output(shapes, dtype, batch_size >= 0, device_id, stream)
+        sizes = [math.prod(s) for s in shapes]
+        if not sizes or max(sizes) == 0:
+            return [out.result]
+        layout = np.array([[o // itemsize, n] for o, n in zip(out.offsets, sizes, strict=True)], np.uint64)
+        params = np.zeros((len(shapes), _NOISE_PARAMS), np.float64)
+        for k, (a, shape) in enumerate(zip(sample_args, shapes, strict=True)):
+            values = self.params(a, shape, dtype)
+            params[k, : len(values)] = values
+        uploaded, addresses = _upload_tables(
+            [layout, np.array(in_offsets, np.uint64), params], device_id, stream
+        )
+        _launch(
+            f"noise_{self.kernel}_{NOISE_TYPES[dtype]}",
+            sizes,
+            stream,
+            device_id,
+            *addresses,
+            in_ptr,
+            out.ptr,
+            len(sizes),
+            *_key_words(args["rng"]),
+        )
+        return [out.result]

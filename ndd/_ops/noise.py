@@ -19,6 +19,7 @@ import numpy as np
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, int8, int16, int32, int64, uint8, uint16
 from .conversions import c_cast, cast_array
+from .gpu_random import GpuNoise
 from .random_ops import RNG_ARG, known_values
 from .schema import Arg, Input, Operator
 
@@ -215,5 +216,39 @@ SHOT = _noise_operator(
     "Add shot (Poisson) noise: ``out = poisson(max(0, in / factor)) * factor``; integer results are "
     "rounded and saturated to the input type.",
 )
+
+# -- GPU kernels -------------------------------------------------------------------------
+
+
+def _salt_and_pepper_params(args, shape, dtype):
+    floating = dtype.kind == "f"
+    salt = args["salt_val"]
+    pepper = args["pepper_val"]
+    if salt is None:
+        salt = 1.0 if floating else np.iinfo(dtype).max
+    if pepper is None:
+        pepper = -1.0 if floating else np.iinfo(dtype).min
+    salt, pepper = c_cast([salt, pepper], dtype)
+    prob = np.float32(args["prob"])
+    channel = args["_channel"]
+    channels = 1 if args["per_channel"] or not shape else shape[channel]
+    return (prob * np.float32(args["salt_vs_pepper"]), prob, salt, pepper, channels, int(channel != 0))
+
+
+def _check_salt_and_pepper(args):
+    _check_probability("prob", args["prob"])
+    _check_probability("salt_vs_pepper", args["salt_vs_pepper"])
+
+
+GAUSSIAN.gpu_kernel = GpuNoise(
+    GAUSSIAN,
+    "gaussian",
+    lambda args, shape, dtype: (args["mean"], args["stddev"]),
+    lambda args: _check_stddev(args["stddev"]),
+)
+SALT_AND_PEPPER.gpu_kernel = GpuNoise(
+    SALT_AND_PEPPER, "salt_and_pepper", _salt_and_pepper_params, _check_salt_and_pepper
+)
+SHOT.gpu_kernel = GpuNoise(SHOT, "shot", lambda args, shape, dtype: (args["factor"],))
 
 OPERATORS = [GAUSSIAN, SALT_AND_PEPPER, SHOT]
