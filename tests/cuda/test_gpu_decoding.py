@@ -184,3 +184,19 @@ def test_the_training_and_validation_pipelines_run_on_the_gpu_as_on_the_cpu(deco
             np.testing.assert_allclose(
                 gpu_values.astype(np.float32), cpu_values.astype(np.float32), atol=0.15
             )
+
+
+@pytest.mark.gpu
+def test_the_training_step_feeds_a_cuda_model_without_a_copy():
+    """The tutorial's loop on a GPU: decoded and augmented there, handed to PyTorch as
+    the batch's own GPU memory."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch without CUDA")
+    encoded = ndd.batch(_encoded(photo_paths()[:3]))
+    batch = ndd.as_tensor(_training_step(encoded, "gpu", 7))
+    inputs = batch.torch()
+    assert inputs.is_cuda and tuple(inputs.shape) == (3, 3, 56, 56)
+    assert inputs.data_ptr() == batch.__cuda_array_interface__["data"][0]
+    model = torch.nn.Conv2d(3, 4, 3).cuda()
+    assert model(inputs).is_cuda
