@@ -16,6 +16,7 @@ from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
 from .conversions import cast_array
+from .gpu_normalize import GpuNormalize
 from .schema import Arg, Input, Operator
 
 _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
@@ -77,33 +78,40 @@ def _types(ins, args):
 _WHOLE_SAMPLE_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
 
 
-def _reduced_axes(arr, args):
-    """The reduced axes of a sample: given, or where a given mean/stddev has extent
-    1, or all of them."""
+def _reduced_axes_of(shape, args):
+    """The reduced axes of a sample of ``shape``: given, or where a given mean/stddev
+    has extent 1, or all of them."""
     if args["_axes"] is not None:
         return args["_axes"]
     for name in ("mean", "stddev"):
         param = args[name]
         if param is not None and np.ndim(param) > 0:
             return tuple(i for i, n in enumerate(np.shape(param)) if n == 1)
-    return tuple(range(arr.ndim))
+    return tuple(range(len(shape)))
 
 
-def _param(arr, args, name):
-    """A given mean/stddev as float64, checked against the sample's shape; None if absent."""
+def _reduced_axes(arr, args):
+    return _reduced_axes_of(arr.shape, args)
+
+
+def _param_of(shape, args, name):
+    """A given mean/stddev as float64, checked against a sample of ``shape``; None if absent."""
     value = args[name]
     if value is None:
         return None
     value = np.asarray(value, dtype=np.float64)
+    shape = tuple(shape)
     if value.ndim:
-        if value.ndim != arr.ndim or any(
-            p not in (1, n) for p, n in zip(value.shape, arr.shape, strict=True)
-        ):
+        if value.ndim != len(shape) or any(p not in (1, n) for p, n in zip(value.shape, shape, strict=True)):
             raise InvalidArgumentError(
-                f"{_QUALNAME}: '{name}' of shape {value.shape} must have the input's {arr.ndim} dimensions, "
-                f"each of extent 1 or the input's {arr.shape}"
+                f"{_QUALNAME}: '{name}' of shape {value.shape} must have the input's {len(shape)} dimensions, "
+                f"each of extent 1 or the input's {shape}"
             )
     return value
+
+
+def _param(arr, args, name):
+    return _param_of(arr.shape, args, name)
 
 
 def _inverse_stddev(variance, epsilon, count_ok=True):
@@ -277,5 +285,7 @@ NORMALIZE = Operator(
     doc="Normalize data: ``out = scale * (in - mean) / stddev + shift``, with the mean and standard "
     "deviation computed over ``axes`` (per sample, or over the batch) unless given.",
 )
+
+NORMALIZE.gpu_kernel = GpuNormalize(NORMALIZE, _reduced_axes_of, _param_of, _given_inverse)
 
 OPERATORS = [NORMALIZE]

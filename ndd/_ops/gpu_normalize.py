@@ -1,0 +1,226 @@
+"""The GPU kernel of ``ndd.normalize``, queued on ``kernels/normalize.cu``.
+
+Three launches per call, each over the whole batch:
+
+1. ``normalize_mean_<in>``: one block per statistic (a mean over the reduced axes
+   of one sample, or of every sample with ``batch=True``) sums its elements in
+   float64; skipped when ``mean`` is given (its values are uploaded instead).
+2. ``normalize_factor_<in>``: the same blocks sum the squares of the float32
+   deviations from the float32 mean, in float64, and turn the variance into the
+   float32 factor ``scale / sqrt(variance + epsilon)``; a given ``stddev`` gives
+   the factors on the host (the CPU's own function) and only the means are
+   converted.
+3. ``normalize_apply_<in>_to_<out>``: every element, ``(x - mean) * factor + shift``
+   in float32, converted as on the CPU.
+
+The sums run in another order than numpy's, so the statistics can differ from the
+CPU's in their last bits (the results then by a float32 rounding). The reduced
+axes, the given statistics' shapes and their checks are the operator's own
+functions (``normalize.py``).
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import math
+
+import numpy as np
+
+from .._prepare.args import InvalidArgumentError
+from .._prepare.invocation import per_sample_args
+from .gpu_layout import c_strides
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_types import suffixes
+
+__all__ = ["GpuNormalize", "MODULE"]
+
+MODULE = "normalize"
+BLOCK = 256
+# NORMALIZE_MAX_DIMS, NORMALIZE_THREADS, STAT_ROW, PART_ROW and APPLY_ROW of kernels/normalize.cu.
+_MAX_DIMS = 6
+_THREADS = 256
+_STAT_ROW = 3
+_PART_ROW = 3 + 2 * _MAX_DIMS
+_APPLY_ROW = 5 + 2 * _MAX_DIMS
+TYPES = suffixes(np.uint8, np.int8, np.uint16, np.int16, np.int32, np.float32)
+
+
+def _part(offset, shape, strides, axes):
+    """A part row: the reduced elements of one statistic in one sample."""
+    extents = [shape[a] for a in axes]
+    row = [offset, math.prod(extents), len(axes)]
+    for a in axes:
+        row += [shape[a], strides[a]]
+    return row + [0, 0] * (_MAX_DIMS - len(axes))
+
+
+class _Statistics:
+    """The statistics of a call: rows of statistics and parts, and per sample the
+    offset of its first statistic and the statistics' shape."""
+
+    def __init__(self):
+        self.rows, self.parts = [], []
+        self.count = 0
+
+    def add(self, members, stat_shape, axes):
+        """Statistics of ``stat_shape`` over ``members`` [(element offset, shape)] together;
+        the first one's index."""
+        first = self.count
+        kept = [d for d in range(len(stat_shape)) if d not in axes]
+        for index in np.ndindex(*stat_shape):
+            start = len(self.parts) // _PART_ROW
+            total = 0
+            for offset, shape in members:
+                strides = c_strides(shape)
+                at = offset + sum(index[d] * strides[d] for d in kept)
+                row = _part(at, shape, strides, axes)
+                self.parts += row
+                total += row[1]
+            self.rows += [start, len(members), total]
+            self.count += 1
+        return first
+
+
+class GpuNormalize:
+    """The GPU kernel of ``normalize`` (see the module docstring). ``reduced_axes(shape,
+    args)`` and ``param(shape, args, name)`` are the CPU's; ``given_inverse(stddev,
+    epsilon)`` the CPU's inverse of a given standard deviation."""
+
+    def __init__(self, op, reduced_axes, param, given_inverse):
+        self.op = op
+        self.reduced_axes = reduced_axes
+        self.param = param
+        self.given_inverse = given_inverse
+
+    def check(self, ins, args):
+        """Prepare phase: a GPU input of a type with a kernel."""
+        x = ins[0]
+        require_gpu_input(self.op, x)
+        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in TYPES:
+            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        target = np.dtype(args["dtype"].numpy)
+        out = SampleOutputs(source.shapes, target, batch_size >= 0, device_id, stream)
+        if not source.shapes or max(math.prod(s) for s in source.shapes) == 0:
+            return [out.result]
+        stats = _Statistics()
+        plans = []  # per sample: (first statistic, statistics' shape, axes)
+        given_means, given_factors = [], []
+        groups = (
+            [list(range(len(source.shapes)))] if args["batch"] else [[i] for i in range(len(source.shapes))]
+        )
+        for group in groups:
+            shape, a = source.shapes[group[0]], sample_args[group[0]]
+            axes = tuple(self.reduced_axes(shape, a))
+            stat_shape = tuple(1 if d in axes else n for d, n in enumerate(shape))
+            if args["batch"]:
+                for i in group:
+                    kept = tuple(n for d, n in enumerate(source.shapes[i]) if d not in axes)
+                    if len(source.shapes[i]) != len(shape) or kept != tuple(
+                        n for d, n in enumerate(shape) if d not in axes
+                    ):
+                        raise InvalidArgumentError(
+                            f"{self.op.qualname}: with batch=True the samples must have equal extents in the "
+                            f"axes not reduced, got shapes {source.shapes}"
+                        )
+            first = stats.add([(source.offsets[i], source.shapes[i]) for i in group], stat_shape, axes)
+            for i in group:
+                plans.append((i, first, stat_shape))
+            count = math.prod(stat_shape)
+            mean = self.param(shape, a, "mean")
+            stddev = self.param(shape, a, "stddev")
+            given_means.append(None if mean is None else self._broadcast(mean, stat_shape, "mean"))
+            if stddev is not None:
+                inverse = self.given_inverse(self._broadcast(stddev, stat_shape, "stddev"), args["epsilon"])
+                given_factors.append((np.asarray(inverse) * a["scale"]).astype(np.float32).reshape(count))
+            else:
+                given_factors.append(None)
+        if any(m is not None for m in given_means) != all(m is not None for m in given_means) or any(
+            f is not None for f in given_factors
+        ) != all(f is not None for f in given_factors):
+            raise unsupported(self.op, "'mean' or 'stddev' given for some samples only")
+        rows = device_array.DeviceArray.from_host(np.asarray(stats.rows, np.int64), device_id, stream)
+        parts = device_array.DeviceArray.from_host(np.asarray(stats.parts, np.int64), device_id, stream)
+        suffix = TYPES[source.dtype]
+        if given_means[0] is not None:
+            means = device_array.DeviceArray.from_host(
+                np.concatenate(given_means).astype(np.float64), device_id, stream
+            )
+        else:
+            means = device_array.DeviceArray.empty((stats.count,), np.float64, device_id, stream)
+            self._per_statistic(
+                f"normalize_mean_{suffix}",
+                stats.count,
+                (source.ptr, parts.ptr, means.ptr, rows.ptr),
+                (),
+                device_id,
+                stream,
+            )
+        factors_given = None
+        if given_factors[0] is not None:
+            factors_given = device_array.DeviceArray.from_host(
+                np.concatenate(given_factors), device_id, stream
+            )
+        means32 = device_array.DeviceArray.empty((stats.count,), np.float32, device_id, stream)
+        factors = device_array.DeviceArray.empty((stats.count,), np.float32, device_id, stream)
+        self._per_statistic(
+            f"normalize_factor_{suffix}",
+            stats.count,
+            (
+                source.ptr,
+                parts.ptr,
+                means.ptr,
+                0 if factors_given is None else factors_given.ptr,
+                means32.ptr,
+                factors.ptr,
+                rows.ptr,
+            ),
+            (int(args["ddof"]), float(args["epsilon"]), float(args["scale"])),
+            device_id,
+            stream,
+        )
+        apply_rows, most = [], 0
+        for i, first, stat_shape in plans:
+            shape = source.shapes[i]
+            stat_strides = [
+                0 if n == 1 else s for n, s in zip(stat_shape, c_strides(stat_shape), strict=True)
+            ]
+            row = [source.offsets[i], out.offsets[i], math.prod(shape), len(shape), first]
+            for extent, stride in zip(shape, stat_strides, strict=True):
+                row += [extent, stride]
+            apply_rows += row + [0, 0] * (_MAX_DIMS - len(shape))
+            most = max(most, math.prod(shape))
+        launch_segments(
+            device_id,
+            MODULE,
+            f"normalize_apply_{suffix}_to_{TYPES[target]}",
+            BLOCK,
+            stream,
+            apply_rows,
+            _APPLY_ROW,
+            most,
+            (source.ptr, out.base.ptr, means32.ptr, factors.ptr),
+            (float(np.float32(args["shift"])),),
+        )
+        return [out.result]
+
+    def _broadcast(self, value, stat_shape, name):
+        try:
+            return np.broadcast_to(np.asarray(value, np.float64), stat_shape).reshape(-1)
+        except ValueError:
+            raise unsupported(
+                self.op, f"a '{name}' of shape {np.shape(value)} that varies along reduced axes"
+            ) from None
+
+    @staticmethod
+    def _per_statistic(name, count, before, after, device_id, stream):
+        """Launch ``name`` with one block of NORMALIZE_THREADS per statistic."""
+        _, _, modules, _, _ = cuda()
+        kernel = modules.get_function(device_id, MODULE, name)
+        for first in range(0, count, 65535):
+            blocks = min(65535, count - first)
+            kernel.launch((1, blocks), _THREADS, stream.handle, *before, first, *after)
