@@ -574,8 +574,11 @@ def _slice_operator(module):
         return kernel(arrays[:1], args)
 
     def batch_with_window_inputs(inputs, sample_args, batch_size, ctx):
+        return batch_kernel(inputs[:1], window_args(inputs, sample_args), batch_size, ctx)
+
+    def window_args(inputs, sample_args):
         anchors, shapes = inputs[1], inputs[2]
-        sample_args = [
+        return [
             dict(
                 a,
                 _anchor=anchors[i] if isinstance(anchors, list) else anchors,
@@ -583,10 +586,10 @@ def _slice_operator(module):
             )
             for i, a in enumerate(sample_args)
         ]
-        return batch_kernel(inputs[:1], sample_args, batch_size, ctx)
 
     op.kernel = with_window_inputs
     op.batch_kernel = batch_with_window_inputs
+    op.gpu_kernel = GpuImageDecoder(op, _slice_window, _describe_source, window_args)
     return op
 
 

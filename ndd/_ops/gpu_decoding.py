@@ -102,15 +102,21 @@ class GpuImageDecoder:
     index)`` gives the (y, x, h, w) window of the oriented image to keep (None: the
     whole image), as on the CPU; ``describe(args, index)`` names a sample in errors."""
 
-    def __init__(self, op, window, describe):
+    def __init__(self, op, window, describe, window_args=None):
         self.op = op
         self.window = window
         self.describe = describe
+        # window_args(inputs, sample_args): the per-sample arguments with the values of
+        # the operator's other inputs (image_slice's anchor and shape) that the window reads.
+        self.window_args = window_args
 
     def check(self, ins, args):
         """Prepare phase: encoded bytes in host memory, and an output the GPU path gives."""
         if ins[0]._device.device_type == "gpu":
             raise unsupported(self.op, "encoded images in GPU memory; give the encoded bytes in host memory")
+        for name, x in zip(self.op.input_names[1:], ins[1:], strict=False):
+            if x is not None and x._device.device_type == "gpu":
+                raise unsupported(self.op, f"input '{name}' on the GPU (its values are needed on the host)")
         if args["output_type"] not in _FORMATS:
             names = ", ".join(t.name for t in _FORMATS)
             raise unsupported(self.op, f"'output_type' {args['output_type'].name} (GPU: {names})")
@@ -128,6 +134,8 @@ class GpuImageDecoder:
         count = 1 if batch_size < 0 else batch_size
         samples = data if isinstance(data, list) else [data] * count
         sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        if self.window_args is not None:
+            sample_args = self.window_args(inputs, sample_args)
         color_spec, sample_format = _FORMATS[args["output_type"]]
         params = codec.DecodeParams(
             apply_exif_orientation=bool(args["adjust_orientation"]),

@@ -132,6 +132,22 @@ def test_crop_decoders_keep_the_cpus_windows(decoding):
         np.testing.assert_array_equal(np.asarray(gpu.cpu()), np.asarray(cpu))
 
 
+def test_image_slice_keeps_the_cpus_windows(decoding):
+    encoded = _encoded(photo_paths()[:3])
+    _assert_decoded_alike(
+        ndd.decoders.image_slice(ndd.batch(encoded), device="gpu", start=[10, 20], shape=[50, 40]),
+        ndd.decoders.image_slice(ndd.batch(encoded), start=[10, 20], shape=[50, 40]),
+        decoding,
+    )
+    anchor = ndd.batch([np.array([0.1, 0.2], np.float32)] * 3)
+    shape = ndd.batch([np.array([0.5, 0.25], np.float32)] * 3)
+    _assert_decoded_alike(
+        ndd.decoders.image_slice(ndd.batch(encoded), anchor, shape, device="gpu"),
+        ndd.decoders.image_slice(ndd.batch(encoded), anchor, shape),
+        decoding,
+    )
+
+
 def test_a_corrupt_sample_names_itself_and_keeps_the_others(decoding):
     good = _encoded(photo_paths()[:2])
     corrupt = np.frombuffer(b"\xff\xd8\xff\xe0 not a jpeg at all", np.uint8)
