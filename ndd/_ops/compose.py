@@ -18,7 +18,7 @@ from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
-from .gpu_compose import GpuErase, GpuGridMask, GpuPaste
+from .gpu_compose import GpuErase, GpuGridMask, GpuMultiPaste, GpuPaste
 from .image_layout import known_ndim
 from .schema import Arg, Input, Operator
 
@@ -565,20 +565,22 @@ def _convert_rounding(region, target):
     return convert_saturating(region, target)
 
 
-def _paste_regions(index, sources, args, target, common_size):
-    """The output sample ``index``: the regions pasted, in order, onto a zero canvas."""
+def _paste_plan_regions(index, shapes, args, common_size):
+    """Where the regions of output sample ``index`` come from and go: ``(out_size,
+    channels, [(input, sample, in_y, in_x, height, width, out_y, out_x), ...])`` in
+    pasting order, from the inputs' sample shapes (``shapes[input][sample]``)."""
     ids = args["in_ids"]
     if ids is not None:
-        batch = sources[0]
+        batch = shapes[0]
         for i in ids:
             if not 0 <= i < len(batch):
                 raise InvalidArgumentError(
                     f"ndd.multi_paste: 'in_ids' must be within [0, {len(batch)}) (the batch size), got {i}"
                 )
-        pieces = [batch[i] for i in ids]
+        sources = [(0, i) for i in ids]
     else:
-        pieces = [source[index] for source in sources]
-    count = len(pieces)
+        sources = [(k, index) for k in range(len(shapes))]
+    count = len(sources)
     if args["output_size"] is not None:
         out_size = tuple(args["output_size"])
         if len(out_size) != 2:
@@ -591,39 +593,51 @@ def _paste_regions(index, sources, args, target, common_size):
         )
     else:
         out_size = common_size
-    channels = sources[0][index].shape[2] if sources[0] else 0
+    channels = shapes[0][index][2] if shapes[0] else 0
+    pieces = [shapes[k][i] for k, i in sources]
     for piece in pieces:
-        if piece.ndim != 3 or piece.shape[2] != channels:
+        if len(piece) != 3 or piece[2] != channels:
             raise InvalidArgumentError(
                 f"ndd.multi_paste: the pasted samples must be HWC images with {channels} channels, "
-                f"got shape {piece.shape}"
+                f"got shape {tuple(piece)}"
             )
-    in_sizes = np.array([p.shape[:2] for p in pieces], dtype=np.int64).reshape(count, 2)
+    in_sizes = np.array([p[:2] for p in pieces], dtype=np.int64).reshape(count, 2)
     in_anchors = _region_table(args, "in_anchors", count, "i")
     if in_anchors is None:
         rel = _region_table(args, "in_anchors_rel", count, "f")
         in_anchors = np.zeros((count, 2), np.int64) if rel is None else _scaled(rel, in_sizes, np.trunc)
-    shapes = _region_table(args, "shapes", count, "i")
-    if shapes is None:
+    sizes = _region_table(args, "shapes", count, "i")
+    if sizes is None:
         rel = _region_table(args, "shapes_rel", count, "f")
-        shapes = in_sizes - in_anchors if rel is None else _scaled(rel, in_sizes, np.ceil)
+        sizes = in_sizes - in_anchors if rel is None else _scaled(rel, in_sizes, np.ceil)
     out_anchors = _region_table(args, "out_anchors", count, "i")
     if out_anchors is None:
         rel = _region_table(args, "out_anchors_rel", count, "f")
         out_anchors = np.zeros((count, 2), np.int64) if rel is None else _scaled(rel, [out_size], np.trunc)
-    out = np.zeros((*out_size, channels), dtype=target)
+    regions = []
     for k, piece in enumerate(pieces):
-        (iy, ix), (h, w), (oy, ox) = in_anchors[k], shapes[k], out_anchors[k]
-        if min(iy, ix, h, w) < 0 or iy + h > piece.shape[0] or ix + w > piece.shape[1]:
+        (iy, ix), (h, w), (oy, ox) = in_anchors[k], sizes[k], out_anchors[k]
+        if min(iy, ix, h, w) < 0 or iy + h > piece[0] or ix + w > piece[1]:
             raise InvalidArgumentError(
                 f"ndd.multi_paste: region {k} (anchor {[int(iy), int(ix)]}, shape {[int(h), int(w)]}) is not "
-                f"within its input of shape {piece.shape[:2]}"
+                f"within its input of shape {tuple(piece[:2])}"
             )
         if oy < 0 or ox < 0 or oy + h > out_size[0] or ox + w > out_size[1]:
             raise InvalidArgumentError(
                 f"ndd.multi_paste: region {k} pasted at {[int(oy), int(ox)]} with shape {[int(h), int(w)]} "
                 f"is not within the output of size {list(out_size)}"
             )
+        regions.append((*sources[k], int(iy), int(ix), int(h), int(w), int(oy), int(ox)))
+    return out_size, channels, regions
+
+
+def _paste_regions(index, sources, args, target, common_size):
+    """The output sample ``index``: the regions pasted, in order, onto a zero canvas."""
+    shapes = [[s.shape for s in source] for source in sources]
+    out_size, channels, regions = _paste_plan_regions(index, shapes, args, common_size)
+    out = np.zeros((*out_size, channels), dtype=target)
+    for k, i, iy, ix, h, w, oy, ox in regions:
+        piece = sources[k][i]
         out[oy : oy + h, ox : ox + w] = _convert_rounding(piece[iy : iy + h, ix : ix + w], target)
     return out
 
@@ -728,5 +742,7 @@ MULTI_PASTE = Operator(
     "values convert to ``dtype`` rounding half away from zero and saturating. Regions must lie "
     "within their input and the output.",
 )
+
+MULTI_PASTE.gpu_kernel = GpuMultiPaste(MULTI_PASTE, _paste_plan_regions)
 
 OPERATORS = [ERASE, PASTE, GRID_MASK, SEQUENCE_REARRANGE, PER_FRAME, MULTI_PASTE]

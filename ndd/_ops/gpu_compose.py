@@ -6,6 +6,8 @@ queued on ``kernels/compose.cu`` (and the strided copy of ``kernels/layout.cu``)
 - ``paste``: the canvas around each image filled (four bands per sample, one
   launch), then the images copied into their windows (one strided-copy launch).
 - ``grid_mask``: one launch over every pixel of the batch, copying or zeroing it.
+- ``multi_paste``: a zero canvas, then the k-th regions of all samples in one
+  strided-copy launch per k, in pasting order.
 
 The regions, canvases, fill values and grid coefficients come from the operators'
 own module (the CPU's code); fill values are converted there as on the CPU and
@@ -22,7 +24,7 @@ from .._prepare.invocation import per_sample_args
 from .gpu_layout import GpuCopy, Segment, c_strides, strided_copy
 from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
 
-__all__ = ["GpuErase", "GpuGridMask", "GpuPaste", "MODULE"]
+__all__ = ["GpuErase", "GpuGridMask", "GpuMultiPaste", "GpuPaste", "MODULE"]
 
 MODULE = "compose"
 BLOCK = 256
@@ -221,4 +223,70 @@ class GpuGridMask:
                 (source.ptr, out.base.ptr),
                 (table.ptr,),
             )
+        return [out.result]
+
+
+class GpuMultiPaste:
+    """The GPU kernel of ``multi_paste``: a zero canvas per sample, then the regions
+    copied in their pasting order (one strided-copy launch for the k-th region of
+    every sample, so that a later region covers an earlier one as on the CPU).
+    ``plan(index, shapes, args, common_size)`` is the CPU's plan of the regions."""
+
+    def __init__(self, op, plan):
+        self.op = op
+        self.plan = plan
+
+    def check(self, ins, args):
+        for x in ins:
+            if x is not None:
+                require_gpu_input(self.op, x)
+        dtype = args["dtype"]
+        if dtype is not None and dtype != ins[0]._dtype:
+            raise unsupported(self.op, f"converting the pasted data to 'dtype' {dtype}")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        _, _, _, driver, context = cuda()
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        sources = [GpuSamples(x, batch_size) for x in inputs if x is not None]
+        shapes = [s.shapes for s in sources]
+        sizes = {shape[:2] for shape in shapes[0]}
+        common_size = sizes.pop() if len(sizes) == 1 else None
+        count = len(shapes[0])
+        sample_args = _sample_args(args, batch_size)
+        plans = [self.plan(i, shapes, sample_args[i], common_size) for i in range(count)]
+        out_shapes = [(*out_size, channels) for out_size, channels, _ in plans]
+        dtype = sources[0].dtype
+        out = SampleOutputs(out_shapes, dtype, batch_size >= 0, device_id, stream)
+        if out.base.nbytes:
+            driver.check(
+                context.state().api.cuMemsetD8Async(out.base.ptr, 0, out.base.nbytes, int(stream.handle)),
+                f"clearing {out.base.nbytes} bytes on device {device_id}",
+            )
+        itemsize = dtype.itemsize
+        for k in range(max((len(regions) for _, _, regions in plans), default=0)):
+            segments = []
+            for (_, _, regions), out_shape, out_offset in zip(plans, out_shapes, out.offsets, strict=True):
+                if k >= len(regions):
+                    continue
+                source, sample, iy, ix, h, w, oy, ox = regions[k]
+                piece = shapes[source][sample]
+                in_strides, out_strides = c_strides(piece), c_strides(out_shape)
+                if h * w * piece[2] == 0:
+                    continue
+                in_at = sources[source].offsets[sample] + iy * in_strides[0] + ix * in_strides[1]
+                out_at = out_offset + oy * out_strides[0] + ox * out_strides[1]
+                segments.append(
+                    Segment(
+                        sources[source].ptr + in_at * itemsize,
+                        out.base.ptr + out_at * itemsize,
+                        (h, w, piece[2]),
+                        in_strides,
+                        out_strides,
+                        source,
+                    )
+                )
+            if segments:
+                strided_copy(
+                    self.op, segments, itemsize, out.base.ptr, [s.ptr for s in sources], stream, device_id
+                )
         return [out.result]

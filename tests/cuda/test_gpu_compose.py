@@ -94,3 +94,39 @@ def test_erase_fills_every_region_of_a_batch_in_one_launch(fake):
     fills = [launch for launch in fake.launches if launch.function.startswith("fill_boxes")]
     # Two regions per sample, but the last image has one row: its regions are empty.
     assert len(fills) == 1 and fills[0].grid[1] == 2 * 3
+
+
+def test_multi_paste_matches_the_cpu(any_gpu):
+    samples = _images(np.uint8, [(12, 12, 3)] * 4)
+    kwargs = dict(
+        in_ids=[2, 0, 1],
+        in_anchors=[[0, 0], [3, 4], [1, 1]],
+        shapes=[[6, 6], [5, 5], [8, 9]],
+        out_anchors=[[0, 0], [4, 4], [2, 1]],
+    )
+    _check_batch(ndd.multi_paste, samples, "HWC", **kwargs)
+    _check_batch(
+        ndd.multi_paste,
+        samples,
+        "HWC",
+        in_ids=[3, 3],
+        output_size=[30, 30],
+        out_anchors_rel=[[0.0, 0.0], [0.5, 0.25]],
+    )
+
+
+def test_multi_paste_of_several_inputs_matches_the_cpu(any_gpu):
+    first, second = _images(np.float32, [(7, 9, 3)] * 3), _images(np.float32, [(7, 9, 3)] * 3, seed=1)
+    gpu = ndd.multi_paste(
+        ndd.batch(first, layout="HWC").gpu(),
+        ndd.batch(second, layout="HWC").gpu(),
+        out_anchors=[[0, 0], [2, 3]],
+        shapes=[[7, 9], [4, 5]],
+    )
+    cpu = ndd.multi_paste(
+        ndd.batch(first, layout="HWC"),
+        ndd.batch(second, layout="HWC"),
+        out_anchors=[[0, 0], [2, 3]],
+        shapes=[[7, 9], [4, 5]],
+    )
+    _same(gpu, cpu)
