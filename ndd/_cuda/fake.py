@@ -76,8 +76,9 @@ def _handle(value):
 def _stale_bytes(count):
     """The contents of a new allocation: not zeros, since a pool hands out memory that
     held earlier results, so that a kernel that leaves elements unwritten is caught."""
-    pattern = b"\xcd\xab\x7f\xff"
-    return bytearray((pattern * (count // 4 + 1))[:count])
+    stale = bytearray(b"\xcd\xab\x7f\xff") * (count // 4 + 1)
+    del stale[count:]
+    return stale
 
 
 # Guard bytes around each allocation a host-run kernel reaches (see _run_on_host).
