@@ -177,3 +177,22 @@ extern "C" __global__ void box_encoder(const float* __restrict__ boxes, const in
     for (int k = 0; k < 4; ++k) target[k] = result[k];
   }
 }
+
+// -- coord_flip ----------------------------------------------------------------------
+//
+// Points of D coordinates (D <= 3). Descriptor row per sample: 0 input offset,
+// 1 output offset (floats), 2 points, 3 coordinates per point, then per
+// coordinate: whether it flips, and the float bits of its mirror (2 * center).
+#define COORD_FLIP_ROW 10
+
+extern "C" __global__ void coord_flip(const float* __restrict__ in, float* __restrict__ out,
+                                      const long long* __restrict__ rows) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * COORD_FLIP_ROW;
+  const long long dims = seg[3];
+  GRID_STRIDE_LOOP(i, (unsigned long long)(seg[2] * dims)) {
+    const long long c = (long long)i % dims;
+    const float value = in[seg[0] + (long long)i];
+    const float mirror = __int_as_float((int)seg[5 + 2 * c]);
+    out[seg[1] + (long long)i] = seg[4 + 2 * c] ? __fsub_rn(mirror, value) : value;
+  }
+}

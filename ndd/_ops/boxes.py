@@ -17,7 +17,7 @@ import numpy as np
 
 from .._cpu import box_matching as _box_matching
 from .._types import float32, int32
-from .gpu_boxes import GpuBbFlip, GpuBoxEncoder
+from .gpu_boxes import GpuBbFlip, GpuBoxEncoder, GpuCoordFlip
 from .schema import Arg, Input, Operator
 
 _ONE = np.float32(1.0)
@@ -199,13 +199,23 @@ def _coord_flip_shape(shapes, args):
     return [shape]
 
 
+def _coord_flips(args, dims):
+    """Per coordinate of a point: whether it flips, and its mirror 2 * center (float32)."""
+    layout = _coord_layout("ndd.coord_flip", args["layout"], dims)
+    return [
+        (
+            _flag("ndd.coord_flip", f"flip_{axis}", args[f"flip_{axis}"]),
+            np.float32(2.0) * np.float32(args[f"center_{axis}"]),
+        )
+        for axis in layout
+    ]
+
+
 def _coord_flip_kernel(arrays, args):
     points = arrays[0]
-    layout = _coord_layout("ndd.coord_flip", args["layout"], points.shape[1])
     out = points.copy()
-    for column, axis in enumerate(layout):
-        if _flag("ndd.coord_flip", f"flip_{axis}", args[f"flip_{axis}"]):
-            mirror = np.float32(2.0) * np.float32(args[f"center_{axis}"])
+    for column, (flip, mirror) in enumerate(_coord_flips(args, points.shape[1])):
+        if flip:
             np.subtract(mirror, points[:, column], out=out[:, column])
     return out
 
@@ -643,3 +653,4 @@ OPERATORS = [BB_FLIP, BBOX_PASTE, BBOX_ROTATE, BOX_ENCODER, COORD_FLIP]
 
 BB_FLIP.gpu_kernel = GpuBbFlip(BB_FLIP)
 BOX_ENCODER.gpu_kernel = GpuBoxEncoder(BOX_ENCODER)
+COORD_FLIP.gpu_kernel = GpuCoordFlip(COORD_FLIP, _coord_flips)

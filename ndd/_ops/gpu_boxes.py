@@ -122,3 +122,47 @@ class GpuBoxEncoder:
             (device_params.ptr,),
         )
         return [encoded.result, out_labels.result]
+
+
+_COORD_FLIP_ROW = 10
+
+
+class GpuCoordFlip:
+    """The GPU kernel of ``coord_flip``: every coordinate of every sample in one
+    launch. ``flips(args, dims)`` gives, per coordinate of a point, whether it flips
+    and its mirror ``2 * center`` (float32), as on the CPU."""
+
+    def __init__(self, op, flips):
+        self.op = op
+        self.flips = flips
+
+    def check(self, ins, args):
+        _require(self.op, ins[0], _F32, "points")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        out = SampleOutputs(source.shapes, _F32, batch_size >= 0, device_id, stream)
+        rows, most = [], 0
+        for shape, a, in_offset, out_offset in zip(
+            source.shapes, sample_args, source.offsets, out.offsets, strict=True
+        ):
+            points, dims = shape
+            row = [in_offset, out_offset, points, dims]
+            for flip, mirror in self.flips(a, dims):
+                row += [int(flip), int(np.float32(mirror).view(np.int32))]
+            rows += row + [0, 0] * (3 - dims)
+            most = max(most, points * dims)
+        launch_segments(
+            device_id,
+            MODULE,
+            "coord_flip",
+            BLOCK,
+            stream,
+            rows,
+            _COORD_FLIP_ROW,
+            most,
+            (source.ptr, out.base.ptr),
+        )
+        return [out.result]

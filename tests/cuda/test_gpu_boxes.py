@@ -102,3 +102,14 @@ def test_box_encoder_runs_a_block_per_sample_in_one_launch(fake):
 def test_box_encoder_refuses_labels_in_host_memory_at_the_call(fake):
     with pytest.raises(NotImplementedError, match="ndd.box_encoder on the GPU: an input in host memory"):
         ndd.box_encoder(ndd.tensor(_boxes(2, 0)).gpu(), ndd.tensor(np.zeros(2, np.int32)), anchors=_anchors())
+
+
+@pytest.mark.parametrize("dims, layout", [(1, ""), (2, "xy"), (2, "yx"), (3, "zyx")])
+def test_coord_flip_matches_the_cpu(dims, layout, any_gpu):
+    rng = np.random.default_rng(dims)
+    samples = [rng.random((n, dims), dtype=np.float32) for n in (6, 0, 11)]
+    flip_x = ndd.batch([np.int32(v) for v in (1, 0, 1)])
+    kwargs = dict(layout=layout, flip_x=flip_x, flip_y=1, center_x=0.25, center_y=0.7)
+    if dims == 3:
+        kwargs.update(flip_z=1, center_z=0.1)
+    _same(ndd.coord_flip(ndd.batch(samples).gpu(), **kwargs), ndd.coord_flip(ndd.batch(samples), **kwargs))
