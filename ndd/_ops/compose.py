@@ -18,7 +18,7 @@ from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
-from .gpu_compose import GpuErase, GpuGridMask, GpuMultiPaste, GpuPaste
+from .gpu_compose import GpuErase, GpuGridMask, GpuMultiPaste, GpuPaste, GpuRearrange
 from .image_layout import known_ndim
 from .schema import Arg, Input, Operator
 
@@ -426,10 +426,15 @@ def _rearrange_shape(shapes, args):
     return [(len(order), *shape[1:])]
 
 
+def _rearrange_order(args, shape):
+    """The checked frame order of a sample of ``shape``."""
+    _rearrange_shape([shape], args)
+    return list(args["new_order"])
+
+
 def _rearrange_kernel(arrays, args):
     data = arrays[0]
-    _rearrange_shape([data.shape], args)
-    return data[np.asarray(args["new_order"], dtype=np.intp)]
+    return data[np.asarray(_rearrange_order(args, data.shape), dtype=np.intp)]
 
 
 SEQUENCE_REARRANGE = Operator(
@@ -450,6 +455,8 @@ SEQUENCE_REARRANGE = Operator(
     kernel=_rearrange_kernel,
     doc="Reorder, repeat or drop the frames of sequences.",
 )
+
+SEQUENCE_REARRANGE.gpu_kernel = GpuRearrange(SEQUENCE_REARRANGE, _rearrange_order)
 
 
 # --- per_frame -------------------------------------------------------------------------

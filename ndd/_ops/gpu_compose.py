@@ -8,6 +8,7 @@ queued on ``kernels/compose.cu`` (and the strided copy of ``kernels/layout.cu``)
 - ``grid_mask``: one launch over every pixel of the batch, copying or zeroing it.
 - ``multi_paste``: a zero canvas, then the k-th regions of all samples in one
   strided-copy launch per k, in pasting order.
+- ``sequence_rearrange``: every output frame a segment of one strided-copy launch.
 
 The regions, canvases, fill values and grid coefficients come from the operators'
 own module (the CPU's code); fill values are converted there as on the CPU and
@@ -24,7 +25,7 @@ from .._prepare.invocation import per_sample_args
 from .gpu_layout import GpuCopy, Segment, c_strides, strided_copy
 from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
 
-__all__ = ["GpuErase", "GpuGridMask", "GpuMultiPaste", "GpuPaste", "MODULE"]
+__all__ = ["GpuErase", "GpuGridMask", "GpuMultiPaste", "GpuPaste", "GpuRearrange", "MODULE"]
 
 MODULE = "compose"
 BLOCK = 256
@@ -289,4 +290,48 @@ class GpuMultiPaste:
                 strided_copy(
                     self.op, segments, itemsize, out.base.ptr, [s.ptr for s in sources], stream, device_id
                 )
+        return [out.result]
+
+
+class GpuRearrange:
+    """The GPU kernel of ``sequence_rearrange``: every output frame of every sample a
+    segment of one strided-copy launch. ``order(args, shape)`` is the CPU's check and
+    the sample's frame order."""
+
+    def __init__(self, op, order):
+        self.op = op
+        self.order = order
+
+    def check(self, ins, args):
+        require_gpu_input(self.op, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        orders = [
+            self.order(a, shape)
+            for a, shape in zip(_sample_args(args, batch_size), source.shapes, strict=True)
+        ]
+        out_shapes = [(len(order), *shape[1:]) for order, shape in zip(orders, source.shapes, strict=True)]
+        out = SampleOutputs(out_shapes, source.dtype, batch_size >= 0, device_id, stream)
+        itemsize = source.dtype.itemsize
+        segments = []
+        for order, shape, in_offset, out_offset in zip(
+            orders, source.shapes, source.offsets, out.offsets, strict=True
+        ):
+            frame = math.prod(shape[1:])
+            if frame == 0:
+                continue
+            for j, index in enumerate(order):
+                segments.append(
+                    Segment(
+                        source.ptr + (in_offset + index * frame) * itemsize,
+                        out.base.ptr + (out_offset + j * frame) * itemsize,
+                        (frame,),
+                        (1,),
+                        (1,),
+                    )
+                )
+        if segments:
+            strided_copy(self.op, segments, itemsize, out.base.ptr, [source.ptr], stream, device_id)
         return [out.result]

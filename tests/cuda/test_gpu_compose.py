@@ -130,3 +130,14 @@ def test_multi_paste_of_several_inputs_matches_the_cpu(any_gpu):
         shapes=[[7, 9], [4, 5]],
     )
     _same(gpu, cpu)
+
+
+def test_sequence_rearrange_matches_the_cpu(any_gpu):
+    sequences = _images(np.int16, [(4, 3, 5, 2), (6, 2, 2, 2), (2, 7, 1, 3)])
+    _check_batch(ndd.sequence_rearrange, sequences, "FHWC", new_order=[1, 0, 1])
+    orders = [[3, 2, 1, 0], [5], [0, 0, 1, 1, 0]]
+    for sequence, order in zip(sequences, orders, strict=False):
+        _same(
+            ndd.sequence_rearrange(ndd.tensor(sequence, layout="FHWC").gpu(), new_order=order),
+            ndd.sequence_rearrange(ndd.tensor(sequence, layout="FHWC"), new_order=order),
+        )
