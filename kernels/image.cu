@@ -204,3 +204,63 @@ COLOR_TO_ALL(u8, unsigned char)
 COLOR_TO_ALL(i16, short)
 COLOR_TO_ALL(i32, int)
 COLOR_TO_ALL(f32, float)
+
+// -- equalize: the histogram of each plane (a channel of a frame) and its table ----
+//
+// One block per plane (first + blockIdx.y): a histogram in shared memory, the
+// table (as ndd/_cpu/color.pyx's equalize_frames, OpenCV's equalizeHist: a float32
+// scale, halves rounded to even), then every value looked up. Descriptor row per
+// plane: 0 input offset, 1 output offset, 2 values, 3 dims, then per dimension
+// (outermost first, EQUALIZE_MAX_DIMS): extent, stride.
+#define EQUALIZE_MAX_DIMS 3
+#define EQUALIZE_ROW (4 + 2 * EQUALIZE_MAX_DIMS)
+
+__device__ inline long long equalize_at(const long long* seg, unsigned long long i) {
+  long long at = 0;
+  for (int d = (int)seg[3] - 1; d >= 0; --d) {
+    const unsigned long long extent = (unsigned long long)seg[4 + 2 * d];
+    at += (long long)(i % extent) * seg[5 + 2 * d];
+    i /= extent;
+  }
+  return at;
+}
+
+extern "C" __global__ void equalize(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
+                                    const long long* __restrict__ rows, long long first) {
+  __shared__ unsigned int counts[256];
+  __shared__ unsigned char table[256];
+  const long long* seg = rows + (unsigned long long)(first + blockIdx.y) * EQUALIZE_ROW;
+  const unsigned long long values = (unsigned long long)seg[2];
+  for (int v = threadIdx.x; v < 256; v += blockDim.x) counts[v] = 0;
+  __syncthreads();
+  for (unsigned long long i = threadIdx.x; i < values; i += blockDim.x)
+    atomicAdd(&counts[in[seg[0] + equalize_at(seg, i)]], 1u);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int v = 0;
+    while (v < 255 && counts[v] == 0) ++v;
+    const long long first_count = counts[v];
+    const long long total = (long long)values;
+    if (total == first_count) {
+      for (int k = 0; k < 256; ++k) table[k] = (unsigned char)k;
+    } else {
+      // 255.0 / count in double, stored as float (the CPU's expression).
+      const float scale = (float)(255.0 / (double)(float)(total - first_count));
+      long long running = 0;
+      for (int k = 0; k < 256; ++k) {
+        running += counts[k];
+        if (running <= first_count) {
+          table[k] = 0;
+        } else {
+          const float level = rintf(__fmul_rn((float)(running - first_count), scale));
+          table[k] = (unsigned char)(level < 255.0f ? level : 255.0f);
+        }
+      }
+    }
+  }
+  __syncthreads();
+  for (unsigned long long i = threadIdx.x; i < values; i += blockDim.x) {
+    const long long at = equalize_at(seg, i);
+    out[seg[1] + at] = table[in[seg[0] + at]];
+  }
+}

@@ -47,7 +47,7 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
-from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor
+from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor, GpuEqualize
 from .image_layout import image_axes
 from .random_ops import known_values
 from .schema import Arg, Input, Operator
@@ -631,6 +631,8 @@ EQUALIZE = Operator(
     kernel=_equalize_kernel,
     doc="Histogram-equalize uint8 images, each channel (and frame) on its own.",
 )
+
+EQUALIZE.gpu_kernel = GpuEqualize(EQUALIZE, lambda args: (args["_frame"], args["_channel"]))
 
 OPERATORS.append(EQUALIZE)
 

@@ -20,7 +20,17 @@ from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, requ
 from .gpu_types import suffixes
 from .image_layout import known_ndim
 
-__all__ = ["CMN_INPUT_TYPES", "CMN_OUTPUT_TYPES", "GpuCropMirrorNormalize", "MODULE", "WindowPlan"]
+__all__ = [
+    "CMN_INPUT_TYPES",
+    "CMN_OUTPUT_TYPES",
+    "ColorPart",
+    "GpuColor",
+    "GpuCropMirrorNormalize",
+    "GpuEqualize",
+    "GpuResample",
+    "MODULE",
+    "WindowPlan",
+]
 
 MODULE = "image"
 # Threads per block of every launch here.
@@ -440,4 +450,66 @@ class GpuColor:
             (source.ptr, out.base.ptr),
             (table.ptr,),
         )
+        return [out.result]
+
+
+# -- equalize --------------------------------------------------------------------------------
+
+# EQUALIZE_MAX_DIMS and EQUALIZE_ROW of kernels/image.cu.
+_EQUALIZE_MAX_DIMS = 3
+_EQUALIZE_ROW = 4 + 2 * _EQUALIZE_MAX_DIMS
+
+
+class GpuEqualize:
+    """The GPU kernel of ``equalize``: one block per plane (a channel of a frame of a
+    sample) builds its histogram and table and looks up its values.
+    ``axes(args)`` gives a sample's (frame axis, channel axis), None where absent."""
+
+    def __init__(self, op, axes):
+        self.op = op
+        self.axes = axes
+
+    def check(self, ins, args):
+        """Prepare phase: uint8 input on the GPU."""
+        require_gpu_input(self.op, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        _, _, modules, _, _ = cuda()
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        out = SampleOutputs(source.shapes, source.dtype, batch_size >= 0, device_id, stream)
+        frame, channel = self.axes(args)
+        rows = []
+        for shape, in_offset, out_offset in zip(source.shapes, source.offsets, out.offsets, strict=True):
+            strides = c_strides(shape)
+            pixel_axes = [d for d in range(len(shape)) if d not in (frame, channel)]
+            values = math.prod(shape[d] for d in pixel_axes)
+            if values == 0:
+                continue
+            dims = []
+            for d in pixel_axes:
+                dims += [shape[d], strides[d]]
+            dims += [0, 0] * (_EQUALIZE_MAX_DIMS - len(pixel_axes))
+            for f in range(shape[frame] if frame is not None else 1):
+                for c in range(shape[channel] if channel is not None else 1):
+                    at = (f * strides[frame] if frame is not None else 0) + (
+                        c * strides[channel] if channel is not None else 0
+                    )
+                    rows += [in_offset + at, out_offset + at, values, len(pixel_axes), *dims]
+        planes = len(rows) // _EQUALIZE_ROW
+        if planes == 0:
+            return [out.result]
+        table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
+        kernel = modules.get_function(device_id, MODULE, "equalize")
+        for first in range(0, planes, 65535):
+            kernel.launch(
+                (1, min(65535, planes - first)),
+                BLOCK,
+                stream.handle,
+                source.ptr,
+                out.base.ptr,
+                table.ptr,
+                first,
+            )
         return [out.result]

@@ -454,3 +454,13 @@ def test_color_space_conversion_matches_the_cpu(image_type, output_type, any_gpu
     samples = _color_images(np.uint8, [(7, 9, channels), (2, 3, channels)])
     kwargs = dict(image_type=getattr(ndd.types, image_type), output_type=getattr(ndd.types, output_type))
     _check_batch(ndd.color_space_conversion, samples, "HWC", **kwargs)
+
+
+@pytest.mark.parametrize(
+    "layout, shape", [("HWC", (30, 40, 3)), ("CHW", (2, 25, 20)), ("HW", (17, 33)), ("FHWC", (3, 12, 10, 3))]
+)
+def test_equalize_matches_the_cpu(layout, shape, any_gpu):
+    rng = np.random.default_rng(len(shape))
+    # A narrow range of levels, so that the tables stretch them (and one flat plane).
+    samples = [rng.integers(60, 120, shape).astype(np.uint8), np.full(shape, 7, np.uint8)]
+    _check_batch(ndd.equalize, samples, layout)
