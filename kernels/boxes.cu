@@ -196,3 +196,50 @@ extern "C" __global__ void coord_flip(const float* __restrict__ in, float* __res
     out[seg[1] + (long long)i] = seg[4 + 2 * c] ? __fsub_rn(mirror, value) : value;
   }
 }
+
+// -- coord_transform -----------------------------------------------------------------
+//
+// out[p, i] = T[i] + sum_j x[p, j] * M[i, j], summed from T in the order of j, each
+// product and sum rounded in float32 (ndd/_ops/transforms.py). Descriptor row per
+// sample: 0 input offset, 1 output offset, 2 points, 3 input components n, 4
+// output components m, 5 offset of its matrix in the float table ([M (m x n), T]).
+#define COORD_TRANSFORM_ROW 6
+
+__device__ inline float coord_load(const unsigned char* p) { return (float)*p; }
+__device__ inline float coord_load(const short* p) { return (float)*p; }
+__device__ inline float coord_load(const unsigned short* p) { return (float)*p; }
+__device__ inline float coord_load(const int* p) { return __int2float_rn(*p); }
+__device__ inline float coord_load(const float* p) { return *p; }
+
+// Integers round halves away from zero and saturate; NaN gives 0.
+template <typename T> __device__ inline T coord_store(float v, float lo, float top, T largest) {
+  if (!(v == v)) return 0;
+  const float r = roundf(v);
+  return r <= lo ? (T)lo : (r >= top ? largest : (T)r);
+}
+
+#define COORD_TRANSFORM(IN_NAME, IN, OUT_NAME, OUT, STORE)                                \
+  extern "C" __global__ void coord_transform_##IN_NAME##_to_##OUT_NAME(                  \
+      const IN* __restrict__ in, OUT* __restrict__ out, const long long* __restrict__ rows, \
+      const float* __restrict__ matrices) {                                              \
+    const long long* seg = rows + (unsigned long long)blockIdx.y * COORD_TRANSFORM_ROW;  \
+    const long long n = seg[3], m = seg[4];                                               \
+    const float* matrix = matrices + seg[5];                                             \
+    GRID_STRIDE_LOOP(e, (unsigned long long)(seg[2] * m)) {                              \
+      const long long point = (long long)e / m, i = (long long)e % m;                    \
+      const IN* x = in + seg[0] + point * n;                                             \
+      float v = matrix[m * n + i];                                                       \
+      for (long long j = 0; j < n; ++j) v = __fadd_rn(v, __fmul_rn(coord_load(x + j), matrix[i * n + j])); \
+      out[seg[1] + (long long)e] = STORE;                                                \
+    }                                                                                    \
+  }
+
+COORD_TRANSFORM(f32, float, f32, float, v)
+COORD_TRANSFORM(u8, unsigned char, f32, float, v)
+COORD_TRANSFORM(i16, short, f32, float, v)
+COORD_TRANSFORM(u16, unsigned short, f32, float, v)
+COORD_TRANSFORM(i32, int, f32, float, v)
+COORD_TRANSFORM(u8, unsigned char, u8, unsigned char, coord_store<unsigned char>(v, 0.0f, 255.0f, 255))
+COORD_TRANSFORM(i16, short, i16, short, coord_store<short>(v, -32768.0f, 32767.0f, 32767))
+COORD_TRANSFORM(u16, unsigned short, u16, unsigned short, coord_store<unsigned short>(v, 0.0f, 65535.0f, 65535))
+COORD_TRANSFORM(i32, int, i32, int, coord_store<int>(v, -2147483648.0f, 2147483648.0f, 2147483647))

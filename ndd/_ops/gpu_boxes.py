@@ -1,5 +1,5 @@
-"""GPU kernels of the bounding-box operators ``bb_flip`` and ``box_encoder``, queued
-on ``kernels/boxes.cu``.
+"""GPU kernels of the box and point operators ``bb_flip``, ``box_encoder``,
+``coord_flip`` and ``coord_transform``, queued on ``kernels/boxes.cu``.
 
 ``bb_flip`` is one launch per batch over every box. ``box_encoder`` runs one block
 per sample: each anchor finds its best box, each box claims its best anchor
@@ -15,8 +15,9 @@ import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_types import suffixes
 
-__all__ = ["GpuBbFlip", "GpuBoxEncoder", "MODULE"]
+__all__ = ["COORD_TYPES", "GpuBbFlip", "GpuBoxEncoder", "GpuCoordFlip", "GpuCoordTransform", "MODULE"]
 
 MODULE = "boxes"
 BLOCK = 256
@@ -165,4 +166,58 @@ class GpuCoordFlip:
             most,
             (source.ptr, out.base.ptr),
         )
+        return [out.result]
+
+
+_COORD_TRANSFORM_ROW = 6
+COORD_TYPES = suffixes(np.uint8, np.int16, np.uint16, np.int32, np.float32)
+
+
+class GpuCoordTransform:
+    """The GPU kernel of ``coord_transform``: every output component of every point
+    of every sample in one launch. ``plan(args, n)`` is the CPU's (M, T) of a sample
+    of n-component points (float32)."""
+
+    def __init__(self, op, plan):
+        self.op = op
+        self.plan = plan
+
+    def check(self, ins, args):
+        x = ins[0]
+        require_gpu_input(self.op, x)
+        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in COORD_TYPES:
+            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        target = np.dtype(args["dtype"].numpy)
+        plans = [self.plan(a, shape[-1]) for a, shape in zip(sample_args, source.shapes, strict=True)]
+        out_shapes = [(*shape[:-1], m.shape[0]) for shape, (m, _) in zip(source.shapes, plans, strict=True)]
+        out = SampleOutputs(out_shapes, target, batch_size >= 0, device_id, stream)
+        rows, tables, at, most = [], [], 0, 0
+        for shape, (m, t), in_offset, out_offset in zip(
+            source.shapes, plans, source.offsets, out.offsets, strict=True
+        ):
+            points = int(np.prod(shape[:-1]))
+            rows += [in_offset, out_offset, points, shape[-1], m.shape[0], at]
+            tables.append(np.concatenate([np.asarray(m, np.float32).reshape(-1), np.asarray(t, np.float32)]))
+            at += tables[-1].size
+            most = max(most, points * m.shape[0])
+        if most:
+            table = device_array.DeviceArray.from_host(np.concatenate(tables), device_id, stream)
+            launch_segments(
+                device_id,
+                MODULE,
+                f"coord_transform_{COORD_TYPES[source.dtype]}_to_{COORD_TYPES[target]}",
+                BLOCK,
+                stream,
+                rows,
+                _COORD_TRANSFORM_ROW,
+                most,
+                (source.ptr, out.base.ptr),
+                (table.ptr,),
+            )
         return [out.result]

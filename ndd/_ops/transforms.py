@@ -25,6 +25,7 @@ from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32
 from .conversions import cast_array
+from .gpu_boxes import GpuCoordTransform
 from .schema import Arg, Input, Operator
 
 _F32 = np.float32
@@ -677,6 +678,8 @@ COORD_TRANSFORM = Operator(
     kernel=_coord_kernel,
     doc="Transform points or vectors: ``out = M @ in + T`` along the last axis.",
 )
+
+COORD_TRANSFORM.gpu_kernel = GpuCoordTransform(COORD_TRANSFORM, _coord_plan)
 
 
 OPERATORS = [COMBINE, CROP, ROTATION, SCALE, SHEAR, TRANSLATION, COORD_TRANSFORM]

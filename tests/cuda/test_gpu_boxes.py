@@ -113,3 +113,26 @@ def test_coord_flip_matches_the_cpu(dims, layout, any_gpu):
     if dims == 3:
         kwargs.update(flip_z=1, center_z=0.1)
     _same(ndd.coord_flip(ndd.batch(samples).gpu(), **kwargs), ndd.coord_flip(ndd.batch(samples), **kwargs))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int16, np.int32])
+def test_coord_transform_matches_the_cpu(dtype, any_gpu):
+    rng = np.random.default_rng(3)
+    samples = [(rng.random((n, 2)) * 100).astype(dtype) for n in (5, 0, 8)]
+    matrices = ndd.batch([np.array([[1.5, -0.2], [0.3, 2.0], [1.0, 1.0]], np.float32)] * 3)
+    for kwargs in (
+        dict(M=matrices, T=[0.5, -1.0, 3.0]),
+        dict(MT=[[0.7, 0.1, 10.0], [-0.2, 1.1, -4.0]]),
+        dict(M=2.0),
+    ):
+        _same(
+            ndd.coord_transform(ndd.batch(samples).gpu(), **kwargs),
+            ndd.coord_transform(ndd.batch(samples), **kwargs),
+        )
+    # The input's own type: rounded and saturated.
+    cpu = ndd.coord_transform(ndd.batch(samples), M=3.0, T=[-50.0, 9.5])
+    kwargs = dict(M=3.0, T=[-50.0, 9.5], dtype=cpu.dtype if dtype == np.float32 else ndd.batch(samples).dtype)
+    _same(
+        ndd.coord_transform(ndd.batch(samples).gpu(), **kwargs),
+        ndd.coord_transform(ndd.batch(samples), **kwargs),
+    )
