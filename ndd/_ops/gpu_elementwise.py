@@ -48,6 +48,7 @@ __all__ = [
     "GpuCastLike",
     "GpuElementwise",
     "GpuCompare",
+    "cast_flat",
     "gpu_elementwise",
 ]
 
@@ -104,7 +105,8 @@ def _launch(device_id, name, n, stream, *args):
     kernel.launch(launch.grid_for(n, BLOCK), BLOCK, stream.handle, *args, n)
 
 
-def _cast_flat(src_ptr, src_dtype, out_ptr, out_dtype, n, stream, device_id):
+def cast_flat(src_ptr, src_dtype, out_ptr, out_dtype, n, stream, device_id):
+    """Queue the conversion of ``n`` contiguous elements (the reference's ``cast`` rules)."""
     name = f"cast_{KERNEL_TYPES[src_dtype]}_to_{KERNEL_TYPES[out_dtype]}"
     _launch(device_id, name, n, stream, src_ptr, out_ptr)
 
@@ -147,7 +149,7 @@ def _as_flat(data, compute, stream, device_id):
             array = array.view(0, (n,), compute)
         else:
             converted = device_array.DeviceArray.empty((n,), compute, device_id, stream)
-            _cast_flat(array.ptr, array.dtype, converted.ptr, compute, n, stream, device_id)
+            cast_flat(array.ptr, array.dtype, converted.ptr, compute, n, stream, device_id)
             array = converted
     return _Flat(array, offsets, shapes)
 
@@ -439,11 +441,11 @@ class GpuCast:
             offsets = [o // itemsize for o in x.offsets]
             n = _extent(offsets, x.shapes)
             data = device_array.DeviceArray.empty((n * target.itemsize,), np.uint8, device_id, stream)
-            _cast_flat(x.data.ptr, x.dtype, data.ptr, target, n, stream, device_id)
+            cast_flat(x.data.ptr, x.dtype, data.ptr, target, n, stream, device_id)
             out_offsets = [o * target.itemsize for o in offsets]
             return [device_array.DeviceBatch(data, out_offsets, list(x.shapes), target, x.dense)]
         out = device_array.DeviceArray.empty(x.shape, target, device_id, stream)
-        _cast_flat(x.ptr, x.dtype, out.ptr, target, x.size, stream, device_id)
+        cast_flat(x.ptr, x.dtype, out.ptr, target, x.size, stream, device_id)
         return [out]
 
 

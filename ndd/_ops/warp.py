@@ -15,6 +15,11 @@ volumes (``DHWC``, ``FDHWC``: 3x4 matrices on ``(x, y, z)``, rotation about ``ax
 planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
 images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
 has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
+
+On the GPU (``gpu_warp.py``, ``kernels/warp.cu``), ``rotate``, ``warp_affine``,
+``experimental.warp_perspective``, ``water`` and ``sphere`` sample as the CPU kernels
+do, from the same per-sample plans (``WarpPlan``: sizes, matrices, fill values, types;
+the water displacements), so that both give the same bits.
 """
 
 import math
@@ -27,6 +32,7 @@ from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
+from .gpu_warp import MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
 from .image_layout import image_axes
 from .random_ops import RNG_ARG
 from .schema import Arg, Input, Operator
@@ -110,62 +116,109 @@ BORDER_MODES = {"constant": 0, "replicate": 1, "reflect": 2, "reflect_101": 3, "
 _CLAMP = BORDER_MODES["replicate"]
 
 
-def warp_sample(
-    arr,
-    axes,
-    out_hw,
-    matrix,
-    *,
-    perspective,
-    linear,
-    fill,
-    out_dtype,
-    border=None,
-    round_even=False,
-    cubic=False,
-):
-    """Warp every frame of one sample to ``out_hw`` with ``matrix`` (output pixel centre
-    to source point, 6 or 9 float64 values).
+def kernel_type(source, target):
+    """The element type the kernels warp a ``source`` sample to a ``target`` one in: their
+    own types as they are (converted first to a float target), others through float32."""
+    source, target = np.dtype(source), np.dtype(target)
+    if target.type in _KERNEL_TYPES and (source == target or target.kind == "f"):
+        return target
+    return np.dtype(np.float32)
 
-    ``fill`` is None (the edges repeat, unless ``border`` says otherwise), a number
-    or one number per channel; ``round_even`` rounds ties to even; ``cubic`` samples
-    bicubically (2-D only).
-    """
-    out_shape = list(arr.shape)
-    for axis, extent in zip(axes.spatial, out_hw, strict=True):
-        out_shape[axis] = extent
-    target = np.dtype(out_dtype)
-    if arr.dtype == target and target.type in _KERNEL_TYPES:
-        work_in, work_type = arr, target
-    elif target.kind == "f" and target.type in _KERNEL_TYPES:
-        work_in, work_type = arr.astype(target), target
-    else:
-        work_in, work_type = arr.astype(np.float32), np.dtype(np.float32)
-    out = np.empty(out_shape, work_type)
-    if border is None:
-        border = BORDER_MODES["constant"] if fill is not None else _CLAMP
-    m = np.ascontiguousarray(matrix, np.float64).reshape(-1)
+
+def _channel_fills(fill, channels):
+    """``fill`` (None, a number or one per channel) as one float32 per channel."""
+    if fill is None:
+        return np.zeros(channels, np.float32)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(fill, np.float32), (channels,)))
+
+
+class WarpPlan:
+    """How one sample is warped, everything but the pass over the pixels (which
+    ``warp_sample`` makes on the CPU and ``gpu_warp.GpuWarp`` on the GPU): its
+    ``axes``, the output's spatial ``out_extents``, the ``matrix`` from output pixel
+    centres to source points (float64: 6 or 9 values, or 12 for volumes),
+    ``perspective``, ``interp`` (0 nearest neighbour, 1 bilinear or trilinear, 2
+    bicubic), ``fill`` (None, a number or one per channel), the ``border`` mode (by
+    default the fill outside the source when there is one, else the edges
+    repeated), ``round_even`` (ties to even, instead of away from zero) and the
+    output type ``out_dtype``."""
+
+    __slots__ = (
+        "axes",
+        "border",
+        "fill",
+        "interp",
+        "matrix",
+        "out_dtype",
+        "out_extents",
+        "perspective",
+        "round_even",
+    )
+
+    def __init__(
+        self,
+        axes,
+        out_extents,
+        matrix,
+        *,
+        out_dtype,
+        perspective=False,
+        interp=0,
+        fill=None,
+        border=None,
+        round_even=False,
+    ):
+        self.axes = axes
+        self.out_extents = tuple(out_extents)
+        self.matrix = np.ascontiguousarray(matrix, np.float64).reshape(-1)
+        self.out_dtype = np.dtype(out_dtype)
+        self.perspective = perspective
+        self.interp = interp
+        self.fill = fill
+        if border is None:
+            border = BORDER_MODES["constant"] if fill is not None else _CLAMP
+        self.border = border
+        self.round_even = round_even
+
+    def fills(self, channels):
+        """The fill values, one float32 per channel."""
+        return _channel_fills(self.fill, channels)
+
+    def out_shape(self, shape):
+        """The output shape of a sample of ``shape``."""
+        out = list(shape)
+        for axis, extent in zip(self.axes.spatial, self.out_extents, strict=True):
+            out[axis] = extent
+        return tuple(out)
+
+
+def warp_sample(arr, plan):
+    """Warp every frame of one sample as ``plan`` (a ``WarpPlan``) says."""
+    axes = plan.axes
+    target = plan.out_dtype
+    work_type = kernel_type(arr.dtype, target)
+    work_in = arr if arr.dtype == work_type else arr.astype(work_type)
+    out = np.empty(plan.out_shape(arr.shape), work_type)
+    m = plan.matrix
     if axes.depth is not None:
         src_vols, dst_vols = _volumes(work_in, axes), _volumes(out, axes)
-        fills = (
-            np.zeros(src_vols.shape[4], np.float32)
-            if fill is None
-            else np.full(src_vols.shape[4], fill, np.float32)
-        )
+        fills = plan.fills(src_vols.shape[4])
         for f in range(src_vols.shape[0]):
-            warp_affine_3d(src_vols[f], dst_vols[f], m, linear, border, fills)
+            warp_affine_3d(src_vols[f], dst_vols[f], m, plan.interp == 1, plan.border, fills)
         return out if work_type == target else cast_array(out, target)
     src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
-    channels = src_frames.shape[3]
-    fills = (
-        np.zeros(channels, np.float32)
-        if fill is None
-        else np.broadcast_to(np.asarray(fill, np.float32), (channels,))
-    )
-    fills = np.ascontiguousarray(fills)
+    fills = plan.fills(src_frames.shape[3])
     for f in range(src_frames.shape[0]):
-        interp = 2 if cubic else int(linear)
-        warp_projective(src_frames[f], dst_frames[f], m, perspective, interp, border, fills, round_even)
+        warp_projective(
+            src_frames[f],
+            dst_frames[f],
+            m,
+            plan.perspective,
+            plan.interp,
+            plan.border,
+            fills,
+            plan.round_even,
+        )
     return out if work_type == target else cast_array(out, target)
 
 
@@ -250,32 +303,40 @@ def _warp_affine_prepare_all(ins, args):
     _warp_affine_prepare(ins, args)
 
 
-def _warp_affine_kernel(arrays, args):
+def _warp_affine_plan(shape, dtype, mtx, args):
+    """The ``WarpPlan`` of a sample of ``shape`` and ``dtype`` (``mtx``: its matrix input or None)."""
     op = WARP_AFFINE
-    x, mtx = arrays
-    axes = _image_axes(op, args[INPUT_LAYOUT], x.ndim, volume=True)
+    axes = _image_axes(op, args[INPUT_LAYOUT], len(shape), volume=True)
     spatial = len(axes.spatial)
     matrix = _affine_matrix(op, mtx if mtx is not None else args["matrix"], args["inverse_map"], spatial)
-    size = _size_arg(op, args["size"], spatial) or tuple(x.shape[a] for a in axes.spatial)
-    return warp_sample(
-        x,
+    size = _size_arg(op, args["size"], spatial) or tuple(shape[a] for a in axes.spatial)
+    return WarpPlan(
         axes,
         size,
         matrix,
-        perspective=False,
-        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        interp=int(args["interp_type"] == DALIInterpType.INTERP_LINEAR),
         fill=args["fill_value"],
-        out_dtype=_output_dtype(op, [_DTypeOf(x)], args).numpy,
+        out_dtype=_run_output_dtype(op, dtype, args),
     )
+
+
+def _warp_affine_kernel(arrays, args):
+    x, mtx = arrays
+    return warp_sample(x, _warp_affine_plan(x.shape, x.dtype, mtx, args))
 
 
 class _DTypeOf:
     """The dtype of a run-phase array where a prepare-phase rule expects an input object."""
 
-    def __init__(self, arr):
+    def __init__(self, dtype):
         from .._types import dtype as to_dtype
 
-        self._dtype = to_dtype(arr.dtype)
+        self._dtype = to_dtype(dtype)
+
+
+def _run_output_dtype(op, dtype, args):
+    """The numpy output type of a sample of numpy type ``dtype`` (the run phase's ``_output_dtype``)."""
+    return _output_dtype(op, [_DTypeOf(dtype)], args).numpy
 
 
 _DTYPE_ARGS = [
@@ -497,25 +558,28 @@ def rotation_matrix_3d(in_dhw, out_dhw, axis, angle):
     return np.hstack([r_inverse, (in_centre - r_inverse @ out_centre)[:, None]])
 
 
-def _rotate_kernel(arrays, args):
-    x = arrays[0]
-    axes = _image_axes(ROTATE, args[INPUT_LAYOUT], x.ndim, volume=True)
-    in_extents = tuple(x.shape[a] for a in axes.spatial)
+def _rotate_plan(shape, dtype, _matrix, args):
+    """The ``WarpPlan`` of a sample of ``shape`` and ``dtype``."""
+    axes = _image_axes(ROTATE, args[INPUT_LAYOUT], len(shape), volume=True)
+    in_extents = tuple(shape[a] for a in axes.spatial)
     out_extents = _rotate_output_hw(ROTATE, in_extents, args)
     if axes.depth is not None:
         matrix = rotation_matrix_3d(in_extents, out_extents, args["axis"], args["angle"])
     else:
         matrix = rotation_matrix(in_extents, out_extents, args["angle"])
-    return warp_sample(
-        x,
+    return WarpPlan(
         axes,
         out_extents,
         matrix,
-        perspective=False,
-        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
+        interp=int(args["interp_type"] == DALIInterpType.INTERP_LINEAR),
         fill=args["fill_value"],
-        out_dtype=_output_dtype(ROTATE, [_DTypeOf(x)], args).numpy,
+        out_dtype=_run_output_dtype(ROTATE, dtype, args),
     )
+
+
+def _rotate_kernel(arrays, args):
+    x = arrays[0]
+    return warp_sample(x, _rotate_plan(x.shape, x.dtype, None, args))
 
 
 ROTATE = Operator(
@@ -646,27 +710,37 @@ def _perspective_shape(shapes, args):
     return [tuple(out)]
 
 
-def _perspective_kernel(arrays, args):
-    x, given = arrays
-    axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], x.ndim, planar=True)
+_PERSPECTIVE_INTERP = {
+    DALIInterpType.INTERP_NN: 0,
+    DALIInterpType.INTERP_LINEAR: 1,
+    DALIInterpType.INTERP_CUBIC: 2,
+}
+
+
+def _perspective_plan(shape, dtype, given, args):
+    """The ``WarpPlan`` of a sample of ``shape`` and ``dtype`` (``given``: its matrix input or None)."""
+    axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], len(shape), planar=True)
     matrix = _perspective_matrix(
         given if given is not None else args["matrix"], args["inverse_map"], args["pixel_origin"]
     )
-    size = _size_arg(WARP_PERSPECTIVE, args["size"]) or (x.shape[axes.height], x.shape[axes.width])
+    size = _size_arg(WARP_PERSPECTIVE, args["size"]) or (shape[axes.height], shape[axes.width])
     fill = args["fill_value"]
-    return warp_sample(
-        x,
+    return WarpPlan(
         axes,
         size,
         matrix,
         perspective=True,
-        linear=args["interp_type"] == DALIInterpType.INTERP_LINEAR,
-        cubic=args["interp_type"] == DALIInterpType.INTERP_CUBIC,
+        interp=_PERSPECTIVE_INTERP[args["interp_type"]],
         fill=fill if fill else 0.0,
-        out_dtype=x.dtype,
+        out_dtype=dtype,
         border=BORDER_MODES[args["border_mode"]],
         round_even=True,
     )
+
+
+def _perspective_kernel(arrays, args):
+    x, given = arrays
+    return warp_sample(x, _perspective_plan(x.shape, x.dtype, given, args))
 
 
 WARP_PERSPECTIVE = Operator(
@@ -754,23 +828,66 @@ def _distortion_types(op):
     return types
 
 
-def _water_maps(rows, columns, args):
+def _water_waves(rows, columns, args):
+    """The displacements of the water distortion (float32): along x, one per row, and
+    along y, one per column."""
     f32 = np.float32
-    y = np.arange(rows, dtype=np.float32)[:, None]
-    x = np.arange(columns, dtype=np.float32)[None, :]
+    y = np.arange(rows, dtype=np.float32)
+    x = np.arange(columns, dtype=np.float32)
+    wave_x = f32(args["ampl_x"]) * np.sin(f32(args["freq_x"]) * y + f32(args["phase_x"]))
+    wave_y = f32(args["ampl_y"]) * np.cos(f32(args["freq_y"]) * x + f32(args["phase_y"]))
+    return wave_x.astype(np.float32, copy=False), wave_y.astype(np.float32, copy=False)
+
+
+def _water_maps(rows, columns, args):
+    wave_x, wave_y = _water_waves(rows, columns, args)
     # The x displacement depends on the row only and the y displacement on the column only.
-    map_x = x + f32(args["ampl_x"]) * np.sin(f32(args["freq_x"]) * y + f32(args["phase_x"]))
-    map_y = y + f32(args["ampl_y"]) * np.cos(f32(args["freq_y"]) * x + f32(args["phase_y"]))
-    return map_x.astype(np.float32, copy=False), map_y.astype(np.float32, copy=False)
+    map_x = np.arange(columns, dtype=np.float32)[None, :] + wave_x[:, None]
+    map_y = np.arange(rows, dtype=np.float32)[:, None] + wave_y[None, :]
+    return map_x, map_y
+
+
+def _sphere_geometry(rows, columns):
+    """The sphere distortion's centre (x, y) and radius: the centre at half the extents,
+    the radius half the larger side rounded down (as the reference)."""
+    return columns / 2, rows / 2, max(columns // 2, rows // 2)
+
+
+def _water_transform(rows, columns, args):
+    return np.concatenate(_water_waves(rows, columns, args))
+
+
+def _sphere_transform(rows, columns, args):
+    # float32, as sphere_maps takes them.
+    return np.asarray(_sphere_geometry(rows, columns), np.float32)
 
 
 def _sphere_maps(rows, columns, args):
     map_x = np.empty((rows, columns), np.float32)
     map_y = np.empty((rows, columns), np.float32)
-    # The centre is at half the extents; the reference divides by half the larger side
-    # rounded down.
-    sphere_maps(map_x, map_y, columns / 2, rows / 2, max(columns // 2, rows // 2))
+    sphere_maps(map_x, map_y, *_sphere_geometry(rows, columns))
     return map_x, map_y
+
+
+def _distortion_fills(args, channels):
+    """The fill values of water and sphere, one float32 per channel."""
+    return np.full(channels, args["fill_value"], np.float32)
+
+
+def _distortion_gpu_plan(op, mode, transform):
+    """The ``MapPlan`` of a sample for the GPU kernel of ``op()``: ``transform(rows,
+    columns, args)`` gives its map parameters (float32) for ``mode``."""
+
+    def plan(shape, args):
+        axes = _image_axes(op(), args[INPUT_LAYOUT], len(shape))
+        channels = shape[axes.channel] if axes.channel is not None else 1
+        interp = int(args["interp_type"] == DALIInterpType.INTERP_LINEAR)
+        fills = _distortion_fills(args, channels)
+        if not args["mask"]:
+            return MapPlan(axes, None, None, fills, interp)
+        return MapPlan(axes, mode, transform(shape[axes.height], shape[axes.width], args), fills, interp)
+
+    return plan
 
 
 def _distortion_kernel(op, maps):
@@ -785,7 +902,7 @@ def _distortion_kernel(op, maps):
         work = x if target.type in _KERNEL_TYPES else x.astype(np.float32)
         out = np.empty(work.shape, work.dtype)
         src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
-        fills = np.full(src_frames.shape[3], args["fill_value"], np.float32)
+        fills = _distortion_fills(args, src_frames.shape[3])
         linear = args["interp_type"] == DALIInterpType.INTERP_LINEAR
         for f in range(src_frames.shape[0]):
             warp_mapped(
@@ -1083,6 +1200,27 @@ JITTER = Operator(
     doc="Move every pixel by a random whole number of pixels along x and y (independently per pixel).\n\n"
     "The reference has only a GPU implementation; this one draws its offsets from ``rng`` (so its values "
     "differ from the reference's).",
+)
+
+
+# The GPU kernels take each sample's plan from the functions the CPU kernels use.
+WARP_AFFINE.gpu_kernel = GpuWarp(
+    WARP_AFFINE,
+    _warp_affine_plan,
+    lambda args, dtype: _run_output_dtype(WARP_AFFINE, dtype, args),
+    kernel_type,
+)
+ROTATE.gpu_kernel = GpuWarp(
+    ROTATE, _rotate_plan, lambda args, dtype: _run_output_dtype(ROTATE, dtype, args), kernel_type
+)
+WARP_PERSPECTIVE.gpu_kernel = GpuWarp(
+    WARP_PERSPECTIVE, _perspective_plan, lambda args, dtype: dtype, kernel_type
+)
+WATER.gpu_kernel = GpuDistortion(
+    WATER, _distortion_gpu_plan(lambda: WATER, MAP_WATER, _water_transform), kernel_type
+)
+SPHERE.gpu_kernel = GpuDistortion(
+    SPHERE, _distortion_gpu_plan(lambda: SPHERE, MAP_SPHERE, _sphere_transform), kernel_type
 )
 
 
