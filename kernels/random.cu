@@ -11,11 +11,7 @@
 // blockIdx.y walks the samples, x the elements of a sample. `layout` holds two
 // values per sample: the element offset of its output and its element count.
 #include "common.cuh"
-
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
+#include "philox.cuh"
 
 // The words of one element's stream, in order, four per Philox block.
 struct ElementStream {
@@ -36,22 +32,7 @@ struct ElementStream {
   }
 
   __device__ void refill() {
-    unsigned int c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
-    unsigned int k0 = key0, k1 = key1;
-    for (int round = 0; round < 10; ++round) {
-      const unsigned int hi0 = __umulhi(PHILOX_M0, c0), lo0 = PHILOX_M0 * c0;
-      const unsigned int hi1 = __umulhi(PHILOX_M1, c2), lo1 = PHILOX_M1 * c2;
-      c0 = hi1 ^ c1 ^ k0;
-      c1 = lo1;
-      c2 = hi0 ^ c3 ^ k1;
-      c3 = lo0;
-      k0 += PHILOX_W0;
-      k1 += PHILOX_W1;
-    }
-    block[0] = c0;
-    block[1] = c1;
-    block[2] = c2;
-    block[3] = c3;
+    philox4x32_10(counter, key0, key1, block);
     counter[1] += 1;
     used = 0;
   }

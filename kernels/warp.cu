@@ -14,6 +14,7 @@
 // A batch is one launch: a descriptor row per sample (int64, in device memory,
 // blockIdx.y picks the row), a thread per output pixel writing all its channels.
 #include "common.cuh"
+#include "philox.cuh"
 
 // Descriptor row of a sample (offsets, extents and strides in elements):
 //   0 input offset, 1 output offset, 2 output pixels (the product of the output
@@ -49,6 +50,11 @@
 #define WARP_MAP_COPY 0
 #define WARP_MAP_WATER 1
 #define WARP_MAP_SPHERE 2
+// jitter: the transform holds the degree, its half, and the four key words (their
+// bits) of the call's RandomKey; each output pixel draws its moves from its own
+// Philox block (counter: pixel index, frame, sample ^ k3, k2), a whole number in
+// [0, degree) minus the half along x, then along y, from the pixel's centre.
+#define WARP_MAP_JITTER 3
 
 // Points farther than this from the image are outside whatever the border mode.
 #define WARP_FAR 1e7f
@@ -415,7 +421,18 @@ __device__ inline void warp_mapped_pixel(const T* __restrict__ in, T* __restrict
     return;
   }
   float sx, sy;
-  if (mode == WARP_MAP_WATER) {
+  if (mode == WARP_MAP_JITTER) {
+    const unsigned int degree = (unsigned int)map[0];
+    const float half = map[1];
+    const unsigned int counter[4] = {(unsigned int)(at.y * s.columns + at.x), (unsigned int)at.frame,
+                                     (unsigned int)blockIdx.y ^ __float_as_uint(map[5]), __float_as_uint(map[4])};
+    unsigned int words[4];
+    philox4x32_10(counter, __float_as_uint(map[2]), __float_as_uint(map[3]), words);
+    const float move_x = __fsub_rn((float)__umulhi(words[0], degree), half);
+    const float move_y = __fsub_rn((float)__umulhi(words[1], degree), half);
+    sx = __fadd_rn(warp_centre(at.x), move_x);
+    sy = __fadd_rn(warp_centre(at.y), move_y);
+  } else if (mode == WARP_MAP_WATER) {
     // ndd/_ops/warp.py's _water_maps: column + its row's wave, row + its column's wave.
     const long long rows = seg[WARP_HEAD + 2 * WARP_DIM_WORDS];
     sx = __fadd_rn((float)at.x, map[at.y]);

@@ -30,7 +30,7 @@ from .gpu_layout import c_strides
 from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
 from .gpu_types import SUFFIXES
 
-__all__ = ["MAP_SPHERE", "MAP_WATER", "MODULE", "GpuDistortion", "GpuWarp", "MapPlan"]
+__all__ = ["MAP_JITTER", "MAP_SPHERE", "MAP_WATER", "MODULE", "GpuDistortion", "GpuWarp", "MapPlan"]
 
 MODULE = "warp"
 # Threads per block of every launch here.
@@ -44,6 +44,7 @@ _ROUND_EVEN = 2
 _MAP_COPY = 0
 MAP_WATER = 1
 MAP_SPHERE = 2
+MAP_JITTER = 3
 _CONSTANT = 0
 # Types whose samples a distortion passes through (mask 0) unchanged, the kernels'
 # own or converted to float32 and back exactly.
@@ -56,7 +57,8 @@ _DISTORTION_TYPES = tuple(
 class MapPlan:
     """How a distortion warps one sample: its ``axes``, ``mode`` (MAP_WATER: the
     ``transform`` holds the x displacement of each row, then the y displacement
-    of each column; MAP_SPHERE: the centre x, y and the radius; None for a sample
+    of each column; MAP_SPHERE: the centre x, y and the radius; MAP_JITTER: the
+    degree, its half and the call's key words as float bits; None for a sample
     passed through unchanged), the per-channel ``fills`` (float32) and ``interp``
     (0 nearest neighbour, 1 bilinear)."""
 
@@ -249,7 +251,7 @@ class GpuWarp:
 
 
 class GpuDistortion:
-    """The GPU kernel of ``water`` and ``sphere``: ``warp_mapped_<type>`` over every
+    """The GPU kernel of ``water``, ``sphere`` and ``jitter``: ``warp_mapped_<type>`` over every
     sample in one launch, the map of each output pixel computed there from the
     sample's ``MapPlan`` (``plan(shape, args)``) as the CPU computes it; a sample
     with mask 0 is copied. ``kernel_type(source, target)`` gives the type the

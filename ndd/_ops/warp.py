@@ -32,7 +32,7 @@ from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
-from .gpu_warp import MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
+from .gpu_warp import MAP_JITTER, MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
 from .image_layout import image_axes
 from .random_ops import RNG_ARG
 from .schema import Arg, Input, Operator
@@ -1221,6 +1221,19 @@ WATER.gpu_kernel = GpuDistortion(
 )
 SPHERE.gpu_kernel = GpuDistortion(
     SPHERE, _distortion_gpu_plan(lambda: SPHERE, MAP_SPHERE, _sphere_transform), kernel_type
+)
+
+
+def _jitter_transform(rows, columns, args):
+    """The GPU's jitter parameters: the degree, its half, and the key words (as float bits)
+    of the call's RandomKey, which the kernel's Philox draws key (the CPU's distribution)."""
+    degree = args["nDegree"]
+    words = np.asarray(args["rng"].words[:4], np.uint32).view(np.float32)
+    return np.concatenate([np.array([degree, degree // 2], np.float32), words])
+
+
+JITTER.gpu_kernel = GpuDistortion(
+    JITTER, _distortion_gpu_plan(lambda: JITTER, MAP_JITTER, _jitter_transform), kernel_type
 )
 
 

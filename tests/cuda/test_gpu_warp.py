@@ -338,3 +338,44 @@ def test_a_matrix_input_in_gpu_memory_is_refused_at_the_call(fake):
 def test_a_host_input_is_refused_on_the_gpu(fake):
     with pytest.raises(NotImplementedError, match="ndd.rotate on the GPU: an input in host memory"):
         ndd.rotate(ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC"), angle=3.0, device="gpu")
+
+
+# -- jitter: Philox moves (the CPU's distribution, not its values) ------------------------
+
+
+def _jitter_gpu(image, layout="HWC", **kwargs):
+    out = ndd.jitter(ndd.tensor(image, layout=layout).gpu(), **kwargs)
+    assert out.device.device_type == "gpu"
+    return np.asarray(out.cpu())
+
+
+def test_jitter_moves_each_pixel_within_the_degree(any_gpu):
+    # Every pixel distinct (its row and column coded in its value), so each output
+    # value tells where it came from.
+    rows, columns = 40, 50
+    image = np.zeros((rows, columns, 2), np.float32)
+    image[..., 0] = np.arange(rows)[:, None]
+    image[..., 1] = np.arange(columns)[None, :]
+    out = _jitter_gpu(image, nDegree=5, fill_value=-1.0, rng=ndd.random.RNG(seed=3))
+    inside = out[..., 0] >= 0
+    dy = out[..., 0][inside] - np.nonzero(inside)[0]
+    dx = out[..., 1][inside] - np.nonzero(inside)[1]
+    assert set(np.unique(dy).tolist()) == {-2, -1, 0, 1, 2} == set(np.unique(dx).tolist())
+    # Moves along x and y are independent and uniform: 25 pairs, each about 1/25.
+    pairs = np.unique(np.stack([dy, dx]), axis=1, return_counts=True)[1]
+    assert len(pairs) == 25 and pairs.min() > 0.02 * dy.size
+    # Pixels moved in from outside take the fill value.
+    assert np.all(out[~inside] == -1.0) and (~inside).any()
+
+
+def test_jitter_repeats_for_a_seed_and_copies_masked_samples(any_gpu):
+    rng = np.random.default_rng(0)
+    samples = [rng.integers(0, 255, (20, 30, 3)).astype(np.uint8) for _ in range(3)]
+    batch = ndd.batch(samples, layout="HWC").gpu()
+    mask = ndd.batch([np.int32(m) for m in (1, 0, 1)])
+    first = ndd.jitter(batch, mask=mask, rng=ndd.random.RNG(seed=8)).cpu()
+    again = ndd.jitter(batch, mask=mask, rng=ndd.random.RNG(seed=8)).cpu()
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    np.testing.assert_array_equal(np.asarray(first.select(1)), samples[1])
+    assert not np.array_equal(np.asarray(first.select(0)), samples[0])
