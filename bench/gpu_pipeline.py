@@ -50,21 +50,15 @@ TARGETS = {"ref": 1.1, "ref_pipeline": 1.0}
 SMOKE_LABEL = "SMOKE RUN on the recording FakeDriver: no kernel ran, every figure below is meaningless"
 
 
-_fake_installed = []
-
-
 def _install_fake():
-    """The recording FakeDriver as the driver, and nvImageCodec's CPU codecs as the decoder."""
+    """bench/gpu_ops.py's recording FakeDriver as the driver, and nvImageCodec's CPU codecs
+    as the decoder."""
+    import gpu_ops
     from nvidia import nvimgcodec
 
-    from ndd._cuda import driver
-    from ndd._cuda.fake import FakeDriver
     from ndd._ops import gpu_decoding
 
-    installing = driver.use_fake(FakeDriver())
-    installing.__enter__()
-    # Kept: collecting the context manager would close it and uninstall the fake.
-    _fake_installed.append(installing)
+    gpu_ops._install_fake()
     gpu_decoding.make_decoder = lambda device_id: nvimgcodec.Decoder(
         device_id=nvimgcodec.NVIMGCODEC_DEVICE_CPU_ONLY,
         backends=[nvimgcodec.Backend(nvimgcodec.BackendKind.CPU_ONLY)],

@@ -14,7 +14,7 @@ Nothing here touches the driver at import: ``ndd._cuda`` is imported on first us
 import numpy as np
 
 from .._prepare.invocation import per_sample_args
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of
 from .gpu_types import suffixes
 
 __all__ = ["COORD_TYPES", "GpuBbFlip", "GpuBoxEncoder", "GpuCoordFlip", "GpuCoordTransform", "MODULE"]
@@ -30,9 +30,7 @@ _I32 = np.dtype(np.int32)
 
 
 def _require(op, x, dtype, what):
-    require_gpu_input(op, x)
-    if x._dtype.numpy is None or np.dtype(x._dtype.numpy) != dtype:
-        raise unsupported(op, f"{what} of type {x._dtype}")
+    require_gpu_input_of(op, x, (dtype,), what)
 
 
 class GpuBbFlip:
@@ -183,10 +181,7 @@ class GpuCoordTransform:
         self.plan = plan
 
     def check(self, ins, args):
-        x = ins[0]
-        require_gpu_input(self.op, x)
-        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in COORD_TYPES:
-            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+        require_gpu_input_of(self.op, ins[0], COORD_TYPES)
 
     def __call__(self, inputs, args, batch_size, ctx):
         device_array = cuda()[0]

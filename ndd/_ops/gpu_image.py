@@ -16,9 +16,8 @@ import numpy as np
 
 from .._prepare.invocation import per_sample_args
 from .gpu_layout import c_strides
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of
 from .gpu_types import suffixes
-from .image_layout import known_ndim
 
 __all__ = [
     "CMN_INPUT_TYPES",
@@ -106,14 +105,7 @@ class GpuCropMirrorNormalize:
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel, of few enough dimensions."""
-        x = ins[0]
-        require_gpu_input(self.op, x)
-        dtype = x._dtype.numpy
-        if dtype is None or np.dtype(dtype) not in CMN_INPUT_TYPES:
-            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
-        ndim = known_ndim(x)
-        if ndim is not None and ndim - 1 > _CMN_MAX_DIMS:
-            raise unsupported(self.op, f"inputs of {ndim} dimensions (at most {_CMN_MAX_DIMS + 1})")
+        require_gpu_input_of(self.op, ins[0], CMN_INPUT_TYPES, max_ndim=_CMN_MAX_DIMS + 1)
 
     def __call__(self, inputs, args, batch_size, ctx):
         device_array = cuda()[0]
@@ -219,15 +211,7 @@ class GpuResample:
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel, of few enough dimensions."""
-        x = ins[0]
-        require_gpu_input(self.op, x)
-        dtype = x._dtype.numpy
-        if dtype is None or np.dtype(dtype) not in RESAMPLE_TYPES:
-            names = ", ".join(t.name for t in RESAMPLE_TYPES)
-            raise unsupported(self.op, f"no kernel for input type {x._dtype} (GPU types: {names})")
-        ndim = known_ndim(x)
-        if ndim is not None and ndim > _RESAMPLE_MAX_DIMS:
-            raise unsupported(self.op, f"inputs of {ndim} dimensions (at most {_RESAMPLE_MAX_DIMS})")
+        require_gpu_input_of(self.op, ins[0], RESAMPLE_TYPES, max_ndim=_RESAMPLE_MAX_DIMS)
 
     def __call__(self, inputs, args, batch_size, ctx):
         _, _, _, driver, context = cuda()
@@ -388,11 +372,7 @@ class GpuColor:
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel."""
-        x = ins[0]
-        require_gpu_input(self.op, x)
-        dtype = x._dtype.numpy
-        if dtype is None or np.dtype(dtype) not in COLOR_TYPES:
-            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+        require_gpu_input_of(self.op, ins[0], COLOR_TYPES)
 
     def __call__(self, inputs, args, batch_size, ctx):
         device_array = cuda()[0]
@@ -471,7 +451,7 @@ class GpuEqualize:
 
     def check(self, ins, args):
         """Prepare phase: uint8 input on the GPU."""
-        require_gpu_input(self.op, ins[0])
+        require_gpu_input_of(self.op, ins[0], (np.dtype(np.uint8),))
 
     def __call__(self, inputs, args, batch_size, ctx):
         _, _, modules, _, _ = cuda()

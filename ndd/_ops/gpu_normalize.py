@@ -28,7 +28,7 @@ import numpy as np
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import per_sample_args
 from .gpu_layout import c_strides
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of, unsupported
 from .gpu_types import suffixes
 
 __all__ = ["GpuNormalize", "MODULE"]
@@ -93,10 +93,7 @@ class GpuNormalize:
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel."""
-        x = ins[0]
-        require_gpu_input(self.op, x)
-        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in TYPES:
-            raise unsupported(self.op, f"no kernel for input type {x._dtype}")
+        require_gpu_input_of(self.op, ins[0], TYPES)
 
     def __call__(self, inputs, args, batch_size, ctx):
         device_array = cuda()[0]

@@ -11,7 +11,15 @@ import functools
 
 import numpy as np
 
-__all__ = ["GpuSamples", "SampleOutputs", "cuda", "launch_segments", "require_gpu_input", "unsupported"]
+__all__ = [
+    "GpuSamples",
+    "SampleOutputs",
+    "cuda",
+    "launch_segments",
+    "require_gpu_input",
+    "require_gpu_input_of",
+    "unsupported",
+]
 
 # The most segments (blockIdx.y) one launch takes.
 MAX_SEGMENTS = 65535
@@ -32,6 +40,22 @@ def unsupported(op, what):
 def require_gpu_input(op, x):
     if x._device.device_type != "gpu":
         raise unsupported(op, "an input in host memory; move it to the GPU with .gpu() first")
+
+
+def require_gpu_input_of(op, x, types, what="input", max_ndim=None):
+    """Prepare phase: ``x`` on the GPU, of one of ``types`` (numpy dtypes), of at
+    most ``max_ndim`` dimensions when that is known (metadata only)."""
+    require_gpu_input(op, x)
+    dtype = x._dtype.numpy
+    if dtype is None or np.dtype(dtype) not in types:
+        names = ", ".join(np.dtype(t).name for t in types)
+        raise unsupported(op, f"no kernel for {what} type {x._dtype} (GPU types: {names})")
+    if max_ndim is not None:
+        from .image_layout import known_ndim
+
+        ndim = known_ndim(x)
+        if ndim is not None and ndim > max_ndim:
+            raise unsupported(op, f"{what}s of {ndim} dimensions (at most {max_ndim})")
 
 
 def launch_segments(device_id, module, name, block, stream, desc, width, max_n, before, after=()):

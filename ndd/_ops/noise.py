@@ -131,10 +131,8 @@ _PROBABILITY_CHECKS = {
 }
 
 
-def _draw_salt_and_pepper(generator, arr, args):
-    _check_probability("prob", args["prob"])
-    _check_probability("salt_vs_pepper", args["salt_vs_pepper"])
-    target = arr.dtype
+def _salt_and_pepper_values(args, target):
+    """The salt and pepper values in the input type (C casts, as the reference)."""
     floating = target.kind == "f"
     salt = args["salt_val"]
     pepper = args["pepper_val"]
@@ -142,7 +140,13 @@ def _draw_salt_and_pepper(generator, arr, args):
         salt = 1.0 if floating else np.iinfo(target).max
     if pepper is None:
         pepper = -1.0 if floating else np.iinfo(target).min
-    salt, pepper = c_cast([salt, pepper], target)
+    return c_cast([salt, pepper], target)
+
+
+def _draw_salt_and_pepper(generator, arr, args):
+    _check_probability("prob", args["prob"])
+    _check_probability("salt_vs_pepper", args["salt_vs_pepper"])
+    salt, pepper = _salt_and_pepper_values(args, arr.dtype)
     shape = arr.shape
     channel = args["_channel"]
     if arr.ndim and not args["per_channel"]:
@@ -221,14 +225,7 @@ SHOT = _noise_operator(
 
 
 def _salt_and_pepper_params(args, shape, dtype):
-    floating = dtype.kind == "f"
-    salt = args["salt_val"]
-    pepper = args["pepper_val"]
-    if salt is None:
-        salt = 1.0 if floating else np.iinfo(dtype).max
-    if pepper is None:
-        pepper = -1.0 if floating else np.iinfo(dtype).min
-    salt, pepper = c_cast([salt, pepper], dtype)
+    salt, pepper = _salt_and_pepper_values(args, dtype)
     prob = np.float32(args["prob"])
     channel = args["_channel"]
     channels = 1 if args["per_channel"] or not shape else shape[channel]
