@@ -2,6 +2,10 @@
 
 import numpy as np
 
+def taps_fused() -> bool:
+    """Whether the correlations sum with fused multiply-adds on this processor (x86-64 with AVX2 and
+    FMA), as the GPU kernels always do."""
+
 def correlate(
     padded: np.ndarray,
     out: np.ndarray,

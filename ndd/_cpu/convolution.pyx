@@ -33,7 +33,16 @@ cdef extern from *:
         const unsigned short **: ndd_taps_u16, const short **: ndd_taps_i16,       \\
         const unsigned int **: ndd_taps_u32, const int **: ndd_taps_i32,           \\
         const float **: ndd_taps_f32, const double **: ndd_taps_f64)(acc, sources, weights, taps, n)
+    static int ndd_convolution_taps_fused(void)
+    {
+    #if defined(__GNUC__) && defined(__x86_64__)
+        return ndd_taps_avx2_available();
+    #else
+        return 0;
+    #endif
+    }
     """
+    int ndd_convolution_taps_fused() noexcept nogil
     # Variadic here, so that Cython passes each type's pointer to _Generic as it is:
     # ndd_taps(acc, sources, weights, taps, n) with const T **sources.
     void ndd_taps(float *acc, ...) noexcept nogil
@@ -157,6 +166,12 @@ cdef tuple _nonzero_taps(const float[:, ::1] weights, Py_ssize_t step):
                 tap_shifts[k] = j * step
                 k += 1
     return tap_weights, tap_rows, tap_shifts
+
+
+def taps_fused():
+    """Whether the correlations sum with fused multiply-adds on this processor (x86-64
+    with AVX2 and FMA), as the GPU kernels always do; else each product is rounded."""
+    return bool(ndd_convolution_taps_fused())
 
 
 def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:, ::1] weights,

@@ -8,7 +8,10 @@ np.pad's modes: the correlations (gaussian_blur, laplacian, filter on images) re
 each row padded on the fly through index maps of the border (``_border_map``), so
 no padded copy of a sample is made; filter on volumes, median_blur, dilate and
 erode pad the sample first (``_pad_planes``). The nogil kernels of
-``ndd._cpu.convolution`` then slide the window over the (padded) planes.
+``ndd._cpu.convolution`` then slide the window over the (padded) planes. On the GPU
+(``gpu_filters.py``), gaussian_blur, laplacian and filter run the same plan, made
+here from the same functions (``_*_gpu_plan``): the windows, border maps, fill
+values and passes are the CPU's, only the sums run on the GPU.
 
 Deliberate divergences from the reference:
 - ``filter`` runs volumes (three spatial axes) on the CPU too; the reference's CPU
@@ -37,6 +40,17 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
+from .gpu_filters import (
+    READ_INPUT,
+    READ_PREVIOUS,
+    WRITE_OUTPUT,
+    WRITE_TEMPORARY,
+    WRITE_TOTAL,
+    FilterPlan,
+    FilterStep,
+    FilterWindow,
+    GpuFilter,
+)
 from .schema import Arg, Input, Operator
 
 # Border names of filter (and morphology) -> np.pad modes.
@@ -126,9 +140,19 @@ _KERNEL_TYPES = frozenset(
 )
 
 
+def _kernel_type(dtype):
+    """The type the kernels read or write for ``dtype``: itself, or float32."""
+    return dtype if dtype in _KERNEL_TYPES else np.dtype(np.float32)
+
+
 def _kernel_input(x):
     """``x`` in a type the kernels read."""
     return x if x.dtype in _KERNEL_TYPES else x.astype(np.float32)
+
+
+def _result_type(dtype, args):
+    """The output type of an input of ``dtype``: ``dtype`` unless the 'dtype' argument says."""
+    return np.dtype(dtype if args["dtype"] is None else args["dtype"].numpy)
 
 
 def _bounds(dtype):
@@ -153,7 +177,7 @@ def _store(values, dtype):
 def _correlate_into(padded, out_shape, weights, step, dtype):
     """Run ``correlate`` into a new array of ``out_shape`` and ``dtype`` (through float32
     for a type the kernel does not write)."""
-    kernel_type = dtype if dtype in _KERNEL_TYPES else np.dtype(np.float32)
+    kernel_type = _kernel_type(dtype)
     out = np.empty(out_shape, kernel_type)
     correlate(padded, out, weights, step, *_bounds(kernel_type))
     return _store(out, dtype)
@@ -198,18 +222,24 @@ def _pad_planes(planes, widths, mode, fill=0.0):
     return out
 
 
+def _axis_pass(shape, axis, window, anchor, mode):
+    """A correlation along ``axis`` of a sample of ``shape``: its (outer, extent, inner)
+    view, the float32 weights and the border map of the axis (np.pad ``mode``)."""
+    extent = shape[axis]
+    size = len(window)
+    border = _border_map(extent, anchor, size - 1 - anchor, mode)
+    view = (math.prod(shape[:axis]), extent, math.prod(shape[axis + 1 :]))
+    return view, np.asarray(window, np.float32), border
+
+
 def _correlate_axis(x, axis, window, anchor, dtype, mode="reflect"):
     """Correlate ``x`` with the 1-D ``window`` along ``axis`` (anchor: the window index over
     the output position) into ``dtype``; borders by np.pad ``mode``, read by the kernel
     as it goes (no padded copy)."""
     shape = x.shape
-    outer = math.prod(shape[:axis])
-    extent = shape[axis]
-    inner = math.prod(shape[axis + 1 :])
+    (outer, extent, inner), weights, border = _axis_pass(shape, axis, window, anchor, mode)
     size = len(window)
-    weights = np.asarray(window, np.float32)
-    border = _border_map(extent, anchor, size - 1 - anchor, mode)
-    kernel_type = dtype if dtype in _KERNEL_TYPES else np.dtype(np.float32)
+    kernel_type = _kernel_type(dtype)
     if inner >= _LONG_ROW:
         # Rows of ``inner`` elements, the window across them.
         planes = x.reshape(outer, extent, inner)
@@ -230,11 +260,16 @@ _NO_BORDER = np.zeros(0, np.intp)
 _ONE_ROW = np.zeros(1, np.intp)
 
 
+def _separable_passes(axes, windows):
+    """The passes (axis, window) of a separable correlation: a window of one element 1 is skipped."""
+    return [(axis, w) for axis, w in zip(axes, windows, strict=True) if not (len(w) == 1 and w[0] == 1)]
+
+
 def _separable(x, axes, windows, dtype):
     """``x`` correlated with ``windows[k]`` along ``axes[k]``, centred, with mirrored borders
     (reflect 101), in ``dtype``; the passes between store float32. A window of one element
     1 is skipped."""
-    passes = [(axis, w) for axis, w in zip(axes, windows, strict=True) if not (len(w) == 1 and w[0] == 1)]
+    passes = _separable_passes(axes, windows)
     if not passes or x.size == 0:
         return x.astype(dtype)
     x = _kernel_input(x)
@@ -242,6 +277,24 @@ def _separable(x, axes, windows, dtype):
         step_type = dtype if k == len(passes) - 1 else np.dtype(np.float32)
         x = _correlate_axis(x, axis, window, len(window) // 2, step_type)
     return x
+
+
+def _separable_steps(shape, passes, last_writes=WRITE_OUTPUT, adds_total=False):
+    """The GPU steps of ``_separable`` (its ``passes``) on a sample of ``shape``: the last
+    writes ``last_writes`` (and adds the running total with ``adds_total``)."""
+    steps = []
+    for k, (axis, window) in enumerate(passes):
+        view, weights, border = _axis_pass(shape, axis, window, len(window) // 2, "reflect")
+        last = k == len(passes) - 1
+        steps.append(
+            FilterStep(
+                [FilterWindow(view, weights, [border])],
+                READ_INPUT if k == 0 else READ_PREVIOUS,
+                last_writes if last else WRITE_TEMPORARY,
+                adds_total and last,
+            )
+        )
+    return steps
 
 
 # ---------------------------------------------------------------- gaussian_blur
@@ -278,8 +331,16 @@ def _gaussian_kernel(arrays, args):
     x = arrays[0]
     spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args[INPUT_LAYOUT], x.ndim)
     windows = _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial))
-    out_type = x.dtype if args["dtype"] is None else args["dtype"].numpy
-    return _separable(x, spatial, windows, np.dtype(out_type))
+    return _separable(x, spatial, windows, _result_type(x.dtype, args))
+
+
+def _gaussian_gpu_plan(shape, dtype, args, others):
+    spatial, _ = _spatial_axes(GAUSSIAN_BLUR, args[INPUT_LAYOUT], len(shape))
+    passes = _separable_passes(spatial, _gaussian_windows(GAUSSIAN_BLUR, args, len(spatial)))
+    if math.prod(shape) == 0:
+        return FilterPlan(shape, [])
+    # Without passes the sample is only converted, as _separable does.
+    return FilterPlan(shape, _separable_steps(shape, passes) if passes else [FilterStep(None)])
 
 
 GAUSSIAN_BLUR = Operator(
@@ -388,6 +449,15 @@ def _laplacian_window(plan):
     return whole.astype(np.float32)
 
 
+def _direct_laplacian(plan):
+    """The 2-D window of a 2-D Laplacian when one pass with it costs less than the
+    separable passes, else None."""
+    if len(plan) != 2:
+        return None
+    whole = _laplacian_window(plan)
+    return whole if np.count_nonzero(whole) <= _DIRECT_LAPLACIAN_TAPS else None
+
+
 def _laplacian_shape(shapes, args):
     spatial, _ = _spatial_axes(LAPLACIAN, args[INPUT_LAYOUT], len(shapes[0]))
     _laplacian_plan(LAPLACIAN, args, len(spatial))
@@ -398,19 +468,36 @@ def _laplacian_kernel(arrays, args):
     x = arrays[0]
     spatial, _ = _spatial_axes(LAPLACIAN, args[INPUT_LAYOUT], x.ndim)
     plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
-    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
-    if len(spatial) == 2:
-        whole = _laplacian_window(plan)
-        if np.count_nonzero(whole) <= _DIRECT_LAPLACIAN_TAPS:
-            # One pass with the whole window costs less than the separable passes here.
-            centre = tuple(n // 2 for n in whole.shape)
-            return _correlate_window(x, spatial, whole, centre, out_type, "reflect")
+    out_type = _result_type(x.dtype, args)
+    whole = _direct_laplacian(plan)
+    if whole is not None:
+        centre = tuple(n // 2 for n in whole.shape)
+        return _correlate_window(x, spatial, whole, centre, out_type, "reflect")
     source = _kernel_input(x)
     total = None
     for windows in plan:
         partial = _separable(source, spatial, windows, np.dtype(np.float32))
         total = partial if total is None else np.add(total, partial, out=total)
     return _store(total, out_type)
+
+
+def _laplacian_gpu_plan(shape, dtype, args, others):
+    spatial, _ = _spatial_axes(LAPLACIAN, args[INPUT_LAYOUT], len(shape))
+    plan = _laplacian_plan(LAPLACIAN, args, len(spatial))
+    if math.prod(shape) == 0:
+        return FilterPlan(shape, [])
+    whole = _direct_laplacian(plan)
+    if whole is not None:
+        centre = tuple(n // 2 for n in whole.shape)
+        return FilterPlan(shape, [FilterStep([_gpu_window(shape, dtype, spatial, whole, centre, "reflect")])])
+    # Each partial derivative's passes; the last pass of each adds the running total of
+    # those before it, and the last one stores the sum.
+    steps = []
+    for k, windows in enumerate(plan):
+        last = k == len(plan) - 1
+        passes = _separable_passes(spatial, windows)
+        steps += _separable_steps(shape, passes, WRITE_OUTPUT if last else WRITE_TOTAL, adds_total=k > 0)
+    return FilterPlan(shape, steps)
 
 
 LAPLACIAN = Operator(
@@ -615,6 +702,30 @@ def _border_map(n, before, after, mode):
     return out
 
 
+def _fill_in(dtype, fill):
+    """The fill value in type ``dtype``, as assigning it into a padded sample makes it."""
+    as_input = np.empty(1, dtype)
+    as_input[...] = fill
+    return float(as_input[0])
+
+
+def _gpu_window(shape, dtype, spatial, weights, anchors, pad_mode, fill=0.0):
+    """The GPU's ``_correlate_window`` (the same arguments but the sample's ``shape`` and
+    ``dtype``) of a sample with elements."""
+    first, last = spatial[0], spatial[-1]
+    extents = shape[first : last + 1]
+    view = (math.prod(shape[:first]), *extents, math.prod(shape[last + 1 :]))
+    weights = np.ascontiguousarray(weights, dtype=np.float32)
+    volume = len(spatial) == 3
+    if pad_mode is None:
+        return FilterWindow(view, weights, [np.arange(n) for n in extents], slices=volume)
+    maps = [
+        _border_map(n, a, s - 1 - a, pad_mode)
+        for n, a, s in zip(extents, anchors, weights.shape, strict=True)
+    ]
+    return FilterWindow(view, weights, maps, _fill_in(_kernel_type(dtype), fill), slices=volume)
+
+
 def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
     """``planes`` (outer, rows, cols, inner) correlated with the 2-D ``weights`` over rows
     and cols, padded by ``pad_mode`` as ``_pad_planes`` would pad them."""
@@ -623,10 +734,7 @@ def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
     (top, left), (wrows, wcols) = anchors, weights.shape
     rows = _border_map(height, top, wrows - 1 - top, pad_mode)
     cols = _border_map(width, left, wcols - 1 - left, pad_mode)
-    # The fill value in the input's type, as assigning it into the padded sample makes it.
-    as_input = np.empty(1, planes.dtype)
-    as_input[...] = fill
-    kernel_type = out_type if out_type in _KERNEL_TYPES else np.dtype(np.float32)
+    kernel_type = _kernel_type(out_type)
     out = np.empty((outer, height, width * inner), kernel_type)
     correlate_bordered(
         planes.reshape(outer, height, width * inner),
@@ -636,43 +744,92 @@ def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
         rows,
         cols[:left],
         cols[left + width :],
-        float(as_input[0]),
+        _fill_in(planes.dtype, fill),
         *_bounds(kernel_type),
     )
     return _store(out, out_type)
 
 
+def _sequence_shape(shape, weights, fill, args):
+    """The shape of a filter sample, as the sequence it becomes when ``_expand_frames``."""
+    if not args["_expand_frames"]:
+        return shape
+    return _as_sequence(shape, weights.shape, None if fill is None else fill.shape, args)
+
+
+def _filter_frames(shape, weights, fill, args):
+    """For a sample whose filter or fill value is given per frame: the arguments of its
+    frames and each frame's (filter, fill value); else None."""
+    frame_filters = _per_frame("filter", weights.shape, args, shape)
+    frame_fills = fill is not None and _per_frame("fill_value", fill.shape, args, shape)
+    if not (frame_filters or frame_fills):
+        return None
+    frame_args = {
+        **args,
+        INPUT_LAYOUT: args[INPUT_LAYOUT][1:],
+        "_filter_layout": "",
+        "_fill_value_layout": "",
+        "_expand_frames": False,
+    }
+    inputs = [
+        (weights[f] if frame_filters else weights, fill[f] if frame_fills else fill) for f in range(shape[0])
+    ]
+    return frame_args, inputs
+
+
+def _filter_border(args, fill):
+    """(np.pad mode, fill value) of filter's borders; mode None in 'valid' mode (no padding)."""
+    if args["mode"] == "valid":
+        return None, 0.0
+    return _PAD_MODES[args["border"]], 0.0 if fill is None else np.asarray(fill).reshape(()).item()
+
+
 def _filter_kernel(arrays, args):
     x, weights, fill = arrays
     if args["_expand_frames"]:
-        x = np.broadcast_to(
-            x, _as_sequence(x.shape, weights.shape, None if fill is None else fill.shape, args)
-        )
+        x = np.broadcast_to(x, _sequence_shape(x.shape, weights, fill, args))
     spatial, anchors, _ = _filter_plan(x.shape, weights.shape, args)
-    out_type = np.dtype(x.dtype if args["dtype"] is None else args["dtype"].numpy)
-    frame_filters = _per_frame("filter", weights.shape, args, x.shape)
-    frame_fills = fill is not None and _per_frame("fill_value", fill.shape, args, x.shape)
-    if frame_filters or frame_fills:
-        frame_args = {
-            **args,
-            INPUT_LAYOUT: args[INPUT_LAYOUT][1:],
-            "_filter_layout": "",
-            "_fill_value_layout": "",
-            "_expand_frames": False,
-        }
-        frames = [
-            _filter_kernel(
-                [x[f], weights[f] if frame_filters else weights, fill[f] if frame_fills else fill], frame_args
-            )
-            for f in range(x.shape[0])
-        ]
+    out_type = _result_type(x.dtype, args)
+    frames = _filter_frames(x.shape, weights, fill, args)
+    if frames is not None:
+        frame_args, frame_inputs = frames
+        results = [_filter_kernel([x[f], w, v], frame_args) for f, (w, v) in enumerate(frame_inputs)]
         return (
-            np.stack(frames) if frames else np.empty(_filter_plan(x.shape, weights.shape, args)[2], out_type)
+            np.stack(results)
+            if results
+            else np.empty(_filter_plan(x.shape, weights.shape, args)[2], out_type)
         )
-    if args["mode"] == "valid":
-        return _correlate_window(x, spatial, weights, anchors, out_type, None)
-    value = 0.0 if fill is None else np.asarray(fill).reshape(()).item()
-    return _correlate_window(x, spatial, weights, anchors, out_type, _PAD_MODES[args["border"]], value)
+    pad_mode, value = _filter_border(args, fill)
+    return _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, value)
+
+
+def _filter_gpu_windows(shape, dtype, weights, fill, args, repeated=False):
+    """The GPU windows of ``_filter_kernel`` on a sample of ``shape`` and ``dtype``: one,
+    or one per frame (``repeated``: every frame reads the sample, broadcast)."""
+    spatial, anchors, out_shape = _filter_plan(shape, weights.shape, args)
+    frames = _filter_frames(shape, weights, fill, args)
+    if frames is not None:
+        frame_args, frame_inputs = frames
+        in_size = 0 if repeated else math.prod(shape[1:])
+        out_size = math.prod(out_shape[1:])
+        windows = []
+        for f, (w, v) in enumerate(frame_inputs):
+            for window in _filter_gpu_windows(shape[1:], dtype, w, v, frame_args):
+                window.in_offset += f * in_size
+                window.out_offset += f * out_size
+                windows.append(window)
+        return windows
+    if math.prod(shape) == 0:
+        return []
+    pad_mode, value = _filter_border(args, fill)
+    return [_gpu_window(shape, dtype, spatial, weights, anchors, pad_mode, value)]
+
+
+def _filter_gpu_plan(shape, dtype, args, others):
+    weights, fill = others
+    shape = _sequence_shape(shape, weights, fill, args)
+    windows = _filter_gpu_windows(shape, dtype, weights, fill, args, repeated=args["_expand_frames"])
+    return FilterPlan(_filter_plan(shape, weights.shape, args)[2], [FilterStep(windows)])
 
 
 FILTER = Operator(
@@ -948,6 +1105,11 @@ def _median_types(ins, args):
 MEDIAN_BLUR.infer_types = _median_types
 
 OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER, MEDIAN_BLUR, DILATE, ERODE]
+
+# The GPU runs the CPU's plans: the same windows, borders and steps (gpu_filters.py).
+GAUSSIAN_BLUR.gpu_kernel = GpuFilter(GAUSSIAN_BLUR, _gaussian_gpu_plan, _result_type)
+LAPLACIAN.gpu_kernel = GpuFilter(LAPLACIAN, _laplacian_gpu_plan, _result_type)
+FILTER.gpu_kernel = GpuFilter(FILTER, _filter_gpu_plan, _result_type, host_inputs=(1, 2))
 
 # Arguments the reference takes frame by frame (ndd.per_frame); see frames.py.
 GAUSSIAN_BLUR.per_frame_args = ("sigma", "window_size")
