@@ -17,6 +17,14 @@ def fake():
     yield from install_fake(FakeDriver(devices=2))
 
 
+@pytest.fixture
+def fake_with_kernels(built, monkeypatch):
+    """The recording FakeDriver (kernels are not run) with the session's kernel build,
+    for tests of what is launched."""
+    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
+    yield from install_fake(FakeDriver(devices=2))
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory):
     """A folder with every kernel built as ndd ships them (once per test session; each

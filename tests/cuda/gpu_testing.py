@@ -4,6 +4,7 @@ import gc
 import importlib.util
 import pathlib
 
+import numpy as np
 import pytest
 
 import ndd
@@ -44,3 +45,21 @@ def install_fake(fake_driver):
                 ndd.set_default_stream(None, device_id=device_id)
             forget_thread_defaults()
             gc.collect()
+
+
+def assert_same(gpu_result, cpu_result):
+    """A GPU result (Tensor or Batch) equals its CPU twin: on the GPU, of the same type,
+    layout and shapes, every value equal."""
+    assert gpu_result.device.device_type == "gpu"
+    assert gpu_result.dtype == cpu_result.dtype
+    assert gpu_result.layout == cpu_result.layout
+    host = gpu_result.cpu()
+    if isinstance(cpu_result, ndd.Batch):
+        assert host.batch_size == cpu_result.batch_size
+        pairs = list(zip(host, cpu_result, strict=True))
+    else:
+        pairs = [(host, cpu_result)]
+    for g, c in pairs:
+        g, c = np.asarray(g), np.asarray(c)
+        assert g.shape == c.shape
+        np.testing.assert_array_equal(g, c)

@@ -9,18 +9,14 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
 
 import ndd  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _boxes(count, seed):

@@ -7,20 +7,17 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
+from gpu_testing import assert_same  # noqa: E402
 
 import ndd  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 
 RAGGED = [(9, 12, 3), (14, 7, 3), (6, 5, 3), (1, 16, 3)]
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _images(dtype, shapes, seed=0):
@@ -30,15 +27,8 @@ def _images(dtype, shapes, seed=0):
     return [rng.integers(1, 100, s).astype(dtype) for s in shapes]
 
 
-def _same(gpu, cpu):
-    assert gpu.device.device_type == "gpu"
-    assert gpu.dtype == cpu.dtype and gpu.layout == cpu.layout
-    for g, c in zip(gpu.cpu(), cpu, strict=True):
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
-
-
 def _check_batch(op, samples, layout, **kwargs):
-    _same(
+    assert_same(
         op(ndd.batch(samples, layout=layout).gpu(), **kwargs), op(ndd.batch(samples, layout=layout), **kwargs)
     )
 
@@ -129,7 +119,7 @@ def test_multi_paste_of_several_inputs_matches_the_cpu(any_gpu):
         out_anchors=[[0, 0], [2, 3]],
         shapes=[[7, 9], [4, 5]],
     )
-    _same(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 def test_sequence_rearrange_matches_the_cpu(any_gpu):
@@ -137,7 +127,7 @@ def test_sequence_rearrange_matches_the_cpu(any_gpu):
     _check_batch(ndd.sequence_rearrange, sequences, "FHWC", new_order=[1, 0, 1])
     orders = [[3, 2, 1, 0], [5], [0, 0, 1, 1, 0]]
     for sequence, order in zip(sequences, orders, strict=False):
-        _same(
+        assert_same(
             ndd.sequence_rearrange(ndd.tensor(sequence, layout="FHWC").gpu(), new_order=order),
             ndd.sequence_rearrange(ndd.tensor(sequence, layout="FHWC"), new_order=order),
         )

@@ -10,12 +10,9 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
 
 import ndd  # noqa: E402
 from ndd._cpu.convolution import taps_fused  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 
 # The float samples hold infinities on purpose: the CPU's sum of laplacian's partial
 # derivatives (numpy) then warns of inf - inf, where the GPU quietly gives NaN too.
@@ -41,10 +38,9 @@ BORDERS = ["reflect_101", "reflect_1001", "reflect", "wrap", "clamp", "constant"
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _values(dtype, shape, seed=0):

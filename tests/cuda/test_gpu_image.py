@@ -10,12 +10,10 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
+from gpu_testing import assert_same  # noqa: E402
 
 import ndd  # noqa: E402
 from ndd._cpu.resample import two_axis_sums_fused  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
@@ -27,10 +25,9 @@ CMN_OUTPUTS = [ndd.float32, ndd.float16, ndd.uint8, ndd.int8]
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _values(dtype, shape, seed=0):
@@ -46,27 +43,9 @@ def _values(dtype, shape, seed=0):
     return values
 
 
-def _assert_same(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
-
-
-def _assert_same_batch(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    host = gpu_result.cpu()
-    assert host.batch_size == cpu_result.batch_size
-    for g, c in zip(host, cpu_result, strict=True):
-        assert g.shape == c.shape
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
-
-
 def _check(op, values, layout, **kwargs):
     """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
-    _assert_same(
+    assert_same(
         op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
         op(ndd.tensor(values, layout=layout), **kwargs),
     )
@@ -76,7 +55,7 @@ def _check_batch(op, samples, layout, **kwargs):
     """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
     gpu = op(ndd.batch(samples, layout=layout).gpu(), **kwargs)
     cpu = op(ndd.batch(samples, layout=layout), **kwargs)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 # -- crop_mirror_normalize ---------------------------------------------------------------
@@ -260,9 +239,9 @@ def _assert_resampled_alike(gpu_result, cpu_result):
     passes): equal to the bit on such a processor, else within a rounding."""
     if two_axis_sums_fused():
         if isinstance(cpu_result, ndd.Tensor):
-            _assert_same(gpu_result, cpu_result)
+            assert_same(gpu_result, cpu_result)
         else:
-            _assert_same_batch(gpu_result, cpu_result)
+            assert_same(gpu_result, cpu_result)
         return
     gpu, cpu = gpu_result.cpu(), cpu_result
     pairs = [(gpu, cpu)] if isinstance(cpu, ndd.Tensor) else list(zip(gpu, cpu, strict=True))
@@ -329,7 +308,7 @@ def test_resize_of_an_empty_image_saves_the_input_extents(any_gpu):
     cpu, cpu_attrs = ndd.resize(ndd.batch(samples, layout="HWC"), size=[4, 5], save_attrs=True)
     gpu, gpu_attrs = ndd.resize(ndd.batch(samples, layout="HWC").gpu(), size=[4, 5], save_attrs=True)
     _assert_resampled_alike(gpu, cpu)
-    _assert_same_batch(gpu_attrs, cpu_attrs)
+    assert_same(gpu_attrs, cpu_attrs)
 
 
 def test_random_resized_crop_matches_the_cpu_with_the_same_generator(any_gpu):

@@ -10,22 +10,19 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
+from gpu_testing import assert_same  # noqa: E402
 
 import ndd  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
 from ndd._cuda.device_array import DeviceArray  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 from ndd._ops import gpu_layout  # noqa: E402
 
 DTYPES = [np.uint8, np.int16, np.float32, np.float64, np.bool_]
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _values(dtype, shape, seed=0):
@@ -37,24 +34,6 @@ def _values(dtype, shape, seed=0):
         info = np.iinfo(dtype)
         return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
     return np.asarray((rng.standard_normal(shape) * 1000).astype(dtype))
-
-
-def _assert_same(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
-
-
-def _assert_same_batch(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    host = gpu_result.cpu()
-    assert host.batch_size == cpu_result.batch_size
-    for g, c in zip(host, cpu_result, strict=True):
-        assert g.shape == c.shape
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
 
 
 def _stream():
@@ -101,7 +80,7 @@ RAGGED = [(4, 6, 3), (7, 5, 3), (0, 2, 3), (1, 9, 3)]
 
 def _check(op, values, in_layout="", **kwargs):
     """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
-    _assert_same(
+    assert_same(
         op(ndd.tensor(values, layout=in_layout).gpu(), **kwargs),
         op(ndd.tensor(values, layout=in_layout), **kwargs),
     )
@@ -111,7 +90,7 @@ def _check_batch(op, samples, in_layout="", **kwargs):
     """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
     gpu = op(ndd.batch(samples, layout=in_layout).gpu(), **kwargs)
     cpu = op(ndd.batch(samples, layout=in_layout), **kwargs)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -185,9 +164,9 @@ def test_reshape_takes_a_host_shape_per_sample(any_gpu):
     shapes = ndd.batch([np.array([4, 3]), np.array([3, 2])])
     gpu = ndd.reshape(ndd.batch(samples).gpu(), shapes)
     cpu = ndd.reshape(ndd.batch(samples), shapes)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
     per_sample = ndd.batch([np.array([2, 6], np.int32), np.array([6, 1], np.int32)])
-    _assert_same_batch(
+    assert_same(
         ndd.reshape(ndd.batch(samples).gpu(), shape=per_sample),
         ndd.reshape(ndd.batch(samples), shape=per_sample),
     )
@@ -214,11 +193,11 @@ def test_subscripts_match_the_cpu(dtype, any_gpu):
         (slice(3, 3),),
         (slice(None), 4),
     ]:
-        _assert_same(gx[index], x[index])
+        assert_same(gx[index], x[index])
     samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
     b, gb = ndd.batch(samples, layout="HWC"), ndd.batch(samples, layout="HWC").gpu()
-    _assert_same_batch(gb.slice[:, ::-2, 1], b.slice[:, ::-2, 1])
-    _assert_same_batch(gb.slice[..., ::-1], b.slice[..., ::-1])
+    assert_same(gb.slice[:, ::-2, 1], b.slice[:, ::-2, 1])
+    assert_same(gb.slice[..., ::-1], b.slice[..., ::-1])
 
 
 def test_subscripts_with_per_sample_bounds_match_the_cpu(any_gpu):
@@ -226,8 +205,8 @@ def test_subscripts_with_per_sample_bounds_match_the_cpu(any_gpu):
     starts = ndd.batch([np.array(1), np.array(0), np.array(4)])
     stops = ndd.batch([np.array(3), np.array(6), np.array(5)])
     b, gb = ndd.batch(samples), ndd.batch(samples).gpu()
-    _assert_same_batch(gb.slice[starts:stops, ::2], b.slice[starts:stops, ::2])
-    _assert_same_batch(gb.slice[:, starts], b.slice[:, starts])
+    assert_same(gb.slice[starts:stops, ::2], b.slice[starts:stops, ::2])
+    assert_same(gb.slice[:, starts], b.slice[:, starts])
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -268,9 +247,9 @@ def test_slice_with_per_sample_and_input_windows_matches_the_cpu(any_gpu):
     size = ndd.batch([np.array([0.5, 0.5], np.float32)] * 4)
     gpu = ndd.slice(ndd.batch(samples, layout="HWC").gpu(), anchor, size)
     cpu = ndd.slice(ndd.batch(samples, layout="HWC"), anchor, size)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
     x = _values(np.float64, (9, 9))
-    _assert_same(
+    assert_same(
         ndd.slice(ndd.tensor(x).gpu(), np.array([2, 3]), np.array([5, 4]), axes=[0, 1]),
         ndd.slice(ndd.tensor(x), np.array([2, 3]), np.array([5, 4]), axes=[0, 1]),
     )
@@ -368,29 +347,29 @@ def test_cat_and_stack_match_the_cpu(dtype, any_gpu):
     ]:
         cpu = op(*[ndd.tensor(x, layout="HWC") for x in inputs], **kwargs)
         gpu = op(*[ndd.tensor(x, layout="HWC").gpu() for x in inputs], **kwargs)
-        _assert_same(gpu, cpu)
+        assert_same(gpu, cpu)
     first = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
     second = [_values(dtype, s, 10 + i) for i, s in enumerate(RAGGED)]
     for op, kwargs in [(ndd.cat, {"axis": 2}), (ndd.cat, {"axis_name": "W"}), (ndd.stack, {"axis": 1})]:
         cpu = op(ndd.batch(first, layout="HWC"), ndd.batch(second, layout="HWC"), **kwargs)
         gpu = op(ndd.batch(first, layout="HWC").gpu(), ndd.batch(second, layout="HWC").gpu(), **kwargs)
-        _assert_same_batch(gpu, cpu)
+        assert_same(gpu, cpu)
 
 
 def test_a_gpu_tensor_joins_every_sample_of_a_batch(any_gpu):
     samples = [_values(np.float32, s, i) for i, s in enumerate([(2, 3), (4, 3), (0, 3)])]
     row = _values(np.float32, (1, 3), 9)
     gpu = ndd.cat(ndd.batch(samples).gpu(), ndd.tensor(row).gpu())
-    _assert_same_batch(gpu, ndd.cat(ndd.batch(samples), ndd.tensor(row)))
+    assert_same(gpu, ndd.cat(ndd.batch(samples), ndd.tensor(row)))
     same = [_values(np.float32, (3,), i) for i in range(2)]
     gpu = ndd.stack(ndd.batch(same).gpu(), ndd.tensor(row[0]).gpu(), axis=1)
-    _assert_same_batch(gpu, ndd.stack(ndd.batch(same), ndd.tensor(row[0]), axis=1))
+    assert_same(gpu, ndd.stack(ndd.batch(same), ndd.tensor(row[0]), axis=1))
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float64])
 def test_stacking_scalars_matches_the_cpu(dtype, any_gpu):
     values = [np.asarray(_values(dtype, (), k)) for k in range(3)]
-    _assert_same(
+    assert_same(
         ndd.stack(*[ndd.tensor(v).gpu() for v in values]), ndd.stack(*[ndd.tensor(v) for v in values])
     )
 
@@ -406,7 +385,7 @@ def test_cat_of_many_inputs_matches_the_cpu(any_gpu):
     parts = [_values(np.int16, (2, k + 1), k) for k in range(11)]
     cpu = ndd.cat(*[ndd.tensor(p) for p in parts], axis=1)
     gpu = ndd.cat(*[ndd.tensor(p).gpu() for p in parts], axis=1)
-    _assert_same(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
@@ -422,7 +401,7 @@ def test_chains_over_views_match_the_cpu(dtype, any_gpu):
         flipped = joined.slice[::-1, :, ::-1]
         return ndd.pad(ndd.reshape(flipped, shape=[-1]), fill_value=9)
 
-    _assert_same_batch(chain(ndd.batch(samples, layout="HWC").gpu()), chain(ndd.batch(samples, layout="HWC")))
+    assert_same(chain(ndd.batch(samples, layout="HWC").gpu()), chain(ndd.batch(samples, layout="HWC")))
 
 
 # -- launches --------------------------------------------------------------------------

@@ -11,11 +11,9 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import install_fake  # noqa: E402
+from gpu_testing import assert_same  # noqa: E402
 
 import ndd  # noqa: E402
-from ndd._cuda import kernel_files  # noqa: E402
-from ndd._cuda.fake import FakeDriver  # noqa: E402
 
 NN, LINEAR, CUBIC = ndd.types.INTERP_NN, ndd.types.INTERP_LINEAR, ndd.types.INTERP_CUBIC
 # The kernels' own types, and others that go through float32 as on the CPU.
@@ -27,10 +25,9 @@ PERSPECTIVE = [0.9, 0.2, 1.5, -0.1, 1.1, -2.0, 0.01, -0.02, 1.0]
 
 
 @pytest.fixture
-def fake(built, monkeypatch):
+def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
-    monkeypatch.setattr(kernel_files, "KERNELS_DIR", built)
-    yield from install_fake(FakeDriver(devices=2))
+    return fake_with_kernels
 
 
 def _values(dtype, shape, seed=0):
@@ -49,27 +46,9 @@ def _values(dtype, shape, seed=0):
     return values
 
 
-def _assert_same(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    np.testing.assert_array_equal(np.asarray(gpu_result.cpu()), np.asarray(cpu_result))
-
-
-def _assert_same_batch(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    host = gpu_result.cpu()
-    assert host.batch_size == cpu_result.batch_size
-    for g, c in zip(host, cpu_result, strict=True):
-        assert g.shape == c.shape
-        np.testing.assert_array_equal(np.asarray(g), np.asarray(c))
-
-
 def _check(op, values, layout, **kwargs):
     """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
-    _assert_same(
+    assert_same(
         op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
         op(ndd.tensor(values, layout=layout), **kwargs),
     )
@@ -79,7 +58,7 @@ def _check_batch(op, samples, layout, **kwargs):
     """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
     gpu = op(ndd.batch(samples, layout=layout).gpu(), **kwargs)
     cpu = op(ndd.batch(samples, layout=layout), **kwargs)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 # -- rotate ----------------------------------------------------------------------------------
@@ -165,7 +144,7 @@ def test_warp_affine_takes_a_matrix_per_sample_as_an_argument_or_a_host_input(an
         ndd.batch(samples, layout="HWC").gpu(), ndd.batch([m.reshape(2, 3) for m in matrices])
     )
     cpu = ndd.warp_affine(ndd.batch(samples, layout="HWC"), ndd.batch([m.reshape(2, 3) for m in matrices]))
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64])
@@ -248,7 +227,7 @@ def test_warp_perspective_takes_a_host_matrix_input_per_sample(any_gpu):
         ndd.batch(samples, layout="HWC").gpu(), matrices, interp_type=CUBIC
     )
     cpu = ndd.experimental.warp_perspective(ndd.batch(samples, layout="HWC"), matrices, interp_type=CUBIC)
-    _assert_same_batch(gpu, cpu)
+    assert_same(gpu, cpu)
 
 
 # -- water, sphere ---------------------------------------------------------------------------
