@@ -1,7 +1,7 @@
 """Compile every ``kernels/*.cu`` file with NVRTC and write ``manifest.json``.
 
 The scheme, documented in ``ndd/_cuda/kernel_files.py``: a CUBIN for each of
-``CUBIN_ARCHS`` (sm_70 to sm_90), which loads on any CUDA 12 driver, plus PTX for
+``CUBIN_ARCHS`` (sm_70, sm_80, sm_90), which loads on any CUDA 12 driver, plus PTX for
 ``compute_90`` for newer chips, which loads on drivers at least as new as the NVRTC
 used here; the shipped source, for runtime compilation when neither fits.
 
@@ -245,16 +245,22 @@ def build_all(out_dir, quiet=True, cache_dir=None):
     for pattern in ("*.cubin", "*.ptx", "*.cu", kernel_files.MANIFEST_NAME):
         for stale in glob.glob(os.path.join(out_dir, pattern)):
             os.remove(stale)
-    modules = {}
-    for source_path in sources:
-        stem = os.path.splitext(os.path.basename(source_path))[0]
+
+    def build(source_path):
         if cache_dir is None:
-            modules[stem] = _build_module(source_path, out_dir)
-        else:
-            modules[stem] = _cached_module(source_path, out_dir, cache_dir)
-        if not quiet:
-            files = ", ".join(image["file"] for image in modules[stem]["images"])
-            print(f"ndd: compiled {os.path.basename(source_path)} -> {files}")
+            return _build_module(source_path, out_dir)
+        return _cached_module(source_path, out_dir, cache_dir)
+
+    # Files build side by side too: each file's images alone leave cores idle while
+    # its slowest image (the PTX) finishes.
+    modules = {}
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for source_path, entry in zip(sources, pool.map(build, sources), strict=True):
+            stem = os.path.splitext(os.path.basename(source_path))[0]
+            modules[stem] = entry
+            if not quiet:
+                files = ", ".join(image["file"] for image in entry["images"])
+                print(f"ndd: compiled {os.path.basename(source_path)} -> {files}")
     owners = {}
     for stem, entry in modules.items():
         for kernel in entry["kernels"]:

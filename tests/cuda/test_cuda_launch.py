@@ -86,11 +86,11 @@ def _bits(fmt, value):
     "capability, driver_version, image",
     [
         ((7, 0), 12000, "elementwise.sm_70.cubin"),
-        ((7, 5), 12090, "elementwise.sm_75.cubin"),
+        ((7, 5), 12090, "elementwise.sm_70.cubin"),  # Turing runs sm_70 code
         ((8, 0), 12090, "elementwise.sm_80.cubin"),
-        ((8, 6), 12000, "elementwise.sm_86.cubin"),
-        ((8, 7), 12090, "elementwise.sm_86.cubin"),  # Orin runs sm_86 code
-        ((8, 9), 12090, "elementwise.sm_89.cubin"),
+        ((8, 6), 12000, "elementwise.sm_80.cubin"),
+        ((8, 7), 12090, "elementwise.sm_80.cubin"),  # Orin runs sm_80 code
+        ((8, 9), 12090, "elementwise.sm_80.cubin"),
         ((9, 0), 13000, "elementwise.sm_90.cubin"),
         ((10, 0), 13000, "elementwise.compute_90.ptx"),
         ((12, 0), 13000, "elementwise.compute_90.ptx"),

@@ -1,8 +1,7 @@
 """The kernel build scheme (kernels/build.py) and the loader's side of it
 (ndd/_cuda/kernel_files.py), checked without a GPU: NVRTC needs none.
 
-What the scheme promises: a CUBIN for each of sm_70, sm_75, sm_80, sm_86, sm_89 and
-sm_90, PTX for compute_90 with the ISA of the NVRTC that built it, and a manifest
+What the scheme promises: a CUBIN for each of sm_70, sm_80 and sm_90, PTX for compute_90 with the ISA of the NVRTC that built it, and a manifest
 whose kernel signatures are those of the .cu sources. Loading on a driver is not
 proven here.
 """
@@ -24,7 +23,7 @@ from ndd._cuda import kernel_files
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "kernels").glob("*.cu"))
 
-SCHEME_CUBIN_SMS = [70, 75, 80, 86, 89, 90]
+SCHEME_CUBIN_SMS = [70, 80, 90]
 SCHEME_PTX_TARGET = "sm_90"
 # The PTX ISA each NVRTC 12.x writes, from the release history of the PTX ISA manual.
 ISA_OF_NVRTC = {
@@ -283,11 +282,11 @@ def shipped(tmp_path):
     [
         ((7, 0), 12000, ("cubin", b"k.sm_70.cubin")),
         ((7, 2), 12000, ("cubin", b"k.sm_70.cubin")),  # Xavier runs sm_70 code
-        ((7, 5), 12020, ("cubin", b"k.sm_75.cubin")),
+        ((7, 5), 12020, ("cubin", b"k.sm_70.cubin")),  # Turing runs sm_70 code
         ((8, 0), 12000, ("cubin", b"k.sm_80.cubin")),
-        ((8, 6), 12000, ("cubin", b"k.sm_86.cubin")),
-        ((8, 7), 12000, ("cubin", b"k.sm_86.cubin")),  # Orin: highest minor not above its own
-        ((8, 9), 13000, ("cubin", b"k.sm_89.cubin")),
+        ((8, 6), 12000, ("cubin", b"k.sm_80.cubin")),
+        ((8, 7), 12000, ("cubin", b"k.sm_80.cubin")),  # Orin: highest minor not above its own
+        ((8, 9), 13000, ("cubin", b"k.sm_80.cubin")),
         ((9, 0), 12000, ("cubin", b"k.sm_90.cubin")),
         ((10, 0), 12090, ("ptx", b"k.compute_90.ptx")),
         ((12, 0), 13000, ("ptx", b"k.compute_90.ptx")),
