@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from .._prepare.invocation import PendingArg, PerSample
+from .._prepare.invocation import PendingArg, PerSample, per_sample_args
 from .._prepare.storage import BatchBase
 from .._types import int32
+from .gpu_layout import GpuPick
 from .random_ops import RNG_ARG
 from .schema import Arg, Input, Operator, same_as_input
 
@@ -77,6 +78,14 @@ def _permute_batch_kernel(inputs, sample_args, batch_size, ctx):
     return [[samples[j] for j in order]]
 
 
+def _gpu_order(args, batch_size):
+    """The checked order of a call's samples (sample mode, ``batch_size`` -1: index 0
+    of a batch of one)."""
+    if batch_size < 0:
+        return [_sample_index(args["indices"], 0, 1)]
+    return _permutation([a["indices"] for a in per_sample_args(args, batch_size)], batch_size)
+
+
 PERMUTE_BATCH = Operator(
     "permute_batch",
     inputs=[Input("input", doc="The batch to reorder.")],
@@ -97,6 +106,8 @@ PERMUTE_BATCH = Operator(
     "Output sample ``i`` is input sample ``indices[i]``. Samples may be repeated or left out; "
     "the output has as many samples as the batch.",
 )
+
+PERMUTE_BATCH.gpu_kernel = GpuPick(PERMUTE_BATCH, _gpu_order)
 
 
 # ---------------------------------------------------------------------------

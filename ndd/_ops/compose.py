@@ -19,6 +19,7 @@ from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
 from .gpu_compose import GpuErase, GpuGridMask, GpuMultiPaste, GpuPaste, GpuRearrange
+from .gpu_layout import GpuView
 from .image_layout import known_ndim
 from .schema import Arg, Input, Operator
 
@@ -504,6 +505,9 @@ PER_FRAME = Operator(
     "The data are unchanged; an input without a layout gets ``F`` followed by ``*`` for its "
     "other dimensions.",
 )
+
+# The data are unchanged: on the GPU the output is the input's memory.
+PER_FRAME.gpu_kernel = GpuView(PER_FRAME, lambda in_shape, shape_values, args: in_shape)
 
 
 # --- multi_paste -----------------------------------------------------------------------

@@ -45,6 +45,7 @@ __all__ = [
     "GpuCopy",
     "GpuJoin",
     "GpuPad",
+    "GpuPick",
     "GpuSlice",
     "GpuView",
     "GpuWindow",
@@ -848,3 +849,31 @@ class GpuJoin(_LayoutKernel):
                 )
         strided_copy(self.op, segments, itemsize, _base(out), [_base(x) for x in inputs], stream, device_id)
         return [out]
+
+
+class GpuPick(_LayoutKernel):
+    """The GPU kernel of ``permute_batch``: the output batch is the input's samples in
+    another order (repeats allowed), sharing the input's memory; nothing is copied.
+    ``order(args, batch_size)`` is the CPU's checked order (batch_size -1 in sample mode)."""
+
+    def __init__(self, op, order):
+        super().__init__(op)
+        self.order = order
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        x = inputs[0]
+        order = self.order(args, batch_size)
+        if batch_size < 0:
+            return [x]
+        device_array = _cuda()[0]
+        if isinstance(x, device_array.DeviceBatch):
+            return [x.pick(order)]
+        # A Tensor given in batch mode is every sample: each output sample is a view of it.
+        return [_view_of_tensor_samples(x, batch_size, ctx.cuda_stream)]
+
+
+def _view_of_tensor_samples(x, count, stream):
+    """A batch of ``count`` samples that are all the Tensor ``x`` (views, no copy)."""
+    device_array = _cuda()[0]
+    data = device_array.DeviceArray(x.owner, x.ptr, (x.nbytes,), np.uint8, x.device_id, stream, x.offset)
+    return device_array.DeviceBatch(data, [0] * count, [tuple(x.shape)] * count, x.dtype, False)

@@ -440,3 +440,23 @@ def test_a_join_of_batches_is_one_launch(fake):
 def test_ops_refuse_host_data_on_the_gpu(fake):
     with pytest.raises(NotImplementedError, match="ndd.transpose on the GPU: input 'input' in host memory"):
         ndd.transpose(ndd.tensor(np.zeros((2, 3))), device="gpu")
+
+
+def test_permute_batch_reorders_the_samples_without_a_copy(any_gpu):
+    samples = [_values(np.int16, s, i) for i, s in enumerate(RAGGED)]
+    gpu = ndd.permute_batch(ndd.batch(samples, layout="HWC").gpu(), indices=[3, 0, 0, 2])
+    assert_same(gpu, ndd.permute_batch(ndd.batch(samples, layout="HWC"), indices=[3, 0, 0, 2]))
+    per_sample = ndd.batch([np.int64(i) for i in (1, 1, 3, 0)])
+    assert_same(
+        ndd.permute_batch(ndd.batch(samples, layout="HWC").gpu(), indices=per_sample),
+        ndd.permute_batch(ndd.batch(samples, layout="HWC"), indices=per_sample),
+    )
+
+
+def test_permute_batch_and_per_frame_launch_nothing(fake):
+    batch = ndd.batch([np.zeros((2, 3), np.float32), np.ones((4, 3), np.float32)]).gpu()
+    picked = ndd.permute_batch(batch, indices=[1, 1]).evaluate()
+    framed = ndd.per_frame(ndd.tensor(np.zeros((3, 2), np.float32)).gpu()).evaluate()
+    assert not fake.launches
+    assert picked._gpu.offsets == [batch._gpu.offsets[1]] * 2 and picked._gpu.data.ptr == batch._gpu.data.ptr
+    assert framed.layout == "F*" and framed.device.device_type == "gpu"
