@@ -211,12 +211,6 @@ __device__ inline float coord_load(const unsigned short* p) { return (float)*p; 
 __device__ inline float coord_load(const int* p) { return __int2float_rn(*p); }
 __device__ inline float coord_load(const float* p) { return *p; }
 
-// Integers round halves away from zero and saturate; NaN gives 0.
-template <typename T> __device__ inline T coord_store(float v, float lo, float top, T largest) {
-  if (!(v == v)) return 0;
-  const float r = roundf(v);
-  return r <= lo ? (T)lo : (r >= top ? largest : (T)r);
-}
 
 #define COORD_TRANSFORM(IN_NAME, IN, OUT_NAME, OUT, STORE)                                \
   extern "C" __global__ void coord_transform_##IN_NAME##_to_##OUT_NAME(                  \
@@ -239,7 +233,7 @@ COORD_TRANSFORM(u8, unsigned char, f32, float, v)
 COORD_TRANSFORM(i16, short, f32, float, v)
 COORD_TRANSFORM(u16, unsigned short, f32, float, v)
 COORD_TRANSFORM(i32, int, f32, float, v)
-COORD_TRANSFORM(u8, unsigned char, u8, unsigned char, coord_store<unsigned char>(v, 0.0f, 255.0f, 255))
-COORD_TRANSFORM(i16, short, i16, short, coord_store<short>(v, -32768.0f, 32767.0f, 32767))
-COORD_TRANSFORM(u16, unsigned short, u16, unsigned short, coord_store<unsigned short>(v, 0.0f, 65535.0f, 65535))
-COORD_TRANSFORM(i32, int, i32, int, coord_store<int>(v, -2147483648.0f, 2147483648.0f, 2147483647))
+COORD_TRANSFORM(u8, unsigned char, u8, unsigned char, round_saturate<unsigned char>(v, 0.0f, 255.0f, 255))
+COORD_TRANSFORM(i16, short, i16, short, round_saturate<short>(v, -32768.0f, 32767.0f, 32767))
+COORD_TRANSFORM(u16, unsigned short, u16, unsigned short, round_saturate<unsigned short>(v, 0.0f, 65535.0f, 65535))
+COORD_TRANSFORM(i32, int, i32, int, round_saturate<int>(v, -2147483648.0f, 2147483648.0f, 2147483647))

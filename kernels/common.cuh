@@ -15,3 +15,13 @@
   extern __shared__ __align__(16) unsigned char ndd_dynamic_shared_[];         \
   T* name = reinterpret_cast<T*>(ndd_dynamic_shared_)
 #endif
+
+// A float converted to an integer type as the reference's cast converts it: halves
+// rounded away from zero, saturated (`top`: the first float above the type's range,
+// or its largest value when that is a float; `largest`: the type's largest value),
+// NaN gives 0.
+template <typename T> __device__ inline T round_saturate(float v, float lo, float top, T largest) {
+  if (!(v == v)) return 0;
+  const float r = roundf(v);
+  return r <= lo ? (T)lo : (r >= top ? largest : (T)r);
+}

@@ -119,14 +119,6 @@ NORMALIZE_STATS(i32, int)
 NORMALIZE_STATS(f32, float)
 
 // Integer results round halves away from zero and saturate (NaN gives 0).
-// `top` is the first float above the type's range (or its largest value when that
-// is a float), `largest` the type's largest value.
-template <typename T> __device__ inline T normalize_store(float v, float lo, float top, T largest) {
-  if (!(v == v)) return 0;
-  const float r = roundf(v);
-  return r <= lo ? (T)lo : (r >= top ? largest : (T)r);
-}
-
 #define NORMALIZE_APPLY(IN_NAME, IN, OUT_NAME, OUT, STORE)                                 \
   extern "C" __global__ void normalize_apply_##IN_NAME##_to_##OUT_NAME(                    \
       const IN* __restrict__ in, OUT* __restrict__ out, const float* __restrict__ means32, \
@@ -149,12 +141,12 @@ template <typename T> __device__ inline T normalize_store(float v, float lo, flo
 
 #define NORMALIZE_APPLY_TO_ALL(IN_NAME, IN)                                                              \
   NORMALIZE_APPLY(IN_NAME, IN, f32, float, v)                                                            \
-  NORMALIZE_APPLY(IN_NAME, IN, u8, unsigned char, normalize_store<unsigned char>(v, 0.0f, 255.0f, 255))  \
-  NORMALIZE_APPLY(IN_NAME, IN, i8, signed char, normalize_store<signed char>(v, -128.0f, 127.0f, 127))   \
+  NORMALIZE_APPLY(IN_NAME, IN, u8, unsigned char, round_saturate<unsigned char>(v, 0.0f, 255.0f, 255))  \
+  NORMALIZE_APPLY(IN_NAME, IN, i8, signed char, round_saturate<signed char>(v, -128.0f, 127.0f, 127))   \
   NORMALIZE_APPLY(IN_NAME, IN, u16, unsigned short,                                                      \
-                  normalize_store<unsigned short>(v, 0.0f, 65535.0f, 65535))                             \
-  NORMALIZE_APPLY(IN_NAME, IN, i16, short, normalize_store<short>(v, -32768.0f, 32767.0f, 32767))        \
-  NORMALIZE_APPLY(IN_NAME, IN, i32, int, normalize_store<int>(v, -2147483648.0f, 2147483648.0f, 2147483647))
+                  round_saturate<unsigned short>(v, 0.0f, 65535.0f, 65535))                             \
+  NORMALIZE_APPLY(IN_NAME, IN, i16, short, round_saturate<short>(v, -32768.0f, 32767.0f, 32767))        \
+  NORMALIZE_APPLY(IN_NAME, IN, i32, int, round_saturate<int>(v, -2147483648.0f, 2147483648.0f, 2147483647))
 
 NORMALIZE_APPLY_TO_ALL(u8, unsigned char)
 NORMALIZE_APPLY_TO_ALL(i8, signed char)

@@ -323,13 +323,17 @@ extern "C" __global__ void random_choice(const unsigned long long* __restrict__ 
 
 template <typename T> __device__ inline double noise_value(T x) { return (double)x; }
 
-// gaussian: params mean, stddev; each value plus an N(mean, stddev) draw in float32.
-#define NOISE_GAUSSIAN(TN, T)                                                  \
-  extern "C" __global__ void noise_gaussian_##TN(                              \
+// The parameters of every noise kernel.
+#define NOISE_KERNEL(NAME, TN, T)                                              \
+  extern "C" __global__ void noise_##NAME##_##TN(                              \
       const unsigned long long* __restrict__ layout,                           \
       const unsigned long long* __restrict__ in_layout,                        \
       const double* __restrict__ params, const T* __restrict__ in,             \
-      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+      T* __restrict__ out, unsigned int batch, KEY_PARAMS)
+
+// gaussian: params mean, stddev; each value plus an N(mean, stddev) draw in float32.
+#define NOISE_GAUSSIAN(TN, T)                                                  \
+  NOISE_KERNEL(gaussian, TN, T) {                                             \
     FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
       ElementStream s(k0, k1, k2, k3, sample, i);                              \
       const double* p = params + NOISE_PARAMS * sample;                        \
@@ -344,11 +348,7 @@ template <typename T> __device__ inline double noise_value(T x) { return (double
 // last; one draw per value when channels is 1). One draw per pixel: below the salt
 // threshold the pixel becomes salt, else below prob pepper, else it is kept.
 #define NOISE_SALT_AND_PEPPER(TN, T)                                           \
-  extern "C" __global__ void noise_salt_and_pepper_##TN(                       \
-      const unsigned long long* __restrict__ layout,                           \
-      const unsigned long long* __restrict__ in_layout,                        \
-      const double* __restrict__ params, const T* __restrict__ in,             \
-      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+  NOISE_KERNEL(salt_and_pepper, TN, T) {                                      \
     FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
       const double* p = params + NOISE_PARAMS * sample;                        \
       const unsigned long long channels = (unsigned long long)p[4];            \
@@ -395,11 +395,7 @@ __device__ inline double poisson_count(ElementStream& s, double rate) {
 
 // shot: params factor; poisson(max(0, x / factor)) * factor (0 when factor is 0).
 #define NOISE_SHOT(TN, T)                                                      \
-  extern "C" __global__ void noise_shot_##TN(                                  \
-      const unsigned long long* __restrict__ layout,                           \
-      const unsigned long long* __restrict__ in_layout,                        \
-      const double* __restrict__ params, const T* __restrict__ in,             \
-      T* __restrict__ out, unsigned int batch, KEY_PARAMS) {                   \
+  NOISE_KERNEL(shot, TN, T) {                                                 \
     FOR_EACH_ELEMENT(layout, batch, sample, i, n, base) {                      \
       ElementStream s(k0, k1, k2, k3, sample, i);                              \
       const double factor = params[NOISE_PARAMS * sample];                     \

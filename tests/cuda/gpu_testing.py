@@ -63,3 +63,17 @@ def assert_same(gpu_result, cpu_result):
         g, c = np.asarray(g), np.asarray(c)
         assert g.shape == c.shape
         np.testing.assert_array_equal(g, c)
+
+
+def check_tensor(op, values, layout, **kwargs):
+    """``op`` on a GPU Tensor of ``values`` equals ``op`` on the CPU Tensor."""
+    assert_same(
+        op(ndd.tensor(values, layout=layout).gpu(), **kwargs), op(ndd.tensor(values, layout=layout), **kwargs)
+    )
+
+
+def check_batch(op, samples, layout, **kwargs):
+    """``op`` on a GPU Batch of ``samples`` equals ``op`` on the CPU Batch."""
+    assert_same(
+        op(ndd.batch(samples, layout=layout).gpu(), **kwargs), op(ndd.batch(samples, layout=layout), **kwargs)
+    )

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import assert_same  # noqa: E402
+from gpu_testing import assert_same, check_batch, check_tensor  # noqa: E402
 
 import ndd  # noqa: E402
 from ndd._cpu.resample import two_axis_sums_fused  # noqa: E402
@@ -43,21 +43,6 @@ def _values(dtype, shape, seed=0):
     return values
 
 
-def _check(op, values, layout, **kwargs):
-    """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
-    assert_same(
-        op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
-        op(ndd.tensor(values, layout=layout), **kwargs),
-    )
-
-
-def _check_batch(op, samples, layout, **kwargs):
-    """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
-    gpu = op(ndd.batch(samples, layout=layout).gpu(), **kwargs)
-    cpu = op(ndd.batch(samples, layout=layout), **kwargs)
-    assert_same(gpu, cpu)
-
-
 # -- crop_mirror_normalize ---------------------------------------------------------------
 
 
@@ -65,8 +50,8 @@ def _check_batch(op, samples, layout, **kwargs):
 @pytest.mark.parametrize("dtype", CMN_INPUTS)
 def test_crop_mirror_normalize_matches_the_cpu_for_every_type(dtype, target, any_gpu):
     values = _values(dtype, (12, 10, 3))
-    _check(ndd.crop_mirror_normalize, values, "HWC", crop=(6, 5), mean=MEAN, std=STD, dtype=target)
-    _check(
+    check_tensor(ndd.crop_mirror_normalize, values, "HWC", crop=(6, 5), mean=MEAN, std=STD, dtype=target)
+    check_tensor(
         ndd.crop_mirror_normalize,
         values,
         "HWC",
@@ -85,7 +70,7 @@ def test_crop_mirror_normalize_matches_the_cpu_for_every_type(dtype, target, any
 def test_crop_mirror_normalize_lays_out_a_ragged_batch_in_one_launch(output_layout, any_gpu):
     samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     mirror = ndd.batch([np.int32(m) for m in (1, 0, 1, 1)])
-    _check_batch(
+    check_batch(
         ndd.crop_mirror_normalize,
         samples,
         "HWC",
@@ -105,14 +90,14 @@ def test_crop_mirror_normalize_takes_per_sample_means_and_std(any_gpu):
         [np.array([1.0, 2.0, 3.0], np.float32), np.array([0.0], np.float32), np.array([5.0] * 3)]
     )
     std = ndd.batch([np.array([2.0], np.float32), np.array([1.0, 4.0, 8.0], np.float32), np.array([0.0])])
-    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", mean=mean, std=std, dtype=ndd.float16)
+    check_batch(ndd.crop_mirror_normalize, samples, "HWC", mean=mean, std=std, dtype=ndd.float16)
 
 
 @pytest.mark.parametrize("target", [ndd.float32, ndd.uint8])
 def test_crop_mirror_normalize_pads_outside_the_input_and_adds_a_channel(target, any_gpu):
     samples = [_values(np.uint8, s, i) for i, s in enumerate(WITH_EMPTY)]
     common = dict(crop=(11, 14), crop_pos_x=0.8, crop_pos_y=0.1, mean=MEAN, std=STD, dtype=target)
-    _check_batch(
+    check_batch(
         ndd.crop_mirror_normalize,
         samples,
         "HWC",
@@ -121,7 +106,7 @@ def test_crop_mirror_normalize_pads_outside_the_input_and_adds_a_channel(target,
         mirror=1,
         **common,
     )
-    _check_batch(
+    check_batch(
         ndd.crop_mirror_normalize,
         samples,
         "HWC",
@@ -130,8 +115,8 @@ def test_crop_mirror_normalize_pads_outside_the_input_and_adds_a_channel(target,
         pad_output=True,
         **common,
     )
-    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", out_of_bounds_policy="trim_to_shape", **common)
-    _check_batch(ndd.crop_mirror_normalize, samples, "HWC", pad_output=True, mean=MEAN, std=STD)
+    check_batch(ndd.crop_mirror_normalize, samples, "HWC", out_of_bounds_policy="trim_to_shape", **common)
+    check_batch(ndd.crop_mirror_normalize, samples, "HWC", pad_output=True, mean=MEAN, std=STD)
 
 
 @pytest.mark.parametrize(
@@ -144,7 +129,7 @@ def test_crop_mirror_normalize_pads_outside_the_input_and_adds_a_channel(target,
     ],
 )
 def test_crop_mirror_normalize_handles_other_layouts(layout, shape, crop, output_layout, any_gpu):
-    _check(
+    check_tensor(
         ndd.crop_mirror_normalize,
         _values(np.int16, shape),
         layout,
@@ -182,16 +167,16 @@ def test_crop_mirror_normalize_refuses_host_input_on_the_gpu(fake):
 def test_flip_matches_the_cpu(dtype, any_gpu):
     values = _values(dtype, (7, 9, 3))
     for horizontal, vertical in ((1, 0), (0, 1), (1, 1), (0, 0)):
-        _check(ndd.flip, values, "HWC", horizontal=horizontal, vertical=vertical)
-        _check(ndd.flip, np.ascontiguousarray(values.transpose(2, 0, 1)), "CHW", horizontal=horizontal)
-    _check(ndd.flip, _values(dtype, (3, 4, 5, 2)), "DHWC", depthwise=1, horizontal=0)
-    _check(ndd.flip, _values(dtype, (3, 4, 5, 2)), "FHWC", vertical=1)
+        check_tensor(ndd.flip, values, "HWC", horizontal=horizontal, vertical=vertical)
+        check_tensor(ndd.flip, np.ascontiguousarray(values.transpose(2, 0, 1)), "CHW", horizontal=horizontal)
+    check_tensor(ndd.flip, _values(dtype, (3, 4, 5, 2)), "DHWC", depthwise=1, horizontal=0)
+    check_tensor(ndd.flip, _values(dtype, (3, 4, 5, 2)), "FHWC", vertical=1)
 
 
 def test_flip_takes_per_sample_flags(any_gpu):
     samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     flags = ndd.batch([np.int32(f) for f in (1, 0, 1, 0)])
-    _check_batch(ndd.flip, samples, "HWC", horizontal=flags, vertical=ndd.batch([np.int32(1)] * 4))
+    check_batch(ndd.flip, samples, "HWC", horizontal=flags, vertical=ndd.batch([np.int32(1)] * 4))
 
 
 # -- crop --------------------------------------------------------------------------------------
@@ -200,19 +185,19 @@ def test_flip_takes_per_sample_flags(any_gpu):
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
 def test_crop_matches_the_cpu(dtype, any_gpu):
     samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
-    _check_batch(ndd.crop, samples, "HWC", crop=(4, 4), crop_pos_x=0.2, crop_pos_y=0.9)
-    _check_batch(
+    check_batch(ndd.crop, samples, "HWC", crop=(4, 4), crop_pos_x=0.2, crop_pos_y=0.9)
+    check_batch(
         ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="pad", fill_values=[1.0, 2.0, 3.0]
     )
-    _check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="trim_to_shape")
-    _check(ndd.crop, _values(dtype, (3, 9, 8)), "CHW", crop_h=5, crop_w=5, dtype=ndd.uint8)
-    _check(ndd.crop, _values(dtype, (6, 7, 8, 2)), "DHWC", crop=(3, 4, 4), crop_pos_z=0.5)
+    check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="trim_to_shape")
+    check_tensor(ndd.crop, _values(dtype, (3, 9, 8)), "CHW", crop_h=5, crop_w=5, dtype=ndd.uint8)
+    check_tensor(ndd.crop, _values(dtype, (6, 7, 8, 2)), "DHWC", crop=(3, 4, 4), crop_pos_z=0.5)
 
 
 def test_crop_converts_padded_uint8_windows_to_float(any_gpu):
     samples = [_values(np.uint8, s, i) for i, s in enumerate(WITH_EMPTY)]
     for target in (ndd.float32, ndd.float16):
-        _check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="pad", dtype=target)
+        check_batch(ndd.crop, samples, "HWC", crop=(10, 13), out_of_bounds_policy="pad", dtype=target)
 
 
 def test_crop_refuses_a_padded_conversion_that_could_wrap_on_the_gpu(fake):
@@ -385,7 +370,7 @@ def test_brightness_contrast_matches_the_cpu(in_type, out_type, any_gpu):
         (ndd.brightness, dict(brightness=0.6, brightness_shift=-0.05)),
         (ndd.contrast, dict(contrast=3.0, contrast_center=40.0)),
     ):
-        _check_batch(op, samples, "HWC", dtype=out_type, **kwargs)
+        check_batch(op, samples, "HWC", dtype=out_type, **kwargs)
 
 
 @pytest.mark.parametrize("op", [ndd.hue, ndd.saturation, ndd.hsv, ndd.color_twist])
@@ -400,7 +385,7 @@ def test_hue_saturation_family_matches_the_cpu_on_bytes_and_floats(op, any_gpu):
         samples = _color_images(dtype, [(6, 5, 3), (3, 9, 3)])
         # hsv's output type is uint8 unless asked otherwise.
         out = dict(dtype=ndd.uint8 if dtype == np.uint8 else ndd.float32) if op is ndd.hsv else {}
-        _check_batch(op, samples, "HWC", **kwargs, **out)
+        check_batch(op, samples, "HWC", **kwargs, **out)
 
 
 def test_hue_saturation_family_converts_types_within_a_rounding(any_gpu):
@@ -414,8 +399,8 @@ def test_hue_saturation_family_converts_types_within_a_rounding(any_gpu):
 
 def test_colour_arguments_per_frame_match_the_cpu(any_gpu):
     (frames,) = _color_images(np.uint8, [(3, 4, 5, 3)])
-    _check(ndd.brightness, frames, "FHWC", brightness=np.array([0.5, 1.0, 1.5], np.float32))
-    _check(ndd.hue, frames, "FHWC", hue=np.array([10.0, 20.0, 30.0], np.float32))
+    check_tensor(ndd.brightness, frames, "FHWC", brightness=np.array([0.5, 1.0, 1.5], np.float32))
+    check_tensor(ndd.hue, frames, "FHWC", hue=np.array([10.0, 20.0, 30.0], np.float32))
 
 
 def test_arguments_marked_per_frame_are_refused_on_the_gpu_at_the_call(fake):
@@ -432,7 +417,7 @@ def test_color_space_conversion_matches_the_cpu(image_type, output_type, any_gpu
     channels = 1 if image_type == "GRAY" else 3
     samples = _color_images(np.uint8, [(7, 9, channels), (2, 3, channels)])
     kwargs = dict(image_type=getattr(ndd.types, image_type), output_type=getattr(ndd.types, output_type))
-    _check_batch(ndd.color_space_conversion, samples, "HWC", **kwargs)
+    check_batch(ndd.color_space_conversion, samples, "HWC", **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -442,4 +427,4 @@ def test_equalize_matches_the_cpu(layout, shape, any_gpu):
     rng = np.random.default_rng(len(shape))
     # A narrow range of levels, so that the tables stretch them (and one flat plane).
     samples = [rng.integers(60, 120, shape).astype(np.uint8), np.full(shape, 7, np.uint8)]
-    _check_batch(ndd.equalize, samples, layout)
+    check_batch(ndd.equalize, samples, layout)

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import assert_same  # noqa: E402
+from gpu_testing import assert_same, check_batch, check_tensor  # noqa: E402
 
 import ndd  # noqa: E402
 
@@ -46,21 +46,6 @@ def _values(dtype, shape, seed=0):
     return values
 
 
-def _check(op, values, layout, **kwargs):
-    """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor."""
-    assert_same(
-        op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
-        op(ndd.tensor(values, layout=layout), **kwargs),
-    )
-
-
-def _check_batch(op, samples, layout, **kwargs):
-    """``op`` on a GPU Batch equals ``op`` on the CPU Batch."""
-    gpu = op(ndd.batch(samples, layout=layout).gpu(), **kwargs)
-    cpu = op(ndd.batch(samples, layout=layout), **kwargs)
-    assert_same(gpu, cpu)
-
-
 # -- rotate ----------------------------------------------------------------------------------
 
 
@@ -69,12 +54,12 @@ def _check_batch(op, samples, layout, **kwargs):
 def test_rotate_matches_the_cpu_for_every_kernel_type(dtype, interp, any_gpu):
     values = _values(dtype, (11, 14, 3))
     for kwargs in (dict(angle=30.0), dict(angle=-117.5, fill_value=-20.25), dict(angle=90.0, keep_size=True)):
-        _check(ndd.rotate, values, "HWC", interp_type=interp, **kwargs)
+        check_tensor(ndd.rotate, values, "HWC", interp_type=interp, **kwargs)
 
 
 @pytest.mark.parametrize("dtype", OTHER_TYPES)
 def test_rotate_warps_other_types_in_float32_as_the_cpu(dtype, any_gpu):
-    _check(ndd.rotate, _values(dtype, (9, 10, 2)), "HWC", angle=21.0, fill_value=0.75)
+    check_tensor(ndd.rotate, _values(dtype, (9, 10, 2)), "HWC", angle=21.0, fill_value=0.75)
 
 
 @pytest.mark.parametrize(
@@ -82,36 +67,38 @@ def test_rotate_warps_other_types_in_float32_as_the_cpu(dtype, any_gpu):
     [(np.uint8, ndd.float32), (np.float32, ndd.uint8), (np.int16, ndd.float64), (np.uint8, ndd.int16)],
 )
 def test_rotate_converts_to_the_output_type_as_the_cpu(source, target, any_gpu):
-    _check(ndd.rotate, _values(source, (10, 9, 3)), "HWC", angle=47.0, fill_value=300.5, dtype=target)
+    check_tensor(ndd.rotate, _values(source, (10, 9, 3)), "HWC", angle=47.0, fill_value=300.5, dtype=target)
 
 
 def test_rotate_takes_an_angle_per_sample_of_a_ragged_batch(any_gpu):
     samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     angles = ndd.batch([np.float32(a) for a in (10.0, -45.0, 180.0, 271.0)])
-    _check_batch(ndd.rotate, samples, "HWC", angle=angles)
-    _check_batch(ndd.rotate, samples, "HWC", angle=angles, size=[8, 10], fill_value=255.0, interp_type=NN)
+    check_batch(ndd.rotate, samples, "HWC", angle=angles)
+    check_batch(ndd.rotate, samples, "HWC", angle=angles, size=[8, 10], fill_value=255.0, interp_type=NN)
 
 
 @pytest.mark.parametrize("layout, shape", [("HW", (12, 9)), ("FHWC", (3, 8, 11, 2)), ("FHW", (2, 9, 7))])
 def test_rotate_handles_images_without_channels_and_sequences(layout, shape, any_gpu):
-    _check(ndd.rotate, _values(np.float32, shape), layout, angle=35.0)
-    _check(ndd.rotate, _values(np.int16, shape), layout, angle=-60.0, fill_value=5.0, interp_type=NN)
+    check_tensor(ndd.rotate, _values(np.float32, shape), layout, angle=35.0)
+    check_tensor(ndd.rotate, _values(np.int16, shape), layout, angle=-60.0, fill_value=5.0, interp_type=NN)
 
 
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64])
 def test_rotate_turns_volumes_about_an_axis(dtype, interp, any_gpu):
     values = _values(dtype, (6, 7, 9, 2))
-    _check(ndd.rotate, values, "DHWC", angle=40.0, axis=[1.0, 2.0, 3.0], interp_type=interp)
-    _check(ndd.rotate, values, "DHWC", angle=-75.0, axis=[0.0, 0.0, 1.0], fill_value=9.5, interp_type=interp)
-    _check(ndd.rotate, values[np.newaxis].repeat(2, 0), "FDHWC", angle=20.0, axis=[1.0, 0.0, 0.0])
+    check_tensor(ndd.rotate, values, "DHWC", angle=40.0, axis=[1.0, 2.0, 3.0], interp_type=interp)
+    check_tensor(
+        ndd.rotate, values, "DHWC", angle=-75.0, axis=[0.0, 0.0, 1.0], fill_value=9.5, interp_type=interp
+    )
+    check_tensor(ndd.rotate, values[np.newaxis].repeat(2, 0), "FDHWC", angle=20.0, axis=[1.0, 0.0, 0.0])
 
 
 def test_rotate_takes_an_angle_and_axis_per_volume(any_gpu):
     samples = [_values(np.float32, s, i) for i, s in enumerate([(5, 6, 7, 1), (4, 8, 6, 1)])]
     angles = ndd.batch([np.float32(a) for a in (30.0, -50.0)])
     axes = ndd.batch([np.array(a, np.float32) for a in ([0, 1, 0], [1, 1, 0])])
-    _check_batch(ndd.rotate, samples, "DHWC", angle=angles, axis=axes, fill_value=0.0)
+    check_batch(ndd.rotate, samples, "DHWC", angle=angles, axis=axes, fill_value=0.0)
 
 
 # -- warp_affine -----------------------------------------------------------------------------
@@ -121,16 +108,18 @@ def test_rotate_takes_an_angle_and_axis_per_volume(any_gpu):
 @pytest.mark.parametrize("dtype", KERNEL_TYPES)
 def test_warp_affine_matches_the_cpu_for_every_kernel_type(dtype, interp, any_gpu):
     values = _values(dtype, (12, 10, 3))
-    _check(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp)
-    _check(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp, fill_value=-3.5, size=[15, 8])
-    _check(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp, inverse_map=False)
+    check_tensor(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp)
+    check_tensor(
+        ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp, fill_value=-3.5, size=[15, 8]
+    )
+    check_tensor(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp, inverse_map=False)
 
 
 def test_warp_affine_reads_far_and_nonfinite_points_as_the_cpu(any_gpu):
     values = _values(np.float32, (8, 9, 2))
     for matrix in ([1e8, 0, 0, 0, 1, 0], [1e30, 1e30, 0, 0, -1e30, 0], [-3e7, 0, 5, 0, 2, 0]):
-        _check(ndd.warp_affine, values, "HWC", matrix=matrix)
-        _check(ndd.warp_affine, values, "HWC", matrix=matrix, fill_value=4.0, interp_type=NN)
+        check_tensor(ndd.warp_affine, values, "HWC", matrix=matrix)
+        check_tensor(ndd.warp_affine, values, "HWC", matrix=matrix, fill_value=4.0, interp_type=NN)
 
 
 def test_warp_affine_takes_a_matrix_per_sample_as_an_argument_or_a_host_input(any_gpu):
@@ -139,7 +128,7 @@ def test_warp_affine_takes_a_matrix_per_sample_as_an_argument_or_a_host_input(an
         np.array(AFFINE, np.float32) + np.float32(0.05 * i) * np.array([1, 0, 3, 0, -1, 2], np.float32)
         for i in range(len(samples))
     ]
-    _check_batch(ndd.warp_affine, samples, "HWC", matrix=ndd.batch(matrices), fill_value=100.0)
+    check_batch(ndd.warp_affine, samples, "HWC", matrix=ndd.batch(matrices), fill_value=100.0)
     gpu = ndd.warp_affine(
         ndd.batch(samples, layout="HWC").gpu(), ndd.batch([m.reshape(2, 3) for m in matrices])
     )
@@ -152,8 +141,8 @@ def test_warp_affine_warps_volumes(dtype, any_gpu):
     matrix = [0.9, 0.1, -0.2, 1.0, -0.1, 1.1, 0.05, -0.5, 0.2, 0.0, 0.8, 1.5]
     values = _values(dtype, (5, 8, 7, 2))
     for interp in (NN, LINEAR):
-        _check(ndd.warp_affine, values, "DHWC", matrix=matrix, interp_type=interp)
-        _check(
+        check_tensor(ndd.warp_affine, values, "DHWC", matrix=matrix, interp_type=interp)
+        check_tensor(
             ndd.warp_affine,
             values,
             "DHWC",
@@ -162,7 +151,7 @@ def test_warp_affine_warps_volumes(dtype, any_gpu):
             fill_value=-1.0,
             size=[4, 9, 6],
         )
-    _check(ndd.warp_affine, values[..., 0], "DHW", matrix=matrix, dtype=ndd.float32)
+    check_tensor(ndd.warp_affine, values[..., 0], "DHW", matrix=matrix, dtype=ndd.float32)
 
 
 # -- warp_perspective ------------------------------------------------------------------------
@@ -175,7 +164,7 @@ BORDERS = ["constant", "replicate", "reflect", "reflect_101", "wrap"]
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
 def test_warp_perspective_matches_the_cpu_for_every_filter_and_border(dtype, interp, border, any_gpu):
     values = _values(dtype, (11, 13, 3))
-    _check(
+    check_tensor(
         ndd.experimental.warp_perspective,
         values,
         "HWC",
@@ -191,12 +180,12 @@ def test_warp_perspective_matches_the_cpu_for_every_filter_and_border(dtype, int
 def test_warp_perspective_matches_the_cpu_for_the_other_types(dtype, any_gpu):
     values = _values(dtype, (10, 9, 2))
     for interp in (NN, LINEAR, CUBIC):
-        _check(ndd.experimental.warp_perspective, values, "HWC", matrix=PERSPECTIVE, interp_type=interp)
+        check_tensor(ndd.experimental.warp_perspective, values, "HWC", matrix=PERSPECTIVE, interp_type=interp)
 
 
 @pytest.mark.parametrize("layout, shape", [("CHW", (2, 9, 10)), ("FCHW", (2, 3, 8, 9)), ("HW", (9, 8))])
 def test_warp_perspective_handles_planar_images(layout, shape, any_gpu):
-    _check(
+    check_tensor(
         ndd.experimental.warp_perspective,
         _values(np.uint8, shape),
         layout,
@@ -211,7 +200,7 @@ def test_warp_perspective_sends_points_at_infinity_away_as_the_cpu(any_gpu):
     # The third row makes w = 0 along the column x + 0.5 = 4.
     matrix = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.25, 0.0, -1.0]
     for border in ("constant", "replicate"):
-        _check(
+        check_tensor(
             ndd.experimental.warp_perspective,
             _values(np.float32, (6, 9, 1)),
             "HWC",
@@ -240,12 +229,12 @@ DISTORTION_TYPES = [np.uint8, np.int16, np.int32, np.float32, np.float64, np.flo
 @pytest.mark.parametrize("op", [ndd.water, ndd.sphere])
 def test_distortions_match_the_cpu(op, dtype, interp, any_gpu):
     samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
-    _check_batch(op, samples, "HWC", interp_type=interp, fill_value=-12.5)
+    check_batch(op, samples, "HWC", interp_type=interp, fill_value=-12.5)
 
 
 def test_water_takes_its_wave_arguments(any_gpu):
     values = _values(np.uint8, (16, 20, 3))
-    _check(
+    check_tensor(
         ndd.water,
         values,
         "HWC",
@@ -263,13 +252,13 @@ def test_water_takes_its_wave_arguments(any_gpu):
 def test_distortions_pass_samples_with_mask_0_through(op, any_gpu):
     samples = [_values(np.float32, s, i) for i, s in enumerate(RAGGED)]
     mask = ndd.batch([np.int32(m) for m in (1, 0, 0, 1)])
-    _check_batch(op, samples, "HWC", mask=mask)
+    check_batch(op, samples, "HWC", mask=mask)
 
 
 @pytest.mark.parametrize("op", [ndd.water, ndd.sphere])
 @pytest.mark.parametrize("layout, shape", [("FHWC", (3, 9, 10, 2)), ("HW", (7, 12)), ("FHW", (2, 8, 6))])
 def test_distortions_handle_sequences_and_images_without_channels(op, layout, shape, any_gpu):
-    _check(op, _values(np.uint8, shape), layout, interp_type=LINEAR)
+    check_tensor(op, _values(np.uint8, shape), layout, interp_type=LINEAR)
 
 
 # -- what is launched and what is refused ------------------------------------------------------
