@@ -13,8 +13,14 @@ Nothing here touches the driver at import: ``ndd._cuda`` is imported on first us
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_segments,
+    require_gpu_input_of,
+)
 from .gpu_types import suffixes
 
 __all__ = ["COORD_TYPES", "GpuBbFlip", "GpuBoxEncoder", "GpuCoordFlip", "GpuCoordTransform", "MODULE"]
@@ -45,7 +51,7 @@ class GpuBbFlip:
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         out = SampleOutputs(source.shapes, _F32, batch_size >= 0, device_id, stream)
         rows, most = [], 0
         for shape, a, in_offset, out_offset in zip(
@@ -141,7 +147,7 @@ class GpuCoordFlip:
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         out = SampleOutputs(source.shapes, _F32, batch_size >= 0, device_id, stream)
         rows, most = [], 0
         for shape, a, in_offset, out_offset in zip(
@@ -187,7 +193,7 @@ class GpuCoordTransform:
         device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         target = np.dtype(args["dtype"].numpy)
         plans = [self.plan(a, shape[-1]) for a, shape in zip(sample_args, source.shapes, strict=True)]
         out_shapes = [(*shape[:-1], m.shape[0]) for shape, (m, _) in zip(source.shapes, plans, strict=True)]

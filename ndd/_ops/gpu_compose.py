@@ -21,9 +21,17 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from .gpu_layout import GpuCopy, Segment, c_strides, strided_copy
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_segments,
+    require_gpu_input,
+    unsupported,
+)
+from .gpu_types import STORAGE_TYPES
 
 __all__ = ["GpuErase", "GpuGridMask", "GpuMultiPaste", "GpuPaste", "GpuRearrange", "MODULE"]
 
@@ -34,12 +42,6 @@ _FILL_MAX_DIMS = 6
 _FILL_HEAD = 5
 _FILL_ROW = _FILL_HEAD + 2 * _FILL_MAX_DIMS
 _GRID_ROW = 6
-# Element size in bytes -> (kernel suffix, the unsigned type of that size).
-_STORAGE = {1: ("u8", np.uint8), 2: ("u16", np.uint16), 4: ("u32", np.uint32), 8: ("u64", np.uint64)}
-
-
-def _sample_args(args, batch_size):
-    return [args] if batch_size < 0 else per_sample_args(args, batch_size)
 
 
 class _Boxes:
@@ -60,7 +62,7 @@ class _Boxes:
         for extent, stride in zip(extents, strides, strict=True):
             self.rows += [extent, stride]
         self.rows += [0, 0] * (_FILL_MAX_DIMS - len(extents))
-        self.fills.append(fill.view(_STORAGE[self.dtype.itemsize][1]))
+        self.fills.append(fill.view(STORAGE_TYPES[self.dtype.itemsize][1]))
         self.at += fill.size
         self.most = max(self.most, count)
 
@@ -69,7 +71,7 @@ class _Boxes:
             return
         device_array = cuda()[0]
         table = device_array.DeviceArray.from_host(np.concatenate(self.fills), device_id, stream)
-        suffix = _STORAGE[self.dtype.itemsize][0]
+        suffix = STORAGE_TYPES[self.dtype.itemsize][0]
         launch_segments(
             device_id,
             MODULE,
@@ -87,7 +89,7 @@ class _Boxes:
 def _check_storage(op, x):
     require_gpu_input(op, x)
     dtype = x._dtype.numpy
-    if dtype is None or np.dtype(dtype).itemsize not in _STORAGE:
+    if dtype is None or np.dtype(dtype).itemsize not in STORAGE_TYPES:
         raise unsupported(op, f"no kernel for elements of type {x._dtype}")
 
 
@@ -110,7 +112,7 @@ class GpuErase:
         (result,) = self._copy(inputs, args, batch_size, ctx)
         out = GpuSamples(result, batch_size)
         boxes = _Boxes(out.dtype)
-        for shape, offset, a in zip(out.shapes, out.offsets, _sample_args(args, batch_size), strict=True):
+        for shape, offset, a in zip(out.shapes, out.offsets, args_per_sample(args, batch_size), strict=True):
             fill, fill_dim = self.fill(a, shape, out.dtype)
             strides = c_strides(shape)
             for region in self.regions(a, shape):
@@ -138,7 +140,7 @@ class GpuPaste:
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         plans = [self.plan(a, shape) for a, shape in zip(sample_args, source.shapes, strict=True)]
         out = SampleOutputs([p[0] for p in plans], source.dtype, batch_size >= 0, device_id, stream)
         boxes = _Boxes(source.dtype)
@@ -204,7 +206,7 @@ class GpuGridMask:
         itemsize = source.dtype.itemsize
         rows, params, most = [], [], 0
         for k, (shape, a, in_offset, out_offset) in enumerate(
-            zip(source.shapes, _sample_args(args, batch_size), source.offsets, out.offsets, strict=True)
+            zip(source.shapes, args_per_sample(args, batch_size), source.offsets, out.offsets, strict=True)
         ):
             params += list(self.coefficients(a, shape))
             pixel = itemsize * (shape[2] if len(shape) == 3 else 1)
@@ -253,7 +255,7 @@ class GpuMultiPaste:
         sizes = {shape[:2] for shape in shapes[0]}
         common_size = sizes.pop() if len(sizes) == 1 else None
         count = len(shapes[0])
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         plans = [self.plan(i, shapes, sample_args[i], common_size) for i in range(count)]
         out_shapes = [(*out_size, channels) for out_size, channels, _ in plans]
         dtype = sources[0].dtype
@@ -310,7 +312,7 @@ class GpuRearrange:
         source = GpuSamples(inputs[0], batch_size)
         orders = [
             self.order(a, shape)
-            for a, shape in zip(_sample_args(args, batch_size), source.shapes, strict=True)
+            for a, shape in zip(args_per_sample(args, batch_size), source.shapes, strict=True)
         ]
         out_shapes = [(len(order), *shape[1:]) for order, shape in zip(orders, source.shapes, strict=True)]
         out = SampleOutputs(out_shapes, source.dtype, batch_size >= 0, device_id, stream)

@@ -29,9 +29,8 @@ import threading
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from ..types import DALIImageType
-from .gpu_segments import SampleOutputs, cuda, launch_segments, unsupported
+from .gpu_segments import SampleOutputs, args_per_sample, cuda, launch_segments, unsupported
 from .image_codec import ImageDecodeError
 
 __all__ = ["GpuImageDecoder", "make_decoder"]
@@ -133,7 +132,7 @@ class GpuImageDecoder:
         data = inputs[0]
         count = 1 if batch_size < 0 else batch_size
         samples = data if isinstance(data, list) else [data] * count
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         if self.window_args is not None:
             sample_args = self.window_args(inputs, sample_args)
         color_spec, sample_format = _FORMATS[args["output_type"]]

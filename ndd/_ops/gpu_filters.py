@@ -27,8 +27,15 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of, unsupported
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_segments,
+    require_gpu_input_of,
+    unsupported,
+)
 from .gpu_types import suffixes
 
 __all__ = [
@@ -247,7 +254,7 @@ class GpuFilter:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         count = len(source.shapes)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         others = [_host_samples(inputs[k], count) for k in self.host_inputs]
         plans = [
             self.plan(shape, source.dtype, a, tuple(o[i] for o in others))

@@ -14,9 +14,16 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from .gpu_layout import c_strides
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_blocks,
+    launch_segments,
+    require_gpu_input_of,
+)
 from .gpu_types import suffixes
 
 __all__ = [
@@ -111,7 +118,7 @@ class GpuCropMirrorNormalize:
         device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         plans = [self.plan(a, shape) for a, shape in zip(sample_args, source.shapes, strict=True)]
         target = np.dtype(self.out_dtype(args))
         out = SampleOutputs([p.out_shape for p in plans], target, batch_size >= 0, device_id, stream)
@@ -217,7 +224,7 @@ class GpuResample:
         _, _, _, driver, context = cuda()
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         jobs = self.jobs(source.shapes, sample_args)
         target = np.dtype(self.out_dtype(args))
         out_shapes = []
@@ -378,7 +385,7 @@ class GpuColor:
         device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         target = np.dtype(self.out_dtype(args))
         sample_parts = [
             self.parts(a, shape, source.dtype) for a, shape in zip(sample_args, source.shapes, strict=True)
@@ -454,7 +461,6 @@ class GpuEqualize:
         require_gpu_input_of(self.op, ins[0], (np.dtype(np.uint8),))
 
     def __call__(self, inputs, args, batch_size, ctx):
-        _, _, modules, _, _ = cuda()
         device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
@@ -481,15 +487,7 @@ class GpuEqualize:
         if planes == 0:
             return [out.result]
         table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
-        kernel = modules.get_function(device_id, MODULE, "equalize")
-        for first in range(0, planes, 65535):
-            kernel.launch(
-                (1, min(65535, planes - first)),
-                BLOCK,
-                stream.handle,
-                source.ptr,
-                out.base.ptr,
-                table.ptr,
-                first,
-            )
+        launch_blocks(
+            device_id, MODULE, "equalize", BLOCK, stream, planes, (source.ptr, out.base.ptr, table.ptr)
+        )
         return [out.result]

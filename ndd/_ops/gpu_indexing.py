@@ -24,17 +24,17 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from .conversions import c_cast, cast_array
 from .gpu_segments import (
     GpuSamples,
     SampleOutputs,
+    args_per_sample,
     cuda,
     launch_segments,
     require_gpu_input,
     unsupported,
 )
-from .gpu_types import suffixes
+from .gpu_types import STORAGE_TYPES, suffixes
 
 __all__ = [
     "BLOCK",
@@ -52,13 +52,6 @@ __all__ = [
 MODULE = "indexing"
 # Threads per block of every launch here.
 BLOCK = 256
-# Element size in bytes -> (kernel suffix, the unsigned type of that size).
-STORAGE_TYPES = {
-    1: ("u8", np.dtype(np.uint8)),
-    2: ("u16", np.dtype(np.uint16)),
-    4: ("u32", np.dtype(np.uint32)),
-    8: ("u64", np.dtype(np.uint64)),
-}
 # Key types of lookup_table: the integer types the CPU accepts.
 KEY_TYPES = suffixes(np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64)
 # Label types of one_hot: the numeric types the CPU accepts.
@@ -199,7 +192,7 @@ class GpuConstant:
             shapes = _like_shapes(x, batch_size)
         else:
             dtype = np.dtype(args["dtype"].numpy)
-            sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+            sample_args = args_per_sample(args, batch_size)
             shapes = [self.output_shape(a) for a in sample_args]
         out = SampleOutputs(shapes, dtype, batch_size >= 0, device_id, stream)
         _fill_constant(out, self.value, stream, device_id)
@@ -249,7 +242,7 @@ class GpuFull:
             shapes = _like_shapes(like, batch_size)
         else:
             dtype = _data_dtype(fill)
-            sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+            sample_args = args_per_sample(args, batch_size)
             shapes = [self.output_shape(a) for a in sample_args]
         if isinstance(fill, (list, np.ndarray)):
             fills = [cast_array(f, dtype) if self.like else f for f in _host_samples(fill, batch_size)]

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from .gpu_segments import args_per_sample
 from .gpu_types import SUFFIXES, suffixes
 
 __all__ = [
@@ -547,15 +548,6 @@ def broadcast_to(array, shape: tuple, stream, device_id: int):
 # -- the operators -------------------------------------------------------------------
 
 
-def _sample_args(args, batch_size):
-    """One argument dict per sample (``[args]`` in sample mode)."""
-    if batch_size < 0:
-        return [args]
-    from .._prepare.invocation import per_sample_args
-
-    return per_sample_args(args, batch_size)
-
-
 def _host_values(x, batch_size):
     """A host input (None, an array, or a list of sample arrays) as one entry per sample."""
     count = 1 if batch_size < 0 else batch_size
@@ -653,7 +645,7 @@ class GpuView(_LayoutKernel):
         ]
         shapes = [
             tuple(self.sample_shape(shape, v, a))
-            for (_, shape), v, a in zip(_samples(x), values, _sample_args(args, batch_size), strict=True)
+            for (_, shape), v, a in zip(_samples(x), values, args_per_sample(args, batch_size), strict=True)
         ]
         return [_view_of(x, [(0, s) for s in shapes], dtype, batch_size, ctx.cuda_stream)]
 
@@ -672,7 +664,7 @@ class GpuWindow(_LayoutKernel):
         x = inputs[0]
         windows = [
             self.window(shape, a)
-            for (_, shape), a in zip(_samples(x), _sample_args(args, batch_size), strict=True)
+            for (_, shape), a in zip(_samples(x), args_per_sample(args, batch_size), strict=True)
         ]
         return [_gather(self.op, x, windows, batch_size, ctx.cuda_stream, ctx.device_id)]
 
@@ -719,7 +711,7 @@ class GpuSlice(_LayoutKernel):
         target = x.dtype if args["dtype"] is None else np.dtype(args["dtype"].numpy)
         convert = target != x.dtype
         samples = _samples(x)
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         bounds = [
             self.bounds(a, shape, anc, shp)
             for (_, shape), a, anc, shp in zip(
@@ -788,7 +780,7 @@ class GpuPad(_LayoutKernel):
         x = inputs[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         samples = _samples(x)
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         shapes = [shape for _, shape in samples]
         batch_max = tuple(max(extents) for extents in zip(*shapes, strict=True)) if shapes else ()
         out_shapes = [
@@ -836,7 +828,7 @@ class GpuJoin(_LayoutKernel):
         ]
         plans = [
             self.place([samples[i][1] for samples in per_input], a)
-            for i, a in zip(range(count), _sample_args(args, batch_size), strict=True)
+            for i, a in zip(range(count), args_per_sample(args, batch_size), strict=True)
         ]
         out, addresses = _allocate([shape for shape, _ in plans], dtype, batch_size, stream, device_id)
         itemsize = dtype.itemsize

@@ -26,9 +26,17 @@ import math
 import numpy as np
 
 from .._prepare.args import InvalidArgumentError
-from .._prepare.invocation import per_sample_args
 from .gpu_layout import c_strides
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input_of, unsupported
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_blocks,
+    launch_segments,
+    require_gpu_input_of,
+    unsupported,
+)
 from .gpu_types import suffixes
 
 __all__ = ["GpuNormalize", "MODULE"]
@@ -99,7 +107,7 @@ class GpuNormalize:
         device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         target = np.dtype(args["dtype"].numpy)
         out = SampleOutputs(source.shapes, target, batch_size >= 0, device_id, stream)
         if not source.shapes or max(math.prod(s) for s in source.shapes) == 0:
@@ -149,13 +157,14 @@ class GpuNormalize:
             )
         else:
             means = device_array.DeviceArray.empty((stats.count,), np.float64, device_id, stream)
-            self._per_statistic(
+            launch_blocks(
+                device_id,
+                MODULE,
                 f"normalize_mean_{suffix}",
+                _THREADS,
+                stream,
                 stats.count,
                 (source.ptr, parts.ptr, means.ptr, rows.ptr),
-                (),
-                device_id,
-                stream,
             )
         factors_given = None
         if given_factors[0] is not None:
@@ -164,8 +173,12 @@ class GpuNormalize:
             )
         means32 = device_array.DeviceArray.empty((stats.count,), np.float32, device_id, stream)
         factors = device_array.DeviceArray.empty((stats.count,), np.float32, device_id, stream)
-        self._per_statistic(
+        launch_blocks(
+            device_id,
+            MODULE,
             f"normalize_factor_{suffix}",
+            _THREADS,
+            stream,
             stats.count,
             (
                 source.ptr,
@@ -177,8 +190,6 @@ class GpuNormalize:
                 rows.ptr,
             ),
             (int(args["ddof"]), float(args["epsilon"]), float(args["scale"])),
-            device_id,
-            stream,
         )
         apply_rows, most = [], 0
         for i, first, stat_shape in plans:
@@ -212,12 +223,3 @@ class GpuNormalize:
             raise unsupported(
                 self.op, f"a '{name}' of shape {np.shape(value)} that varies along reduced axes"
             ) from None
-
-    @staticmethod
-    def _per_statistic(name, count, before, after, device_id, stream):
-        """Launch ``name`` with one block of NORMALIZE_THREADS per statistic."""
-        _, _, modules, _, _ = cuda()
-        kernel = modules.get_function(device_id, MODULE, name)
-        for first in range(0, count, 65535):
-            blocks = min(65535, count - first)
-            kernel.launch((1, blocks), _THREADS, stream.handle, *before, first, *after)

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from .._prepare.storage import TensorBase
+from .gpu_segments import args_per_sample, require_gpu_input_of
 from .gpu_types import WITHOUT_FLOAT16, suffixes
 
 __all__ = ["GpuChoice", "GpuDistribution", "GpuUniform"]
@@ -55,11 +55,6 @@ def _cuda():
 def _key_words(key):
     """The four words of the call's RandomKey that key the kernels' generator."""
     return key.words[:4]
-
-
-def _sample_args(args, batch_size):
-    """One argument dict per sample (one for sample mode)."""
-    return [args] if batch_size < 0 else per_sample_args(args, batch_size)
 
 
 def _check_all(check, sample_args):
@@ -159,7 +154,7 @@ class GpuDistribution:
 
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         if not sample_args:
             return [_Output([], args["_dtype"], True, device_id, stream).result]
         _check_all(self.check_args, sample_args)
@@ -249,7 +244,7 @@ class GpuChoice:
         device_array = _cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         a, like = inputs
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         count = len(sample_args)
         if count == 0:
             # No data to take a dtype from (the Batch has it from the prepare phase).
@@ -341,21 +336,12 @@ class GpuNoise:
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel."""
-        x = ins[0]
-        if x._device.device_type != "gpu":
-            raise NotImplementedError(
-                f"{self.op.qualname} on the GPU: an input in host memory; move it to the GPU with .gpu() first"
-            )
-        if x._dtype.numpy is None or np.dtype(x._dtype.numpy) not in NOISE_TYPES:
-            raise NotImplementedError(
-                f"{self.op.qualname} on the GPU: no kernel for input type {x._dtype}; the GPU implementation "
-                "lacks it"
-            )
+        require_gpu_input_of(self.op, ins[0], NOISE_TYPES)
 
     def __call__(self, inputs, args, batch_size, ctx):
         stream, device_id = ctx.cuda_stream, ctx.device_id
         data = inputs[0]
-        sample_args = _sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         if self.check_args is not None:
             _check_all(self.check_args, sample_args)
         dtype = np.dtype(data.dtype)

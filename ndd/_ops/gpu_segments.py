@@ -15,9 +15,11 @@ __all__ = [
     "GpuSamples",
     "SampleOutputs",
     "cuda",
+    "launch_blocks",
     "launch_segments",
     "require_gpu_input",
     "require_gpu_input_of",
+    "args_per_sample",
     "unsupported",
 ]
 
@@ -31,6 +33,15 @@ def cuda():
     from .._cuda import context, device_array, driver, launch, modules
 
     return device_array, launch, modules, driver, context
+
+
+def args_per_sample(args, batch_size):
+    """One argument dict per sample (``[args]`` in sample mode, ``batch_size`` -1)."""
+    if batch_size < 0:
+        return [args]
+    from .._prepare.invocation import per_sample_args
+
+    return per_sample_args(args, batch_size)
 
 
 def unsupported(op, what):
@@ -73,6 +84,18 @@ def launch_segments(device_id, module, name, block, stream, desc, width, max_n, 
         segments = min(MAX_SEGMENTS, count - first)
         part = table.view(first * width * 8, (segments * width,))
         kernel.launch((blocks, segments), block, stream.handle, *before, part.ptr, *after)
+
+
+def launch_blocks(device_id, module, name, threads, stream, count, before, after=()):
+    """Launch kernel ``name`` of ``module`` with one block of ``threads`` per item of
+    ``count`` (an item is ``first + blockIdx.y``): ``(*before, first, *after)``, in as
+    many launches as the grid's y extent needs."""
+    if count == 0:
+        return
+    kernel = cuda()[2].get_function(device_id, module, name)
+    for first in range(0, count, MAX_SEGMENTS):
+        blocks = min(MAX_SEGMENTS, count - first)
+        kernel.launch((1, blocks), threads, stream.handle, *before, first, *after)
 
 
 class SampleOutputs:

@@ -4,7 +4,7 @@ for every kernel file, and the subsets a family has kernels for."""
 
 import numpy as np
 
-__all__ = ["SUFFIXES", "WITHOUT_FLOAT16", "suffixes"]
+__all__ = ["STORAGE_TYPES", "SUFFIXES", "WITHOUT_FLOAT16", "suffixes"]
 
 SUFFIXES = {
     np.dtype(np.bool_): "bool",
@@ -30,3 +30,12 @@ def suffixes(*types) -> dict:
 # Every type but float16: the families whose kernels have no half-precision variant
 # (random numbers, slice's converting copies).
 WITHOUT_FLOAT16 = tuple(t for t in SUFFIXES if t != np.float16)
+
+# Element size in bytes -> (kernel suffix, the unsigned type of that size): the kernels
+# that move bit patterns (fills, lookups, copies) serve every type of a size.
+STORAGE_TYPES = {
+    1: ("u8", np.dtype(np.uint8)),
+    2: ("u16", np.dtype(np.uint16)),
+    4: ("u32", np.dtype(np.uint32)),
+    8: ("u64", np.dtype(np.uint64)),
+}

@@ -24,10 +24,17 @@ import math
 
 import numpy as np
 
-from .._prepare.invocation import per_sample_args
 from .gpu_elementwise import cast_flat
 from .gpu_layout import c_strides
-from .gpu_segments import GpuSamples, SampleOutputs, cuda, launch_segments, require_gpu_input, unsupported
+from .gpu_segments import (
+    GpuSamples,
+    SampleOutputs,
+    args_per_sample,
+    cuda,
+    launch_segments,
+    require_gpu_input,
+    unsupported,
+)
 from .gpu_types import SUFFIXES
 
 __all__ = ["MAP_JITTER", "MAP_SPHERE", "MAP_WATER", "MODULE", "GpuDistortion", "GpuWarp", "MapPlan"]
@@ -204,7 +211,7 @@ class GpuWarp:
     def __call__(self, inputs, args, batch_size, ctx):
         source = GpuSamples(inputs[0], batch_size)
         count = len(source.shapes)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         matrices = _host_samples(inputs[1] if len(inputs) > 1 else None, count)
         plans = [
             self.plan(shape, source.dtype, m, a)
@@ -273,7 +280,7 @@ class GpuDistortion:
 
     def __call__(self, inputs, args, batch_size, ctx):
         source = GpuSamples(inputs[0], batch_size)
-        sample_args = [args] if batch_size < 0 else per_sample_args(args, batch_size)
+        sample_args = args_per_sample(args, batch_size)
         plans = [self.plan(shape, a) for shape, a in zip(source.shapes, sample_args, strict=True)]
         target = np.dtype(source.dtype)
 
