@@ -359,6 +359,64 @@ class DeviceBatch:
         """A copy in a new allocation (on ``device_id``, this device by default)."""
         return DeviceBatch(self.data.copy(device_id), self.offsets, self.shapes, self.dtype, self.dense)
 
+    def unstack(self) -> "DeviceBatch":
+        """The slices of every sample along its first dimension, in order, as the
+        samples of one batch sharing this batch's allocation (nothing is copied)."""
+        offsets, shapes = [], []
+        for offset, shape in zip(self.offsets, self.shapes, strict=True):
+            step = _nbytes(shape[1:], self.dtype.itemsize)
+            offsets += [offset + k * step for k in range(shape[0])]
+            shapes += [tuple(shape[1:])] * shape[0]
+        step = _nbytes(shapes[0], self.dtype.itemsize) if shapes else 0
+        dense = len(set(shapes)) <= 1 and offsets == [k * step for k in range(len(offsets))]
+        return DeviceBatch(self.data, offsets, shapes, self.dtype, dense)
+
+    def stack_runs(self, counts) -> "DeviceBatch":
+        """Runs of consecutive samples (``counts`` of them each, in order) stacked, a
+        run becoming one sample with a leading dimension of its length. A run whose
+        samples share a shape and follow each other without gaps is a view; the
+        others are gathered into a new allocation, a copy per sample."""
+        runs, start = [], 0
+        for count in counts:
+            runs.append(range(start, start + count))
+            start += count
+        shapes = []
+        for run in runs:
+            frame = {tuple(self.shapes[k]) for k in run}
+            if len(frame) > 1:
+                raise ValueError(f"cannot stack samples of shapes {sorted(frame)} into one")
+            shapes.append((len(run),) + (frame.pop() if run else ()))
+        itemsize = self.dtype.itemsize
+
+        def contiguous(run):
+            step = _nbytes(self.shapes[run[0]], itemsize) if run else 0
+            return all(self.offsets[k] == self.offsets[run[0]] + (k - run[0]) * step for k in run)
+
+        if all(contiguous(run) for run in runs):
+            offsets = [self.offsets[run[0]] if run else 0 for run in runs]
+            step = _nbytes(shapes[0], itemsize) if shapes else 0
+            dense = len(set(shapes)) <= 1 and offsets == [k * step for k in range(len(offsets))]
+            return DeviceBatch(self.data, offsets, shapes, self.dtype, dense)
+        dense = len(set(shapes)) <= 1
+        offsets, total = DeviceBatch.layout(shapes, itemsize, dense)
+        device_id = self.device_id
+        stream = current_stream(device_id)
+        data = DeviceArray.empty((total,), np.uint8, device_id, stream)
+        self.data.order_before(stream)
+        api = state().api
+        for run, offset in zip(runs, offsets, strict=True):
+            for k in run:
+                nbytes = _nbytes(self.shapes[k], itemsize)
+                if nbytes:
+                    driver.check(
+                        api.cuMemcpyDtoDAsync(
+                            data.ptr + offset, self.data.ptr + self.offsets[k], nbytes, _handle(stream)
+                        ),
+                        f"copying {nbytes} bytes on device {device_id}",
+                    )
+                offset += nbytes
+        return DeviceBatch(data, offsets, shapes, self.dtype, dense)
+
     @staticmethod
     def layout(shapes, itemsize, dense):
         """``(offsets, total bytes)`` of samples of ``shapes`` in one allocation:

@@ -23,13 +23,20 @@ Rules (those of the reference):
 
 Unfolding needs the data, so a call with per-frame arguments evaluates its
 inputs and arguments and runs at once, whatever the EvalMode.
+
+On the GPU the frames are views of the sequences' memory (one batch sharing the
+input's allocation) and the results are stacked back as views too when their
+frames follow each other in memory, as a dense result's do; only ragged results
+are gathered, a device copy per frame. The arguments stay on the host, as the
+GPU kernels take them.
 """
 
 import numpy as np
 
-from .._batch import Batch, batch
+from .._batch import Batch, _from_device_batch, batch
 from .._prepare.args import InvalidArgumentError
 from .._prepare.call import invoke
+from .._prepare.storage import batch_samples, tensor_data
 from .._tensor import Tensor, as_tensor
 
 __all__ = ["invoke_per_frame"]
@@ -45,6 +52,51 @@ def _samples(value, batch_size):
         return [np.asarray(s) for s in value.evaluate()]
     array = np.asarray(value.evaluate())
     return [array] * (1 if batch_size is None else batch_size)
+
+
+def _on_gpu(value):
+    return isinstance(value, (Tensor, Batch)) and value.device.device_type == "gpu"
+
+
+def _device_batch(x, batch_size):
+    """The DeviceBatch of the GPU Batch ``x``, or of a GPU Tensor given for every one
+    of ``batch_size`` samples (views of it; one sample in sample mode)."""
+    x.evaluate()
+    if isinstance(x, Batch):
+        batch_samples(x)
+        return x._gpu
+    from .._cuda.device_array import DeviceBatch
+
+    data = tensor_data(x)
+    count = 1 if batch_size is None else batch_size
+    whole = data.view(0, (data.nbytes,), np.uint8)
+    return DeviceBatch(whole, [0] * count, [tuple(data.shape)] * count, data.dtype, count == 1)
+
+
+class _GpuFrames:
+    """The frames of a GPU input's sequences as one batch of views, ``frames``
+    (``unstack``: every sample's slices along its first dimension; else the samples
+    themselves, one frame each): ``self[i]`` lists the indices of sample ``i``'s
+    frames in it, and ``batch(indices, layout)`` is the GPU Batch of those frames."""
+
+    def __init__(self, samples, x, unstack=True):
+        self.frames = samples.unstack() if unstack else samples
+        self.dtype, self.device = x.dtype, x.device
+        self.starts = []
+        start = 0
+        for shape in samples.shapes:
+            length = shape[0] if unstack else 1
+            self.starts.append(range(start, start + length))
+            start += length
+
+    def __getitem__(self, i):
+        return self.starts[i]
+
+    def shape(self, frame):
+        return tuple(self.frames.shapes[frame])
+
+    def batch(self, indices, layout):
+        return _from_device_batch(self.frames.pick(list(indices)), self.dtype, layout or "", self.device)
 
 
 def _batch_size(inputs, kwargs, batch_size):
@@ -78,13 +130,6 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
     bs = _batch_size(inputs, kwargs, batch_size)
     count = 1 if bs is None else bs
     main = inputs[0] if inputs else None
-    on_gpu = [x for x in inputs if isinstance(x, (Tensor, Batch)) and x.device.device_type == "gpu"]
-    if on_gpu or (device is not None and "gpu" in str(device)):
-        raise NotImplementedError(
-            f"{op.qualname} on the GPU: arguments marked with ndd.per_frame; the GPU implementation lacks "
-            "them (give one value per frame as a plain 1-D array where the operator takes one, or run "
-            "on the CPU)"
-        )
     if not op.frames_from_args:
         layout = (main.layout or "") if isinstance(main, (Tensor, Batch)) else ""
         if layout[:1] != "F":
@@ -96,7 +141,11 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
     input_samples = {
         k: _samples(as_tensor(inputs[k]) if not isinstance(inputs[k], (Tensor, Batch)) else inputs[k], bs)
         for k in framed_inputs
+        if not _on_gpu(inputs[k])
     }
+    input_samples.update(
+        {k: _GpuFrames(_device_batch(inputs[k], bs), inputs[k]) for k in framed_inputs if _on_gpu(inputs[k])}
+    )
     arg_samples = {name: _samples(kwargs[name], bs) for name in marked}
 
     # Frames of each sample: those of its sequence input, else as many as the longest argument.
@@ -127,10 +176,17 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
                     op, "the input", input_samples[k][i], frame_counts[i], None if bs is None else i
                 )
             ]
-            frame_inputs.append(batch(frames, layout=frame_layout or None))
+            if isinstance(input_samples[k], _GpuFrames):
+                frame_inputs.append(input_samples[k].batch(frames, frame_layout))
+            else:
+                frame_inputs.append(batch(frames, layout=frame_layout or None))
         elif isinstance(x, Batch) or (x is not None and op.frames_from_args):
             # Used for every frame (of its sample).
             x = x if isinstance(x, (Tensor, Batch)) else as_tensor(x)
+            if _on_gpu(x):
+                repeated = [i for i in range(count) for _ in range(frame_counts[i])]
+                frame_inputs.append(_GpuFrames(_device_batch(x, bs), x, False).batch(repeated, x.layout))
+                continue
             repeated = [s for i, s in enumerate(_samples(x, bs)) for _ in range(frame_counts[i])]
             frame_inputs.append(batch(repeated, layout=x.layout))
         else:
@@ -154,7 +210,11 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
                 {**kwargs, **{n: v[i][f] for n, v in per_frame_values.items()}}
                 for f in range(frame_counts[i])
             ]
-            shapes = [np.shape(frame) for frame in input_samples[0][i]]
+            main_frames = input_samples[0]
+            if isinstance(main_frames, _GpuFrames):
+                shapes = [main_frames.shape(k) for k in main_frames[i]]
+            else:
+                shapes = [np.shape(frame) for frame in main_frames[i]]
             for name, values in common(frame_args, shapes, (main.layout or "")[1:]).items():
                 per_frame_values.setdefault(name, [[kwargs[name]] * frame_counts[j] for j in range(count)])
                 per_frame_values[name][i] = values
@@ -170,6 +230,13 @@ def _fold(result, frame_counts, bs):
     """Stack the results of the frames back into one sequence per sample."""
     if isinstance(result, tuple):
         return tuple(_fold(r, frame_counts, bs) for r in result)
+    if _on_gpu(result):
+        result.evaluate()
+        batch_samples(result)
+        frames = result._gpu
+        layout = "F" + (result.layout or "*" * result.ndim)
+        folded = _from_device_batch(frames.stack_runs(frame_counts), result.dtype, layout, result.device)
+        return folded if bs is not None else folded.select(0)
     frames = [np.asarray(s) for s in result.evaluate()]
     layout = "F" + (result.layout or "*" * (frames[0].ndim if frames else 0))
     sequences = []
