@@ -4,6 +4,10 @@ Each sample is written as a plain-text PPM (``P3``, 3 channels) or PGM (``P2``,
 1 channel) named ``<sample index>-<suffix>-0.ppm``, as the reference names them
 (sample mode writes index 0), and the input passes through unchanged. The files
 are written when the operator runs, which in eager mode is after the call returns.
+
+On the GPU (``device="gpu"``) the samples are copied to the host to be written, as
+the reference does, and the output is the input itself: nothing is copied on the
+device.
 """
 
 import numpy as np
@@ -54,6 +58,34 @@ def _batch_kernel(inputs, sample_args, batch_size, ctx):
     return [list(samples)]
 
 
+class _GpuDumpImage:
+    """The GPU kernel: the samples copied to the host (one copy of the batch's
+    allocation), each written as on the CPU, and the input passed through."""
+
+    def check(self, ins, args):
+        from .gpu_segments import require_gpu_input
+
+        require_gpu_input(DUMP_IMAGE, ins[0])
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        from .gpu_segments import args_per_sample, cuda
+
+        data = inputs[0]
+        device_array = cuda()[0]
+        if batch_size < 0:
+            _write(0, data.to_host(), args["suffix"])
+            return [data]
+        if isinstance(data, device_array.DeviceBatch):
+            samples, dense = data.to_host()
+            samples = list(dense) if samples is None else samples
+        else:
+            # A Tensor given in batch mode is every sample.
+            samples = [data.to_host()] * batch_size
+        for i, sample_args in enumerate(args_per_sample(args, batch_size)):
+            _write(i, samples[i], sample_args["suffix"])
+        return [data]
+
+
 DUMP_IMAGE = Operator(
     "dump_image",
     inputs=[Input("input", doc="uint8 HWC images with 1 or 3 channels.")],
@@ -65,6 +97,7 @@ DUMP_IMAGE = Operator(
     infer_shape=_shape,
     kernel=_kernel,
     batch_kernel=_batch_kernel,
+    gpu_kernel=_GpuDumpImage(),
     doc="Write each image to the working directory as a text PPM/PGM file and pass the input through.",
 )
 
