@@ -40,6 +40,7 @@ from ..types import DALIImageType, enum_value
 from . import image_codec
 from .conversions import cast_array
 from .gpu_decoding import GpuImageDecoder
+from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
 from .random_ops import RNG_ARG, _crop_windows
 from .schema import Arg, Input, Operator
@@ -951,8 +952,11 @@ INFLATE = Operator(
     "A sample is one compressed chunk, or several (given by ``chunk_offsets`` and/or "
     "``chunk_sizes``) that inflate to the same ``shape``; their results are stacked along a "
     "new outer axis named ``sequence_axis_name``. The reference runs this on the GPU only; "
-    "ndd decompresses on the CPU (a GPU version comes with the GPU kernels).",
+    "ndd runs it on the CPU too; on the GPU it decodes through nvCOMP, from compressed bytes in "
+    "host or GPU memory.",
 )
+
+INFLATE.gpu_kernel = GpuInflate(INFLATE, _chunks)
 
 
 # -- the operators -----------------------------------------------------------------------------

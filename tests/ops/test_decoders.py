@@ -17,6 +17,7 @@ import pathlib
 import image_samples
 import numpy as np
 import pytest
+from lz4_blocks import lz4_compress
 from PIL import Image, ImageOps
 
 import ndd
@@ -679,50 +680,6 @@ def test_numpy_bad_file_is_an_error(data):
         np.asarray(ndd.decoders.numpy(ndd.tensor(data), dtype=ndd.int32))
 
 
-def _lz4_sequence(out, literals, offset=None, match=0):
-    """Append one LZ4 sequence: ``literals``, then (unless last) a match of ``match``
-    bytes ``offset`` back."""
-    lit_len = len(literals)
-    extra_match = match - 4 if offset is not None else 0
-    out.append((min(lit_len, 15) << 4) | min(extra_match, 15))
-    for value in (lit_len,) if lit_len >= 15 else ():
-        rest = value - 15
-        while rest >= 255:
-            out.append(255)
-            rest -= 255
-        out.append(rest)
-    out += literals
-    if offset is not None:
-        out += offset.to_bytes(2, "little")
-        if extra_match >= 15:
-            rest = extra_match - 15
-            while rest >= 255:
-                out.append(255)
-                rest -= 255
-            out.append(rest)
-
-
-def _lz4_compress(data):
-    """A greedy LZ4 block compressor (matches of 4+ bytes found through a dict),
-    written from the format description, to make test inputs."""
-    out, table, anchor, i, n = bytearray(), {}, 0, 0, len(data)
-    while i + 12 <= n:
-        key = data[i : i + 4]
-        candidate = table.get(key)
-        table[key] = i
-        if candidate is not None and i - candidate <= 65535:
-            length = 4
-            while i + length < n - 5 and data[candidate + length] == data[i + length]:
-                length += 1
-            _lz4_sequence(out, data[anchor:i], i - candidate, length)
-            i += length
-            anchor = i
-        else:
-            i += 1
-    _lz4_sequence(out, data[anchor:])
-    return np.frombuffer(bytes(out), np.uint8)
-
-
 def test_inflate_overlapping_match():
     # "a", then 8 bytes copied from 1 back (overlapping), then "b".
     block = np.frombuffer(b"\x14a\x01\x00\x10b", np.uint8)
@@ -734,7 +691,7 @@ def test_inflate_overlapping_match():
 def test_inflate_round_trip(dtype):
     rng = np.random.default_rng(0)
     values = (np.repeat(rng.integers(0, 50, 300), 7) % 13).astype(dtype.numpy).reshape(30, 70)
-    packed = _lz4_compress(values.tobytes())
+    packed = lz4_compress(values.tobytes())
     assert packed.size < values.nbytes
     out = ndd.decoders.inflate(ndd.tensor(packed), shape=[30, 70], dtype=dtype, layout="HW")
     assert out.dtype == dtype and out.layout == "HW"
@@ -743,7 +700,7 @@ def test_inflate_round_trip(dtype):
 
 def test_inflate_chunks_become_a_sequence():
     frames = [np.full((4, 5), k, np.uint8) + np.arange(5, dtype=np.uint8) for k in range(3)]
-    packed = [_lz4_compress(f.tobytes()) for f in frames]
+    packed = [lz4_compress(f.tobytes()) for f in frames]
     sample = np.concatenate(packed)
     sizes = [p.size for p in packed]
     offsets = np.cumsum([0] + sizes[:-1]).tolist()
@@ -759,7 +716,7 @@ def test_inflate_chunks_become_a_sequence():
 
 def test_inflate_batch_with_per_sample_shapes():
     arrays = [np.arange(12, dtype=np.uint8), np.arange(20, dtype=np.uint8) % 3]
-    data = ndd.batch([_lz4_compress(a.tobytes()) for a in arrays])
+    data = ndd.batch([lz4_compress(a.tobytes()) for a in arrays])
     shapes = ndd.batch([np.array([3, 4], np.int32), np.array([5, 4], np.int32)])
     out = ndd.decoders.inflate(data, shape=shapes)
     for got, expected, shape in zip(out, arrays, [(3, 4), (5, 4)], strict=True):
@@ -767,7 +724,7 @@ def test_inflate_batch_with_per_sample_shapes():
 
 
 def test_inflate_size_checks():
-    packed = _lz4_compress(bytes(range(40)))
+    packed = lz4_compress(bytes(range(40)))
     with pytest.raises(ValueError, match="more bytes than the output holds"):
         np.asarray(ndd.decoders.inflate(ndd.tensor(packed), shape=[30]))
     padded = np.asarray(ndd.decoders.inflate(ndd.tensor(packed), shape=[50]))
