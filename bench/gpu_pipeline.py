@@ -23,10 +23,18 @@ dynamic mode and 1.0x the pipeline mode.
 
     python bench/gpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 5]
     python bench/gpu_pipeline.py --smoke   # every ndd code path once on the FakeDriver
+    python bench/gpu_pipeline.py --host-cost   # ndd's host time per batch, no GPU needed
 
 With ``--smoke`` no GPU is used: a handful of small images, decoded by nvImageCodec's
 CPU codecs into the recording FakeDriver (no kernel runs), and no reference. It proves
 that the script runs, nothing more; every figure is meaningless.
+
+With ``--host-cost`` no GPU is used either: the operators after decoding run on
+GPU batches of tiny images on the recording FakeDriver (their kernels are queued,
+not run), in ``sync_cpu`` mode on one thread. What is timed is the host's share of
+a batch: argument checks, each sample's plan (windows, filter tables), descriptor
+tables and launches, which does not depend on the image sizes. It bounds the
+images per second one host thread can feed a GPU with.
 """
 
 import argparse
@@ -208,6 +216,52 @@ def _device_name():
         return "unknown GPU"
 
 
+def _host_cost(args):
+    """Print ndd's host milliseconds per batch of the post-decode operators of each
+    pipeline, on the recording FakeDriver."""
+    import numpy as np
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_ops
+
+    gpu_ops._install_fake()
+    import ndd
+
+    rng = np.random.default_rng(0)
+    shapes = [(int(rng.integers(30, 50)), int(rng.integers(30, 50)), 3) for _ in range(args.batch_size)]
+    images = ndd.batch([np.zeros(s, np.uint8) for s in shapes], layout="HWC").gpu()
+    size = 16  # the plans do not depend on the sizes; tiny outputs keep the fake's memory out of the timing
+
+    def training():
+        cropped = ndd.random_resized_crop(images, size=[size, size])
+        flipped = ndd.flip(cropped, horizontal=ndd.random.coin_flip(batch_size=args.batch_size))
+        return ndd.crop_mirror_normalize(flipped, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD)
+
+    def validation():
+        resized = ndd.resize(images, resize_shorter=size * 8 // 7)
+        return ndd.crop_mirror_normalize(
+            resized, crop=[size, size], dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        )
+
+    print(
+        f"ndd host time per batch of {args.batch_size} (after decoding; recording FakeDriver, sync_cpu, "
+        f"one thread), ms: median [min-max] of {args.repeats * 5}"
+    )
+    for case, pipeline in (("training", training), ("validation", validation)):
+        times = []
+        with ndd.EvalMode.sync_cpu:
+            ndd.as_tensor(pipeline()).evaluate()
+            for _ in range(args.repeats * 5):
+                start = time.perf_counter()
+                ndd.as_tensor(pipeline()).evaluate()
+                times.append((time.perf_counter() - start) * 1e3)
+        median = statistics.median(times)
+        print(
+            f"{case:<11} {median:6.1f} [{min(times):.1f}-{max(times):.1f}] ms, "
+            f"{median * 1e3 / args.batch_size:5.1f} us per image, at most {args.batch_size / median * 1e3:,.0f} images/s"
+        )
+
+
 def _spread(values):
     return f"{statistics.median(values):7.0f} [{min(values):.0f}-{max(values):.0f}]"
 
@@ -217,6 +271,9 @@ def main():
     parser.add_argument("--worker", choices=list(IMPLS), help=argparse.SUPPRESS)
     parser.add_argument("--root", help=argparse.SUPPRESS)
     parser.add_argument("--smoke", action="store_true", help="run the ndd pipelines once on the FakeDriver")
+    parser.add_argument(
+        "--host-cost", action="store_true", help="ndd's host time per batch after decoding, on the FakeDriver"
+    )
     parser.add_argument(
         "--reference-python",
         default=os.path.expanduser("~/dali-ref/bin/python"),
@@ -232,6 +289,9 @@ def main():
     args = parser.parse_args()
     if args.worker:
         _worker(args.worker, args)
+        return
+    if args.host_cost:
+        _host_cost(args)
         return
     if args.smoke:
         args.repeats, args.num_files, args.batch_size, args.size = 1, 6, 4, 32

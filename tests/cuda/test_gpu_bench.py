@@ -80,3 +80,31 @@ def test_the_gpu_pipeline_benchmark_runs_its_pipelines_in_a_smoke_run(tmp_path):
     assert [row[0] for row in rows] == ["training", "validation"]
     assert all(float(row[1]) > 0 for row in rows)
     assert "SMOKE RUN" in run.stdout
+
+
+def test_the_gpu_pipeline_benchmark_measures_ndds_host_time_per_batch():
+    """bench/gpu_pipeline.py --host-cost: a row per pipeline with ndd's host time per
+    batch on the recording FakeDriver, and the images per second it allows."""
+    if not (kernel_files.KERNELS_DIR / kernel_files.MANIFEST_NAME).exists():
+        pytest.skip("ndd was built without its GPU kernels (NVRTC missing)")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "gpu_pipeline.py"),
+            "--host-cost",
+            "--repeats",
+            "1",
+            "--batch-size",
+            "8",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    rows = [
+        line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["training"], ["validation"])
+    ]
+    assert [row[0] for row in rows] == ["training", "validation"]
+    assert all(float(row[1]) > 0 and row[-1] == "images/s" for row in rows)
