@@ -47,6 +47,7 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
+from .gpu_clahe import GpuClahe
 from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor, GpuEqualize
 from .image_layout import image_axes
 from .random_ops import known_values
@@ -712,29 +713,39 @@ OPERATORS.append(JPEG_COMPRESSION_DISTORTION)
 # tables of its four nearest tile centres in float32, rounding halves to even.
 
 
+def _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit):
+    """CLAHE's tiles of a ``(height, width)`` plane: the padded height and width (whole
+    tiles), the clip limit in counts (0: none) and the float32 scale from cumulative
+    counts to table values. The GPU kernel (gpu_clahe.py) plans its tiles with it too."""
+    if height % tiles_y or width % tiles_x:
+        height += tiles_y - height % tiles_y
+        width += tiles_x - width % tiles_x
+    area = (height // tiles_y) * (width // tiles_x)
+    limit = max(int(clip_limit * area / 256), 1) if clip_limit > 0 else 0
+    return height, width, limit, np.float32(255.0) / np.float32(area)
+
+
 def _clahe_luts(plane, tiles_x, tiles_y, clip_limit):
     height, width = plane.shape
-    if height % tiles_y or width % tiles_x:
+    padded_h, padded_w, limit, scale = _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit)
+    if (padded_h, padded_w) != (height, width):
         # Padded by index maps, not by a copy of the image.
-        rows = _reflect_index(height + tiles_y - height % tiles_y, height)
-        cols = _reflect_index(width + tiles_x - width % tiles_x, width)
+        rows, cols = _reflect_index(padded_h, height), _reflect_index(padded_w, width)
     else:
         rows, cols = np.arange(height), np.arange(width)
-    tile_h, tile_w = len(rows) // tiles_y, len(cols) // tiles_x
-    area = tile_h * tile_w
     hist = np.zeros((tiles_y, tiles_x, 256), np.int64)
     tile_histograms(plane, hist, rows, cols)
-    limit = max(int(clip_limit * area / 256), 1) if clip_limit > 0 else 0
     luts = np.empty((tiles_y, tiles_x, 256), np.float32)
-    clip_tile_tables(
-        hist.reshape(-1, 256), luts.reshape(-1, 256), limit, np.float32(255.0) / np.float32(area)
-    )
-    return luts, tile_h, tile_w
+    clip_tile_tables(hist.reshape(-1, 256), luts.reshape(-1, 256), limit, scale)
+    return luts, padded_h // tiles_y, padded_w // tiles_x
 
 
 def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
     """CLAHE of a contiguous uint8 plane, ``(height, width)``."""
     height, width = plane.shape
+    if plane.size == 0:
+        # No pixel to count: the padding's index maps would point outside the plane.
+        return np.empty((height, width), np.uint8)
     luts, tile_h, tile_w = _clahe_luts(plane, tiles_x, tiles_y, clip_limit)
     f32 = np.float32
 
@@ -921,3 +932,9 @@ CLAHE = Operator(
 )
 
 OPERATORS.append(CLAHE)
+CLAHE.gpu_kernel = GpuClahe(
+    CLAHE,
+    _clahe_tiles,
+    rgb_to_lab=(_LINEAR_TABLE, _XYZ_COEFFS, _F_TABLE),
+    lab_to_rgb=(_LIGHTNESS_TABLE, _XZ_TABLE, _XZ_OFFSET, _XYZ_TO_RGB, _SRGB_TABLE),
+)

@@ -2,6 +2,7 @@
 (tests/golden/make_color_goldens.py) and independent numpy formulas."""
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -149,6 +150,16 @@ def test_clahe_tables_clip_and_redistribute_as_opencv(clip_limit):
         hist += (bins % step == 0) & (bins // step < excess % 256)
     table = np.rint(np.cumsum(hist).astype(np.float32) * (np.float32(255) / np.float32(256)))
     np.testing.assert_array_equal(out, table.astype(np.uint8)[x])
+
+
+@pytest.mark.parametrize("shape", [(8, 0, 1), (0, 5, 3), (0, 0, 1)])
+def test_clahe_of_an_empty_image_is_empty_without_warnings(shape):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ndd.clahe(
+            ndd.tensor(np.zeros(shape, np.uint8), layout="HWC"), tiles_x=3, tiles_y=3, clip_limit=2.0
+        )
+        assert np.asarray(out).shape == shape
 
 
 @pytest.mark.parametrize("width", [1, 3, 7, 8, 9, 10, 17])
