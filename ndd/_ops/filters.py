@@ -11,7 +11,9 @@ erode pad the sample first (``_pad_planes``). The nogil kernels of
 ``ndd._cpu.convolution`` then slide the window over the (padded) planes. On the GPU
 (``gpu_filters.py``), gaussian_blur, laplacian and filter run the same plan, made
 here from the same functions (``_*_gpu_plan``): the windows, border maps, fill
-values and passes are the CPU's, only the sums run on the GPU.
+values and passes are the CPU's, only the sums run on the GPU. median_blur, dilate
+and erode do the same with ``gpu_morphology.py`` (``_median_gpu_plan``,
+``_morphology_gpu_plan``).
 
 Deliberate divergences from the reference:
 - ``filter`` runs volumes (three spatial axes) on the CPU too; the reference's CPU
@@ -51,6 +53,7 @@ from .gpu_filters import (
     FilterWindow,
     GpuFilter,
 )
+from .gpu_morphology import GpuMedian, GpuMorphology, MedianPlan, MorphologyPlan
 from .schema import Arg, Input, Operator
 
 # Border names of filter (and morphology) -> np.pad modes.
@@ -952,19 +955,28 @@ def _extreme(dtype, largest):
     return info.max if largest else info.min
 
 
+def _morphology_padding(op, args):
+    """(mask width, mask height, rows' padding, columns' padding, np.pad mode) of a
+    sample, each padding a (before, after) pair."""
+    mask_w, mask_h, ax, ay = _morphology_window(op, args)
+    return mask_w, mask_h, (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), _PAD_MODES[args["border_mode"]]
+
+
 def _morphology_kernel(op, reduce, erode):
     def kernel(arrays, args):
         x = arrays[0]
+        if x.size == 0:
+            # Nothing to reduce; the borders of an empty axis have no values to reflect or wrap.
+            return x.copy()
         planes, height, width, inner = _image_planes(op, args[INPUT_LAYOUT], x.shape)
-        mask_w, mask_h, ax, ay = _morphology_window(op, args)
+        mask_w, mask_h, rows_padding, columns_padding, mode = _morphology_padding(op, args)
         image = x.reshape(planes, height, width, inner)
-        widths = ((0, 0), (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), (0, 0))
-        border = args["border_mode"]
-        if border == "constant":
+        widths = ((0, 0), rows_padding, columns_padding, (0, 0))
+        if mode == "constant":
             # The padding never wins: the largest value for erosion, the smallest for dilation.
             padded = _pad_planes(image, widths, "constant", _extreme(x.dtype, erode))
         else:
-            padded = _pad_planes(image, widths, _PAD_MODES[border])
+            padded = _pad_planes(image, widths, mode)
         # A rectangle is separable: reduce along the rows, then along the columns.
         rows = padded[:, :, 0:width].copy()
         for j in range(1, mask_w):
@@ -975,6 +987,20 @@ def _morphology_kernel(op, reduce, erode):
         return out.reshape(x.shape)
 
     return kernel
+
+
+def _morphology_gpu_plan(op):
+    """The GPU's ``_morphology_kernel``: a sample's planes and the index maps of its
+    padded rows and columns (the padding of ``_pad_planes``)."""
+
+    def plan(shape, args):
+        view = _image_planes(op, args[INPUT_LAYOUT], shape)
+        _, _, rows_padding, columns_padding, mode = _morphology_padding(op, args)
+        return MorphologyPlan(
+            view, _border_map(view[1], *rows_padding, mode), _border_map(view[2], *columns_padding, mode)
+        )
+
+    return plan
 
 
 def _morphology_operator(name, reduce, erode, verb):
@@ -1070,6 +1096,12 @@ def _median_kernel(arrays, args):
     return out.reshape(x.shape)
 
 
+def _median_gpu_plan(shape, args):
+    """The GPU's ``_median_kernel``: a sample's planes and window."""
+    width, height = _median_window_size(args)
+    return MedianPlan(_image_planes(MEDIAN_BLUR, args[INPUT_LAYOUT], shape), height, width)
+
+
 MEDIAN_BLUR = Operator(
     "median_blur",
     module="ndd.experimental",
@@ -1110,6 +1142,9 @@ OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER, MEDIAN_BLUR, DILATE, ERODE]
 GAUSSIAN_BLUR.gpu_kernel = GpuFilter(GAUSSIAN_BLUR, _gaussian_gpu_plan, _result_type)
 LAPLACIAN.gpu_kernel = GpuFilter(LAPLACIAN, _laplacian_gpu_plan, _result_type)
 FILTER.gpu_kernel = GpuFilter(FILTER, _filter_gpu_plan, _result_type, host_inputs=(1, 2))
+MEDIAN_BLUR.gpu_kernel = GpuMedian(MEDIAN_BLUR, _median_gpu_plan)
+DILATE.gpu_kernel = GpuMorphology(DILATE, _morphology_gpu_plan(DILATE), erode=False)
+ERODE.gpu_kernel = GpuMorphology(ERODE, _morphology_gpu_plan(ERODE), erode=True)
 
 # Arguments the reference takes frame by frame (ndd.per_frame); see frames.py.
 GAUSSIAN_BLUR.per_frame_args = ("sigma", "window_size")

@@ -524,3 +524,17 @@ def test_padding_rows_on_the_fly_equals_correlating_the_padded_sample(mode, dtyp
         correlate(padded.reshape(outer, padded.shape[1], -1), expected, weights, inner, *bounds)
         got = _correlate_padding_rows(planes, weights, anchor, mode, 17, np.dtype(dtype))
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("op", [ndd.experimental.dilate, ndd.experimental.erode])
+@pytest.mark.parametrize(
+    "shape, border", [((0, 5, 3), "reflect_101"), ((4, 0, 3), "wrap"), ((0, 0, 1), "constant")]
+)
+def test_morphology_of_an_empty_image_is_empty(op, shape, border):
+    out = op(
+        ndd.tensor(np.zeros(shape, np.uint8), layout="HWC"),
+        mask_size=[4, 2],
+        anchor=[3, 0],
+        border_mode=border,
+    )
+    assert np.asarray(out).shape == shape
