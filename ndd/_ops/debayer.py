@@ -25,6 +25,7 @@ import numpy as np
 
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8, uint16
+from .gpu_debayer import GpuDebayer
 from .schema import Arg, Input, Operator
 
 _QUALNAME = "ndd.debayer"
@@ -167,6 +168,8 @@ def _kernel(arrays, args):
     position = tuple(args["blue_position"])
     _check_blue_position(position)
     frames = arr if args["_frames"] else arr[None]
+    if len(frames) == 0:
+        return np.empty(arr.shape[:3] + (3,), arr.dtype)
     if args["_algorithm"] == "vng_ocv":
         cv2 = _import_opencv()
         code = getattr(cv2, _VNG_CODES[position])
@@ -211,6 +214,9 @@ DEBAYER = Operator(
     kernel=_kernel,
     doc="Demosaic single-channel Bayer images into RGB (OpenCV's bilinear, edge-aware, VNG or gray algorithms).",
 )
+
+# The GPU runs the CPU's algorithms in the same integer arithmetic (gpu_debayer.py).
+DEBAYER.gpu_kernel = GpuDebayer(DEBAYER, _shape, _check_blue_position)
 
 OPERATORS = [DEBAYER]
 

@@ -13,13 +13,14 @@ Samples are 2-D images with channels last (``HWC``) or sequences of them
 (``FHWC``, every frame warped alike); ``rotate`` and ``warp_affine`` also take
 volumes (``DHWC``, ``FDHWC``: 3x4 matrices on ``(x, y, z)``, rotation about ``axis``); ``experimental.warp_perspective`` also takes
 planar ``CHW``/``FCHW``. Deliberate divergences from the reference:
-images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too; ``jitter`` and ``experimental.remap`` run on the CPU (the reference
-has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
+images without a channel axis (``HW``, ``FHW``, ``DHW``) are accepted too; ``jitter`` and ``experimental.remap`` run on the CPU as
+well (the reference has GPU kernels only), ``jitter`` with offsets drawn from ``rng``.
 
 On the GPU (``gpu_warp.py``, ``kernels/warp.cu``), ``rotate``, ``warp_affine``,
-``experimental.warp_perspective``, ``water`` and ``sphere`` sample as the CPU kernels
-do, from the same per-sample plans (``WarpPlan``: sizes, matrices, fill values, types;
-the water displacements), so that both give the same bits.
+``experimental.warp_perspective``, ``water``, ``sphere`` and ``jitter`` sample as the CPU
+kernels do, from the same per-sample plans (``WarpPlan``: sizes, matrices, fill values,
+types; the water displacements), so that both give the same bits; ``experimental.remap``
+shares their sampling code (``gpu_remap.py``, ``kernels/remap.cu``).
 """
 
 import math
@@ -32,6 +33,7 @@ from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import cast_array
+from .gpu_remap import GpuRemap
 from .gpu_warp import MAP_JITTER, MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
 from .image_layout import image_axes
 from .random_ops import RNG_ARG
@@ -1235,6 +1237,7 @@ def _jitter_transform(rows, columns, args):
 JITTER.gpu_kernel = GpuDistortion(
     JITTER, _distortion_gpu_plan(lambda: JITTER, MAP_JITTER, _jitter_transform), kernel_type
 )
+REMAP.gpu_kernel = GpuRemap(REMAP, _image_axes, _remap_shape, kernel_type)
 
 
 OPERATORS = [JITTER, ROTATE, SPHERE, WARP_AFFINE, WARP_PERSPECTIVE, WATER, REMAP]

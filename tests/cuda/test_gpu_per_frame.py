@@ -42,7 +42,7 @@ class _OnTheGpu:
 GPU_CASES = sorted(
     name
     for name in CASES
-    if not name.startswith(("translation", "rotation", "scale", "shear", "crop", "combine", "debayer"))
+    if not name.startswith(("translation", "rotation", "scale", "shear", "crop", "combine"))
     and name != "coord_transform_m_t"
 )
 

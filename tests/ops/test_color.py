@@ -433,3 +433,9 @@ def test_the_colour_matrix_kernel_is_the_float32_sum_rounded_halves_up(count):
         sums = ((f[:, :1] * m[:, 0] + f[:, 1:2] * m[:, 1]) + f[:, 2:] * m[:, 2]) + o
         expected = np.clip(np.floor(sums + np.float32(0.5)), 0, 255).astype(np.uint8)
         np.testing.assert_array_equal(out, expected)
+
+
+def test_debayer_of_a_sequence_without_frames_is_empty():
+    frames = ndd.tensor(np.zeros((0, 6, 8), np.uint8), layout="FHW")
+    out = ndd.debayer(frames, blue_position=[0, 0])
+    assert np.asarray(out).shape == (0, 6, 8, 3)
