@@ -49,6 +49,7 @@ from ..types import DALIImageType
 from .conversions import cast_array
 from .gpu_clahe import GpuClahe
 from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor, GpuEqualize
+from .gpu_jpeg_distortion import GpuJpegDistortion
 from .image_layout import image_axes
 from .random_ops import known_values
 from .schema import Arg, Input, Operator
@@ -698,6 +699,8 @@ JPEG_COMPRESSION_DISTORTION = Operator(
     kernel=_jpeg_kernel,
     doc="Add JPEG compression artifacts: encode each image (4:2:0) at ``quality`` and decode it again.",
 )
+
+JPEG_COMPRESSION_DISTORTION.gpu_kernel = GpuJpegDistortion(JPEG_COMPRESSION_DISTORTION)
 
 OPERATORS.append(JPEG_COMPRESSION_DISTORTION)
 
