@@ -44,8 +44,14 @@ def test_a_batch_writes_the_cpus_files_and_passes_through(tmp_path, monkeypatch,
 
 def test_a_gray_tensor_writes_one_pgm(tmp_path, monkeypatch, any_gpu):
     x = (np.arange(12, dtype=np.uint8) * 20).reshape(3, 4, 1)
-    (gpu_files, gpu_out), (cpu_files, cpu_out) = _dump_both(tmp_path, monkeypatch, ndd.tensor(x, layout="HWC"))
-    assert gpu_files == cpu_files == {"0--0.ppm": "P2\n4 3\n255\n0 20 40 60 \n80 100 120 140 \n160 180 200 220 \n"}
+    (gpu_files, gpu_out), (cpu_files, cpu_out) = _dump_both(
+        tmp_path, monkeypatch, ndd.tensor(x, layout="HWC")
+    )
+    assert (
+        gpu_files
+        == cpu_files
+        == {"0--0.ppm": "P2\n4 3\n255\n0 20 40 60 \n80 100 120 140 \n160 180 200 220 \n"}
+    )
     assert_same(gpu_out, cpu_out)
 
 
