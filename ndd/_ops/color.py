@@ -671,9 +671,14 @@ def _jpeg_round_trip(frame, quality, out=None):
     return simplejpeg.decode_jpeg(buffer.getbuffer(), colorspace="RGB", buffer=out)
 
 
+def _jpeg_quality(args):
+    """A sample's quality, clamped to 1..100."""
+    return min(max(int(args["quality"]), 1), 100)
+
+
 def _jpeg_kernel(arrays, args):
     arr = arrays[0]
-    quality = min(max(int(args["quality"]), 1), 100)
+    quality = _jpeg_quality(args)
     if arr.ndim == 3:
         return _jpeg_round_trip(arr, quality)
     out = np.empty(arr.shape, np.uint8)
@@ -700,7 +705,7 @@ JPEG_COMPRESSION_DISTORTION = Operator(
     doc="Add JPEG compression artifacts: encode each image (4:2:0) at ``quality`` and decode it again.",
 )
 
-JPEG_COMPRESSION_DISTORTION.gpu_kernel = GpuJpegDistortion(JPEG_COMPRESSION_DISTORTION)
+JPEG_COMPRESSION_DISTORTION.gpu_kernel = GpuJpegDistortion(JPEG_COMPRESSION_DISTORTION, _jpeg_quality)
 
 OPERATORS.append(JPEG_COMPRESSION_DISTORTION)
 

@@ -93,18 +93,14 @@ def quality_table(quality: int) -> np.ndarray:
     return np.concatenate([values, reciprocals, corrections, shifts]).astype(np.int32)
 
 
-def _quality(args):
-    """A sample's quality, clamped to 1..100 as the CPU kernel clamps it."""
-    return min(max(int(args["quality"]), 1), 100)
-
-
 class GpuJpegDistortion:
     """The GPU kernel of ``jpeg_compression_distortion``: uint8 RGB images (HWC) or
     sequences (FHWC), every frame of a batch coded in one launch and converted back
-    to RGB in a second."""
+    to RGB in a second. ``quality(args)`` is a sample's quality as the CPU takes it."""
 
-    def __init__(self, op):
+    def __init__(self, op, quality):
         self.op = op
+        self.quality = quality
 
     def check(self, ins, args):
         """Prepare phase: a uint8 input on the GPU."""
@@ -134,7 +130,7 @@ class GpuJpegDistortion:
             source.shapes, source.offsets, out.offsets, args_per_sample(args, batch_size), strict=True
         ):
             frames, height, width = self._frames(shape)
-            quality = _quality(sample_args)
+            quality = self.quality(sample_args)
             table_offset = tables.setdefault(quality, len(tables)) * 4 * 128
             unit_columns = -(-width // 16)
             units = unit_columns * -(-height // 16)

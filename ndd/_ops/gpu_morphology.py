@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .._cpu.convolution import _median_exchanges
+from .gpu_filters import TYPES as FILTER_TYPES
 from .gpu_segments import (
     MAX_SEGMENTS,
     GpuSamples,
@@ -37,7 +38,6 @@ from .gpu_segments import (
     launch_segments,
     require_gpu_input_of,
 )
-from .gpu_types import suffixes
 
 __all__ = ["MEDIAN_TYPES", "MORPHOLOGY_TYPES", "GpuMedian", "GpuMorphology", "MedianPlan", "MorphologyPlan"]
 
@@ -64,19 +64,7 @@ _SCRATCH_BYTES = 64 << 20
 
 # The CPU's types: every numeric one for dilate and erode, all but float16 for
 # median_blur (its compiled kernel has none).
-MORPHOLOGY_TYPES = suffixes(
-    np.uint8,
-    np.int8,
-    np.uint16,
-    np.int16,
-    np.uint32,
-    np.int32,
-    np.uint64,
-    np.int64,
-    np.float16,
-    np.float32,
-    np.float64,
-)
+MORPHOLOGY_TYPES = FILTER_TYPES
 MEDIAN_TYPES = {t: s for t, s in MORPHOLOGY_TYPES.items() if t != np.float16}
 
 

@@ -13,6 +13,21 @@ from ndd._eval import context as eval_context
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
+# Every numeric type (the CPU's filters and morphology take them all).
+NUMERIC_TYPES = [
+    np.uint8,
+    np.int8,
+    np.uint16,
+    np.int16,
+    np.uint32,
+    np.int32,
+    np.uint64,
+    np.int64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
+
 needs_nvrtc = pytest.mark.skipif(
     kernel_files.nvrtc_version() is None,
     reason="NVRTC is not installed (pip install cuda-python nvidia-cuda-nvrtc-cu12)",

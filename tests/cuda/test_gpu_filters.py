@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
+from gpu_testing import NUMERIC_TYPES  # noqa: E402
 
 import ndd  # noqa: E402
 from ndd._cpu.convolution import taps_fused  # noqa: E402
@@ -19,19 +20,7 @@ from ndd._cpu.convolution import taps_fused  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in add:RuntimeWarning")
 
 # Every numeric type: the CPU takes them all.
-TYPES = [
-    np.uint8,
-    np.int8,
-    np.uint16,
-    np.int16,
-    np.uint32,
-    np.int32,
-    np.uint64,
-    np.int64,
-    np.float16,
-    np.float32,
-    np.float64,
-]
+TYPES = NUMERIC_TYPES
 # Shapes of a ragged HWC batch, one of them without pixels.
 RAGGED = [(9, 12, 3), (14, 7, 3), (0, 5, 3), (5, 16, 3)]
 BORDERS = ["reflect_101", "reflect_1001", "reflect", "wrap", "clamp", "constant"]

@@ -403,10 +403,11 @@ def test_colour_arguments_per_frame_match_the_cpu(any_gpu):
     check_tensor(ndd.hue, frames, "FHWC", hue=np.array([10.0, 20.0, 30.0], np.float32))
 
 
-def test_arguments_marked_per_frame_are_refused_on_the_gpu_at_the_call(fake):
-    x = ndd.tensor(np.zeros((3, 4, 5, 3), np.uint8), layout="FHWC").gpu()
-    with pytest.raises(NotImplementedError, match="ndd.hue on the GPU: arguments marked with ndd.per_frame"):
-        ndd.hue(x, hue=ndd.per_frame(np.array([10.0, 20.0, 30.0], np.float32)))
+def test_arguments_marked_per_frame_match_plain_per_frame_arrays(any_gpu):
+    frames = _color_images(np.uint8, [(3, 4, 5, 3)])[0]
+    hues = np.array([10.0, 20.0, 30.0], np.float32)
+    x = ndd.tensor(frames, layout="FHWC")
+    assert_same(ndd.hue(x.gpu(), hue=ndd.per_frame(hues)), ndd.hue(x, hue=hues))
 
 
 @pytest.mark.parametrize(

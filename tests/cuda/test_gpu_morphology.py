@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
+from gpu_testing import NUMERIC_TYPES  # noqa: E402
+
 import ndd  # noqa: E402
 
 # The CPU pads an empty sample through a remainder by its extent of 0 (its result is
@@ -20,19 +22,7 @@ import ndd  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:divide by zero encountered in remainder:RuntimeWarning")
 
 # Every numeric type the CPU takes; median_blur takes no float16.
-TYPES = [
-    np.uint8,
-    np.int8,
-    np.uint16,
-    np.int16,
-    np.uint32,
-    np.int32,
-    np.uint64,
-    np.int64,
-    np.float16,
-    np.float32,
-    np.float64,
-]
+TYPES = NUMERIC_TYPES
 MEDIAN_TYPES = [t for t in TYPES if t != np.float16]
 # Shapes of a ragged HWC batch, one of them without pixels.
 RAGGED = [(9, 12, 3), (14, 7, 3), (0, 5, 3), (5, 16, 3)]
