@@ -62,9 +62,16 @@ def install_fake(fake_driver):
             gc.collect()
 
 
-def assert_same(gpu_result, cpu_result):
+def _bits(array):
+    """``array`` as unsigned integers of its width, so that -0.0 and NaN signs count."""
+    array = np.ascontiguousarray(array)
+    return array.view(f"u{array.dtype.itemsize}")
+
+
+def assert_same(gpu_result, cpu_result, bits=False):
     """A GPU result (Tensor or Batch) equals its CPU twin: on the GPU, of the same type,
-    layout and shapes, every value equal."""
+    layout and shapes, every value equal (with ``bits``, every bit: zeros' and NaNs'
+    signs too)."""
     assert gpu_result.device.device_type == "gpu"
     assert gpu_result.dtype == cpu_result.dtype
     assert gpu_result.layout == cpu_result.layout
@@ -77,6 +84,9 @@ def assert_same(gpu_result, cpu_result):
     for g, c in pairs:
         g, c = np.asarray(g), np.asarray(c)
         assert g.shape == c.shape
+        if bits:
+            assert g.dtype == c.dtype
+            g, c = _bits(g), _bits(c)
         np.testing.assert_array_equal(g, c)
 
 

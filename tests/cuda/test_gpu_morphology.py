@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import NUMERIC_TYPES  # noqa: E402
+from gpu_testing import NUMERIC_TYPES, assert_same  # noqa: E402
 
 import ndd  # noqa: E402
 
@@ -52,39 +52,21 @@ def _values(dtype, shape, seed=0):
     return values
 
 
-def _bits(array):
-    """``array`` as unsigned integers of its width, so that -0.0 and NaN signs count."""
-    array = np.ascontiguousarray(array)
-    return array.view(f"u{array.dtype.itemsize}")
-
-
-def _assert_same_bits(gpu_result, cpu_result):
-    assert gpu_result.device.device_type == "gpu"
-    assert gpu_result.dtype == cpu_result.dtype
-    assert gpu_result.layout == cpu_result.layout
-    host = gpu_result.cpu()
-    if isinstance(cpu_result, ndd.Batch):
-        assert host.batch_size == cpu_result.batch_size
-        pairs = list(zip(host, cpu_result, strict=True))
-    else:
-        pairs = [(host, cpu_result)]
-    for g, c in pairs:
-        g, c = np.asarray(g), np.asarray(c)
-        assert g.shape == c.shape and g.dtype == c.dtype
-        np.testing.assert_array_equal(_bits(g), _bits(c))
-
-
 def _check(op, values, layout, **kwargs):
     """``op`` on a GPU Tensor equals ``op`` on the CPU Tensor, bit for bit."""
-    _assert_same_bits(
-        op(ndd.tensor(values, layout=layout).gpu(), **kwargs), op(ndd.tensor(values, layout=layout), **kwargs)
+    assert_same(
+        op(ndd.tensor(values, layout=layout).gpu(), **kwargs),
+        op(ndd.tensor(values, layout=layout), **kwargs),
+        bits=True,
     )
 
 
 def _check_batch(op, samples, layout, **kwargs):
     """``op`` on a GPU Batch equals ``op`` on the CPU Batch, bit for bit."""
-    _assert_same_bits(
-        op(ndd.batch(samples, layout=layout).gpu(), **kwargs), op(ndd.batch(samples, layout=layout), **kwargs)
+    assert_same(
+        op(ndd.batch(samples, layout=layout).gpu(), **kwargs),
+        op(ndd.batch(samples, layout=layout), **kwargs),
+        bits=True,
     )
 
 
