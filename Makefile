@@ -19,16 +19,18 @@ $(STAMP): $(SOURCES)
 demo: $(STAMP)
 	$(PY) -m ndd.demo
 
-# The kernels first: the GPU runtime tests load them through the fake driver.
+# The kernels first: the GPU runtime tests load them through the fake driver. The tests
+# run in one worker process per core (pytest-xdist); kernel builds are shared through
+# ndd's on-disk kernel cache, which `make kernels` has just filled.
 test: kernels
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 # The GPU runtime's tests once more with cuda-python 12.x (.venv has the newest, 13.x),
 # in a side virtualenv that uses the ndd built in place here.
 test-cuda12: $(STAMP)
 	test -x .venv-cu12/bin/python || $(PYTHON) -m venv .venv-cu12
-	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg pytest pytest-timeout
-	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -p no:cacheprovider tests/cuda
+	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg pytest pytest-timeout pytest-xdist
+	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -n auto -p no:cacheprovider tests/cuda
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
@@ -45,8 +47,10 @@ bench-readers: $(STAMP)
 
 # Images per second of the training, validation and decode pipelines against the
 # reference and torchvision (ImageFolder + transforms.v2 + DataLoader).
+# torch stays the CPU build that .venv has: a newer torchvision would bring a CUDA 13
+# torch and its NVRTC 13, which cannot build the sm_70 kernels.
 bench-cpu-pipeline: $(STAMP)
-	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) -m pip install -q -e '.[bench]' 'torch==2.13.0'
 	$(PY) bench/cpu_pipeline.py --reference-python $(REFERENCE_PY)
 
 # CPU milliseconds per image of each image operator (1 thread, sync_cpu) against the reference.

@@ -460,7 +460,9 @@ def test_random_key_generators_are_reproducible_and_independent():
 
 
 @pytest.mark.parametrize(
-    "rng", [5, "seed", np.random.default_rng(0), lambda: 5, ndd.tensor(np.uint32(3))], ids=repr
+    "rng",
+    [5, "seed", np.random.default_rng(0), lambda: 5, ndd.tensor(np.uint32(3))],
+    ids=["int", "str", "numpy-generator", "function", "tensor"],
 )
 @pytest.mark.parametrize(
     "call",
