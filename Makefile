@@ -29,7 +29,7 @@ test: kernels
 # in a side virtualenv that uses the ndd built in place here.
 test-cuda12: $(STAMP)
 	test -x .venv-cu12/bin/python || $(PYTHON) -m venv .venv-cu12
-	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg pytest pytest-timeout pytest-xdist
+	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg lz4 pytest pytest-timeout pytest-xdist
 	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -n auto -p no:cacheprovider tests/cuda
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.

@@ -115,9 +115,12 @@ EXAMPLES = {
         "print(ndd.decoders.numpy(npy))"
     ),
     "ndd.decoders.inflate": (
-        "# an LZ4 block: the byte 'a', then 8 bytes copied from 1 byte back, then 'b'\n"
-        'block = ndd.tensor(np.frombuffer(b"\\x14a\\x01\\x00\\x10b", np.uint8))\n'
-        "print(bytes(np.asarray(ndd.decoders.inflate(block, shape=[10]))))"
+        "import lz4.block\n"
+        "values = np.arange(12, dtype=np.int16)\n"
+        "# a raw LZ4 block, without the size header\n"
+        "packed = lz4.block.compress(values.tobytes(), store_size=False)\n"
+        "block = ndd.tensor(np.frombuffer(packed, np.uint8))\n"
+        "print(ndd.decoders.inflate(block, shape=[3, 4], dtype=ndd.int16))"
     ),
     # --- resizing ---
     "ndd.resize": "print(ndd.resize(images, resize_shorter=24).shape)",

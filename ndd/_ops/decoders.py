@@ -27,9 +27,9 @@ import io
 import math
 import os
 
+import lz4.block
 import numpy as np
 
-from .._cpu.lz4 import inflate_lz4
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
@@ -864,6 +864,31 @@ def _chunks(args, size):
     return list(zip(offsets, sizes, strict=True))
 
 
+def inflate_lz4_block(packed, target):
+    """Inflate the raw LZ4 block ``packed`` (1-D uint8) into the front of ``target`` (1-D
+    uint8, left as it is past the inflated bytes); return the number of bytes written.
+
+    The ``lz4`` library's block decoder does the work (without the GIL); it holds blocks
+    to the format's end rules (the last 5 bytes are literals), as every LZ4 encoder
+    writes them. No bytes at all inflate to nothing, as the empty block does.
+
+    Raises
+    ------
+    ValueError
+        For data that is not an LZ4 block or inflates to more bytes than ``target`` holds.
+    """
+    if packed.size == 0:
+        return 0
+    try:
+        inflated = lz4.block.decompress(packed, uncompressed_size=target.size)
+    except lz4.block.LZ4BlockError:
+        raise ValueError(
+            f"the data is not an LZ4 block, or inflates to more than the {target.size} bytes of its output"
+        ) from None
+    target[: len(inflated)] = np.frombuffer(inflated, np.uint8)
+    return len(inflated)
+
+
 def _inflate_kernel(arrays, args):
     source = np.ascontiguousarray(arrays[0]).reshape(-1)
     shape = tuple(args["shape"])
@@ -875,7 +900,7 @@ def _inflate_kernel(arrays, args):
     for k, (offset, length) in enumerate(chunks or [(0, source.size)]):
         target = out[k * chunk_bytes : (k + 1) * chunk_bytes]
         try:
-            written = inflate_lz4(source[offset : offset + length], target)
+            written = inflate_lz4_block(source[offset : offset + length], target)
         except ValueError as exc:
             raise ValueError(f"ndd.decoders.inflate: chunk {k}: {exc}") from None
         if args["check_output_size"] and written != chunk_bytes:

@@ -17,9 +17,9 @@ pytest.importorskip("cuda.bindings")
 from lz4_blocks import lz4_compress  # noqa: E402
 
 import ndd  # noqa: E402
-from ndd._cpu.lz4 import inflate_lz4  # noqa: E402
 from ndd._cuda import context  # noqa: E402
 from ndd._ops import gpu_inflate  # noqa: E402
+from ndd._ops.decoders import inflate_lz4_block  # noqa: E402
 
 
 class _Items:
@@ -39,7 +39,7 @@ class _StandInCodec:
             packed = np.empty(src_size, np.uint8)
             api.cuMemcpyDtoHAsync(packed.ctypes.data, src, src_size, 0)
             target = np.zeros(dst_size, np.uint8)
-            written.append(inflate_lz4(packed, target))  # raises on bad data, as nvCOMP fails
+            written.append(inflate_lz4_block(packed, target))  # raises on bad data, as nvCOMP fails
             api.cuMemcpyHtoDAsync(dst, target.ctypes.data, written[-1], 0)
         result = _Items.__new__(_Items)
         result.buffer_sizes = written

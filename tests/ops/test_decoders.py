@@ -681,10 +681,25 @@ def test_numpy_bad_file_is_an_error(data):
 
 
 def test_inflate_overlapping_match():
-    # "a", then 8 bytes copied from 1 back (overlapping), then "b".
+    # "a", then 8 bytes copied from 1 back (overlapping), then the 5 literals "bcdef" that
+    # end every LZ4 block.
+    block = np.frombuffer(b"\x14a\x01\x00\x50bcdef", np.uint8)
+    out = ndd.decoders.inflate(ndd.tensor(block), shape=[14])
+    assert bytes(np.asarray(out)) == b"a" * 9 + b"bcdef"
+
+
+def test_inflate_refuses_a_block_that_does_not_end_in_literals():
+    # The match reaches into the last 5 bytes of the output, which LZ4 keeps for literals.
     block = np.frombuffer(b"\x14a\x01\x00\x10b", np.uint8)
-    out = ndd.decoders.inflate(ndd.tensor(block), shape=[10])
-    assert bytes(np.asarray(out)) == b"a" * 9 + b"b"
+    with pytest.raises(ValueError, match="ndd.decoders.inflate: chunk 0: the data is not an LZ4 block"):
+        np.asarray(ndd.decoders.inflate(ndd.tensor(block), shape=[10]))
+
+
+def test_inflate_empty_chunk_leaves_zeros():
+    out = ndd.decoders.inflate(ndd.tensor(np.zeros(0, np.uint8)), shape=[4])
+    np.testing.assert_array_equal(np.asarray(out), np.zeros(4, np.uint8))
+    with pytest.raises(ValueError, match="chunk 0 inflates to 0 bytes"):
+        np.asarray(ndd.decoders.inflate(ndd.tensor(np.zeros(0, np.uint8)), shape=[4], check_output_size=True))
 
 
 @pytest.mark.parametrize("dtype", [ndd.uint8, ndd.int16, ndd.float32])
@@ -725,13 +740,13 @@ def test_inflate_batch_with_per_sample_shapes():
 
 def test_inflate_size_checks():
     packed = lz4_compress(bytes(range(40)))
-    with pytest.raises(ValueError, match="more bytes than the output holds"):
+    with pytest.raises(ValueError, match="or inflates to more than the 30 bytes of its output"):
         np.asarray(ndd.decoders.inflate(ndd.tensor(packed), shape=[30]))
     padded = np.asarray(ndd.decoders.inflate(ndd.tensor(packed), shape=[50]))
     np.testing.assert_array_equal(padded, np.concatenate([np.arange(40), np.zeros(10)]).astype(np.uint8))
     with pytest.raises(ValueError, match="inflates to 40 bytes"):
         np.asarray(ndd.decoders.inflate(ndd.tensor(packed), shape=[50], check_output_size=True))
-    with pytest.raises(ValueError, match="cut short"):
+    with pytest.raises(ValueError, match="chunk 0: the data is not an LZ4 block"):
         np.asarray(ndd.decoders.inflate(ndd.tensor(packed[:-3]), shape=[40]))
     with pytest.raises(ValueError, match="'algorithm' must be one of"):
         ndd.decoders.inflate(ndd.tensor(packed), shape=[40], algorithm="ZSTD")
