@@ -1,7 +1,9 @@
 """Compile every ``kernels/*.cu`` file with NVRTC and write ``manifest.json``.
 
 The scheme, documented in ``ndd/_cuda/kernel_files.py``: a CUBIN for each of
-``CUBIN_ARCHS`` (sm_70, sm_80, sm_90), which loads on any CUDA 12 driver, plus PTX for
+``kernel_files.cubin_archs()`` (sm_70, sm_80, sm_90; sm_75 for sm_70 with an NVRTC 13,
+which no longer compiles for Volta), each loading on any driver of the CUDA major
+version of the NVRTC used (ship a build made with NVRTC 12), plus PTX for
 ``compute_90`` for newer chips, which loads on drivers at least as new as the NVRTC
 used here; the shipped source, for runtime compilation when neither fits.
 
@@ -151,12 +153,13 @@ def _build_module(source_path, out_dir):
     stem = os.path.splitext(name)[0]
     # A CUBIN loads on every driver of the CUDA major version that made it.
     cubin_min_driver = kernel_files.nvrtc_version()[0] * 1000
-    archs = [f"sm_{sm}" for sm in kernel_files.CUBIN_ARCHS] + [f"compute_{kernel_files.PTX_ARCH}"]
+    cubin_archs = kernel_files.cubin_archs()
+    archs = [f"sm_{sm}" for sm in cubin_archs] + [f"compute_{kernel_files.PTX_ARCH}"]
     # NVRTC compiles separate programs concurrently (it releases the GIL).
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         *cubins, ptx = pool.map(lambda arch: kernel_files.compile_source(source, name, arch), archs)
     images = []
-    for sm, cubin in zip(kernel_files.CUBIN_ARCHS, cubins, strict=True):
+    for sm, cubin in zip(cubin_archs, cubins, strict=True):
         image = _write_image(out_dir, f"{stem}.sm_{sm}.cubin", cubin, "cubin", sm)
         images.append(dict(image, min_driver=cubin_min_driver))
     isa, target = kernel_files.ptx_header(ptx)

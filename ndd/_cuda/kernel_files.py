@@ -14,6 +14,9 @@ The scheme (decided in issue 5; ``kernels/build.py`` produces it):
   Orin, Ada). Minor-version CUBINs (sm_75, sm_86, sm_89) would only retune the same
   code; they cost as much build time as the three together, which the CI's two cores
   feel (13 kernel files: 7.6 minutes for seven images each, 4.4 for four).
+  An NVRTC that no longer compiles one of them gets the lowest architecture of the
+  same major one that it does compile (:func:`cubin_archs`: NVRTC 13, which a CUDA 13
+  torch brings along, starts at sm_75), so the build works with it too.
 * PTX for compute_90, for chips newer than any CUBIN (Blackwell and later). NVRTC
   writes the PTX ISA of its own release and cannot lower it, and the driver JIT only
   accepts ISAs it knows, so this PTX loads only on a driver at least as new as the
@@ -41,6 +44,7 @@ __all__ = [
     "cache_dir",
     "compile_at_runtime",
     "compile_source",
+    "cubin_archs",
     "kernel_image",
     "manifest",
     "nvrtc_version",
@@ -207,6 +211,31 @@ def kernel_image(
     return None
 
 
+def cubin_archs(supported: list[int] | None = None) -> list[int]:
+    """The architectures (``80`` for sm_80) to build the CUBINs for.
+
+    Parameters
+    ----------
+    supported
+        The architectures the compiler can target; the installed NVRTC's by default.
+
+    Returns
+    -------
+    list of int
+        Each of :data:`CUBIN_ARCHS` that ``supported`` has; for one it lacks, the lowest
+        of the same major architecture above it (sm_75 for sm_70 with NVRTC 13); a major
+        architecture ``supported`` has nothing of is left out.
+    """
+    if supported is None:
+        supported = _supported_archs()
+    archs = []
+    for sm in CUBIN_ARCHS:
+        same_major = [arch for arch in supported if arch // 10 == sm // 10 and arch >= sm]
+        if same_major:
+            archs.append(min(same_major))
+    return archs
+
+
 def nvrtc_version() -> tuple[int, int] | None:
     """``(major, minor)`` of the installed NVRTC, or None when it cannot be loaded."""
     try:
@@ -317,11 +346,13 @@ def compile_at_runtime(
     if hashlib.sha256(source).hexdigest() != entry["sha256"]:
         raise RuntimeError(f"{folder / entry['source']} does not match the sha256 in {MANIFEST_NAME}")
     sm = compute_capability[0] * 10 + compute_capability[1]
-    if sm not in _supported_archs():
-        raise RuntimeError(
-            f"NVRTC {version[0]}.{version[1]} cannot compile for sm_{sm}: "
-            "install a newer nvidia-cuda-nvrtc-cu12"
-        )
+    supported = _supported_archs()
+    if sm not in supported:
+        if supported and sm < min(supported):
+            advice = "this GPU is older than it supports: use NVRTC 12 (pip install nvidia-cuda-nvrtc-cu12)"
+        else:
+            advice = "install a newer nvidia-cuda-nvrtc-cu12"
+        raise RuntimeError(f"NVRTC {version[0]}.{version[1]} cannot compile for sm_{sm}: {advice}")
     image = compile_source(source, entry["source"], f"sm_{sm}")
     write_atomically(path, lambda temporary: pathlib.Path(temporary).write_bytes(image))
     return image

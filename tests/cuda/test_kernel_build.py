@@ -411,3 +411,54 @@ def test_a_kernel_name_defined_in_two_files_fails_the_build(build, tmp_path, mon
     monkeypatch.setattr(build, "KERNEL_DIR", str(kernels))
     with pytest.raises(RuntimeError, match="kernel fill is defined in both first.cu and second.cu"):
         build.build_all(str(tmp_path / "out"), cache_dir=str(tmp_path / "cache"))
+
+
+# nvrtcGetSupportedArchs of NVRTC 13.0, which dropped the architectures before Turing.
+NVRTC13_ARCHS = [75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121]
+
+
+@pytest.mark.parametrize(
+    "supported, expected",
+    [
+        ([50, 52, 60, 61, 70, 72, 75, 80, 86, 89, 90, 100, 120], [70, 80, 90]),
+        (NVRTC13_ARCHS, [75, 80, 90]),
+        ([86, 89, 100], [86]),
+        ([], []),
+    ],
+    ids=["nvrtc12", "nvrtc13", "ampere-only", "none"],
+)
+def test_cubin_architectures_follow_what_nvrtc_compiles(supported, expected):
+    assert kernel_files.cubin_archs(supported) == expected
+
+
+@needs_nvrtc
+def test_a_build_with_an_nvrtc_without_volta_ships_turing_cubins(build, tmp_path, monkeypatch):
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "tiny.cu").write_text('extern "C" __global__ void fill(float* out, float v) { out[0] = v; }\n')
+    monkeypatch.setattr(build, "KERNEL_DIR", str(kernels))
+    # build.py loads its own copy of kernel_files (it runs without ndd installed).
+    monkeypatch.setattr(build.kernel_files, "_supported_archs", lambda: NVRTC13_ARCHS)
+    build.build_all(str(tmp_path / "out"), cache_dir=str(tmp_path / "cache"))
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    cubins = [image for image in manifest["modules"]["tiny"]["images"] if image["kind"] == "cubin"]
+    assert [(image["sm"], image["file"]) for image in cubins] == [
+        (75, "tiny.sm_75.cubin"),
+        (80, "tiny.sm_80.cubin"),
+        (90, "tiny.sm_90.cubin"),
+    ]
+    elf = (tmp_path / "out" / "tiny.sm_75.cubin").read_bytes()
+    assert elf[:4] == b"\x7fELF" and int.from_bytes(elf[18:20], "little") == EM_CUDA
+    # Turing and later load the sm_75 CUBIN; Volta compiles at run time (or says why not).
+    shipped = tmp_path / "out"
+    assert kernel_files.kernel_image("tiny", (7, 5), 13000, shipped) == ("cubin", elf)
+    assert kernel_files.kernel_image("tiny", (7, 0), 13000, shipped) is None
+
+
+@needs_nvrtc
+def test_runtime_compile_for_a_gpu_older_than_nvrtc_supports_points_to_nvrtc_12(built, cache, monkeypatch):
+    monkeypatch.setattr(kernel_files, "_supported_archs", lambda: NVRTC13_ARCHS)
+    with pytest.raises(
+        RuntimeError, match=r"cannot compile for sm_70: this GPU is older .* nvidia-cuda-nvrtc-cu12"
+    ):
+        kernel_files.compile_at_runtime("elementwise", (7, 0), kernels_dir=built[0])
