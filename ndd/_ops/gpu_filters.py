@@ -30,6 +30,7 @@ import numpy as np
 from .gpu_segments import (
     GpuSamples,
     SampleOutputs,
+    ValueTable,
     args_per_sample,
     cuda,
     launch_segments,
@@ -139,18 +140,13 @@ class _Tables:
     """The index maps, taps and weights of a call, each distinct one stored once."""
 
     def __init__(self):
-        self.maps, self.taps, self.weights = [], [], []
-        self.map_size = self.tap_count = 0
-        self.map_at, self.taps_at = {}, {}
+        self.maps = ValueTable()
+        self.taps, self.weights = [], []
+        self.tap_count = 0
+        self.taps_at = {}
 
     def map(self, values):
-        values = np.asarray(values, np.int32)
-        key = values.tobytes()
-        if key not in self.map_at:
-            self.map_at[key] = self.map_size
-            self.maps.append(values)
-            self.map_size += values.size
-        return self.map_at[key]
+        return self.maps.add(values)
 
     def window_taps(self, weights, slices):
         """(first tap, taps) of ``weights``: its non-zero weights in row-major order, as
@@ -179,7 +175,7 @@ class _Tables:
 
         # A leading spare entry keeps every table non-empty; offsets count from after it.
         return (
-            table(self.maps, np.int32),
+            device_array.DeviceArray.from_host(self.maps.values(spare_first=True), device_id, stream),
             table(self.taps, np.int32, _TAP_WORDS),
             table(self.weights, np.float32),
         )

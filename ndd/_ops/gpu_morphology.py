@@ -33,6 +33,7 @@ from .gpu_segments import (
     MAX_SEGMENTS,
     GpuSamples,
     SampleOutputs,
+    ValueTable,
     args_per_sample,
     cuda,
     launch_segments,
@@ -93,30 +94,6 @@ class MedianPlan:
         self.columns = columns
 
 
-class _Table:
-    """Index arrays of a call, each distinct one stored once, uploaded as one int32 table."""
-
-    def __init__(self):
-        self.parts = []
-        self.size = 0
-        self.at = {}
-
-    def add(self, values):
-        """The offset of ``values`` in the table."""
-        values = np.asarray(values, np.int32).reshape(-1)
-        key = values.tobytes()
-        if key not in self.at:
-            self.at[key] = self.size
-            self.parts.append(values)
-            self.size += values.size
-        return self.at[key]
-
-    def upload(self, device_id, stream):
-        # A spare entry keeps the table non-empty.
-        values = np.concatenate([*self.parts, np.zeros(1, np.int32)])
-        return cuda()[0].DeviceArray.from_host(values, device_id, stream)
-
-
 class GpuMorphology:
     """The GPU kernel of dilate (``erode`` False) and erode: ``plan(shape, args)``
     gives a sample's ``MorphologyPlan``."""
@@ -135,7 +112,7 @@ class GpuMorphology:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         out = SampleOutputs(source.shapes, source.dtype, batch_size >= 0, device_id, stream)
-        maps = _Table()
+        maps = ValueTable()
         rows_pass, columns_pass = [], []
         between = 0
         largest = 0
@@ -158,7 +135,7 @@ class GpuMorphology:
         if not between:
             return [out.result]
         buffer = device_array.DeviceArray.empty((between,), source.dtype, device_id, stream)
-        table = maps.upload(device_id, stream)
+        table = cuda()[0].DeviceArray.from_host(maps.values(), device_id, stream)
         name = self.kernel + MORPHOLOGY_TYPES[source.dtype]
         for desc, reads, writes in (
             (rows_pass, source.ptr, buffer.ptr),
@@ -205,7 +182,7 @@ class GpuMedian:
         source = GpuSamples(inputs[0], batch_size)
         dtype = np.dtype(source.dtype)
         out = SampleOutputs(source.shapes, dtype, batch_size >= 0, device_id, stream)
-        exchanges = _Table()
+        exchanges = ValueTable()
         desc = []
         largest = wires = 0
         for shape, sample_args, in_offset, out_offset in zip(
@@ -232,7 +209,7 @@ class GpuMedian:
         segments = len(desc) // _MEDIAN_ROW
         threads, blocks, shared, scratch_threads = _median_launch(wires * dtype.itemsize, largest, segments)
         rows = device_array.DeviceArray.from_host(np.asarray(desc, np.int64), device_id, stream)
-        table = exchanges.upload(device_id, stream)
+        table = cuda()[0].DeviceArray.from_host(exchanges.values(), device_id, stream)
         # The wires of the threads that do not have them in shared memory.
         scratch = None
         if scratch_threads:

@@ -98,6 +98,33 @@ def launch_blocks(device_id, module, name, threads, stream, count, before, after
         kernel.launch((1, blocks), threads, stream.handle, *before, first, *after)
 
 
+class ValueTable:
+    """The arrays of a call (index maps, networks, matrices), each distinct one stored
+    once, for a launch to upload as one table of ``dtype`` and find by offset."""
+
+    def __init__(self, dtype=np.int32):
+        self.dtype = np.dtype(dtype)
+        self.parts = []
+        self.size = 0
+        self._offsets = {}
+
+    def add(self, values) -> int:
+        """The offset of ``values`` (flattened) in the table."""
+        values = np.ascontiguousarray(values, self.dtype).reshape(-1)
+        key = values.tobytes()
+        if key not in self._offsets:
+            self._offsets[key] = self.size
+            self.parts.append(values)
+            self.size += values.size
+        return self._offsets[key]
+
+    def values(self, spare_first=False):
+        """Every stored array in one, with a spare zero entry that keeps it non-empty:
+        first (every offset then counts one more) or last."""
+        spare = [np.zeros(1, self.dtype)]
+        return np.concatenate(spare + self.parts if spare_first else self.parts + spare)
+
+
 class SampleOutputs:
     """Output memory for samples of ``shapes`` in one allocation: ``result`` (a
     DeviceArray in sample mode, a DeviceBatch in batch mode), ``base`` (its 1-D

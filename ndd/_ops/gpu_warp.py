@@ -29,6 +29,7 @@ from .gpu_layout import c_strides
 from .gpu_segments import (
     GpuSamples,
     SampleOutputs,
+    ValueTable,
     args_per_sample,
     cuda,
     launch_segments,
@@ -103,28 +104,6 @@ def _row(axes, shape, out_shape, offsets, table_at, interp, border, flags, mode)
     return head + [in_ks, out_ks] + _dims(axes, shape, out_shape), pixels
 
 
-class _Table:
-    """The float table of a call: blocks of float32 values, each stored once."""
-
-    def __init__(self):
-        self.blocks = []
-        self.at = {}
-        self.size = 0
-
-    def add(self, values):
-        block = np.ascontiguousarray(values, np.float32).reshape(-1)
-        key = block.tobytes()
-        if key not in self.at:
-            self.at[key] = self.size
-            self.blocks.append(block)
-            self.size += block.size
-        return self.at[key]
-
-    def upload(self, device_id, stream):
-        device_array = cuda()[0]
-        return device_array.DeviceArray.from_host(np.concatenate(self.blocks), device_id, stream)
-
-
 def _run(kernel, source, out_shapes, target, work, batch, ctx, rows_of):
     """The common run: the source converted to ``work`` when it is not of that type,
     the outputs allocated (in ``work``, then converted to ``target``), the descriptor
@@ -148,10 +127,10 @@ def _run(kernel, source, out_shapes, target, work, batch, ctx, rows_of):
         between = device_array.DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
         keep.append(between)
         dst_ptr = between.ptr
-    table = _Table()
+    table = ValueTable(np.float32)
     rows, most = rows_of(out.offsets, table)
     if most:
-        uploaded = table.upload(device_id, stream)
+        uploaded = device_array.DeviceArray.from_host(table.values(), device_id, stream)
         launch_segments(
             device_id,
             MODULE,

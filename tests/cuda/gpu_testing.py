@@ -102,3 +102,19 @@ def check_batch(op, samples, layout, **kwargs):
     assert_same(
         op(ndd.batch(samples, layout=layout).gpu(), **kwargs), op(ndd.batch(samples, layout=layout), **kwargs)
     )
+
+
+def wide_values(dtype, shape, seed=0):
+    """Values spanning much of the type (saturating blends), with NaN and infinities
+    among the float ones."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -70000), min(info.max, 70000), shape, dtype=dtype, endpoint=True)
+    values = (rng.standard_normal(shape) * 300).astype(dtype)
+    if values.size > 40:
+        values.flat[[5, 17, 33]] = [np.nan, np.inf, -np.inf]
+    return values

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import assert_same  # noqa: E402
+from gpu_testing import assert_same, wide_values  # noqa: E402
 
 import ndd  # noqa: E402
 
@@ -26,22 +26,6 @@ OTHER_TYPES = [np.float16, np.int64, np.uint32, np.bool_]
 def fake(fake_with_kernels):
     """The recording FakeDriver (kernels are not run) with the session's kernel build."""
     return fake_with_kernels
-
-
-def _values(dtype, shape, seed=0):
-    """Values spanning much of the type (saturating blends), with NaN and infinities
-    among the float ones."""
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -70000), min(info.max, 70000), shape, dtype=dtype, endpoint=True)
-    values = (rng.standard_normal(shape) * 300).astype(dtype)
-    if values.size > 40:
-        values.flat[[5, 17, 33]] = [np.nan, np.inf, -np.inf]
-    return values
 
 
 def _maps(rows, columns, source_rows, source_columns, frames=None, seed=0):
@@ -91,7 +75,7 @@ def _check(image, layout, map_x, map_y, **kwargs):
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 @pytest.mark.parametrize("dtype", KERNEL_TYPES)
 def test_remap_matches_the_cpu_for_every_kernel_type(dtype, interp, origin, any_gpu):
-    image = _values(dtype, (11, 14, 3))
+    image = wide_values(dtype, (11, 14, 3))
     map_x, map_y = _maps(9, 17, 11, 14)
     _check(image, "HWC", map_x, map_y, interp=interp, pixel_origin=origin)
 
@@ -100,14 +84,14 @@ def test_remap_matches_the_cpu_for_every_kernel_type(dtype, interp, origin, any_
 def test_remap_samples_other_types_in_float32_as_the_cpu(dtype, any_gpu):
     map_x, map_y = _maps(8, 9, 10, 9, seed=1)
     for interp in (NN, LINEAR):
-        _check(_values(dtype, (10, 9, 2)), "HWC", map_x, map_y, interp=interp)
+        _check(wide_values(dtype, (10, 9, 2)), "HWC", map_x, map_y, interp=interp)
 
 
 @pytest.mark.parametrize("origin", ORIGINS)
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 def test_remap_of_packed_rgb_bytes_matches_the_cpus_vector_rows(interp, origin, any_gpu):
     # 3-channel uint8 rows of at least 8 pixels go through the CPU's AVX2 row kernels.
-    image = _values(np.uint8, (20, 33, 3), 2)
+    image = wide_values(np.uint8, (20, 33, 3), 2)
     map_x, map_y = _maps(21, 40, 20, 33, seed=2)
     _check(image, "HWC", map_x, map_y, interp=interp, pixel_origin=origin)
 
@@ -121,14 +105,14 @@ def test_remap_handles_images_without_channels_and_sequences(layout, shape, inte
     frames = shape[0] if layout.startswith("F") else None
     rows, columns = shape[1:3] if frames else shape[:2]
     map_x, map_y = _maps(7, 13, rows, columns, frames, seed=3)
-    _check(_values(np.int16, shape), layout, map_x, map_y, interp=interp, pixel_origin="center")
+    _check(wide_values(np.int16, shape), layout, map_x, map_y, interp=interp, pixel_origin="center")
     # Maps with a trailing channel of 1.
-    _check(_values(np.float32, shape), layout, map_x[..., None], map_y[..., None], interp=interp)
+    _check(wide_values(np.float32, shape), layout, map_x[..., None], map_y[..., None], interp=interp)
 
 
 def test_remap_takes_maps_per_sample_of_a_ragged_batch(any_gpu):
     shapes = [(9, 12, 3), (14, 7, 3), (6, 5, 3), (5, 16, 3)]
-    samples = [_values(np.uint8, s, i) for i, s in enumerate(shapes)]
+    samples = [wide_values(np.uint8, s, i) for i, s in enumerate(shapes)]
     maps = [_maps(3 + 2 * i, 10 - i, s[0], s[1], seed=i) for i, s in enumerate(shapes)]
     map_x = ndd.batch([m[0] for m in maps])
     map_y = ndd.batch([m[1] for m in maps])
@@ -138,14 +122,14 @@ def test_remap_takes_maps_per_sample_of_a_ragged_batch(any_gpu):
 
 
 def test_remap_uses_one_map_for_every_sample_of_a_batch(any_gpu):
-    samples = [_values(np.float32, s, i) for i, s in enumerate([(9, 12, 2), (14, 7, 2), (6, 5, 2)])]
+    samples = [wide_values(np.float32, s, i) for i, s in enumerate([(9, 12, 2), (14, 7, 2), (6, 5, 2)])]
     map_x, map_y = _maps(8, 10, 10, 10, seed=4)
     _check(samples, "HWC", map_x, map_y)
     _check(samples, "HWC", ndd.as_tensor(map_x).gpu(), ndd.as_tensor(map_y).gpu(), interp=NN)
 
 
 def test_remap_mixes_maps_on_the_gpu_and_on_the_host(any_gpu):
-    image = _values(np.uint16, (10, 12, 3), 5)
+    image = wide_values(np.uint16, (10, 12, 3), 5)
     map_x, map_y = _maps(6, 8, 10, 12, seed=5)
     _check(image, "HWC", ndd.as_tensor(map_x).gpu(), map_y)
     _check(image, "HWC", map_x, ndd.as_tensor(map_y).gpu(), interp=NN)
@@ -153,9 +137,9 @@ def test_remap_mixes_maps_on_the_gpu_and_on_the_host(any_gpu):
 
 def test_remap_gives_empty_outputs_and_reads_an_empty_source_as_zeros(any_gpu):
     map_x, map_y = _maps(5, 6, 4, 4, seed=6)
-    _check(_values(np.uint8, (4, 4, 3)), "HWC", map_x[:0], map_y[:0])
-    _check(_values(np.float32, (0, 4, 3)), "HWC", map_x, map_y)
-    samples = [_values(np.int32, (6, 7, 2), 1), _values(np.int32, (5, 0, 2), 2)]
+    _check(wide_values(np.uint8, (4, 4, 3)), "HWC", map_x[:0], map_y[:0])
+    _check(wide_values(np.float32, (0, 4, 3)), "HWC", map_x, map_y)
+    samples = [wide_values(np.int32, (6, 7, 2), 1), wide_values(np.int32, (5, 0, 2), 2)]
     _check(samples, "HWC", ndd.batch([map_x, map_x[:0]]), ndd.batch([map_y, map_y[:0]]))
     _check(samples, "HWC", ndd.batch([map_x[:0], map_x]), ndd.batch([map_y[:0], map_y]), interp=NN)
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import assert_same, check_batch, check_tensor  # noqa: E402
+from gpu_testing import assert_same, check_batch, check_tensor, wide_values  # noqa: E402
 
 import ndd  # noqa: E402
 
@@ -30,36 +30,20 @@ def fake(fake_with_kernels):
     return fake_with_kernels
 
 
-def _values(dtype, shape, seed=0):
-    """Values spanning much of the type (saturating blends), with NaN and infinities
-    among the float ones."""
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.integers(0, 2, shape).astype(dtype)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -70000), min(info.max, 70000), shape, dtype=dtype, endpoint=True)
-    values = (rng.standard_normal(shape) * 300).astype(dtype)
-    if values.size > 40:
-        values.flat[[5, 17, 33]] = [np.nan, np.inf, -np.inf]
-    return values
-
-
 # -- rotate ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 @pytest.mark.parametrize("dtype", KERNEL_TYPES)
 def test_rotate_matches_the_cpu_for_every_kernel_type(dtype, interp, any_gpu):
-    values = _values(dtype, (11, 14, 3))
+    values = wide_values(dtype, (11, 14, 3))
     for kwargs in (dict(angle=30.0), dict(angle=-117.5, fill_value=-20.25), dict(angle=90.0, keep_size=True)):
         check_tensor(ndd.rotate, values, "HWC", interp_type=interp, **kwargs)
 
 
 @pytest.mark.parametrize("dtype", OTHER_TYPES)
 def test_rotate_warps_other_types_in_float32_as_the_cpu(dtype, any_gpu):
-    check_tensor(ndd.rotate, _values(dtype, (9, 10, 2)), "HWC", angle=21.0, fill_value=0.75)
+    check_tensor(ndd.rotate, wide_values(dtype, (9, 10, 2)), "HWC", angle=21.0, fill_value=0.75)
 
 
 @pytest.mark.parametrize(
@@ -67,11 +51,13 @@ def test_rotate_warps_other_types_in_float32_as_the_cpu(dtype, any_gpu):
     [(np.uint8, ndd.float32), (np.float32, ndd.uint8), (np.int16, ndd.float64), (np.uint8, ndd.int16)],
 )
 def test_rotate_converts_to_the_output_type_as_the_cpu(source, target, any_gpu):
-    check_tensor(ndd.rotate, _values(source, (10, 9, 3)), "HWC", angle=47.0, fill_value=300.5, dtype=target)
+    check_tensor(
+        ndd.rotate, wide_values(source, (10, 9, 3)), "HWC", angle=47.0, fill_value=300.5, dtype=target
+    )
 
 
 def test_rotate_takes_an_angle_per_sample_of_a_ragged_batch(any_gpu):
-    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
+    samples = [wide_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     angles = ndd.batch([np.float32(a) for a in (10.0, -45.0, 180.0, 271.0)])
     check_batch(ndd.rotate, samples, "HWC", angle=angles)
     check_batch(ndd.rotate, samples, "HWC", angle=angles, size=[8, 10], fill_value=255.0, interp_type=NN)
@@ -79,14 +65,16 @@ def test_rotate_takes_an_angle_per_sample_of_a_ragged_batch(any_gpu):
 
 @pytest.mark.parametrize("layout, shape", [("HW", (12, 9)), ("FHWC", (3, 8, 11, 2)), ("FHW", (2, 9, 7))])
 def test_rotate_handles_images_without_channels_and_sequences(layout, shape, any_gpu):
-    check_tensor(ndd.rotate, _values(np.float32, shape), layout, angle=35.0)
-    check_tensor(ndd.rotate, _values(np.int16, shape), layout, angle=-60.0, fill_value=5.0, interp_type=NN)
+    check_tensor(ndd.rotate, wide_values(np.float32, shape), layout, angle=35.0)
+    check_tensor(
+        ndd.rotate, wide_values(np.int16, shape), layout, angle=-60.0, fill_value=5.0, interp_type=NN
+    )
 
 
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64])
 def test_rotate_turns_volumes_about_an_axis(dtype, interp, any_gpu):
-    values = _values(dtype, (6, 7, 9, 2))
+    values = wide_values(dtype, (6, 7, 9, 2))
     check_tensor(ndd.rotate, values, "DHWC", angle=40.0, axis=[1.0, 2.0, 3.0], interp_type=interp)
     check_tensor(
         ndd.rotate, values, "DHWC", angle=-75.0, axis=[0.0, 0.0, 1.0], fill_value=9.5, interp_type=interp
@@ -95,7 +83,7 @@ def test_rotate_turns_volumes_about_an_axis(dtype, interp, any_gpu):
 
 
 def test_rotate_takes_an_angle_and_axis_per_volume(any_gpu):
-    samples = [_values(np.float32, s, i) for i, s in enumerate([(5, 6, 7, 1), (4, 8, 6, 1)])]
+    samples = [wide_values(np.float32, s, i) for i, s in enumerate([(5, 6, 7, 1), (4, 8, 6, 1)])]
     angles = ndd.batch([np.float32(a) for a in (30.0, -50.0)])
     axes = ndd.batch([np.array(a, np.float32) for a in ([0, 1, 0], [1, 1, 0])])
     check_batch(ndd.rotate, samples, "DHWC", angle=angles, axis=axes, fill_value=0.0)
@@ -107,7 +95,7 @@ def test_rotate_takes_an_angle_and_axis_per_volume(any_gpu):
 @pytest.mark.parametrize("interp", [NN, LINEAR])
 @pytest.mark.parametrize("dtype", KERNEL_TYPES)
 def test_warp_affine_matches_the_cpu_for_every_kernel_type(dtype, interp, any_gpu):
-    values = _values(dtype, (12, 10, 3))
+    values = wide_values(dtype, (12, 10, 3))
     check_tensor(ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp)
     check_tensor(
         ndd.warp_affine, values, "HWC", matrix=AFFINE, interp_type=interp, fill_value=-3.5, size=[15, 8]
@@ -116,14 +104,14 @@ def test_warp_affine_matches_the_cpu_for_every_kernel_type(dtype, interp, any_gp
 
 
 def test_warp_affine_reads_far_and_nonfinite_points_as_the_cpu(any_gpu):
-    values = _values(np.float32, (8, 9, 2))
+    values = wide_values(np.float32, (8, 9, 2))
     for matrix in ([1e8, 0, 0, 0, 1, 0], [1e30, 1e30, 0, 0, -1e30, 0], [-3e7, 0, 5, 0, 2, 0]):
         check_tensor(ndd.warp_affine, values, "HWC", matrix=matrix)
         check_tensor(ndd.warp_affine, values, "HWC", matrix=matrix, fill_value=4.0, interp_type=NN)
 
 
 def test_warp_affine_takes_a_matrix_per_sample_as_an_argument_or_a_host_input(any_gpu):
-    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
+    samples = [wide_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     matrices = [
         np.array(AFFINE, np.float32) + np.float32(0.05 * i) * np.array([1, 0, 3, 0, -1, 2], np.float32)
         for i in range(len(samples))
@@ -139,7 +127,7 @@ def test_warp_affine_takes_a_matrix_per_sample_as_an_argument_or_a_host_input(an
 @pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float32, np.float64])
 def test_warp_affine_warps_volumes(dtype, any_gpu):
     matrix = [0.9, 0.1, -0.2, 1.0, -0.1, 1.1, 0.05, -0.5, 0.2, 0.0, 0.8, 1.5]
-    values = _values(dtype, (5, 8, 7, 2))
+    values = wide_values(dtype, (5, 8, 7, 2))
     for interp in (NN, LINEAR):
         check_tensor(ndd.warp_affine, values, "DHWC", matrix=matrix, interp_type=interp)
         check_tensor(
@@ -163,7 +151,7 @@ BORDERS = ["constant", "replicate", "reflect", "reflect_101", "wrap"]
 @pytest.mark.parametrize("interp", [NN, LINEAR, CUBIC])
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
 def test_warp_perspective_matches_the_cpu_for_every_filter_and_border(dtype, interp, border, any_gpu):
-    values = _values(dtype, (11, 13, 3))
+    values = wide_values(dtype, (11, 13, 3))
     check_tensor(
         ndd.experimental.warp_perspective,
         values,
@@ -178,7 +166,7 @@ def test_warp_perspective_matches_the_cpu_for_every_filter_and_border(dtype, int
 
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.float64, np.float16])
 def test_warp_perspective_matches_the_cpu_for_the_other_types(dtype, any_gpu):
-    values = _values(dtype, (10, 9, 2))
+    values = wide_values(dtype, (10, 9, 2))
     for interp in (NN, LINEAR, CUBIC):
         check_tensor(ndd.experimental.warp_perspective, values, "HWC", matrix=PERSPECTIVE, interp_type=interp)
 
@@ -187,7 +175,7 @@ def test_warp_perspective_matches_the_cpu_for_the_other_types(dtype, any_gpu):
 def test_warp_perspective_handles_planar_images(layout, shape, any_gpu):
     check_tensor(
         ndd.experimental.warp_perspective,
-        _values(np.uint8, shape),
+        wide_values(np.uint8, shape),
         layout,
         matrix=PERSPECTIVE,
         fill_value=[40.0],
@@ -202,7 +190,7 @@ def test_warp_perspective_sends_points_at_infinity_away_as_the_cpu(any_gpu):
     for border in ("constant", "replicate"):
         check_tensor(
             ndd.experimental.warp_perspective,
-            _values(np.float32, (6, 9, 1)),
+            wide_values(np.float32, (6, 9, 1)),
             "HWC",
             matrix=matrix,
             border_mode=border,
@@ -210,7 +198,7 @@ def test_warp_perspective_sends_points_at_infinity_away_as_the_cpu(any_gpu):
 
 
 def test_warp_perspective_takes_a_host_matrix_input_per_sample(any_gpu):
-    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
+    samples = [wide_values(np.uint8, s, i) for i, s in enumerate(RAGGED)]
     matrices = ndd.batch([(np.array(PERSPECTIVE) * (1 + 0.1 * i)).reshape(3, 3) for i in range(len(samples))])
     gpu = ndd.experimental.warp_perspective(
         ndd.batch(samples, layout="HWC").gpu(), matrices, interp_type=CUBIC
@@ -228,12 +216,12 @@ DISTORTION_TYPES = [np.uint8, np.int16, np.int32, np.float32, np.float64, np.flo
 @pytest.mark.parametrize("dtype", DISTORTION_TYPES)
 @pytest.mark.parametrize("op", [ndd.water, ndd.sphere])
 def test_distortions_match_the_cpu(op, dtype, interp, any_gpu):
-    samples = [_values(dtype, s, i) for i, s in enumerate(RAGGED)]
+    samples = [wide_values(dtype, s, i) for i, s in enumerate(RAGGED)]
     check_batch(op, samples, "HWC", interp_type=interp, fill_value=-12.5)
 
 
 def test_water_takes_its_wave_arguments(any_gpu):
-    values = _values(np.uint8, (16, 20, 3))
+    values = wide_values(np.uint8, (16, 20, 3))
     check_tensor(
         ndd.water,
         values,
@@ -250,7 +238,7 @@ def test_water_takes_its_wave_arguments(any_gpu):
 
 @pytest.mark.parametrize("op", [ndd.water, ndd.sphere])
 def test_distortions_pass_samples_with_mask_0_through(op, any_gpu):
-    samples = [_values(np.float32, s, i) for i, s in enumerate(RAGGED)]
+    samples = [wide_values(np.float32, s, i) for i, s in enumerate(RAGGED)]
     mask = ndd.batch([np.int32(m) for m in (1, 0, 0, 1)])
     check_batch(op, samples, "HWC", mask=mask)
 
@@ -258,7 +246,7 @@ def test_distortions_pass_samples_with_mask_0_through(op, any_gpu):
 @pytest.mark.parametrize("op", [ndd.water, ndd.sphere])
 @pytest.mark.parametrize("layout, shape", [("FHWC", (3, 9, 10, 2)), ("HW", (7, 12)), ("FHW", (2, 8, 6))])
 def test_distortions_handle_sequences_and_images_without_channels(op, layout, shape, any_gpu):
-    check_tensor(op, _values(np.uint8, shape), layout, interp_type=LINEAR)
+    check_tensor(op, wide_values(np.uint8, shape), layout, interp_type=LINEAR)
 
 
 # -- what is launched and what is refused ------------------------------------------------------
