@@ -6,6 +6,7 @@ import sys
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +42,16 @@ class BuildPyWithKernels(build_py):
             os.path.join(HERE, "ndd", "_kernels"), quiet=False, cache_dir=kernel_build.module_cache_dir()
         )
         super().run()
+
+
+class BuildExtOnEveryCore(build_ext):
+    """Compile the extension modules side by side, one per core, unless ``-j`` says otherwise:
+    about 40 generated C files take minutes one at a time."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
 
 
 extensions = (
@@ -80,6 +91,7 @@ setup(
         extensions,
         compiler_directives={"language_level": "3", "embedsignature": True},
         quiet=True,
+        nthreads=os.cpu_count() or 1,
     ),
-    cmdclass={"build_py": BuildPyWithKernels},
+    cmdclass={"build_py": BuildPyWithKernels, "build_ext": BuildExtOnEveryCore},
 )
