@@ -175,7 +175,7 @@ class _Tables:
 
         # A leading spare entry keeps every table non-empty; offsets count from after it.
         return (
-            device_array.DeviceArray.from_host(self.maps.values(spare_first=True), device_id, stream),
+            self.maps.upload(device_id, stream, spare_first=True),
             table(self.taps, np.int32, _TAP_WORDS),
             table(self.weights, np.float32),
         )

@@ -135,7 +135,7 @@ class GpuMorphology:
         if not between:
             return [out.result]
         buffer = device_array.DeviceArray.empty((between,), source.dtype, device_id, stream)
-        table = cuda()[0].DeviceArray.from_host(maps.values(), device_id, stream)
+        table = maps.upload(device_id, stream)
         name = self.kernel + MORPHOLOGY_TYPES[source.dtype]
         for desc, reads, writes in (
             (rows_pass, source.ptr, buffer.ptr),
@@ -209,7 +209,7 @@ class GpuMedian:
         segments = len(desc) // _MEDIAN_ROW
         threads, blocks, shared, scratch_threads = _median_launch(wires * dtype.itemsize, largest, segments)
         rows = device_array.DeviceArray.from_host(np.asarray(desc, np.int64), device_id, stream)
-        table = cuda()[0].DeviceArray.from_host(exchanges.values(), device_id, stream)
+        table = exchanges.upload(device_id, stream)
         # The wires of the threads that do not have them in shared memory.
         scratch = None
         if scratch_threads:

@@ -104,8 +104,8 @@ class ValueTable:
 
     def __init__(self, dtype=np.int32):
         self.dtype = np.dtype(dtype)
-        self.parts = []
-        self.size = 0
+        self._parts = []
+        self._size = 0
         self._offsets = {}
 
     def add(self, values) -> int:
@@ -113,16 +113,17 @@ class ValueTable:
         values = np.ascontiguousarray(values, self.dtype).reshape(-1)
         key = values.tobytes()
         if key not in self._offsets:
-            self._offsets[key] = self.size
-            self.parts.append(values)
-            self.size += values.size
+            self._offsets[key] = self._size
+            self._parts.append(values)
+            self._size += values.size
         return self._offsets[key]
 
-    def values(self, spare_first=False):
-        """Every stored array in one, with a spare zero entry that keeps it non-empty:
-        first (every offset then counts one more) or last."""
+    def upload(self, device_id, stream, spare_first=False):
+        """Every stored array in one DeviceArray, with a spare zero entry that keeps it
+        non-empty: first (every offset then counts one more) or last."""
         spare = [np.zeros(1, self.dtype)]
-        return np.concatenate(spare + self.parts if spare_first else self.parts + spare)
+        values = np.concatenate(spare + self._parts if spare_first else self._parts + spare)
+        return cuda()[0].DeviceArray.from_host(values, device_id, stream)
 
 
 class SampleOutputs:

@@ -130,7 +130,7 @@ def _run(kernel, source, out_shapes, target, work, batch, ctx, rows_of):
     table = ValueTable(np.float32)
     rows, most = rows_of(out.offsets, table)
     if most:
-        uploaded = device_array.DeviceArray.from_host(table.values(), device_id, stream)
+        uploaded = table.upload(device_id, stream)
         launch_segments(
             device_id,
             MODULE,
