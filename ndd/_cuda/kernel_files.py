@@ -43,6 +43,7 @@ __all__ = [
     "PTX_ISA_MIN_DRIVER",
     "cache_dir",
     "compile_at_runtime",
+    "compile_images",
     "compile_source",
     "cubin_archs",
     "kernel_image",
@@ -252,8 +253,28 @@ def nvrtc_version() -> tuple[int, int] | None:
 def compile_source(source: bytes, name: str, arch: str, extra_source: bytes = b"") -> bytes:
     """Compile CUDA C++ with NVRTC: PTX text for ``compute_XY``, a CUBIN for ``sm_XY``.
 
-    ``extra_source`` is appended to ``source`` (the build's signature probes).
+    ``extra_source`` is appended to ``source``.
     Raises RuntimeError with the NVRTC log when the compile fails.
+    """
+    wanted = "cubin" if arch.startswith("sm_") else "ptx"
+    return compile_images(source, name, arch, extra_source, outputs=(wanted,))[0]
+
+
+def compile_images(
+    source: bytes,
+    name: str,
+    arch: str,
+    extra_source: bytes = b"",
+    *,
+    outputs: tuple[str, ...] = ("cubin", "ptx"),
+    options: tuple[str, ...] = (),
+) -> list[bytes]:
+    """One NVRTC compile of ``source + extra_source`` for ``arch``, giving each of
+    ``outputs`` ("cubin", only for ``sm_XY``, or "ptx") in that order.
+
+    A compile for ``sm_XY`` yields the CUBIN and the very PTX that ``compute_XY``
+    gives, so the build takes both from one compile. ``options`` are added to
+    ``COMPILE_OPTIONS``. Raises RuntimeError with the NVRTC log when the compile fails.
     """
     from cuda.bindings import nvrtc
 
@@ -270,17 +291,22 @@ def compile_source(source: bytes, name: str, arch: str, extra_source: bytes = b"
 
     program = check(nvrtc.nvrtcCreateProgram(source + extra_source, name.encode(), 0, [], []), "create")
     try:
-        options = [f"--gpu-architecture={arch}".encode()] + [o.encode() for o in COMPILE_OPTIONS]
-        check(nvrtc.nvrtcCompileProgram(program, len(options), options), "compile", program)
-        if arch.startswith("sm_"):
-            size = check(nvrtc.nvrtcGetCUBINSize(program), "CUBIN size")
-            image = b" " * size
-            check(nvrtc.nvrtcGetCUBIN(program, image), "CUBIN")
-            return image
-        size = check(nvrtc.nvrtcGetPTXSize(program), "PTX size")
-        image = b" " * size
-        check(nvrtc.nvrtcGetPTX(program, image), "PTX")
-        return image.rstrip(b"\x00")
+        flags = [f"--gpu-architecture={arch}", *COMPILE_OPTIONS, *options]
+        flags = [flag.encode() for flag in flags]
+        check(nvrtc.nvrtcCompileProgram(program, len(flags), flags), "compile", program)
+        images = []
+        for output in outputs:
+            if output == "cubin":
+                size = check(nvrtc.nvrtcGetCUBINSize(program), "CUBIN size")
+                image = b" " * size
+                check(nvrtc.nvrtcGetCUBIN(program, image), "CUBIN")
+                images.append(image)
+            else:
+                size = check(nvrtc.nvrtcGetPTXSize(program), "PTX size")
+                image = b" " * size
+                check(nvrtc.nvrtcGetPTX(program, image), "PTX")
+                images.append(image.rstrip(b"\x00"))
+        return images
     finally:
         nvrtc.nvrtcDestroyProgram(program)
 

@@ -161,6 +161,25 @@ def test_manifest_signatures_match_the_ptx_entries(built):
 
 
 @needs_nvrtc
+def test_one_compile_for_an_sm_gives_its_cubin_and_the_ptx_of_its_compute_arch():
+    source = b'extern "C" __global__ void twice(float* v, unsigned long long n) {\n'
+    source += b"  for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x) v[i] = v[i] + v[i];\n}\n"
+    cubin, ptx = kernel_files.compile_images(source, "twice.cu", "sm_90")
+    assert ptx == kernel_files.compile_source(source, "twice.cu", "compute_90")
+    assert cubin == kernel_files.compile_source(source, "twice.cu", "sm_90")
+    assert cubin[:4] == b"\x7fELF" and b".entry twice(" in ptx
+
+
+@needs_nvrtc
+def test_the_shipped_ptx_is_what_a_compile_for_compute_90_gives(built):
+    folder, manifest = built
+    name = "transpose"
+    image = next(image for image in manifest["modules"][name]["images"] if image["kind"] == "ptx")
+    source = (folder / f"{name}.cu").read_bytes()
+    assert (folder / image["file"]).read_bytes() == kernel_files.compile_source(source, f"{name}.cu", "compute_90")
+
+
+@needs_nvrtc
 def test_every_cubin_holds_the_code_of_every_kernel(built):
     folder, manifest = built
     for name, image in _images(manifest, "cubin"):
