@@ -132,10 +132,9 @@ __device__ inline WarpSource<T> warp_source(const T* in, const long long* seg, l
 // The output pixel's centre, as the CPU's "index + 0.5" (exact below 2**24).
 __device__ inline float warp_centre(long long i) { return __fadd_rn((float)i, 0.5f); }
 
-template <typename T, typename Index>
+template <typename T>
 __device__ inline void warp_projective_pixel(const T* __restrict__ in, T* __restrict__ out,
-                                             const long long* seg, const float* table, Index p) {
-  const WarpPlace at = warp_place(seg, p);
+                                             const long long* seg, const float* table, const WarpPlace& at) {
   const WarpSource<T> s = warp_source(in, seg, at.frame);
   const float* m = table + seg[4];
   const float x = warp_centre(at.x), y = warp_centre(at.y);
@@ -154,10 +153,9 @@ __device__ inline void warp_projective_pixel(const T* __restrict__ in, T* __rest
                  (seg[7] & WARP_ROUND_EVEN) != 0);
 }
 
-template <typename T, typename Index>
+template <typename T>
 __device__ inline void warp_volume_pixel(const T* __restrict__ in, T* __restrict__ out, const long long* seg,
-                                         const float* table, Index p) {
-  const WarpPlace at = warp_place(seg, p);
+                                         const float* table, const WarpPlace& at) {
   const WarpSource<T> s = warp_source(in, seg, at.frame);
   const float* m = table + seg[4];
   const float x = warp_centre(at.x), y = warp_centre(at.y), z = warp_centre(at.z);
@@ -171,10 +169,9 @@ __device__ inline void warp_volume_pixel(const T* __restrict__ in, T* __restrict
                  table + seg[3]);
 }
 
-template <typename T, typename Index>
+template <typename T>
 __device__ inline void warp_mapped_pixel(const T* __restrict__ in, T* __restrict__ out, const long long* seg,
-                                         const float* table, Index p) {
-  const WarpPlace at = warp_place(seg, p);
+                                         const float* table, const WarpPlace& at) {
   const WarpSource<T> s = warp_source(in, seg, at.frame);
   T* target = out + at.out_at;
   const float* map = table + seg[4];
@@ -211,19 +208,19 @@ __device__ inline void warp_mapped_pixel(const T* __restrict__ in, T* __restrict
   warp_sample_2d(s, target, seg[11], sx, sy, (int)seg[5], (int)seg[6], table + seg[3], false);
 }
 
+// Pixel indices decompose in 32 bits when the segment allows (the common case; a
+// uniform branch), and the sampling code is inlined once, not once per index width.
 #define WARP_KERNEL(KIND, NAME, T)                                                               \
   extern "C" __global__ void warp_##KIND##_##NAME(const T* __restrict__ in, T* __restrict__ out,  \
                                                   const long long* __restrict__ rows,             \
                                                   const float* __restrict__ table) {              \
     const long long* seg = rows + (unsigned long long)blockIdx.y * WARP_ROW;                     \
     const unsigned long long pixels = (unsigned long long)seg[2];                                \
-    if (pixels <= 0x7fffffffull) {                                                               \
-      for (unsigned int p = blockIdx.x * blockDim.x + threadIdx.x; p < pixels;                   \
-           p += blockDim.x * gridDim.x)                                                          \
-        warp_##KIND##_pixel<T, unsigned int>(in, out, seg, table, p);                            \
-    } else {                                                                                     \
-      GRID_STRIDE_LOOP(p, pixels)                                                                \
-      warp_##KIND##_pixel<T, unsigned long long>(in, out, seg, table, p);                        \
+    const bool narrow = pixels <= 0x7fffffffull;                                                 \
+    GRID_STRIDE_LOOP(p, pixels) {                                                                \
+      const WarpPlace at = narrow ? warp_place<unsigned int>(seg, (unsigned int)p)               \
+                                  : warp_place<unsigned long long>(seg, p);                      \
+      warp_##KIND##_pixel<T>(in, out, seg, table, at);                                           \
     }                                                                                            \
   }
 
