@@ -54,12 +54,19 @@ class BuildExtOnEveryCore(build_ext):
             self.parallel = os.cpu_count() or 1
 
 
+# Debug information makes the generated C files half as slow again to compile (a full build
+# on two cores: 1 min 55 s with it, 1 min 16 s without), and no one ships it: it is built
+# only when CFLAGS asks for it (CFLAGS=-g pip install ...).
+DEBUG_INFO = any(flag.startswith("-g") and flag != "-g0" for flag in os.environ.get("CFLAGS", "").split())
+COMPILE_ARGS = [] if DEBUG_INFO else ["-g0"]
+
 extensions = (
     [
         Extension(
             f"ndd._prepare.{name}",
             [f"ndd/_prepare/{name}.pyx"],
             include_dirs=[numpy.get_include()],
+            extra_compile_args=COMPILE_ARGS,
         )
         for name in CYTHON_MODULES
     ]
@@ -70,7 +77,7 @@ extensions = (
             include_dirs=[numpy.get_include()],
             # host_pool installs a NumPy data allocator, an API of NumPy 1.22.
             define_macros=[("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],
-            extra_compile_args=["-O3"],
+            extra_compile_args=["-O3", *COMPILE_ARGS],
             # C headers beside the kernels: editing one rebuilds every kernel module.
             depends=CPU_KERNEL_HEADERS,
         )
@@ -80,7 +87,7 @@ extensions = (
         Extension(
             f"ndd._cuda.{name}",
             [f"ndd/_cuda/{name}.pyx"],
-            extra_compile_args=["-O3"],
+            extra_compile_args=["-O3", *COMPILE_ARGS],
         )
         for name in CUDA_MODULES
     ]
