@@ -106,7 +106,9 @@ def kernel_signatures(source, name, ptx):
     # Only the probes' initial values are read: -G (no optimisation) gives them in a
     # fraction of an optimised compile's time (0.2 s instead of 12 s for warp.cu).
     arch = f"compute_{kernel_files.PTX_ARCH}"
-    probe_ptx = kernel_files.compile_images(source, name, arch, probes.encode(), outputs=("ptx",), options=("-G",))
+    probe_ptx = kernel_files.compile_images(
+        source, name, arch, probes.encode(), outputs=("ptx",), options=("-G",)
+    )
     probe_ptx = probe_ptx[0].decode()
     signatures = {}
     for kernel, codes in _PROBE_ARRAY.findall(probe_ptx):
@@ -159,7 +161,9 @@ def _build_module(source_path, out_dir):
     cubin_archs = kernel_files.cubin_archs()
     # One compile per architecture: the PTX comes with the CUBIN of its own sm when that
     # is built, which saves a compile as long as the PTX's front end and optimiser.
-    jobs = [(f"sm_{sm}", ("cubin", "ptx") if sm == kernel_files.PTX_ARCH else ("cubin",)) for sm in cubin_archs]
+    jobs = [
+        (f"sm_{sm}", ("cubin", "ptx") if sm == kernel_files.PTX_ARCH else ("cubin",)) for sm in cubin_archs
+    ]
     if kernel_files.PTX_ARCH not in cubin_archs:
         jobs.append((f"compute_{kernel_files.PTX_ARCH}", ("ptx",)))
 
@@ -172,6 +176,8 @@ def _build_module(source_path, out_dir):
         results = list(pool.map(compile_job, jobs))
     cubins = [images[0] for (arch, _), images in zip(jobs, results, strict=True) if arch.startswith("sm_")]
     ptx = next(images[-1] for (_, outputs), images in zip(jobs, results, strict=True) if "ptx" in outputs)
+    if ptx is None:  # an NVRTC that keeps no PTX of a compile for a real architecture
+        ptx = kernel_files.compile_source(source, name, f"compute_{kernel_files.PTX_ARCH}")
     images = []
     for sm, cubin in zip(cubin_archs, cubins, strict=True):
         image = _write_image(out_dir, f"{stem}.sm_{sm}.cubin", cubin, "cubin", sm)

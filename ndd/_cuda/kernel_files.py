@@ -272,8 +272,9 @@ def compile_images(
     """One NVRTC compile of ``source + extra_source`` for ``arch``, giving each of
     ``outputs`` ("cubin", only for ``sm_XY``, or "ptx") in that order.
 
-    A compile for ``sm_XY`` yields the CUBIN and the very PTX that ``compute_XY``
-    gives, so the build takes both from one compile. ``options`` are added to
+    A compile for ``sm_XY`` yields the CUBIN and (NVRTC 12) the very PTX that
+    ``compute_XY`` gives, so the build takes both from one compile; where NVRTC keeps
+    no PTX of a compile for ``sm_XY``, that output is None. ``options`` are added to
     ``COMPILE_OPTIONS``. Raises RuntimeError with the NVRTC log when the compile fails.
     """
     from cuda.bindings import nvrtc
@@ -301,6 +302,14 @@ def compile_images(
                 image = b" " * size
                 check(nvrtc.nvrtcGetCUBIN(program, image), "CUBIN")
                 images.append(image)
+            elif arch.startswith("sm_"):
+                result = nvrtc.nvrtcGetPTXSize(program)
+                if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS or result[1] <= 1:
+                    images.append(None)
+                    continue
+                image = b" " * result[1]
+                check(nvrtc.nvrtcGetPTX(program, image), "PTX")
+                images.append(image.rstrip(b"\x00"))
             else:
                 size = check(nvrtc.nvrtcGetPTXSize(program), "PTX size")
                 image = b" " * size
