@@ -226,16 +226,16 @@ def _cached_module(source_path, out_dir, cache_dir):
             key.update(f.read())
     stem = os.path.splitext(os.path.basename(source_path))[0]
     folder = os.path.join(cache_dir, f"{stem}-{key.hexdigest()[:20]}")
-    if not os.path.exists(os.path.join(folder, "entry.json")):
-        os.makedirs(cache_dir, exist_ok=True)
-        staging = tempfile.mkdtemp(dir=cache_dir)
-        entry = _build_module(source_path, staging)
-        with open(os.path.join(staging, "entry.json"), "w") as f:
-            json.dump(entry, f)
-        try:
-            os.rename(staging, folder)
-        except OSError:  # another process cached it meanwhile
-            shutil.rmtree(staging)
+    with kernel_files.build_lock(folder):
+        if not os.path.exists(os.path.join(folder, "entry.json")):
+            staging = tempfile.mkdtemp(dir=cache_dir)
+            entry = _build_module(source_path, staging)
+            with open(os.path.join(staging, "entry.json"), "w") as f:
+                json.dump(entry, f)
+            try:
+                os.rename(staging, folder)
+            except OSError:  # another process cached it meanwhile (no lock without fcntl)
+                shutil.rmtree(staging)
     with open(os.path.join(folder, "entry.json")) as f:
         entry = json.load(f)
     for name in [image["file"] for image in entry["images"]] + [entry["source"]]:

@@ -136,31 +136,9 @@ class HostKernels:
         flags = " ".join(command + _FLAGS + _CHECKS)
         digest = hashlib.sha256(_HEADER.read_bytes() + unit + flags.encode()).hexdigest()
         path = kernel_files.cache_dir() / "host" / f"{name}-{digest[:20]}.so"
-        if not path.exists():
-            source_path = path.with_suffix(".cpp")
-            kernel_files.write_atomically(
-                source_path, lambda temporary: pathlib.Path(temporary).write_bytes(unit)
-            )
-
-            def compile_to(temporary):
-                objects = f"{temporary}.o"
-                steps = [
-                    [*command, *_FLAGS, *_CHECKS, "-include", str(_HEADER), "-x", "c++", "-c"]
-                    + [str(source_path), "-o", objects],
-                    [*command, "-shared", objects, "-o", temporary],
-                ]
-                try:
-                    for step in steps:
-                        result = subprocess.run(step, capture_output=True, text=True)
-                        if result.returncode != 0:
-                            raise RuntimeError(
-                                f"host build of kernels/{name}.cu failed:\n{result.stderr[-4000:]}"
-                            )
-                finally:
-                    if os.path.exists(objects):
-                        os.unlink(objects)
-
-            kernel_files.write_atomically(path, compile_to)
+        with kernel_files.build_lock(path):
+            if not path.exists():
+                self._compile(path, name, unit, command)
         library = ctypes.CDLL(str(path))
         library.ndd_host_misaligned.restype = ctypes.c_ulonglong
         library.ndd_host_launch.restype = ctypes.c_int
@@ -168,3 +146,30 @@ class HostKernels:
             [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_int]
         )
         return library
+
+    @staticmethod
+    def _compile(path, name, unit, command):
+        source_path = path.with_suffix(".cpp")
+        kernel_files.write_atomically(
+            source_path, lambda temporary: pathlib.Path(temporary).write_bytes(unit)
+        )
+
+        def compile_to(temporary):
+            objects = f"{temporary}.o"
+            steps = [
+                [*command, *_FLAGS, *_CHECKS, "-include", str(_HEADER), "-x", "c++", "-c"]
+                + [str(source_path), "-o", objects],
+                [*command, "-shared", objects, "-o", temporary],
+            ]
+            try:
+                for step in steps:
+                    result = subprocess.run(step, capture_output=True, text=True)
+                    if result.returncode != 0:
+                        raise RuntimeError(
+                            f"host build of kernels/{name}.cu failed:\n{result.stderr[-4000:]}"
+                        )
+            finally:
+                if os.path.exists(objects):
+                    os.unlink(objects)
+
+        kernel_files.write_atomically(path, compile_to)

@@ -27,6 +27,7 @@ The scheme (decided in issue 5; ``kernels/build.py`` produces it):
   compatibility again lets any 12.x driver load; results are cached on disk.
 """
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -41,6 +42,7 @@ __all__ = [
     "PTX_ARCH",
     "PTX_PARAM_TYPE",
     "PTX_ISA_MIN_DRIVER",
+    "build_lock",
     "cache_dir",
     "compile_at_runtime",
     "compile_images",
@@ -405,6 +407,27 @@ def write_atomically(path: pathlib.Path, write) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def build_lock(path: pathlib.Path):
+    """Hold an exclusive lock on ``<path>.lock`` while ``path`` is made, so that
+    processes sharing a cache folder (pytest-xdist workers, parallel builds) make each
+    entry once: the others wait, then find it made. Without ``fcntl`` (Windows) it does
+    not lock, and each process may build the entry itself."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _supported_archs() -> list[int]:

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 from gpu_testing import load_build, needs_nvrtc  # noqa: E402
@@ -452,6 +453,72 @@ def test_a_cached_build_compiles_each_kernel_file_once_per_source(build, tmp_pat
     source.write_text(source.read_text().replace("= v;", "= 2 * v;"))
     build.build_all(str(tmp_path / "third"), cache_dir=cache)
     assert len(compiled) == 2
+
+
+# Builds tiny.cu into argv[2] through the cache argv[3], each compile slowed by a second
+# and logged to argv[4]: two of these at once overlap in their compiles unless one waits.
+_SLOW_BUILD = """
+import importlib.util, sys, time
+spec = importlib.util.spec_from_file_location("kernel_build", sys.argv[1])
+build = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build)
+build.KERNEL_DIR = sys.argv[5]
+real_build_module = build._build_module
+def slow_build_module(*args):
+    with open(sys.argv[4], "a") as log:
+        log.write("compiled\\n")
+    time.sleep(1.0)
+    return real_build_module(*args)
+build._build_module = slow_build_module
+build.build_all(sys.argv[2], cache_dir=sys.argv[3])
+"""
+
+
+@needs_nvrtc
+def test_processes_sharing_the_cache_compile_a_kernel_file_once(tmp_path):
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "tiny.cu").write_text(
+        'extern "C" __global__ void fill(float* out, float v) { out[threadIdx.x] = v; }\n'
+    )
+    log = tmp_path / "compiles.log"
+    builders = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SLOW_BUILD, str(ROOT / "kernels" / "build.py"), str(tmp_path / out)]
+            + [str(tmp_path / "cache"), str(log), str(kernels)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for out in ("first", "second")
+    ]
+    for builder in builders:
+        assert builder.wait(timeout=120) == 0, builder.stderr.read()
+    assert log.read_text().splitlines() == ["compiled"]
+    for out in ("first", "second"):
+        assert (tmp_path / out / "tiny.sm_90.cubin").read_bytes()[:4] == b"\x7fELF"
+
+
+def test_the_build_lock_makes_a_second_holder_wait_for_the_first(tmp_path):
+    target, released = tmp_path / "entry", tmp_path / "released"
+    waiter = (
+        "import importlib.util, os, sys\n"
+        "spec = importlib.util.spec_from_file_location('kf', sys.argv[1])\n"
+        "kf = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(kf)\n"
+        "print('ready', flush=True)\n"
+        "with kf.build_lock(sys.argv[2]):\n"
+        "    print(os.path.exists(sys.argv[3]))\n"
+    )
+    with kernel_files.build_lock(target):
+        other = subprocess.Popen(
+            [sys.executable, "-c", waiter, kernel_files.__file__, str(target), str(released)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert other.stdout.readline() == "ready\n"
+        time.sleep(0.5)  # the other process now blocks in build_lock (or, unlocked, has passed it)
+        released.touch()
+    assert other.communicate(timeout=60)[0] == "True\n" and other.returncode == 0
 
 
 @needs_nvrtc
