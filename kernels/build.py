@@ -159,24 +159,19 @@ def _build_module(source_path, out_dir):
     # A CUBIN loads on every driver of the CUDA major version that made it.
     cubin_min_driver = kernel_files.nvrtc_version()[0] * 1000
     cubin_archs = kernel_files.cubin_archs()
-    # One compile per architecture: the PTX comes with the CUBIN of its own sm when that
-    # is built, which saves a compile as long as the PTX's front end and optimiser.
+    # One compile per architecture: the PTX comes with the CUBIN of its own sm, which
+    # saves a compile as long as the PTX's front end and optimiser.
     jobs = [
         (f"sm_{sm}", ("cubin", "ptx") if sm == kernel_files.PTX_ARCH else ("cubin",)) for sm in cubin_archs
     ]
-    if kernel_files.PTX_ARCH not in cubin_archs:
-        jobs.append((f"compute_{kernel_files.PTX_ARCH}", ("ptx",)))
-
-    def compile_job(job):
-        arch, outputs = job
-        return kernel_files.compile_images(source, name, arch, outputs=outputs)
-
     # NVRTC compiles separate programs concurrently (it releases the GIL).
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        results = list(pool.map(compile_job, jobs))
-    cubins = [images[0] for (arch, _), images in zip(jobs, results, strict=True) if arch.startswith("sm_")]
-    ptx = next(images[-1] for (_, outputs), images in zip(jobs, results, strict=True) if "ptx" in outputs)
-    if ptx is None:  # an NVRTC that keeps no PTX of a compile for a real architecture
+        results = list(
+            pool.map(lambda job: kernel_files.compile_images(source, name, job[0], outputs=job[1]), jobs)
+        )
+    cubins = [images[0] for images in results]
+    ptx = next((images[1] for images in results if len(images) == 2), None)
+    if ptx is None:  # no sm_90 CUBIN built, or an NVRTC that keeps no PTX of it
         ptx = kernel_files.compile_source(source, name, f"compute_{kernel_files.PTX_ARCH}")
     images = []
     for sm, cubin in zip(cubin_archs, cubins, strict=True):

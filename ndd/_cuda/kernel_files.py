@@ -304,17 +304,14 @@ def compile_images(
                 image = b" " * size
                 check(nvrtc.nvrtcGetCUBIN(program, image), "CUBIN")
                 images.append(image)
-            elif arch.startswith("sm_"):
+            else:
                 result = nvrtc.nvrtcGetPTXSize(program)
-                if result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS or result[1] <= 1:
+                if arch.startswith("sm_") and (
+                    result[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS or result[1] <= 1
+                ):
                     images.append(None)
                     continue
-                image = b" " * result[1]
-                check(nvrtc.nvrtcGetPTX(program, image), "PTX")
-                images.append(image.rstrip(b"\x00"))
-            else:
-                size = check(nvrtc.nvrtcGetPTXSize(program), "PTX size")
-                image = b" " * size
+                image = b" " * check(result, "PTX size")
                 check(nvrtc.nvrtcGetPTX(program, image), "PTX")
                 images.append(image.rstrip(b"\x00"))
         return images
