@@ -356,8 +356,8 @@ def compile_at_runtime(
 
     Compiled by the installed NVRTC from the shipped source, or read from the cache
     (``$NDD_KERNEL_CACHE``, else ``~/.cache/ndd/kernels``) when this source, NVRTC and
-    architecture were compiled before. Cache files are written atomically, so
-    processes sharing the cache never read a partial one.
+    architecture were compiled before. Processes sharing the cache compile each image
+    once (the others wait for it), and never read a partial file.
 
     Raises
     ------
@@ -376,6 +376,15 @@ def compile_at_runtime(
     path = runtime_cache_path(module_name, entry["sha256"], version, compute_capability)
     if path.exists():
         return path.read_bytes()
+    with build_lock(path):  # another process may be compiling the same image: wait for it
+        if path.exists():
+            return path.read_bytes()
+        return _compile_into_cache(path, version, compute_capability, folder, entry)
+
+
+def _compile_into_cache(path, version, compute_capability, folder, entry) -> bytes:
+    """Compile the manifest ``entry``'s source for ``compute_capability`` and write the
+    CUBIN to ``path``; the caller holds the build lock of ``path``."""
     source = (folder / entry["source"]).read_bytes()
     if hashlib.sha256(source).hexdigest() != entry["sha256"]:
         raise RuntimeError(f"{folder / entry['source']} does not match the sha256 in {MANIFEST_NAME}")

@@ -6,6 +6,7 @@ whose kernel signatures are those of the .cu sources. Loading on a driver is not
 proven here.
 """
 
+import concurrent.futures
 import hashlib
 import json
 import pathlib
@@ -380,7 +381,8 @@ def test_runtime_compile_makes_a_cubin_for_the_exact_sm_and_caches_it(built, cac
     expected = kernel_files.runtime_cache_path(
         "elementwise", manifest["modules"]["elementwise"]["sha256"], kernel_files.nvrtc_version(), (8, 7)
     )
-    assert [path.name for path in cache.iterdir()] == [expected.name]  # no temporary file left
+    made = sorted(path.name for path in cache.iterdir())
+    assert made == [expected.name, expected.name + ".lock"]  # no temporary file left
     assert expected.read_bytes() == image
 
 
@@ -393,6 +395,25 @@ def test_runtime_compile_reads_the_cache_instead_of_compiling_again(built, cache
 
     monkeypatch.setattr(kernel_files, "compile_source", compile_source)
     assert kernel_files.compile_at_runtime("elementwise", (7, 2), kernels_dir=built[0]) == first
+
+
+@needs_nvrtc
+def test_runtime_compile_waits_for_another_process_compiling_the_same_image(built, cache, monkeypatch):
+    folder, manifest = built
+    path = kernel_files.runtime_cache_path(
+        "elementwise", manifest["modules"]["elementwise"]["sha256"], kernel_files.nvrtc_version(), (7, 5)
+    )
+
+    def compile_source(*args, **kwargs):
+        raise AssertionError("compiled although another process was making the image")
+
+    monkeypatch.setattr(kernel_files, "compile_source", compile_source)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        with kernel_files.build_lock(path):  # a separate open file: it blocks a thread as a process
+            waiting = pool.submit(kernel_files.compile_at_runtime, "elementwise", (7, 5), folder)
+            time.sleep(0.5)  # the call now waits on the lock (or, unlocked, has compiled)
+            path.write_bytes(b"made by the other process")
+        assert waiting.result(timeout=60) == b"made by the other process"
 
 
 def test_cache_key_changes_with_source_nvrtc_and_architecture(cache):
