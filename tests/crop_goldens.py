@@ -36,7 +36,7 @@ def _kwargs(raw):
     out = {}
     for key, value in raw.items():
         if isinstance(value, dict) and "per_sample" in value:
-            dtype = np.int32 if value.get("int") else np.float32
+            dtype = np.int32 if value.get("int") else np.bool_ if value.get("bool") else np.float32
             out[key] = ndd.batch([np.asarray(v, dtype=dtype) for v in value["per_sample"]])
         elif isinstance(value, dict) and "dtype" in value:
             out[key] = getattr(ndd, value["dtype"])

@@ -232,6 +232,9 @@ def _paste_plan(args, shape):
     ratio = _f32(args["ratio"])
     if not ratio >= 1:
         raise InvalidArgumentError(f"ndd.paste: 'ratio' must be at least 1, got {args['ratio']}")
+    for name in ("paste_x", "paste_y"):
+        if not 0 <= args[name] <= 1:
+            raise InvalidArgumentError(f"ndd.paste: '{name}' must be within [0, 1], got {args[name]}")
     height, width = shape[0], shape[1]
     low = _f32(args["min_canvas_size"])
     canvas_h = int(max(_f32(height) * ratio, low))

@@ -103,8 +103,9 @@ def _crop_window(op, args, layout, shape):
             raise InvalidArgumentError(f"{op.qualname}: '{pos_name}' must be within [0, 1], got {pos}")
         extent = shape[axis]
         size = int(size) if size > 0 else extent
-        # The reference scales the position in single precision.
-        start = float(_f32(extent - size) * _f32(pos))
+        # The reference takes the position in single precision and scales it in double:
+        # 0.06 * 25 is 1.4999..., which rounds to 1.
+        start = float(_f32(pos)) * (extent - size)
         start = int(start) if truncate else round_half_away(start)
         window.append((axis, start, size))
     return window
@@ -143,10 +144,13 @@ def _crop_types(ins, args):
         if dtype is not None:
             raise InvalidArgumentError("ndd.crop: 'output_dtype' is a deprecated alias of 'dtype'; pass one")
         dtype = args["dtype"] = args["output_dtype"]
-    if dtype is not None and dtype not in _CROP_OUTPUT_TYPES:
-        names = ", ".join(str(t) for t in _CROP_OUTPUT_TYPES)
-        raise InvalidArgumentError(f"ndd.crop: 'dtype' must be one of {names}, got {dtype}")
     x = ins[0]
+    # Any type may stay as it is; the conversions are to these.
+    if dtype is not None and dtype not in _CROP_OUTPUT_TYPES and dtype != x._dtype:
+        names = ", ".join(str(t) for t in _CROP_OUTPUT_TYPES)
+        raise InvalidArgumentError(
+            f"ndd.crop: 'dtype' must be one of {names} or the input's type ({x._dtype}), got {dtype}"
+        )
     return [(dtype or x._dtype, _output_layout(op, x))]
 
 
@@ -375,6 +379,12 @@ def _check_per_channel(op, args, name, channels):
         )
 
 
+def _padded_channels(channels):
+    """The channel count pad_output gives: the next power of two (as the reference
+    does), so 3 channels become 4 and 5 become 8; 1, 2 and 4 stay as they are."""
+    return channels if channels <= 1 else 1 << (channels - 1).bit_length()
+
+
 def _cmn_plan(args, layout_in, shape):
     """What one sample needs: the layouts, the window bounds and the output shape."""
     op = CROP_MIRROR_NORMALIZE
@@ -383,7 +393,7 @@ def _cmn_plan(args, layout_in, shape):
     channel = layout.index("C")
     channels = shape[channel]
     extents = [hi - lo for lo, hi in bounds]
-    out_channels = channels + 1 if args["pad_output"] else channels
+    out_channels = _padded_channels(channels) if args["pad_output"] else channels
     extents[channel] = out_channels
     out_shape = tuple([extents[layout.index(a)] for a in out_layout])
     _check_per_channel(op, args, "mean", channels)
@@ -461,7 +471,7 @@ def _cmn_recipe(key):
     recipe.to_input_order = tuple(out_layout.index(a) for a in layout)
     recipe.fill = None
     if args["pad_output"] or (padding and partial):
-        # Without padding only the added channel shows the fill, and it is 0.
+        # Without padding only the added channels show the fill, and it is 0.
         fill = list(args["fill_values"]) if padding else [0.0]
         values = fill * out_shape[out_layout.index("C")] if len(fill) == 1 else fill
         recipe.fill = _saturate(values, recipe.work_type).reshape(
@@ -634,7 +644,8 @@ CROP_MIRROR_NORMALIZE = Operator(
             "pad_output",
             "bool",
             False,
-            doc="Add one channel to the output: the fill value with out_of_bounds_policy='pad', else 0.",
+            doc="Pad the channels to the next power of two (3 to 4, 5 to 8): the added channels hold "
+            "the fill values with out_of_bounds_policy='pad', else 0.",
             type_doc="bool",
         ),
         _CMN_WINDOW_ARGS["rounding"],

@@ -239,7 +239,7 @@ class GpuWarp:
 class GpuDistortion:
     """The GPU kernel of ``water``, ``sphere`` and ``jitter``: ``warp_mapped_<type>`` over every
     sample in one launch, the map of each output pixel computed there from the
-    sample's ``MapPlan`` (``plan(shape, args)``) as the CPU computes it; a sample
+    sample's ``MapPlan`` (``plan(shape, dtype, args)``) as the CPU computes it; a sample
     with mask 0 is copied. ``kernel_type(source, target)`` gives the type the
     kernels warp in."""
 
@@ -260,8 +260,8 @@ class GpuDistortion:
     def __call__(self, inputs, args, batch_size, ctx):
         source = GpuSamples(inputs[0], batch_size)
         sample_args = args_per_sample(args, batch_size)
-        plans = [self.plan(shape, a) for shape, a in zip(source.shapes, sample_args, strict=True)]
         target = np.dtype(source.dtype)
+        plans = [self.plan(shape, target, a) for shape, a in zip(source.shapes, sample_args, strict=True)]
 
         def rows_of(out_offsets, table):
             rows, most = [], 0

@@ -774,7 +774,8 @@ def _rcm_geometry(args, shape):
         extent = int(crop[k])
         if extent <= 0:
             raise InvalidArgumentError(f"{op.qualname}: the crop extents must be positive, got {list(crop)}")
-        position = positions[name] * (geometry.sizes[k] - extent)
+        # As crop: the position in single precision, scaled in double.
+        position = float(np.float32(positions[name])) * (geometry.sizes[k] - extent)
         anchor = math.trunc(position) if args["rounding"] == "truncate" else math.floor(abs(position) + 0.5)
         if args["rounding"] != "truncate" and position < 0:
             anchor = -anchor
@@ -892,6 +893,8 @@ def _tr_prepare(ins, args):
 
 
 def _tr_geometry(args, shape):
+    """The resized axes (``_Dims``) and their ``Geometry``: the requested axes, then
+    any other axis whose extent the mode's common scale changes."""
     qualname = TENSOR_RESIZE.qualname
     dims = args["_dims"]
     count = len(dims)
@@ -916,30 +919,54 @@ def _tr_geometry(args, shape):
         if args["roi_relative"]:
             lo = [v * e for v, e in zip(lo, extents, strict=True)]
             hi = [v * e for v, e in zip(hi, extents, strict=True)]
-    return resize_geometry(
+    max_size = _per_axis(qualname, "max_size", args["max_size"], count, described)
+    alignment = _per_axis(qualname, "alignment", args["alignment"], count, described)
+    # The other axes take part as if asked to keep their extent (scale 1), as in the
+    # reference: they set the scale of the "not_larger"/"not_smaller" modes and of
+    # the extents left at 0, and are resized when that scale changes them.
+    others = [a for a in range(len(shape)) if a not in dims]
+    requested += [shape[a] for a in others]
+    extents += [shape[a] for a in others]
+    lo += [0.0] * len(others)
+    hi += [float(shape[a]) for a in others]
+    if max_size is not None:
+        max_size += [0] * len(others)
+    if alignment is not None:
+        alignment += [0.5] * len(others)
+    geometry = resize_geometry(
         requested,
         extents,
         lo,
         hi,
         mode=args["mode"],
-        max_size=_per_axis(qualname, "max_size", args["max_size"], count, described),
+        max_size=max_size,
         subpixel_scale=args["subpixel_scale"],
-        alignment=_per_axis(qualname, "alignment", args["alignment"], count, described),
+        alignment=alignment,
         rounding=args["size_rounding"] if scales_given else "round",
+    )
+    axes = list(dims) + others
+    kept = [
+        k
+        for k in range(len(axes))
+        if k < count or (geometry.sizes[k], geometry.lo[k], geometry.hi[k]) != (extents[k], 0.0, extents[k])
+    ]
+    return _Dims(tuple(axes[k] for k in kept)), Geometry(
+        [geometry.sizes[k] for k in kept], [geometry.lo[k] for k in kept], [geometry.hi[k] for k in kept]
     )
 
 
 def _tr_shape(shapes, args):
     out = list(shapes[0])
-    for a, n in zip(args["_dims"], _tr_geometry(args, shapes[0]).sizes, strict=True):
+    dims, geometry = _tr_geometry(args, shapes[0])
+    for a, n in zip(dims.spatial, geometry.sizes, strict=True):
         out[a] = n
     return [tuple(out)]
 
 
 def _tr_kernel(arrays, args):
     data = arrays[0]
-    geometry = _tr_geometry(args, data.shape)
-    return run_geometry(TENSOR_RESIZE, data, _Dims(args["_dims"]), geometry, args, args["_dtype"].numpy)
+    dims, geometry = _tr_geometry(args, data.shape)
+    return run_geometry(TENSOR_RESIZE, data, dims, geometry, args, args["_dtype"].numpy)
 
 
 class _Dims:
@@ -1068,7 +1095,7 @@ def _rcm_jobs(shapes, sample_args):
 
 def _tr_jobs(shapes, sample_args):
     return [
-        resample_job(TENSOR_RESIZE, _Dims(a["_dims"]), _tr_geometry(a, shape), a)
+        resample_job(TENSOR_RESIZE, *_tr_geometry(a, shape), a)
         for shape, a in zip(shapes, sample_args, strict=True)
     ]
 

@@ -94,9 +94,12 @@ def _slice_types(ins, args):
     if _given(args, _SLICE_AXES) and _given(args, _SLICE_AXIS_NAMES):
         raise ValueError("ndd.slice: 'axes' and 'axis_names' are mutually exclusive")
     dtype = args["dtype"]
-    if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES:
+    # Any type may stay as it is; the conversions are to these.
+    if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES and dtype != data._dtype:
         names = ", ".join(str(t) for t in _SLICE_OUTPUT_TYPES)
-        raise ValueError(f"ndd.slice: 'dtype' must be one of {names}, got {dtype}")
+        raise ValueError(
+            f"ndd.slice: 'dtype' must be one of {names} or the input's type ({data._dtype}), got {dtype}"
+        )
     return [(dtype or data._dtype, data._layout)]
 
 

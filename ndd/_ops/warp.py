@@ -32,7 +32,7 @@ from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from ..types import DALIInterpType
 from .axes import INPUT_LAYOUT, record_layout
-from .conversions import cast_array
+from .conversions import cast_array, round_half_away
 from .gpu_remap import GpuRemap
 from .gpu_warp import MAP_JITTER, MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
 from .image_layout import image_axes
@@ -77,9 +77,11 @@ def _check_interp(op, args):
         )
 
 
-def _size_arg(op, size, spatial=2):
+def _size_arg(op, size, spatial=2, rounded=False):
     """A ``size`` argument as (rows, columns), or (depth, rows, columns) for volumes
-    (``spatial`` 3); None when not given."""
+    (``spatial`` 3); None when not given. Fractional sizes are truncated, or with
+    ``rounded`` (warp_perspective, as in the reference) rounded half away from zero
+    to at least 1."""
     if size is None or len(size) == 0:
         return None
     if len(size) != spatial:
@@ -87,11 +89,12 @@ def _size_arg(op, size, spatial=2):
         raise InvalidArgumentError(
             f"{op.qualname}: 'size' must have {spatial} elements ({names}), got {list(size)}"
         )
-    # The reference truncates fractional sizes (its documentation says it rounds them).
-    out = tuple(int(s) for s in size)
-    if min(out) < 0:
+    if min(size) < 0:
         raise InvalidArgumentError(f"{op.qualname}: 'size' must not be negative, got {list(size)}")
-    return out
+    if rounded:
+        return tuple(max(1, math.floor(s + 0.5)) for s in size)
+    # The reference's rotate and warp_affine truncate (their documentation says they round).
+    return tuple(int(s) for s in size)
 
 
 def _frames(arr, axes):
@@ -183,8 +186,17 @@ class WarpPlan:
         self.round_even = round_even
 
     def fills(self, channels):
-        """The fill values, one float32 per channel."""
-        return _channel_fills(self.fill, channels)
+        """The fill values, one float32 per channel, as an integer output type holds
+        them: the reference stores the fill in that type before it blends it with the
+        image, rounding it (halves away from zero) and saturating it in warp_affine
+        and rotate, only saturating it in warp_perspective."""
+        fills = _channel_fills(self.fill, channels)
+        if self.out_dtype.kind in "iu":
+            info = np.iinfo(self.out_dtype)
+            if not self.round_even:
+                fills = round_half_away(fills)
+            fills = np.clip(fills, info.min, info.max).astype(np.float32)
+        return fills
 
     def out_shape(self, shape):
         """The output shape of a sample of ``shape``."""
@@ -705,7 +717,7 @@ def _perspective_shape(shapes, args):
         )
     if _pending(args["size"]):
         return None
-    size = _size_arg(WARP_PERSPECTIVE, args["size"])
+    size = _size_arg(WARP_PERSPECTIVE, args["size"], rounded=True)
     out = list(shape)
     if size is not None:
         out[axes.height], out[axes.width] = size
@@ -725,7 +737,7 @@ def _perspective_plan(shape, dtype, given, args):
     matrix = _perspective_matrix(
         given if given is not None else args["matrix"], args["inverse_map"], args["pixel_origin"]
     )
-    size = _size_arg(WARP_PERSPECTIVE, args["size"]) or (shape[axes.height], shape[axes.width])
+    size = _size_arg(WARP_PERSPECTIVE, args["size"], rounded=True) or (shape[axes.height], shape[axes.width])
     fill = args["fill_value"]
     return WarpPlan(
         axes,
@@ -871,20 +883,28 @@ def _sphere_maps(rows, columns, args):
     return map_x, map_y
 
 
-def _distortion_fills(args, channels):
-    """The fill values of water and sphere, one float32 per channel."""
-    return np.full(channels, args["fill_value"], np.float32)
+def _distortion_fills(args, channels, dtype):
+    """The fill values of water, sphere and jitter, one float32 per channel, as an integer
+    ``dtype`` holds them. The reference converts the fill as a C cast: truncated
+    toward zero, as here, but wrapping around the type's range (300 is 44 in uint8),
+    where ndd saturates (255)."""
+    fill = np.float32(args["fill_value"])
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        fill = np.clip(np.trunc(fill), info.min, info.max)
+    return np.full(channels, fill, np.float32)
 
 
 def _distortion_gpu_plan(op, mode, transform):
-    """The ``MapPlan`` of a sample for the GPU kernel of ``op()``: ``transform(rows,
-    columns, args)`` gives its map parameters (float32) for ``mode``."""
+    """The ``MapPlan`` of a sample (``plan(shape, dtype, args)``) for the GPU kernel of
+    ``op()``: ``transform(rows, columns, args)`` gives its map parameters (float32) for
+    ``mode``."""
 
-    def plan(shape, args):
+    def plan(shape, dtype, args):
         axes = _image_axes(op(), args[INPUT_LAYOUT], len(shape))
         channels = shape[axes.channel] if axes.channel is not None else 1
         interp = int(args["interp_type"] == DALIInterpType.INTERP_LINEAR)
-        fills = _distortion_fills(args, channels)
+        fills = _distortion_fills(args, channels, dtype)
         if not args["mask"]:
             return MapPlan(axes, None, None, fills, interp)
         return MapPlan(axes, mode, transform(shape[axes.height], shape[axes.width], args), fills, interp)
@@ -904,7 +924,7 @@ def _distortion_kernel(op, maps):
         work = x if target.type in _KERNEL_TYPES else x.astype(np.float32)
         out = np.empty(work.shape, work.dtype)
         src_frames, dst_frames = _frames(work, axes), _frames(out, axes)
-        fills = _distortion_fills(args, src_frames.shape[3])
+        fills = _distortion_fills(args, src_frames.shape[3], target)
         linear = args["interp_type"] == DALIInterpType.INTERP_LINEAR
         for f in range(src_frames.shape[0]):
             warp_mapped(
@@ -1115,7 +1135,7 @@ def _jitter_draw(generator, x, args):
     half = degree // 2
     # Integer moves in [-nDegree/2, nDegree/2], then the centre of the source pixel.
     base_y, base_x = np.mgrid[0:rows, 0:columns].astype(np.float32) + np.float32(0.5)
-    fills = np.full(src_frames.shape[3], args["fill_value"], np.float32)
+    fills = _distortion_fills(args, src_frames.shape[3], x.dtype)
     linear = args["interp_type"] == DALIInterpType.INTERP_LINEAR
     for f in range(frames):
         moves = generator.integers(0, degree, size=(2, rows, columns)).astype(np.float32) - np.float32(half)

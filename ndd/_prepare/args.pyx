@@ -97,7 +97,9 @@ cdef class Arg:
             return np.asarray(value)
         if kind == "int":
             value = _scalar(value)
-            if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, bool):  # as in the reference: flip(horizontal=True) is 1
+                return int(value)
+            if not isinstance(value, int):
                 if isinstance(value, float) and value.is_integer():
                     return int(value)
                 self._fail(op, "an integer", value)

@@ -43,6 +43,8 @@ def make_inputs():
         "gray": (_image(20, 28, 1, 3), "HWC"),
         "hw": (_image(20, 28, 1, 4)[..., 0], "HW"),
         "nolayout": (_image(10, 12, 3, 5), ""),
+        "wide": (_image(12, 35, 1, 9), "HWC"),
+        "hwc5": (_image(9, 11, 5, 10), "HWC"),
     }
     batch = [_image(20, 28, 3, 6), _image(15, 31, 3, 7), _image(26, 18, 3, 8)]
     same = [(np.arange(6 * 8 * 3).reshape(6, 8, 3) % 250 + 1 + 3 * i).astype(np.uint8) for i in range(3)]
@@ -60,7 +62,7 @@ def _kwargs(raw):
     out = {}
     for key, value in raw.items():
         if isinstance(value, dict) and "per_sample" in value:
-            dtype = np.int32 if value.get("int") else np.float32
+            dtype = np.int32 if value.get("int") else np.bool_ if value.get("bool") else np.float32
             out[key] = ndd.batch([np.asarray(v, dtype=dtype) for v in value["per_sample"]])
         elif isinstance(value, dict) and "dtype" in value:
             out[key] = getattr(ndd, value["dtype"])
@@ -472,6 +474,37 @@ def compose_cases():
     return cases
 
 
+def later_cases():
+    """Cases recorded after the first set, kept last so that the earlier case names stay."""
+    cases = []
+    add = lambda op, inp, **kw: cases.append((op, inp, kw))  # noqa: E731
+    cmn = "crop_mirror_normalize"
+    # Window starts near halves: the position is single precision, the product double.
+    for pos in (0.02, 0.06, 0.14, 0.7, 0.9):
+        add("crop", "wide", crop=[10, 10], crop_pos_x=pos)
+        add(cmn, "wide", crop=[10, 10], crop_pos_x=pos, output_layout="HWC")
+    # The input's own type is an output type too.
+    add("crop", "hwc_i16", crop=[5, 5], dtype={"dtype": "int16"})
+    add("crop", "hwc_i16", crop=[5, 5], dtype={"dtype": "int32"})
+    # pad_output pads the channels to a power of two.
+    add(cmn, "gray", pad_output=True)
+    add(cmn, "dhwc", pad_output=True)
+    add(cmn, "hwc5", pad_output=True, mean=[10.0], std=[3.0])
+    add(
+        cmn,
+        "hwc5",
+        pad_output=True,
+        output_layout="HWC",
+        crop=[12, 9],
+        out_of_bounds_policy="pad",
+        fill_values=[1, 2, 3, 4, 5, 6, 7, 8],
+    )
+    add("paste", "hwc", ratio=3.0, fill_value=[0], paste_x=-0.01)
+    add("paste", "hwc", ratio=3.0, fill_value=[0], paste_y=1.05)
+    add("flip", "batch", horizontal={"per_sample": [True, False, True], "bool": True})
+    return cases
+
+
 def run(cases, inputs, batches, values, records):
     for op, inp, kw in cases:
         name = f"case{len(records)}"
@@ -516,7 +549,7 @@ def main():
         for i, s in enumerate(samples):
             values[f"input_{key}_{i}"] = s
     records = []
-    run(crop_cases() + compose_cases(), inputs, batches, values, records)
+    run(crop_cases() + compose_cases() + later_cases(), inputs, batches, values, records)
     meta = {
         "inputs": {k: {"layout": lay} for k, (_, lay) in inputs.items()},
         "batches": {k: {"layout": lay, "size": len(s)} for k, (s, lay) in batches.items()},

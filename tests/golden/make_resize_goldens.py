@@ -209,6 +209,13 @@ def resize_cases():
         ("u8_3d", {"sizes": [3, 5], "axes": [0, 1], "dtype": "FLOAT"}),
         ("f32_2d", {"sizes": [5, 7], "scales": [1, 1]}),
         ("f32_2d", {}),
+        # The axes left out keep their extent in the mode's common scale (and are resized by it).
+        ("f32_2d", {"sizes": [20], "axes": [1], "mode": "not_smaller"}),
+        ("f32_2d", {"sizes": [7], "axes": [1], "mode": "not_larger"}),
+        ("u8_3d", {"sizes": [4], "axes": [1], "mode": "not_larger"}),
+        ("u8_3d", {"sizes": [3, 16], "axes": [0, 1], "mode": "not_smaller"}),
+        ("u8_3d", {"sizes": [12, 0], "axes": [0, 1]}),
+        ("u8_3d", {"sizes": [12, 0], "axes": [0, 1], "mode": "stretch"}),
     ):
         add(inp, op="tensor_resize", **kw)
     return cases

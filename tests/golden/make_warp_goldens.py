@@ -67,6 +67,12 @@ AFFINE = [
     ("gray", {"matrix": [0.9, -0.2, 1.5, 0.25, 1.1, -2]}),
     ("seq", {"matrix": sum(ROT, []), "fill_value": 9}),
     ("odd", {"matrix": [1, 0, 0.5, 0, 1, 0.5], "size": [15, 21]}),
+    # Fill values outside the output type's range or fractional: stored in the type first.
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "fill_value": 300}),
+    ("rgb", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "fill_value": -5.5}),
+    ("gray", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "fill_value": 100.6}),
+    ("i16", {"matrix": [1, 0, 2.5, 0, 1, -1.25], "fill_value": 100.5}),
+    ("i16", {"matrix": sum(ROT, []), "fill_value": -40000}),
 ]
 
 ROTATE = [("rgb", {"angle": a}) for a in (0, 1, 10, 30, 45, 60, 89.5, 90, 135, 180, -30, 270, 333.3)] + [
@@ -83,6 +89,9 @@ ROTATE = [("rgb", {"angle": a}) for a in (0, 1, 10, 30, 45, 60, 89.5, 90, 135, 1
     ("seq", {"angle": 25}),
     ("odd", {"angle": 12}),
     ("odd", {"angle": 180}),
+    ("rgb", {"angle": 30, "fill_value": 300}),
+    ("gray", {"angle": 30, "fill_value": 100.6}),
+    ("i16", {"angle": -20, "fill_value": 40000}),
 ]
 
 H1 = [[1, 0.1, 0.5], [0.05, 1, 0], [0.01, 0.02, 1]]
@@ -134,6 +143,11 @@ PERSPECTIVE = (
         ("rgb", {"matrix": H1, "interp_type": CUBIC, "border_mode": "reflect_101", "pixel_origin": "center"}),
         ("float", {"matrix": H2, "interp_type": CUBIC, "fill_value": [3]}),
         ("i16", {"matrix": H2, "border_mode": "replicate"}),
+        ("rgb", {"matrix": H1, "fill_value": [300, -5, 100.6]}),
+        ("u16", {"matrix": H2, "fill_value": [70000]}),
+        # Fractional sizes round (half away from zero), to at least 1.
+        ("rgb", {"matrix": H1, "size": [7.6, 8.5]}),
+        ("rgb", {"matrix": H1, "size": [0.4, 3]}),
     ]
 )
 
@@ -156,6 +170,9 @@ DISTORTIONS = [
     ("sphere", "gray", {}),
     ("sphere", "float", {"interp_type": LINEAR}),
     ("sphere", "rgb", {"mask": 0}),
+    # Fractional fills are truncated in an integer type (out-of-range ones diverge: ndd saturates).
+    ("water", "gray", {"ampl_x": 3, "ampl_y": 2, "fill_value": 100.6, "interp_type": LINEAR}),
+    ("sphere", "odd", {"fill_value": 77.9}),
 ]
 
 LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC", "vol": "DHWC"}

@@ -102,6 +102,14 @@ def test_sequence_rearrange_per_sample_orders():
         (lambda x: ndd.erase(x, anchor=[1, 2], shape=[2, 3], fill_value=[1, 2]), "ndd.erase: 'fill_value'"),
         (lambda x: ndd.paste(x, ratio=0.5, fill_value=[0]), "ndd.paste: 'ratio' must be at least 1"),
         (lambda x: ndd.paste(x, ratio=2, fill_value=[0, 1]), "ndd.paste: 'fill_value'"),
+        (
+            lambda x: ndd.paste(x, ratio=3, fill_value=[0], paste_x=-0.01),
+            r"ndd.paste: 'paste_x' must be within",
+        ),
+        (
+            lambda x: ndd.paste(x, ratio=3, fill_value=[0], paste_y=1.05),
+            r"ndd.paste: 'paste_y' must be within",
+        ),
         (lambda x: ndd.grid_mask(x, tile=0), "ndd.grid_mask: 'tile' must be positive"),
         (lambda x: ndd.per_frame(x), "ndd.per_frame: the input layout must start with 'F'"),
     ],

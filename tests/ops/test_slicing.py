@@ -254,8 +254,20 @@ def test_slice_dtype_from_every_input_type(source, dtype):
 
 @pytest.mark.parametrize("dtype", [ndd.int16, ndd.int32, ndd.float64, ndd.bool])
 def test_slice_rejects_other_output_types(dtype):
-    with pytest.raises(ValueError, match="ndd.slice: 'dtype' must be one of u8, f16, f32"):
-        ndd.slice(numbered((4, 6)), start=[0, 0], dtype=dtype)
+    with pytest.raises(
+        ValueError, match=r"ndd.slice: 'dtype' must be one of u8, f16, f32 or the input's type \(u8\)"
+    ):
+        ndd.slice(numbered((4, 6), np.uint8), start=[0, 0], dtype=dtype)
+
+
+@pytest.mark.parametrize("op", ["slice", "crop"])
+@pytest.mark.parametrize("source", [np.int16, np.int32, np.uint16, np.float64])
+def test_the_input_type_is_an_output_type_of_slice_and_crop(op, source):
+    data = numbered((4, 6), source) - 3
+    window = {"slice": {"start": [1, 2], "shape": [2, 3], "axes": [0, 1]}, "crop": {"crop": [2, 3]}}[op]
+    got = getattr(ndd, op)(ndd.as_tensor(data, layout="HW"), dtype=ndd.dtype(source), **window)
+    assert np.asarray(got).dtype == source
+    np.testing.assert_array_equal(np.asarray(got), data[1:3, 2:5])
 
 
 def test_slice_output_dtype_is_a_deprecated_alias():
