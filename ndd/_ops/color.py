@@ -21,7 +21,10 @@ reference), or, beyond the reference, as a plain 1-D array of one value per fram
 The hue/saturation family is a 3x3 matrix in RGB space: the colour is taken to
 YIQ, where the hue turns the (I, Q) plane and the saturation scales it, and back
 with the exact inverse of the YIQ matrix (the reference's construction).
-``color_twist`` adds the brightness/contrast map on top.
+``color_twist`` adds the brightness/contrast map on top. Their ``image_type`` must be
+RGB: the reference takes BGR, GRAY or YCbCr there and still computes as for RGB
+(wrong colours), and with 1 or 4 channels returns garbage or crashes; ndd refuses
+these at the call.
 """
 
 import io
@@ -412,7 +415,10 @@ _RGB_TO_YCBCR = (
 )
 _YCBCR_OFFSET = np.array([16.0, 128.0, 128.0])
 _YCBCR_TO_RGB = np.linalg.inv(_RGB_TO_YCBCR)
-_GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114])
+# BT.601 luma in 15-bit fixed point, as the reference: (9798 R + 19235 G + 3735 B + 2^14) >> 15.
+# The float32 weighted sum of uint8 values with these weights is exact (23 significant
+# bits), so the kernels' float32 sum rounded half up gives those integers.
+_GRAY_WEIGHTS = np.array([9798.0, 19235.0, 3735.0]) / 32768.0
 _CHANNELS = {
     DALIImageType.RGB: 3,
     DALIImageType.BGR: 3,
@@ -606,7 +612,12 @@ def _equalize_prepare(ins, args):
     axes = image_axes(op, ins[0]._layout, ins[0].ndim, four_dims="FHWC")
     if axes.depth is not None:
         raise InvalidArgumentError(f"{op.qualname}: volumes are not supported, got layout {axes.layout!r}")
-    args["_frame"], args["_channel"] = axes.frame, axes.channel
+    args["_frame"], args["_channel"], args["_layout"] = axes.frame, axes.channel, axes.layout
+
+
+def _equalize_types(ins, args):
+    # An input without a layout gets the one it is read as (HW, HWC, FHWC), as in the reference.
+    return [(uint8, args["_layout"])]
 
 
 def _equalize_kernel(arrays, args):
@@ -629,6 +640,7 @@ EQUALIZE = Operator(
     "equalize",
     inputs=[Input("input", doc="uint8 images or videos (HW, HWC, CHW, FHW, FHWC, FCHW).")],
     prepare_args=_equalize_prepare,
+    infer_types=_equalize_types,
     infer_shape=_same_shape,
     kernel=_equalize_kernel,
     doc="Histogram-equalize uint8 images, each channel (and frame) on its own.",

@@ -65,6 +65,8 @@ def _erase_axes(args, layout, ndim):
             "ndd.erase: the input has no layout to find 'axis_names' in; give the layout or 'axes'"
         )
     names = args["axis_names"]
+    if names is None:  # as the reference: every axis but the channels (F, D, H, W)
+        return [a for a, ch in enumerate(layout) if ch != "C"]
     for ch in names:
         if ch not in layout:
             raise InvalidArgumentError(
@@ -147,8 +149,10 @@ ERASE = Operator(
         Arg(
             "axis_names",
             "layout",
-            "HW",
-            doc="Layout names of the dimensions the regions refer to.",
+            None,
+            doc="Layout names of the dimensions the regions refer to; by default every dimension but "
+            "the channels ('C'), in layout order: H and W of an image, F or D too of a sequence or "
+            "volume.",
             type_doc="str",
         ),
         Arg(

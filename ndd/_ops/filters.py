@@ -590,7 +590,9 @@ def _filter_types(ins, args):
             f"ndd.filter: the filter must have a floating-point type, got {ins[1]._dtype}"
         )
     types = _output_types(FILTER)(ins, args)
-    return [(types[0][0], args[INPUT_LAYOUT])]
+    # A 2-D input without a layout is filtered as HW but keeps no layout, as in the reference.
+    keeps_none = not ins[0]._layout and not args["_expand_frames"]
+    return [(types[0][0], ins[0]._layout if keeps_none else args[INPUT_LAYOUT])]
 
 
 def _per_frame(name, values_shape, args, shape):

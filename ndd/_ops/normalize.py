@@ -6,7 +6,9 @@ are accumulated in float64 and the output computed in float32; integer results
 round halves away from zero and saturate. As in the reference, ``epsilon`` is
 added to the variance (to the square of a given ``stddev`` too), a computed zero
 variance (or ``ddof`` >= the number of reduced elements) gives ``shift``, and a
-given zero ``stddev`` gives infinities.
+given zero ``stddev`` gives infinities. A constant sample has an exact mean here,
+so it gives ``shift``; the reference's float32 mean can be one unit in the last
+place off, and some constant samples (60 threes) give ``shift - scale`` there.
 """
 
 import numpy as np
@@ -58,6 +60,10 @@ def _prepare(ins, args):
                 )
     if axes is not None and not axes:
         raise InvalidArgumentError(f"{_QUALNAME}: 'axes' must name at least one axis")
+    if axes is not None and len(set(axes)) != len(axes):
+        # The reference gives neither reduction for a repeated axis, but numbers of no meaning.
+        name = "axis_names" if args["axis_names"] is not None else "axes"
+        raise InvalidArgumentError(f"{_QUALNAME}: '{name}' names an axis twice, got {args[name]!r}")
     args["_axes"] = axes
     if args["batch"]:
         for name in ("mean", "stddev"):

@@ -974,8 +974,9 @@ WATER = Operator(
         _distortion_args(
             _float_arg("ampl_x", 10.0, "Amplitude of the wave along x, in pixels."),
             _float_arg("ampl_y", 10.0, "Amplitude of the wave along y, in pixels."),
-            _float_arg("freq_x", 0.049087, "Frequency of the wave along x (radians per row)."),
-            _float_arg("freq_y", 0.049087, "Frequency of the wave along y (radians per column)."),
+            # 2 pi / 128, which the reference's schema prints as 0.049087.
+            _float_arg("freq_x", 2 * math.pi / 128, "Frequency of the wave along x (radians per row)."),
+            _float_arg("freq_y", 2 * math.pi / 128, "Frequency of the wave along y (radians per column)."),
             _float_arg("phase_x", 0.0, "Phase of the wave along x, in radians."),
             _float_arg("phase_y", 0.0, "Phase of the wave along y, in radians."),
         ),

@@ -502,6 +502,11 @@ def later_cases():
     add("paste", "hwc", ratio=3.0, fill_value=[0], paste_x=-0.01)
     add("paste", "hwc", ratio=3.0, fill_value=[0], paste_y=1.05)
     add("flip", "batch", horizontal={"per_sample": [True, False, True], "bool": True})
+    # Without axis_names, erase works on every axis but C: F or D too.
+    for inp in ("fhwc", "dhwc"):
+        add("erase", inp, anchor=[1, 2, 3], shape=[2, 5, 4])
+        add("erase", inp, anchor=[1, 2], shape=[2, 5])
+        add("erase", inp, anchor=[1, 2], shape=[2, 5], axis_names="HW")
     return cases
 
 

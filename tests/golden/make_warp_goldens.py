@@ -38,6 +38,7 @@ def images():
         "planar": rgb.transpose(2, 0, 1),
         "u16": rgb.astype(np.uint16) * 200,
         "i16": rgb.astype(np.int16) * 100 - 12000,
+        "ramp": (np.arange(400) % 256).reshape(10, 40, 1).astype(np.uint8),
         "vol": np.clip(
             np.mgrid[0:6, 0:9, 0:11].sum(0)[..., None] * [9, 5] + rng.integers(0, 5, (6, 9, 11, 2)), 0, 255
         ).astype(np.uint8),
@@ -173,6 +174,8 @@ DISTORTIONS = [
     # Fractional fills are truncated in an integer type (out-of-range ones diverge: ndd saturates).
     ("water", "gray", {"ampl_x": 3, "ampl_y": 2, "fill_value": 100.6, "interp_type": LINEAR}),
     ("sphere", "odd", {"fill_value": 77.9}),
+    # The default frequencies (2 pi / 128) decide where the wave crosses zero.
+    ("water", "ramp", {}),
 ]
 
 LAYOUTS = {"planar": "CHW", "gray2d": "HW", "seq": "FHWC", "vol": "DHWC"}

@@ -121,6 +121,13 @@ def _gaussian_1d(sigma, size):
     return g / g.sum()
 
 
+@pytest.mark.parametrize("layout", [None, "HW"])
+def test_filter_keeps_the_layout_of_two_dimensional_data_or_its_absence(layout):
+    image = np.arange(30, dtype=np.float32).reshape(5, 6)
+    out = ndd.filter(ndd.tensor(image, layout=layout), np.ones((3, 3), np.float32))
+    assert out.layout == layout
+
+
 def test_gaussian_blur_of_an_impulse_is_the_outer_product_of_gaussian_windows():
     image = np.zeros((15, 17), np.float32)
     image[7, 8] = 1

@@ -71,6 +71,8 @@ def test_integer_output_rounds_half_away_and_saturates():
         ({"axes": [3]}, "'axes'"),
         ({"axes": []}, "'axes'"),
         ({"axis_names": "D"}, "'axis_names'"),
+        ({"axes": [1, 1]}, "'axes' names an axis twice"),
+        ({"axis_names": "HWH"}, "'axis_names' names an axis twice"),
         ({"dtype": ndd.float64}, "'dtype'"),
         ({"mean": np.zeros((2, 2, 3))}, "'mean'"),
     ],
