@@ -428,15 +428,19 @@ def _slice_prepare(qualname, ins, args):
 
 
 def _slice_axes(axes, axis_names):
-    """Indices into (H, W, C) of the sliced dimensions, in the order of the values."""
+    """Indices into (H, W) of the sliced dimensions, in the order of the values. As in
+    the reference, the window is over the image's rows and columns only: axes count
+    in 2 dimensions (-1 is W) and 'C' is no axis name."""
     if axes is not None and list(axes) != [1, 0]:
-        chosen = [a + 3 if a < 0 else a for a in axes]
-    else:
-        chosen = ["HWC".index(c) if c in "HWC" else -1 for c in axis_names]
-        if -1 in chosen:
-            raise ValueError(f"'axis_names' must name dimensions of 'HWC', got {axis_names!r}")
-    if any(not 0 <= a < 3 for a in chosen) or len(set(chosen)) != len(chosen):
-        raise ValueError(f"'axes' must be distinct dimensions of an HWC image, got {list(axes)}")
+        chosen = [a + 2 if a < 0 else a for a in axes]
+        if any(not 0 <= a < 2 for a in chosen) or len(set(chosen)) != len(chosen):
+            raise ValueError(
+                f"'axes' must be distinct dimensions of the (H, W) image (0, 1, -2 or -1), got {list(axes)}"
+            )
+        return chosen
+    chosen = ["HW".index(c) if c in "HW" else -1 for c in axis_names]
+    if -1 in chosen or len(set(chosen)) != len(chosen):
+        raise ValueError(f"'axis_names' must name distinct dimensions of 'HW', got {axis_names!r}")
     return chosen
 
 
@@ -454,7 +458,6 @@ def _values_per_axis(name, values, count):
 
 
 def _slice_window(qualname, size, data, args, index):
-    extents = (size[0], size[1], 1 << 30)
     axes = _slice_axes(args["axes"], args["axis_names"])
     start = [0.0, 0.0]
     end = [float(size[0]), float(size[1])]
@@ -467,9 +470,7 @@ def _slice_window(qualname, size, data, args, index):
         scale_anchor = args["normalized_anchor"] and args["_anchor"].dtype.kind == "f"
         scale_shape = args["normalized_shape"] and args["_shape_input"].dtype.kind == "f"
     for i, d in enumerate(axes):
-        if d == 2:
-            continue  # channels are always all decoded
-        extent = extents[d]
+        extent = size[d]
         if positional:
             lo = anchor[i] * extent if scale_anchor else float(anchor[i])
             hi = lo + (shape[i] * extent if scale_shape else float(shape[i]))
@@ -506,8 +507,9 @@ _SLICE_ARGS = [
         "int_list",
         [1, 0],
         per_sample=True,
-        doc="Dimensions of the HWC image that the window values refer to, in their order; the "
-        "default [1, 0] means (x, y). Used instead of ``axis_names`` when given.",
+        doc="Dimensions of the (H, W) image that the window values refer to, in their order "
+        "(negative ones count from W: -1 is W); the default [1, 0] means (x, y). Used instead of "
+        "``axis_names`` when given.",
         type_doc="list of int",
     ),
     Arg(
@@ -786,8 +788,9 @@ def _decode_npy(data, args):
     target = (args["dtype"] or args["_file_dtype"]).numpy
     if values.dtype == target:
         return np.array(values, order="C")
-    # As ``cast``: floats round half away from zero, values saturate.
-    return np.ascontiguousarray(cast_array(values, target))
+    # As ``cast``: floats round half away from zero, values saturate. (asarray keeps a
+    # 0-D array 0-D, where ascontiguousarray would make it 1-D.)
+    return np.asarray(cast_array(values, target), order="C")
 
 
 def _numpy_kernel(arrays, args):
@@ -795,6 +798,28 @@ def _numpy_kernel(arrays, args):
         return _decode_npy(arrays[0], args)
     except ValueError as exc:
         raise ValueError(f"ndd.decoders.numpy: {exc}") from exc
+
+
+def _numpy_batch_kernel(inputs, sample_args, batch_size, ctx):
+    """The samples decoded on the thread pool; a batch needs them all of one rank."""
+    data = inputs[0]
+    samples = data if isinstance(data, list) else [data] * batch_size
+
+    def one(i):
+        try:
+            return _decode_npy(samples[i], sample_args[i])
+        except ValueError as exc:
+            raise ValueError(f"ndd.decoders.numpy (sample {i}): {exc}") from exc
+
+    arrays = ctx.thread_pool.map(one, range(batch_size))
+    ranks = [a.ndim for a in arrays]
+    if len(set(ranks)) > 1:
+        other = next(i for i, r in enumerate(ranks) if r != ranks[0])
+        raise ValueError(
+            f"ndd.decoders.numpy: the arrays of a batch must have the same number of dimensions; "
+            f"sample 0 has {ranks[0]}, sample {other} has {ranks[other]}"
+        )
+    return [arrays]
 
 
 NUMPY = Operator(
@@ -814,6 +839,7 @@ NUMPY = Operator(
     prepare_args=_numpy_prepare,
     infer_types=_numpy_types,
     kernel=_numpy_kernel,
+    batch_kernel=_numpy_batch_kernel,
     doc="Decode the contents of .npy files into arrays.\n\n"
     "Little-endian bool, integer and float arrays of any shape, C or Fortran order, are "
     "accepted. Without ``dtype``, the headers are read in the call (waiting for the input "

@@ -30,22 +30,19 @@ import threading
 import numpy as np
 
 from ..types import DALIImageType
-from .gpu_segments import SampleOutputs, args_per_sample, cuda, launch_segments, unsupported
+from .gpu_segments import SampleOutputs, args_per_sample, cuda, unsupported
 from .image_codec import ImageDecodeError
 
 __all__ = ["GpuImageDecoder", "make_decoder"]
 
 # The output types decoded on the GPU, as nvImageCodec's (color spec, sample format) names.
-# GRAY is decoded as RGB and weighted on the GPU as the CPU does (nvImageCodec's
-# gray is the JPEG's luma plane, up to 11 levels away from the CPU's).
+# GRAY is the JPEG's luma plane, as the CPU decodes it (and the reference).
 _FORMATS = {
     DALIImageType.RGB: ("SRGB", "I_RGB"),
     DALIImageType.BGR: ("SRGB", "I_BGR"),
-    DALIImageType.GRAY: ("SRGB", "I_RGB"),
+    DALIImageType.GRAY: ("GRAY", "I_Y"),
     DALIImageType.ANY_DATA: ("UNCHANGED", "I_UNCHANGED"),
 }
-# The CPU's weights of R, G and B in GRAY (image_codec._GRAY_WEIGHTS).
-_GRAY_WEIGHTS = (0.299, 0.587, 0.114)
 
 _decoders = {}
 _decoders_lock = threading.Lock()
@@ -180,8 +177,6 @@ class GpuImageDecoder:
         for image, window, shape, offset in zip(images, windows, shapes, out.offsets, strict=True):
             _copy_window(image, window, shape, out.base.ptr + offset, stream)
         _keep_until_copied(images, device_id, stream)
-        if args["output_type"] == DALIImageType.GRAY:
-            return [_to_gray(out, shapes, batch_size, device_id, stream)]
         return [out.result]
 
     def _raise(self, errors, images, windows, sample_args, batch_size, device_id, stream):
@@ -196,8 +191,7 @@ class GpuImageDecoder:
             shape = (window[2], window[3], _layout_of(image)[3][2])
             out = SampleOutputs([shape], np.dtype(np.uint8), False, device_id, stream)
             _copy_window(image, window, shape, out.base.ptr, stream)
-            gray = sample_args[0]["output_type"] == DALIImageType.GRAY
-            decoded.append(_to_gray(out, [shape], -1, device_id, stream) if gray else out.result)
+            decoded.append(out.result)
         _keep_until_copied(images, device_id, stream)
         first = failed[0]
         where = self.describe(sample_args[first], None if batch_size < 0 else first)
@@ -243,33 +237,3 @@ def _keep_until_copied(images, device_id, stream):
     from .._cuda.streams import Event
 
     _in_flight.append((Event(device_id).record(stream.handle), [i for i in images if i is not None]))
-
-
-def _to_gray(rgb, shapes, batch_size, device_id, stream):
-    """The GRAY batch of decoded RGB samples (``rgb``: SampleOutputs of ``shapes``),
-    with the colour kernel of kernels/image.cu."""
-    from .gpu_image import COLOR_HALF_UP, COLOR_MATRIX, MODULE
-
-    device_array = cuda()[0]
-    gray_shapes = [(h, w, 1) for h, w, _ in shapes]
-    out = SampleOutputs(gray_shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
-    rows = []
-    for (h, w, _), in_offset, out_offset in zip(shapes, rgb.offsets, out.offsets, strict=True):
-        rows += [in_offset, out_offset, h * w, 3, 1, 0, COLOR_MATRIX, COLOR_HALF_UP]
-    most = max((h * w for h, w, _ in shapes), default=0)
-    if most:
-        params = np.array((0.0, 0.0, 0.0, *_GRAY_WEIGHTS, 0.0), np.float32)
-        table = device_array.DeviceArray.from_host(params, device_id, stream)
-        launch_segments(
-            device_id,
-            MODULE,
-            "color_u8_to_u8",
-            256,
-            stream,
-            rows,
-            8,
-            most,
-            (rgb.base.ptr, out.base.ptr),
-            (table.ptr,),
-        )
-    return out.result

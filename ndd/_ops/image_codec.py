@@ -34,6 +34,7 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   conversion, so only its pixels are converted and copied.
 """
 
+import functools
 import io
 import threading
 import zlib
@@ -144,7 +145,13 @@ def open_image(data):
     the header is read; for most JPEGs, a ``_JpegHeader`` standing for it."""
     raw = np.ascontiguousarray(data).reshape(-1)
     header = _jpeg_header(raw)
-    return header if header is not None else Image.open(io.BytesIO(raw))
+    if header is not None:
+        return header
+    image = Image.open(io.BytesIO(raw))
+    # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; only its tile, which loading
+    # clears (getexif loads a PNG), says what is stored: 2 channels, as ANY_DATA gives.
+    image.ndd_gray_alpha16 = image.format == "PNG" and bool(image.tile) and image.tile[0][3] == "LA;16B"
+    return image
 
 
 def orientation(image):
@@ -156,13 +163,43 @@ def orientation(image):
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
+# The inverse of each EXIF orientation (a rotation by 90 degrees undoes the one by 270).
+_INVERSE_ORIENTATION = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6}
+
+
+@functools.cache
+def _pillow_orients_tiffs():
+    """Whether Pillow applies a TIFF's orientation tag itself (Pillow 13 does: its
+    size is the oriented one and loading transposes the pixels)."""
+    exif = Image.Exif()
+    exif[_ORIENTATION_TAG] = 6
+    stream = io.BytesIO()
+    Image.new("L", (3, 2)).save(stream, "TIFF", exif=exif)
+    return Image.open(stream).size == (2, 3)
+
+
+def _pillow_orientation(image):
+    """The orientation Pillow applies on loading ``image`` (1: none); read before it loads."""
+    if getattr(image, "format", None) != "TIFF" or not _pillow_orients_tiffs():
+        return 1
+    return orientation(image)
+
+
+def _stored_size(image):
+    """(width, height) of the image as stored, before any orientation."""
+    width, height = image.size
+    return (height, width) if _pillow_orientation(image) in _TRANSPOSING else (width, height)
+
+
 def oriented_size(image, orient):
     """(height, width) of ``image`` once oriented."""
-    width, height = image.size
+    width, height = _stored_size(image)
     return (width, height) if orient in _TRANSPOSING else (height, width)
 
 
 def _native_channels(image):
+    if getattr(image, "ndd_gray_alpha16", False):
+        return 2
     mode = image.mode
     if mode in ("L", "I", "I;16", "I;16B", "I;16L", "I;16N", "1", "F"):
         return 1
@@ -170,8 +207,6 @@ def _native_channels(image):
         return 4 if mode == "PA" else 2
     if mode in ("RGBA", "RGBa"):
         return 4
-    if mode == "P":
-        return 4 if "transparency" in image.info else 3
     return 3
 
 
@@ -316,18 +351,23 @@ _IN_PLACE_JPEG = _check_in_place_decoding()
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+# Channels of the 16-bit PNG colour types read here: RGB, gray + alpha, RGBA.
+_PNG16_CHANNELS = {2: 3, 4: 2, 6: 4}
+
+
 def _png_rgb16(image, data):
-    """The pixels of a 16-bit RGB or RGBA PNG at full depth, (H, W, C) uint16; None
-    for other images, which Pillow reads exactly (it reads these at 8 bits)."""
+    """The pixels of a 16-bit RGB, gray+alpha or RGBA PNG at full depth, (H, W, C)
+    uint16; None for other images, which Pillow reads exactly (it reads these at 8
+    bits)."""
     if image.format != "PNG":
         return None
     raw = np.ascontiguousarray(data).reshape(-1)
-    # The IHDR chunk comes first: bit depth, colour type (2: RGB, 6: RGBA), interlace.
+    # The IHDR chunk comes first: bit depth, colour type, interlace.
     header = raw[:29].tobytes()
     if len(header) < 29 or not header.startswith(_PNG_SIGNATURE) or header[12:16] != b"IHDR":
         return None
     depth, colour, interlace = header[24], header[25], header[28]
-    if depth != 16 or colour not in (2, 6) or interlace != 0:
+    if depth != 16 or colour not in _PNG16_CHANNELS or interlace != 0:
         return None
     raw = raw.tobytes()
     pos, compressed = len(_PNG_SIGNATURE), []
@@ -341,7 +381,7 @@ def _png_rgb16(image, data):
         pos += 12 + length
     filtered = np.frombuffer(zlib.decompress(b"".join(compressed)), np.uint8)
     width, height = image.size
-    channels = 4 if colour == 6 else 3
+    channels = _PNG16_CHANNELS[colour]
     rows = np.empty((height, width * channels * 2), np.uint8)
     unfilter_png(filtered, rows, channels * 2)
     return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
@@ -373,15 +413,19 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
     libjpeg-turbo's fast integer IDCT, which only simplejpeg offers."""
     if image.format not in _JPEG_FORMATS or image.mode not in ("RGB", "L"):
         return None
+    gray = output_type == DALIImageType.GRAY
     if (
         not fast_idct
+        and not gray
         and box is not None
         and image.mode == "RGB"
         and _IN_PLACE_JPEG
         and box[3] <= _PARTIAL_DECODE * image.size[1]
     ):
         return None  # Pillow decodes only the rows down to the window: less work
-    if image.mode == "L" and output_type not in (DALIImageType.RGB, DALIImageType.BGR):
+    if gray and image.mode == "RGB":
+        colorspace = "GRAY"  # the stored luma, as the reference (not one from upsampled RGB)
+    elif image.mode == "L" and output_type not in (DALIImageType.RGB, DALIImageType.BGR):
         colorspace = "GRAY"  # GRAY, ANY_DATA and YCbCr start from the single channel
     elif image.mode == "RGB" and output_type == DALIImageType.BGR:
         colorspace = "BGR"
@@ -404,7 +448,7 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
         return None
     if values.ndim == 2:
         values = values[:, :, None]
-    return values, output_type in (DALIImageType.RGB, DALIImageType.BGR)
+    return values, output_type in (DALIImageType.RGB, DALIImageType.BGR) or gray
 
 
 def _pixels(image, box, data):
@@ -428,9 +472,14 @@ def _pixels(image, box, data):
         if mode == "I":
             values = np.clip(values, 0, 65535)
         return values.astype(np.uint16)[:, :, None]
+    if mode == "CMYK":
+        # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's conversion rounds).
+        cmyk = np.asarray(image.crop(box) if box is not None else image).astype(np.uint16)
+        ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
+        return (ink // 255).astype(np.uint8)
     if mode not in ("RGB", "RGBA", "L", "LA"):
         if mode == "P":
-            target = "RGBA" if "transparency" in image.info else "RGB"
+            target = "RGB"  # the reference leaves out a palette's transparency (tRNS)
         elif mode == "PA":
             target = "RGBA"
         elif mode in ("1", "F"):
@@ -450,11 +499,11 @@ def _to_rgb(values):
     return values[:, :, :3]
 
 
-def _to_gray(values, is_png):
+def _to_gray(values, fixed_point):
     if values.shape[2] <= 2:
         return values[:, :, :1]
     rgb = values[:, :, :3]
-    if is_png and rgb.dtype == np.uint8:
+    if fixed_point and rgb.dtype == np.uint8:
         r, g, b = (rgb[:, :, k].astype(np.uint32) for k in range(3))
         wr, wg, wb = _PNG_GRAY_WEIGHTS
         return ((r * wr + g * wg + b * wb) >> 15).astype(np.uint8)[:, :, None]
@@ -469,21 +518,21 @@ def _to_ycbcr(values, dtype):
     offsets 1/16 and 1/2 of (maximum + 1)."""
     rgb = _to_rgb(values)
     if dtype == np.uint8 or dtype.kind == "f":
-        normalized = rgb.astype(np.float32) / np.float32(_top(rgb.dtype))
+        normalized = rgb.astype(np.float32) * (np.float32(1) / np.float32(_top(rgb.dtype)))
         offset = _YCBCR_OFFSET_8BIT if dtype == np.uint8 else _YCBCR_OFFSET
         return normalized @ _YCBCR_MATRIX.T + offset
     top = _top(dtype)
     scaled = _scale(rgb, dtype).astype(np.float32)
     ycbcr = scaled @ _YCBCR_MATRIX.T + _YCBCR_OFFSET * np.float32(top + 1)
-    return np.clip(np.rint(ycbcr), 0, top).astype(dtype)
+    return _saturate(ycbcr, dtype)
 
 
-def _convert(values, output_type, dtype, is_png):
+def _convert(values, output_type, dtype, fixed_point_gray):
     """The colour conversion; integer values at the source's depth, or floats in [0, 1]."""
     if output_type == DALIImageType.ANY_DATA:
         return values
     if output_type == DALIImageType.GRAY:
-        return _to_gray(values, is_png)
+        return _to_gray(values, fixed_point_gray)
     if output_type == DALIImageType.YCbCr:
         return _to_ycbcr(values, dtype)
     rgb = _to_rgb(values)
@@ -501,14 +550,23 @@ def _scale(values, dtype):
         return np.ascontiguousarray(values)
     if dtype == np.uint16 and values.dtype == np.uint8:
         return values.astype(np.uint16) * np.uint16(257)
-    # Single precision, as the reference: int32 results keep only 24 significant bits.
+    # Single precision, as the reference: times the reciprocal of the source's maximum
+    # (127 of uint8 is 0.49803925, one unit in the last place above 127 / 255), then
+    # times the target's, so int32 results keep only 24 significant bits.
     scaled = values.astype(np.float32)
     if values.dtype.kind != "f":
-        scaled /= np.float32(_top(values.dtype))
+        scaled *= np.float32(1) / np.float32(_top(values.dtype))
     scaled *= np.float32(_top(dtype))
     if dtype.kind == "f":
         return scaled.astype(dtype)
-    return np.clip(np.rint(scaled), 0, _top(dtype)).astype(dtype)
+    return _saturate(scaled, dtype)
+
+
+def _saturate(values, dtype):
+    """Float ``values`` rounded and saturated to the integer ``dtype``. The bounds are
+    applied in double precision: float32 has no int32 or uint32 maximum (2**31 - 1
+    rounds up to 2**31, which the cast would wrap)."""
+    return np.clip(np.rint(values.astype(np.float64)), 0, _top(dtype)).astype(dtype)
 
 
 def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=False):
@@ -532,18 +590,26 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
     """
     box = None
     if window is not None:
-        width, height = image.size
+        width, height = _stored_size(image)
         box = _source_box(orient, window, height, width)
         if window[2] == 0 or window[3] == 0:
             channels = channel_count(image, output_type)
             return np.zeros((window[2], window[3], channels), dtype)
+    applied = _pillow_orientation(image)
     fast = _jpeg_pixels(image, box, data, output_type, fast_idct)
     if fast is not None:
         values, converted = fast
+    elif applied != 1:
+        # Back to the stored pixels, which the orientation and the window refer to.
+        values, converted = _orient(_pixels(image, None, data), _INVERSE_ORIENTATION[applied]), False
+        if box is not None:
+            left, upper, right, lower = box
+            values = values[upper:lower, left:right]
     else:
         if isinstance(image, _JpegHeader):
             image = Image.open(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
         values, converted = _pixels(image, box, data), False
     if not converted:
-        values = _convert(values, output_type, dtype, image.format == "PNG")
+        # PNG and CMYK JPEG gray is the reference's 15-bit fixed-point luma, rounded down.
+        values = _convert(values, output_type, dtype, image.format == "PNG" or image.mode == "CMYK")
     return _scale(_orient(values, orient), dtype)

@@ -172,6 +172,35 @@ def record_numpy_cases():
         CASES.append({"id": case_id, "op": "numpy", "array": name, "kwargs": kwargs, "expected": expected})
 
 
+def record_later_cases():
+    """Cases recorded after the first set (on image_samples.LATER_SAMPLE_NAMES), kept last
+    so that the earlier case ids stay."""
+    for dtype in ("UINT8", "INT16", "INT32", "UINT32", "FLOAT"):
+        record("image", "png_ramp", {"dtype": dtype})
+    for dtype in ("INT32", "UINT32"):
+        record("image", "png_ramp", {"dtype": dtype, "output_type": "YCbCr"})
+    for dtype in ("UINT8", "UINT16", "FLOAT"):
+        for output_type in ("RGB", "GRAY"):
+            record("image", "png_gray_alpha16", {"dtype": dtype, "output_type": output_type})
+    for name in ("tiff_exif3", "tiff_exif6"):
+        for adjust in (True, False):
+            record("image", name, {"adjust_orientation": adjust})
+            record("peek_image_shape", name, {"adjust_orientation": adjust})
+        record("image_crop", name, {"crop": [10, 7], "crop_pos_x": 0.2, "crop_pos_y": 0.9})
+    for output_type in ("GRAY", "RGB", "YCbCr"):
+        record("image", "jpeg_stripes_420", {"output_type": output_type})
+    record("image_crop", "jpeg_stripes_420", {"crop": [8, 9], "output_type": "GRAY"})
+    for image_type in ("RGB", "ANY_DATA"):
+        record("image", "png_palette_trns", {"output_type": image_type})
+        record("peek_image_shape", "png_palette_trns", {"image_type": image_type})
+    for output_type in ("RGB", "GRAY"):
+        record("image", "jpeg_cmyk", {"output_type": output_type})
+    for axes in ([-1, -2], [-2, -1], [-2, -3], [2]):
+        record("image_slice", "png_rgb", {"start": [2, 5], "shape": [4, 6], "axes": axes})
+    for names in ("HW", "WC", "C"):
+        record("image_slice", "png_rgb", {"start": [2, 5], "shape": [4, 6], "axis_names": names})
+
+
 def main():
     names = image_samples.SAMPLE_NAMES
     for name in names:
@@ -276,6 +305,7 @@ def main():
         )
 
     record_numpy_cases()
+    record_later_cases()
     with open(os.path.join(HERE, "decoder_cases.json"), "w") as f:
         json.dump(
             {"reference_version": dali.__version__, "signatures": signatures(), "cases": CASES}, f, indent=1

@@ -6,7 +6,8 @@ interpreter): both rebuild exactly the same encoded bytes from these recipes, so
 goldens store only what the reference decoded. Other tests may import it for
 ready-made encoded images.
 
-``encoded(name)`` gives the bytes of one named sample; ``SAMPLE_NAMES`` lists them.
+``encoded(name)`` gives the bytes of one named sample; ``SAMPLE_NAMES`` and
+``LATER_SAMPLE_NAMES`` list them.
 Every recipe depends only on numpy and Pillow with fixed seeds and settings.
 """
 
@@ -21,6 +22,7 @@ __all__ = [
     "HEIGHT",
     "WIDTH",
     "SAMPLE_NAMES",
+    "LATER_SAMPLE_NAMES",
     "EXIF_ORIENTATIONS",
     "encoded",
     "pixels",
@@ -83,8 +85,8 @@ def _filter_rows(rows, pixel_bytes, kinds):
 
 
 def png_rgb16(array, filters=(0,)):
-    """A 16-bit RGB or RGBA PNG of ``array`` (uint16, H x W x 3 or 4), which Pillow
-    cannot write; rows use the PNG filter types ``filters`` in turn."""
+    """A 16-bit gray+alpha, RGB or RGBA PNG of ``array`` (uint16, H x W x 2, 3 or 4),
+    which Pillow cannot write; rows use the PNG filter types ``filters`` in turn."""
     height, width, channels = array.shape
     rows = np.frombuffer(array.astype(">u2").tobytes(), np.uint8).reshape(height, width * channels * 2)
     raw = _filter_rows(rows, channels * 2, filters)
@@ -93,7 +95,7 @@ def png_rgb16(array, filters=(0,)):
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
 
-    colour = 6 if channels == 4 else 2
+    colour = {2: 4, 3: 2, 4: 6}[channels]  # PNG colour types: gray+alpha, RGB, RGBA
     header = struct.pack(">IIBBBBB", width, height, 16, colour, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
@@ -175,9 +177,58 @@ for _orientation in EXIF_ORIENTATIONS:
 SAMPLE_NAMES = tuple(_RECIPES)
 
 
+def _ramp():
+    """Every 8-bit value, white included: a 16 x 16 RGB image of 0..255."""
+    return Image.fromarray(np.repeat(np.arange(256, dtype=np.uint8).reshape(16, 16, 1), 3, axis=2))
+
+
+def _gray_alpha16():
+    """A 16-bit gray+alpha PNG (Pillow writes none): gray 0, 7, 14, ..., alpha its mirror."""
+    gray = (np.arange(HEIGHT * WIDTH, dtype=np.uint32) * 7 % 65536).astype(np.uint16).reshape(HEIGHT, WIDTH)
+    return png_rgb16(np.stack([gray, 65535 - gray], axis=-1))
+
+
+def _tiff_oriented(orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return _save(_rgb(), "TIFF", exif=exif)
+
+
+def _stripes():
+    """Red and blue columns one pixel wide: their luma and the luma of their upsampled
+    chroma differ most."""
+    columns = np.where(np.arange(WIDTH) % 2 == 0, 0, 1)
+    colours = np.array([[255, 0, 0], [0, 0, 255]], np.uint8)
+    return Image.fromarray(np.repeat(colours[columns][None], HEIGHT, axis=0))
+
+
+def _palette_with_transparency():
+    image = _rgb().quantize(16, dither=Image.Dither.NONE)
+    return _save(image, "PNG", transparency=3)
+
+
+def _cmyk():
+    return _save(Image.fromarray(pixels(channels=4, seed=5), "CMYK"), "JPEG", quality=90)
+
+
+# Samples added after the first goldens; not in SAMPLE_NAMES, so that the goldens
+# recorded over SAMPLE_NAMES keep their case ids.
+_LATER_RECIPES = {
+    "png_ramp": lambda: _save(_ramp(), "PNG"),
+    "png_gray_alpha16": _gray_alpha16,
+    "tiff_exif3": lambda: _tiff_oriented(3),
+    "tiff_exif6": lambda: _tiff_oriented(6),
+    "jpeg_stripes_420": lambda: _save(_stripes(), "JPEG", quality=90, subsampling=2),
+    "png_palette_trns": _palette_with_transparency,
+    "jpeg_cmyk": _cmyk,
+}
+LATER_SAMPLE_NAMES = tuple(_LATER_RECIPES)
+
+
 def encoded(name):
     """The encoded bytes of sample ``name`` as a uint8 numpy array."""
-    return np.frombuffer(_RECIPES[name](), dtype=np.uint8)
+    recipe = _RECIPES.get(name) or _LATER_RECIPES[name]
+    return np.frombuffer(recipe(), dtype=np.uint8)
 
 
 def npy_recipe(name):
