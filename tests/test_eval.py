@@ -121,6 +121,20 @@ def test_eager_error_surfaces_at_use_naming_operator_and_call_site():
     np.testing.assert_array_equal(np.asarray(x + 1), [2, 3])
 
 
+@pytest.mark.parametrize("mode", ["eager", "deferred"])
+def test_an_inputs_error_is_told_once_naming_the_operator_that_failed(mode):
+    with getattr(ndd.EvalMode, mode):
+        x = ndd.tensor([1, 2])
+        y = x // 0  # the failing line
+        line = sys._getframe().f_lineno - 1
+        z = (y + 1) * 2
+    with pytest.raises(ZeroDivisionError) as info:
+        z.evaluate()
+    message = str(info.value)
+    assert message.count("An error happened during") == 1
+    assert "of operator //" in message and f"{os.path.basename(__file__)}:{line}" in message
+
+
 def test_deferred_error_message():
     with ndd.EvalMode.deferred:
         y = ndd.tensor([1]) % 0

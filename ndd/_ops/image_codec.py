@@ -41,7 +41,7 @@ import zlib
 
 import numpy as np
 import simplejpeg
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from .._cpu.pixels import pack_three_channels, unfilter_png
 from ..types import DALIImageType
@@ -147,7 +147,14 @@ def open_image(data):
     header = _jpeg_header(raw)
     if header is not None:
         return header
-    image = Image.open(io.BytesIO(raw))
+    try:
+        image = Image.open(io.BytesIO(raw))
+    except UnidentifiedImageError:  # Pillow's message names its stream object, not the data
+        start = raw[:8].tobytes()
+        raise ValueError(
+            f"not an image in a format it reads (JPEG, PNG, BMP, TIFF, WebP, JPEG 2000, PNM, ...): "
+            f"{raw.size} bytes starting {start!r}"
+        ) from None
     # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; only its tile, which loading
     # clears (getexif loads a PNG), says what is stored: 2 channels, as ANY_DATA gives.
     image.ndd_gray_alpha16 = image.format == "PNG" and bool(image.tile) and image.tile[0][3] == "LA;16B"

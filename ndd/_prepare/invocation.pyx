@@ -251,6 +251,9 @@ def raise_run_error(Invocation inv):
     """Raise the run-phase error of ``inv`` as an exception of the same type that
     names the operator and the user's call site, chained to the original."""
     err = inv.error
+    if getattr(err, "ndd_from_call", False):
+        # An input's error, already naming its operator and call: said once, not nested.
+        raise err
     when = "deferred evaluation" if inv.deferred else "asynchronous execution"
     where = ""
     if inv.call_site is not None:
@@ -260,6 +263,7 @@ def raise_run_error(Invocation inv):
         wrapped = type(err)(message)
     except Exception:
         wrapped = RuntimeError(message)
+    wrapped.ndd_from_call = True
     raise wrapped from err
 
 

@@ -510,8 +510,16 @@ def test_corrupt_sample_keeps_the_other_samples():
 )
 def test_undecodable_tensor_raises_when_used(data):
     out = ndd.decoders.image(ndd.tensor(data))
-    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode"):
+    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode") as info:
         np.asarray(out)
+    assert "BytesIO" not in str(info.value)  # Pillow's stream object means nothing to the user
+
+
+def test_data_of_no_known_format_is_described_by_its_first_bytes():
+    with pytest.raises(
+        RuntimeError, match=r"not an image in a format it reads .*: 11 bytes starting b'GIF87xyz'"
+    ):
+        np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(b"GIF87xyz123", np.uint8))))
 
 
 def test_reader_error_names_the_file_and_the_reader_goes_on(tmp_path):
