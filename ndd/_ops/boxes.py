@@ -19,6 +19,7 @@ from .._cpu import box_matching as _box_matching
 from .._types import float32, int32
 from .gpu_boxes import GpuBbFlip, GpuBoxEncoder, GpuCoordFlip
 from .schema import Arg, Input, Operator
+from .warp import rotated_size
 
 _ONE = np.float32(1.0)
 _HALF = np.float32(0.5)
@@ -182,6 +183,14 @@ def _coord_layout(qualname, layout, ndim_points):
         )
     if set(layout) - set(_COORD_AXES) or len(set(layout)) != len(layout):
         raise ValueError(f"{qualname}: 'layout' must be made of distinct 'x', 'y', 'z', got {layout!r}")
+    # As in the reference, 1-, 2- and 3-D points live in x, xy and xyz space: a
+    # layout such as 'yz' for 2-D points is refused rather than read as a plane.
+    missing = [axis for axis in _COORD_AXES[:ndim_points] if axis not in layout]
+    if missing:
+        raise ValueError(
+            f"{qualname}: 'layout' for {ndim_points}-D points must be an ordering of "
+            f"{_COORD_AXES[:ndim_points]!r}, got {layout!r} (no {' or '.join(map(repr, missing))})"
+        )
     return layout
 
 
@@ -250,8 +259,8 @@ COORD_FLIP = Operator(
             "layout",
             "layout",
             "",
-            doc="Order of the coordinates of a point, such as 'xy' or 'zyx'; "
-            "'x', 'xy' or 'xyz' by their count when empty.",
+            doc="Order of the coordinates of a point: an ordering of 'x', 'xy' or 'xyz' (by their "
+            "count), such as 'yx' or 'zyx'; that order when empty.",
             type_doc="str",
         ),
     ],
@@ -456,89 +465,96 @@ def _rotate_shape(shapes, args):
     return None
 
 
-def rotated_canvas(height, width, angle):
-    """The (height, width) of the canvas that holds an image rotated by ``angle``
-    degrees, as ``rotate`` makes it: the rotated extent rounded up (extents within
-    0.01 of an integer are taken as that integer), then grown by one where needed so
-    that its parity matches the input extent it comes from (the other one when the
-    nearest quarter turn is odd, 45 degrees counting as the next quarter turn), so
-    that the center stays on a pixel."""
-    theta = math.radians(angle)
-    cos, sin = abs(math.cos(theta)), abs(math.sin(theta))
-    out_w = math.ceil(width * cos + height * sin - 0.01)
-    out_h = math.ceil(width * sin + height * cos - 0.01)
-    quarter_turns = math.floor((angle + 45.0) / 90.0)
-    near_w, near_h = (height, width) if quarter_turns % 2 else (width, height)
-    out_w += (out_w - near_w) % 2
-    out_h += (out_h - near_h) % 2
-    return out_h, out_w
-
-
 def _rotation_geometry(args):
     """One sample's image (height, width), cosine and sine of the angle and canvas
-    (height, width)."""
+    (height, width), all float32 as the reference computes them: the angle is
+    converted to radians in float32 before its cosine and sine are taken."""
     layout = args["shape_layout"]
     shape = args["input_shape"]
     if len(shape) < len(layout):
         raise ValueError(
             f"{_ROTATE}: 'input_shape' {list(shape)} has fewer values than 'shape_layout' {layout!r}"
         )
-    height = float(shape[layout.index("H")])
-    width = float(shape[layout.index("W")])
-    theta = math.radians(args["angle"])
+    height = np.float32(shape[layout.index("H")])
+    width = np.float32(shape[layout.index("W")])
+    theta = float(np.float32(args["angle"]) * np.float32(math.pi / 180))
     size = args["size"]
+    if size and args["keep_size"]:
+        raise ValueError(f"{_ROTATE}: 'keep_size' and 'size' are mutually exclusive")
     if size:
         if len(size) != 2:
             raise ValueError(f"{_ROTATE}: 'size' must be the canvas (height, width), got {list(size)}")
         # Fractional sizes are truncated, as the reference does.
-        out_h, out_w = (float(math.trunc(v)) for v in size)
+        out_h, out_w = (np.float32(math.trunc(v)) for v in size)
     elif args["keep_size"]:
         out_h, out_w = height, width
     else:
-        out_h, out_w = (float(v) for v in rotated_canvas(height, width, args["angle"]))
-    return height, width, math.cos(theta), math.sin(theta), out_h, out_w
+        # The canvas rotate makes, whose parity rule decides ties at odd multiples of
+        # 45 degrees as the reference's bbox_rotate does too.
+        rotated = rotated_size(int(height), int(width), args["angle"])
+        out_h, out_w = (np.float32(v) for v in rotated)
+    return height, width, np.float32(math.cos(theta)), np.float32(math.sin(theta)), out_h, out_w
 
 
 def _rotate_rows(boxes, geometry, args):
     """Rotate boxes (float32 rows); ``geometry`` holds ``_rotation_geometry``'s values,
     each a number or a column with one value per box. Returns the rotated boxes and
-    which are kept."""
-    height, width, cos, sin, out_h, out_w = geometry
-    left, top = boxes[:, 0].astype(np.float64), boxes[:, 1].astype(np.float64)
-    right, bottom = boxes[:, 2].astype(np.float64), boxes[:, 3].astype(np.float64)
+    which are kept.
+
+    Everything is float32 in the reference's order of operations, so that near-ties
+    (the aspect test below at odd multiples of 45 degrees, the removal threshold) are
+    decided as the reference decides them."""
+    height, width, cos, sin, out_h, out_w = (np.asarray(v, np.float32) for v in geometry)
+    column = (lambda v: v[:, None]) if height.ndim else (lambda v: v)
+    left, top, right, bottom = boxes.T
     if args["bbox_layout"] == "xyWH":
         right, bottom = left + right, top + bottom
+    xs = np.stack([left, right, left, right], axis=1)
+    ys = np.stack([top, top, bottom, bottom], axis=1)
+    # Corners relative to the image center, in pixels.
     if args["bbox_normalized"]:
-        left, right = left * width, right * width
-        top, bottom = top * height, bottom * height
-    # Corners relative to the image center, rotated counter-clockwise on screen
-    # (y points down), then placed around the canvas center.
-    column = (lambda v: v[:, None]) if isinstance(width, np.ndarray) else (lambda v: v)
-    xs = np.stack([left, right, right, left], axis=1) - column(width / 2)
-    ys = np.stack([top, top, bottom, bottom], axis=1) - column(height / 2)
-    rx = xs * column(cos) + ys * column(sin) + column(out_w / 2)
-    ry = -xs * column(sin) + ys * column(cos) + column(out_h / 2)
+        xs = (xs - _HALF) * column(width)
+        ys = (ys - _HALF) * column(height)
+    else:
+        xs = xs - column(width / np.float32(2))
+        ys = ys - column(height / np.float32(2))
+    box_w, box_h = xs[:, 1] - xs[:, 0], ys[:, 2] - ys[:, 0]
+    # Rotated counter-clockwise on screen (y points down), then placed around the
+    # canvas center.
+    rx = (xs * column(cos) + ys * column(sin)) + column(out_w / np.float32(2))
+    ry = (-xs * column(sin) + ys * column(cos)) + column(out_h / np.float32(2))
     lo_x, hi_x = rx.min(axis=1), rx.max(axis=1)
     lo_y, hi_y = ry.min(axis=1), ry.max(axis=1)
     mode = args["mode"]
     if mode != "expand":
-        # 'fixed' keeps the box's own size about the rotated center; 'halfway' the mean of both sizes.
-        weight = 1.0 if mode == "fixed" else 0.5
-        half_w = (weight * (right - left) + (1 - weight) * (hi_x - lo_x)) / 2
-        half_h = (weight * (bottom - top) + (1 - weight) * (hi_y - lo_y)) / 2
-        cx, cy = (lo_x + hi_x) / 2, (lo_y + hi_y) / 2
-        lo_x, hi_x, lo_y, hi_y = cx - half_w, cx + half_w, cy - half_h, cy + half_h
+        # 'fixed' shrinks the enclosing box about its center to the box's own size,
+        # 'halfway' by half as much. The box's sides are swapped first when the
+        # rotation turned it on its side (the enclosing box's wider side is not the
+        # box's), which is what the reference tests.
+        encl_w, encl_h = hi_x - lo_x, hi_y - lo_y
+        turned = (box_w < box_h) ^ (encl_w < encl_h)
+        shrink_x = (encl_w - np.where(turned, box_h, box_w)) * _HALF
+        shrink_y = (encl_h - np.where(turned, box_w, box_h)) * _HALF
+        if mode == "halfway":
+            shrink_x, shrink_y = shrink_x * _HALF, shrink_y * _HALF
+        lo_x, hi_x = lo_x + shrink_x, hi_x - shrink_x
+        lo_y, hi_y = lo_y + shrink_y, hi_y - shrink_y
     area = (hi_x - lo_x) * (hi_y - lo_y)
-    lo_x, hi_x = np.clip(lo_x, 0, out_w), np.clip(hi_x, 0, out_w)
-    lo_y, hi_y = np.clip(lo_y, 0, out_h), np.clip(hi_y, 0, out_h)
+    zero = np.float32(0)
+    lo_x, hi_x = np.clip(lo_x, zero, out_w), np.clip(hi_x, zero, out_w)
+    lo_y, hi_y = np.clip(lo_y, zero, out_h), np.clip(hi_y, zero, out_h)
     inside = (hi_x - lo_x) * (hi_y - lo_y)
-    keep = ~(inside < args["remove_threshold"] * area)
+    # The kept fraction of the area, as a quotient: a box of no area (0 / 0) is
+    # removed whatever the threshold, as in the reference.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keep = inside / area >= np.float32(args["remove_threshold"])
     out = np.stack([lo_x, lo_y, hi_x, hi_y], axis=1)
     if args["bbox_layout"] == "xyWH":
         out[:, 2:] -= out[:, :2]
     if args["bbox_normalized"]:
-        out /= np.stack([out_w, out_h, out_w, out_h], axis=-1)
-    return out.astype(np.float32), keep
+        # Scaled by the reciprocals, as the reference does (not divided).
+        out *= np.stack([_ONE / out_w, _ONE / out_h, _ONE / out_w, _ONE / out_h], axis=-1)
+    return out, keep
 
 
 def _bbox_rotate_kernel(arrays, args):
@@ -613,7 +629,9 @@ BBOX_ROTATE = Operator(
             "expand",
             choices=("expand", "halfway", "fixed"),
             doc="'expand': the box enclosing the rotated box; 'fixed': the box's own size about its "
-            "rotated center; 'halfway': a size between the two.",
+            "rotated center, width and height swapped when the rotation turned the box on its side "
+            "(the enclosing box's longer side is not the box's); 'halfway': a size halfway between "
+            "the two.",
         ),
         Arg(
             "remove_threshold",

@@ -5,10 +5,17 @@ crops the boxes to it. The box arithmetic (``crop_boxes``) is deterministic and
 tested against windows the reference chose; the window search draws from the
 call's RNG, so its values differ from the reference's but obey the same rules.
 
+When ``scaling`` and ``aspect_ratio`` exclude each other no window can be
+drawn, so every attempt fails as in the reference: the result is no crop if a
+no-crop round (``allow_no_crop``) comes before the attempts run out, and
+otherwise an empty window (anchor and extent 0) with no boxes, with the warning
+of ``total_num_attempts``.
+
 Deliberate divergences from the reference:
 - Without ``total_num_attempts`` the reference may search forever when no window
   can satisfy the thresholds; here the search stops after 100000 attempts and
-  uses the best window found, with the same warning as ``total_num_attempts``.
+  uses the best window found (the empty window when none could be drawn), with
+  the same warning as ``total_num_attempts``.
 - ``roi_random_crop`` reports a ROI outside ``in_shape`` or a crop larger than
   ``in_shape`` at the call when the arguments are known then.
 """
@@ -407,6 +414,35 @@ def _shapes(args, plan):
     return input_shape, crop_shape
 
 
+def _rounds_without_windows(generator, nthresholds, num_attempts, limit, allow_no_crop, attempts):
+    """The rest of a search in which no window can be drawn (``scaling`` and
+    ``aspect_ratio`` exclude each other), after the ``attempts`` of the rounds before
+    and a threshold round that found no window: as in the reference each threshold
+    round spends ``num_attempts`` failed attempts, and a no-crop round (one choice
+    among the thresholds and no crop) ends the search if it comes while attempts
+    remain. Returns whether it does and the attempts made."""
+    attempts = min(attempts + num_attempts, limit)
+    rounds_left = -(-(limit - attempts) // num_attempts)
+    if allow_no_crop:
+        failed_rounds = int(generator.geometric(1.0 / (nthresholds + 1))) - 1
+        if failed_rounds < rounds_left:
+            return True, attempts + failed_rounds * num_attempts
+    return False, limit
+
+
+def _empty_window_outputs(boxes, labels, args):
+    """What the reference returns when its attempts ran out before any window was
+    drawn: a window of anchor and extent 0 that keeps no box."""
+    ndim = boxes.shape[1] // 2
+    kept = np.zeros(0, np.int32)
+    outputs = [np.zeros(ndim, np.float32), np.zeros(ndim, np.float32), np.zeros((0, 2 * ndim), np.float32)]
+    if labels is not None:
+        outputs.append(np.ascontiguousarray(labels[kept]))
+    if args["output_bbox_indices"]:
+        outputs.append(kept)
+    return tuple(outputs)
+
+
 def _random_bbox_crop(generator, arrays, args, plans):
     boxes = np.asarray(arrays[0], np.float32)
     labels = arrays[1]
@@ -440,7 +476,19 @@ def _random_bbox_crop(generator, arrays, args, plans):
     if status == _crop_windows.BAD_ASPECT_RATIO:
         raise plan.ratios_error
     if status == _crop_windows.NO_FITTING_SIZE:
-        raise ValueError(f"{_BBOX}: no window satisfies both 'scaling' and 'aspect_ratio'")
+        no_crop, attempts = _rounds_without_windows(
+            generator, len(plan.thresholds), num_attempts, limit, allow_no_crop, attempts
+        )
+        if not no_crop:
+            if not args["quiet"]:
+                warnings.warn(
+                    f"{_BBOX}: no window fits both 'scaling' and 'aspect_ratio', so none was found in "
+                    f"{attempts} attempts; using an empty window (no boxes)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            return _empty_window_outputs(boxes, labels, args)
+        start, size = np.zeros(ndim, np.float32), np.ones(ndim, np.float32)
     if status == _crop_windows.BEST_USED and not args["quiet"]:
         warnings.warn(
             f"{_BBOX}: no crop window satisfied the thresholds in {attempts} attempts; "
@@ -574,7 +622,8 @@ RANDOM_BBOX_CROP = Operator(
             "total_num_attempts",
             "int",
             -1,
-            doc="Stop after this many windows and use the best one (-1: keep searching).",
+            doc="Stop after this many windows and use the best one, or an empty window with no boxes "
+            "when none could be drawn (-1: keep searching).",
         ),
         RNG_ARG,
     ],

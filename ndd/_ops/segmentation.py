@@ -17,6 +17,7 @@ Deliberate divergences from the reference:
 
 import collections
 import hashlib
+import itertools
 import math
 import threading
 
@@ -209,9 +210,7 @@ def _class_setup(args):
     classes = args["classes"]
     weights = args["class_weights"]
     if weights is not None:
-        if classes is None:
-            classes = tuple(range(1, len(weights) + 1))
-        elif len(classes) != len(weights):
+        if classes is not None and len(classes) != len(weights):
             raise ValueError(
                 f"{_QUALNAME}: 'classes' and 'class_weights' must have the same length, "
                 f"got {len(classes)} and {len(weights)}"
@@ -223,6 +222,16 @@ def _class_setup(args):
     background = args["background"]
     if background is None:
         background = 0 if classes is None or 0 not in classes else min(classes) - 1
+    if classes is not None and background in classes:
+        raise ValueError(
+            f"{_QUALNAME}: 'classes' must not hold the background label {background} "
+            f"(see 'background'), got {list(classes)}"
+        )
+    if classes is None and weights is not None:
+        # Weights without classes are those of the labels 0, 1, 2, ... less the
+        # background, as in the reference (1, 2, ... for the default background).
+        labels = (label for label in itertools.count() if label != background)
+        classes = tuple(itertools.islice(labels, len(weights)))
     return classes, weights, background
 
 
@@ -311,7 +320,8 @@ RANDOM_OBJECT_BBOX = Operator(
             "int",
             None,
             per_sample=True,
-            doc="The background label: 0, or when ``classes`` holds 0, one less than its smallest class.",
+            doc="The background label: 0, or when ``classes`` holds 0, one less than its smallest class. "
+            "It must not be one of ``classes``.",
         ),
         Arg(
             "cache_objects",
@@ -324,8 +334,8 @@ RANDOM_OBJECT_BBOX = Operator(
             "float_list",
             None,
             per_sample=True,
-            doc="Relative probabilities of the classes in ``classes`` (1, 2, ... when ``classes`` "
-            "is not given).",
+            doc="Relative probabilities of the classes in ``classes``; without ``classes``, of the "
+            "labels 0, 1, 2, ... other than the background (1, 2, ... by default).",
             type_doc="list of float",
         ),
         Arg(

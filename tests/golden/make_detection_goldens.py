@@ -323,6 +323,93 @@ def rotations(rng):
     case("bbox_rotate", [boxes, labels.astype(np.int64)], angle=30.0, input_shape=[60, 80])
 
 
+def turned_rotations():
+    """bbox_rotate's 'fixed' and 'halfway' boxes when the rotation turns a box on its
+    side, the removal of boxes without area, and canvases at odd multiples of 45
+    degrees (where the canvas parity and the aspect test are near ties)."""
+    wide_tall = np.array([[0.1, 0.4, 0.5, 0.5], [0.6, 0.1, 0.7, 0.5]], np.float32)
+    labels = np.array([5, 6], np.int32)
+    for angle in (60.0, 90.0, 120.0, 240.0, -60.0, 45.0, -45.0, 135.0, 225.0, 315.0):
+        for mode in ("fixed", "halfway"):
+            for keep in (False, True):
+                case(
+                    "bbox_rotate",
+                    [wide_tall, labels],
+                    angle=angle,
+                    input_shape=[100, 100],
+                    mode=mode,
+                    keep_size=keep,
+                )
+    pixels = np.array([[10, 20, 50, 30], [5, 5, 100, 95]], np.float32)
+    for angle in (30.0, 60.0, 314.9, 46.0):
+        for mode in ("fixed", "halfway"):
+            case(
+                "bbox_rotate",
+                [pixels],
+                angle=angle,
+                input_shape=[100, 140],
+                bbox_normalized=False,
+                keep_size=True,
+                mode=mode,
+            )
+    case("bbox_rotate", [wide_tall], angle=100.0, input_shape=[60, 80], mode="fixed", bbox_layout="xyWH")
+    # No area, and inverted corners.
+    odd = np.array(
+        [[0.2, 0.2, 0.2, 0.5], [0.3, 0.3, 0.6, 0.6], [0.6, 0.5, 0.4, 0.7], [0.7, 0.7, 0.5, 0.5]], np.float32
+    )
+    for mode in ("expand", "fixed", "halfway"):
+        for angle in (0.0, 30.0, 90.0):
+            case(
+                "bbox_rotate",
+                [odd, np.arange(4, dtype=np.int32)],
+                angle=angle,
+                input_shape=[100, 100],
+                remove_threshold=0.0,
+                mode=mode,
+            )
+    corner = np.array([[1, 1, 2, 2]], np.float32)
+    for angle in (-315.0, -135.0, -45.0, 225.0, 315.0):
+        for shape in ([94, 41], [10, 11], [12, 15]):
+            case("bbox_rotate", [corner], angle=angle, input_shape=shape, bbox_normalized=False)
+
+
+def coord_flip_layouts():
+    """Layouts that leave out an axis the points have."""
+    p1 = np.array([[0.25], [0.6]], np.float32)
+    p2 = np.array([[0.2, 0.3], [0.7, 0.1]], np.float32)
+    case("coord_flip", [p1], layout="y")
+    case("coord_flip", [p2], layout="yz")
+    case("coord_flip", [p2], layout="yz", flip_x=0)
+    case("coord_flip", [p2], layout="xz", flip_y=1)
+    case("coord_flip", [p2], layout="zy")
+
+
+def object_classes_and_background():
+    """random_object_bbox's classes against the background label; calls with one outcome."""
+    rng = ndd.random.RNG(seed=0)
+    obj = "segmentation.random_object_bbox"
+    ones = np.ones((6, 8), np.int32)
+    ones[1:3, 2:5] = 2
+    case(obj, [ones], background=1, classes=[1, 2], rng=rng)
+    case(obj, [ones], background=1, classes=[2, 1], class_weights=[1.0, 1.0], rng=rng)
+    case(obj, [ones], background=1, class_weights=[1.0, 1.0], output_class=True, rng=rng)
+    case(obj, [ones], classes=[0, 2], background=0, rng=rng)
+    labels = np.ones((6, 12), np.int32)
+    labels[0, 0] = 0
+    labels[2, 2:4] = 2
+    labels[4, 6:9] = 3
+    labels[1, 10] = 4
+    for background, weights in (
+        (1, [1.0, 0.0, 0.0, 0.0]),
+        (1, [0.0, 1.0, 0.0, 0.0]),
+        (1, [0.0, 0.0, 0.0, 1.0]),
+        (3, [0.0, 0.0, 0.0, 1.0]),
+        (-1, [1.0, 0.0]),
+        (0, [1.0, 0.0]),
+    ):
+        case(obj, [labels], background=background, class_weights=weights, output_class=True, rng=rng)
+
+
 OPERATORS = [
     "bb_flip",
     "bbox_paste",
@@ -362,6 +449,10 @@ def main():
     random_segmentation()
     bbox_crop_windows(rng)
     rotations(rng)
+    # Added later: kept last so that the cases above keep their array keys.
+    turned_rotations()
+    coord_flip_layouts()
+    object_classes_and_background()
     (HERE / "detection_reference.json").write_text(
         json.dumps({"signatures": signatures(), "cases": CASES}, indent=1) + "\n"
     )

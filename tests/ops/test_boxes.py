@@ -50,6 +50,20 @@ def test_coord_flip_rejects_a_layout_that_does_not_fit_the_points():
         ndd.coord_flip(np.zeros((2, 3), np.float32), layout="xy")
 
 
+@pytest.mark.parametrize(
+    ("dims", "layout", "expected"), [(1, "y", "'x'"), (2, "yz", "'xy'"), (2, "xz", "'xy'"), (2, "zy", "'xy'")]
+)
+def test_coord_flip_layout_must_order_the_axes_of_the_points(dims, layout, expected):
+    # 1-, 2- and 3-D points live in x, xy and xyz space, as in the reference; an
+    # axis left out is an error even when it is not flipped.
+    points = np.zeros((2, dims), np.float32)
+    message = (
+        rf"ndd.coord_flip: 'layout' for {dims}-D points must be an ordering of {expected}, got '{layout}'"
+    )
+    with pytest.raises(ValueError, match=message):
+        ndd.coord_flip(points, layout=layout, flip_x=0)
+
+
 def test_coord_flip_flips_only_the_chosen_axes_about_their_centers():
     points = np.array([[0.1, 0.2, 0.3]], np.float32)
     out = np.asarray(ndd.coord_flip(points, flip_x=0, flip_y=1, center_y=1.0))
@@ -77,8 +91,8 @@ def test_box_encoder_with_offsets_and_no_boxes_gives_zeros():
 
 @pytest.mark.parametrize("case", cases("bbox_rotate"), ids=case_id)
 def test_bbox_rotate_matches_reference(case):
-    # Pixel boxes are within float32 rounding of the reference; normalized ones too.
-    replay(case, rtol=2e-6, atol=2e-6)
+    # float32 in the reference's order of operations: exact, near ties included.
+    replay(case)
 
 
 def test_bbox_rotate_four_quarter_turns_give_the_boxes_back():
@@ -99,6 +113,60 @@ def test_bbox_rotate_removes_labels_with_their_boxes():
     assert np.asarray(out).shape == (1, 4)
 
 
+@pytest.mark.parametrize("mode", ["fixed", "halfway"])
+@pytest.mark.parametrize("angle", [30.0, 60.0, 90.0, 120.0, 150.0, 240.0, 300.0, -60.0])
+def test_bbox_rotate_fixed_and_halfway_sizes_follow_the_turned_box(mode, angle):
+    # A 20 x 5 pixel box near the center of a 100 x 100 image (the canvas kept):
+    # 'fixed' keeps its size, its sides swapped when the rotation is nearer a quarter
+    # turn than a half turn; 'halfway' lies halfway to the enclosing box; both are
+    # centered on the rotated center.
+    box = np.array([[40.0, 45.0, 60.0, 50.0]], np.float32)
+    theta = np.radians(angle)
+    c, s = np.cos(theta), np.sin(theta)
+    cx, cy = 50.0 - 50.0, 47.5 - 50.0
+    center = np.array([cx * c + cy * s + 50.0, -cx * s + cy * c + 50.0])
+    w, h = 20.0, 5.0
+    enclosing = np.array([w * abs(c) + h * abs(s), w * abs(s) + h * abs(c)])
+    size = np.array([h, w] if abs(s) > abs(c) else [w, h])
+    if mode == "halfway":
+        size = (size + enclosing) / 2
+    out = np.asarray(
+        ndd.bbox_rotate(
+            box, angle=angle, input_shape=[100, 100], bbox_normalized=False, keep_size=True, mode=mode
+        )
+    )
+    np.testing.assert_allclose(out[0], np.concatenate([center - size / 2, center + size / 2]), atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("mode", "angle"), [("expand", 0.0), ("expand", 90.0), ("fixed", 30.0), ("halfway", 0.0)]
+)
+def test_bbox_rotate_removes_boxes_without_area_whatever_the_threshold(mode, angle):
+    # As the reference: the kept fraction of a box without area is 0 / 0, never kept.
+    boxes = np.array([[0.2, 0.2, 0.2, 0.5], [0.3, 0.3, 0.6, 0.6]], np.float32)
+    _, kept = ndd.bbox_rotate(
+        boxes,
+        np.array([1, 2], np.int32),
+        angle=angle,
+        input_shape=[100, 100],
+        mode=mode,
+        remove_threshold=0.0,
+    )
+    assert np.asarray(kept).tolist() == [2]
+
+
+@pytest.mark.parametrize("angle", [-315.0, -135.0, -45.0, 45.0, 135.0, 225.0, 315.0])
+@pytest.mark.parametrize("shape", [(94, 41), (10, 11), (12, 15)])
+def test_bbox_rotate_canvas_is_the_one_rotate_makes(angle, shape):
+    # The whole image, rotated, is centered on the canvas that rotate gives the image.
+    height, width = shape
+    canvas = np.asarray(ndd.rotate(np.zeros((height, width, 1), np.uint8), angle=angle)).shape
+    whole = np.array([[0.0, 0.0, width, height]], np.float32)
+    out = np.asarray(ndd.bbox_rotate(whole, angle=angle, input_shape=[height, width], bbox_normalized=False))
+    center = (out[0, :2] + out[0, 2:]) / 2
+    np.testing.assert_allclose(center, [canvas[1] / 2, canvas[0] / 2], atol=1e-3)
+
+
 def test_bbox_rotate_argument_errors():
     boxes = np.zeros((1, 4), np.float32)
     with pytest.raises(ValueError, match=r"ndd.bbox_rotate: 'mode' must be one of"):
@@ -107,6 +175,8 @@ def test_bbox_rotate_argument_errors():
         ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], remove_threshold=1.0)
     with pytest.raises(ValueError, match=r"'bbox_layout' must be 'xyXY' or 'xyWH'"):
         ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], bbox_layout="XYxy")
+    with pytest.raises(ValueError, match=r"ndd.bbox_rotate: 'keep_size' and 'size' are mutually exclusive"):
+        np.asarray(ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], keep_size=True, size=[6, 6]))
 
 
 @pytest.mark.parametrize("op", ["bb_flip", "bbox_paste", "bbox_rotate", "box_encoder", "coord_flip"])

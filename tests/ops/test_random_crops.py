@@ -10,6 +10,7 @@ false-alarm rate, on seeded RNGs).
 """
 
 import math
+import warnings
 from statistics import NormalDist
 
 import numpy as np
@@ -201,6 +202,62 @@ def test_best_window_is_used_with_a_warning_when_attempts_run_out():
             rng=ndd.random.RNG(seed=2),
         )
         outputs(result)
+
+
+# Relative extents in [0.5, 0.8] have width / height in [0.625, 1.6], never in [1.7, 1.8].
+UNFITTING = dict(scaling=[0.5, 0.8], aspect_ratio=[1.7, 1.8])
+BOXES_3D = np.array([[0.1, 0.1, 0.1, 0.3, 0.4, 0.5], [0.5, 0.5, 0.2, 0.9, 0.8, 0.7]], np.float32)
+
+
+@pytest.mark.parametrize("boxes", [BOXES, BOXES_3D], ids=["2d", "3d"])
+def test_unfitting_scaling_and_aspect_ratio_give_an_empty_window_when_attempts_run_out(boxes):
+    # The reference draws no window at all and keeps the one it started from:
+    # anchor and extent 0, no boxes (with a warning).
+    ndim = boxes.shape[1] // 2
+    with pytest.warns(RuntimeWarning, match=r"no window fits both 'scaling' and 'aspect_ratio'"):
+        anchor, shape, cropped, labels, indices = outputs(
+            ndd.random_bbox_crop(
+                boxes,
+                LABELS[: len(boxes)].reshape(-1, 1),
+                scaling=UNFITTING["scaling"],
+                aspect_ratio=UNFITTING["aspect_ratio"] * (1 if ndim == 2 else 3),
+                allow_no_crop=False,
+                total_num_attempts=20,
+                output_bbox_indices=True,
+                rng=ndd.random.RNG(seed=1),
+            )
+        )
+    np.testing.assert_array_equal(anchor, np.zeros(ndim, np.float32))
+    np.testing.assert_array_equal(shape, np.zeros(ndim, np.float32))
+    assert cropped.dtype == np.float32 and cropped.shape == (0, 2 * ndim)
+    assert labels.dtype == np.int32 and labels.shape == (0, 1)
+    assert indices.dtype == np.int32 and indices.shape == (0,)
+
+
+def test_unfitting_scaling_and_aspect_ratio_give_no_crop_once_a_no_crop_round_comes():
+    # Without a limit on the attempts, a no-crop round always comes: the whole image.
+    anchor, shape, boxes = ndd.random_bbox_crop(
+        ndd.batch([BOXES] * 40), **UNFITTING, rng=ndd.random.RNG(seed=5)
+    )
+    for a, s, b in zip(anchor, shape, boxes, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), [0.0, 0.0])
+        np.testing.assert_array_equal(np.asarray(s), [1.0, 1.0])
+        np.testing.assert_array_equal(np.asarray(b), BOXES)
+
+
+def test_unfitting_scaling_and_aspect_ratio_give_no_crop_as_often_as_a_no_crop_round_comes_in_time():
+    # 4 attempts of 2 per round: two rounds, each no crop with probability 1/4 (one
+    # choice among three thresholds and no crop), as in the reference; quietly.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, shape = _windows(
+            500, **UNFITTING, thresholds=[0.1, 0.3, 0.5], num_attempts=2, total_num_attempts=4, quiet=True
+        )
+    whole = int(np.sum(np.all(shape == 1, axis=1)))
+    assert whole + int(np.sum(np.all(shape == 0, axis=1))) == 500
+    expected = 500 * np.array([1 - (3 / 4) ** 2, (3 / 4) ** 2])
+    counts = np.array([whole, 500 - whole])
+    assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(1)
 
 
 def test_outputs_labels_and_indices_of_the_kept_boxes():

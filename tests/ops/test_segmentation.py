@@ -213,6 +213,67 @@ def test_random_object_bbox_cache_gives_the_same_objects():
         )
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(background=1, classes=[1, 2]),
+        dict(background=1, classes=[2, 1], class_weights=[1.0, 1.0]),
+        dict(background=0, classes=[0, 2]),
+    ],
+)
+def test_random_object_bbox_classes_must_not_hold_the_background(kwargs):
+    background = kwargs["background"]
+    message = (
+        rf"ndd.segmentation.random_object_bbox: 'classes' must not hold the background label {background}"
+    )
+    with pytest.raises(ValueError, match=message):
+        np.asarray(random_object_bbox(MASK, format="box", **kwargs))
+
+
+# Label 1 everywhere but one pixel of 0 and one object each of 2 and 3.
+LABELED = np.ones((6, 12), np.int32)
+LABELED[0, 0] = 0
+LABELED[2, 2:4] = 2
+LABELED[4, 6:9] = 3
+
+
+@pytest.mark.parametrize(
+    ("background", "weights", "label"),
+    [
+        (1, [1.0, 0.0, 0.0], 0),
+        (1, [0.0, 1.0, 0.0], 2),
+        (1, [0.0, 0.0, 1.0], 3),
+        (0, [1.0, 0.0], 1),
+        (0, [0.0, 1.0], 2),
+        (2, [0.0, 0.0, 1.0], 3),
+    ],
+)
+def test_random_object_bbox_weights_without_classes_are_those_of_the_labels_but_the_background(
+    background, weights, label
+):
+    # As in the reference: the weights go to the labels 0, 1, 2, ... skipping the background.
+    rng = ndd.random.RNG(seed=6)
+    for _ in range(10):
+        *_, chosen = _as_list(
+            random_object_bbox(
+                LABELED, background=background, class_weights=weights, output_class=True, rng=rng
+            )
+        )
+        assert int(chosen) == label
+
+
+def test_random_object_bbox_weights_never_choose_the_background_as_a_class():
+    # Background 1 everywhere but one object of 2: the weights are those of 0 (absent) and 2.
+    mask = np.ones((6, 8), np.int32)
+    mask[1:3, 2:5] = 2
+    rng = ndd.random.RNG(seed=7)
+    for _ in range(30):
+        box = np.asarray(
+            random_object_bbox(mask, background=1, class_weights=[1.0, 1.0], format="box", rng=rng)
+        )
+        assert box.tolist() == [1, 2, 3, 5]
+
+
 def test_random_object_bbox_rejects_a_probability_outside_0_1():
     with pytest.raises(ValueError, match=r"'foreground_prob' must be in \[0, 1\]"):
         np.asarray(random_object_bbox(MASK, foreground_prob=1.5, format="box"))
