@@ -215,6 +215,29 @@ def test_batch_permutation_without_fixed_points(batch_size):
         assert all(v != i for i, v in enumerate(draw))
 
 
+def _cycle_lengths(order):
+    seen, lengths = set(), []
+    for start in range(len(order)):
+        length, i = 0, start
+        while i not in seen:
+            seen.add(i)
+            i = order[i]
+            length += 1
+        if length:
+            lengths.append(length)
+    return lengths
+
+
+def test_batch_permutation_without_fixed_points_draws_single_cycles_evenly():
+    # As the reference: of the 9 derangements of 4 samples, only the 6 that are one cycle.
+    counts = {}
+    for draw in _draws(1200, 4, no_fixed_points=True):
+        assert _cycle_lengths(draw) == [4]
+        counts[tuple(draw)] = counts.get(tuple(draw), 0) + 1
+    assert len(counts) == 6
+    assert all(150 <= c <= 250 for c in counts.values())
+
+
 def test_batch_permutation_with_repetitions():
     draws = _draws(50, 6, allow_repetitions=True)
     assert all(0 <= v < 6 for d in draws for v in d)

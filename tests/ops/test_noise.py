@@ -98,6 +98,13 @@ def test_shot_noise_is_poisson(dtype):
     assert np.all(out % 3 == 0)
 
 
+def test_shot_noise_without_a_factor_counts_events_of_12_as_the_reference_runs():
+    out = np.asarray(ndd.noise.shot(ndd.tensor(np.full((300, 300), 120, np.float32)), rng=_rng()))
+    # 12 * Poisson(10): every value a multiple of 12, mean 120, variance 144 * 10.
+    assert np.all(out % 12 == 0)
+    assert abs(out.mean() - 120) < 0.5 and abs(out.var() - 1440) < 50
+
+
 def test_shot_negative_input_and_zero_factor():
     x = np.array([-5.0, 0.0, 2.5], np.float32)
     np.testing.assert_array_equal(
