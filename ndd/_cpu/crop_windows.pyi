@@ -1,8 +1,9 @@
 import numpy as np
 
 FOUND: int
+NO_CROP: int
 BEST_USED: int
-NO_FITTING_SIZE: int
+NONE_DRAWN: int
 BAD_ASPECT_RATIO: int
 
 def search_window(

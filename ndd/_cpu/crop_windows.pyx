@@ -2,23 +2,32 @@
 """random_bbox_crop's search for one sample: drawing candidate windows, judging
 them against the boxes, and cropping the boxes to the window chosen.
 
-Windows are tried in order and the first one that meets its threshold and keeps
-a box wins. Arithmetic is float32 where the numpy helpers of
-``ndd/_ops/random_crops.py`` (``crop_metric``) use float32, and float64 where
-numpy's ``Generator`` does.
+The search follows the reference's rules. Each round draws a threshold (or, with
+``allow_no_crop``, no crop) and spends ``num_attempts`` attempts, all of them
+counting towards ``total_num_attempts`` (checked between rounds). An attempt
+draws the window's relative extents, in pixels when an image shape is given;
+fixed aspect ratios (min == max) set the extents one from another in a random
+order and scale them so the largest is the largest drawn; an attempt whose
+ratios are then out of range is spent without a window. The reference goes
+through all attempts of a round and ends with its last window that meets the
+threshold (the round succeeds when it keeps a box), or else with the best one
+judged so far; attempts being alike, the first such window is as likely as the
+last, so the round stops there. Extents and ratios are float32, as the
+reference's.
 
-The draws go straight to the numpy generator's bit generator and reproduce,
-value for value and in the same order, what ``Generator.integers`` (Lemire's
-bounded 32-bit method), ``Generator.uniform`` (``low + (high - low) * u``) and
-their array forms would draw: the windows depend only on the seed, not on this
-module.
+The draws go straight to the numpy generator's bit generator: integers as
+``Generator.integers`` draws them (Lemire's bounded 32-bit method), and
+uniform values from ``Generator.random()`` values, rounded to float32 and
+scaled in float32 as the reference's are (the rate of fixed-ratio attempts
+that rounding puts out of range depends on it). The windows depend only on the
+seed, not on this module.
 """
 
 import numpy as np
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport UINT32_MAX, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 
 cdef extern from "numpy/random/bitgen.h":
@@ -33,17 +42,15 @@ cdef extern from "numpy/random/bitgen.h":
 cdef enum:
     # What search_window reports about its window.
     _FOUND = 1
+    _NO_CROP = 2
     _BEST_USED = 0
-    _NO_FITTING_SIZE = -1
+    _NONE_DRAWN = -1
     _BAD_ASPECT_RATIO = -2
-    # Draws of a window's extents before 'scaling' and 'aspect_ratio' are declared incompatible.
-    _SIZE_TRIES = 10000
-    # Rounds (a threshold each, or no crop) drawn together.
-    _ROUNDS_AT_ONCE = 8
 
 FOUND = _FOUND
+NO_CROP = _NO_CROP
 BEST_USED = _BEST_USED
-NO_FITTING_SIZE = _NO_FITTING_SIZE
+NONE_DRAWN = _NONE_DRAWN
 BAD_ASPECT_RATIO = _BAD_ASPECT_RATIO
 
 
@@ -66,8 +73,10 @@ cdef inline uint64_t _bounded(bitgen_t* bitgen, uint64_t rng) noexcept nogil:
     return m >> 32
 
 
-cdef inline double _uniform(bitgen_t* bitgen, double low, double span) noexcept nogil:
-    return low + span * bitgen.next_double(bitgen.state)
+cdef inline float _uniform(bitgen_t* bitgen, float low, float span) noexcept nogil:
+    """``u * span + low`` in float32 arithmetic, as the reference's float distributions,
+    with ``u`` a ``Generator.random()`` value rounded to float32."""
+    return <float>bitgen.next_double(bitgen.state) * span + low
 
 
 cdef bitgen_t* _bitgen_of(generator) except NULL:
@@ -95,7 +104,8 @@ cdef float _judge(const float[:, ::1] box, const float* lo, const float* hi, Py_
             inter = inter * (b - a if b > a else 0)
             volume = volume * (box[i, ndim + d] - box[i, d])
             center = (box[i, d] + box[i, ndim + d]) * 0.5
-            if center < lo[d] or center > hi[d]:
+            # The window is half-open: a center on its far edge is outside.
+            if center < lo[d] or center >= hi[d]:
                 inside = False
         denominator = volume if overlap else volume + window - inter
         metric = inter / denominator if denominator > 0 else 0
@@ -112,50 +122,86 @@ cdef float _judge(const float[:, ::1] box, const float* lo, const float* hi, Py_
     return score
 
 
-cdef int _window_sizes(bitgen_t* bitgen, Py_ssize_t count, Py_ssize_t ndim, double scale_lo,
-                       double scale_hi, const double* pixels, const double* ratios,
-                       float* sizes) noexcept nogil:
-    """``count`` window extents (rows of ``ndim``, relative to the image) within the
-    scaling range whose aspect ratios (in ``pixels``) lie within ``ratios`` ([min, max]
-    for x/y, then x/z and y/z). The extents are drawn independently and redrawn until
-    their ratios fit; fixed ratios instead fix the later extents from the first.
-    Returns 0, or -1 when no draw fits."""
-    cdef Py_ssize_t npairs = 1 if ndim == 2 else 3
-    cdef int pair_a[3]
-    cdef int pair_b[3]
-    pair_a[:] = [0, 0, 1]
-    pair_b[:] = [1, 2, 2]
-    cdef double span = scale_hi - scale_lo, first, ratio
-    cdef double draw[3]
-    cdef Py_ssize_t k, b, _row, rows, found = 0, _try, p
-    cdef bint fits
-    if ratios[0] == ratios[1] and (ndim == 2 or ratios[2] == ratios[3]):
-        for k in range(count):
-            first = _uniform(bitgen, scale_lo, span)
-            sizes[k * ndim] = <float>first
-            for b in range(1, ndim):
-                sizes[k * ndim + b] = <float>(first * pixels[0] / pixels[b] / ratios[2 * (b - 1)])
-        return 0
-    for _try in range(_SIZE_TRIES):
-        # Every row of a try is drawn, fitting or not, as a block of 2 * count + 8.
-        rows = 2 * count + 8
-        for _row in range(rows):
-            for b in range(ndim):
-                draw[b] = _uniform(bitgen, scale_lo, span)
-            if found >= count:
-                continue
-            fits = True
-            for p in range(npairs):
-                ratio = (draw[pair_a[p]] * pixels[pair_a[p]]) / (draw[pair_b[p]] * pixels[pair_b[p]])
-                if not (ratio >= ratios[2 * p] and ratio <= ratios[2 * p + 1]):
-                    fits = False
-            if fits:
-                for b in range(ndim):
-                    sizes[found * ndim + b] = <float>draw[b]
-                found += 1
-        if found >= count:
-            return 0
-    return -1
+cdef struct _Extents:
+    # What drawing a window's extents needs (ndim 2 or 3; pairs x/y, then x/z and y/z).
+    Py_ssize_t ndim
+    float scale_lo
+    float scale_span
+    float pixels[3]
+    float ratio_lo[3]
+    float ratio_hi[3]
+    # set_from[b][a] > 0: extent b is extent a times it (a fixed ratio).
+    float set_from[3][3]
+    bint any_fixed
+
+
+cdef void _prepare_extents(_Extents* e, Py_ssize_t ndim, double scale_lo, double scale_hi,
+                           const double* pixels, const double* ratios) noexcept nogil:
+    """The settings of ``_draw_extents`` for ``ndim``-D windows of extents in
+    [``scale_lo``, ``scale_hi``], ratios ``ratios`` ([min, max] per pair) in ``pixels``."""
+    cdef Py_ssize_t a, b, k = 0
+    e.ndim = ndim
+    e.scale_lo = <float>scale_lo
+    e.scale_span = <float>scale_hi - <float>scale_lo
+    e.any_fixed = False
+    for a in range(ndim):
+        e.pixels[a] = <float>pixels[a]
+        for b in range(ndim):
+            e.set_from[a][b] = 0
+    for a in range(ndim):
+        for b in range(a + 1, ndim):
+            e.ratio_lo[k] = <float>ratios[2 * k]
+            e.ratio_hi[k] = <float>ratios[2 * k + 1]
+            if e.ratio_lo[k] == e.ratio_hi[k]:
+                e.set_from[b][a] = <float>(1.0 / e.ratio_lo[k])
+                e.set_from[a][b] = e.ratio_lo[k]
+                e.any_fixed = True
+            k += 1
+
+
+cdef bint _draw_extents(bitgen_t* bitgen, const _Extents* e, float* size) noexcept nogil:
+    """One window's relative extents; False when its aspect ratios are out of range."""
+    cdef Py_ssize_t ndim = e.ndim, i, j, k, a, b
+    cdef float extent[3]
+    cdef int order[3]
+    cdef float largest = 0, new_largest = 0, ratio
+    cdef int swap
+    for a in range(ndim):
+        extent[a] = _uniform(bitgen, e.scale_lo, e.scale_span) * e.pixels[a]
+    if e.any_fixed:
+        # A random order (Fisher-Yates, swapping with Generator.integers draws); the
+        # extents are set from those before them in it, as the pairs come.
+        for a in range(ndim):
+            order[a] = <int>a
+        for i in range(ndim - 1, 0, -1):
+            j = <Py_ssize_t>_bounded(bitgen, <uint64_t>i)
+            swap = order[i]
+            order[i] = order[j]
+            order[j] = swap
+        for a in range(ndim):
+            if extent[a] > largest:
+                largest = extent[a]
+        for i in range(ndim):
+            for j in range(i + 1, ndim):
+                a = order[i]
+                b = order[j]
+                if e.set_from[b][a] > 0:
+                    extent[b] = extent[a] * e.set_from[b][a]
+        for a in range(ndim):
+            if extent[a] > new_largest:
+                new_largest = extent[a]
+        for a in range(ndim):
+            extent[a] = largest * extent[a] / new_largest
+    k = 0
+    for a in range(ndim):
+        for b in range(a + 1, ndim):
+            ratio = extent[a] / extent[b]
+            if not (ratio >= e.ratio_lo[k] and ratio <= e.ratio_hi[k]):
+                return False
+            k += 1
+    for a in range(ndim):
+        size[a] = extent[a] / e.pixels[a]
+    return True
 
 
 def search_window(generator, corners, thresholds, Py_ssize_t num_attempts, Py_ssize_t limit,
@@ -163,21 +209,24 @@ def search_window(generator, corners, thresholds, Py_ssize_t num_attempts, Py_ss
                   double scale_lo, double scale_hi, pixels, ratios, crop_shape):
     """random_bbox_crop's window for boxes ``corners`` (N, 2D float32: starts then ends).
 
-    Rounds are drawn ``_ROUNDS_AT_ONCE`` at a time, each a threshold index or (with
-    ``allow_no_crop``) no crop; a round tries ``num_attempts`` windows, at most
-    ``limit`` in all. A window wins when its score (see ``_judge``) reaches its
-    round's threshold and it keeps a box (its center inside, or with
-    ``prune_threshold`` at least that fraction and some of it inside); a no-crop
-    round that comes before gives the whole image. Windows are relative (extents
-    from ``scale_lo``/``scale_hi`` with aspect ratios ``ratios`` in ``pixels``, the
-    image extent per axis), or with ``crop_shape`` (pixels, float64) whole-pixel
-    anchors in an image of ``pixels``.
+    Rounds follow one another while fewer than ``limit`` attempts were made: each
+    draws a threshold index or (with ``allow_no_crop``) no crop, and spends
+    ``num_attempts`` attempts. A window meeting its round's threshold (its score,
+    see ``_judge``) ends the round; the search ends when it also keeps a box (its
+    center inside, or with ``prune_threshold`` at least that fraction and some of
+    it inside). Otherwise the round keeps its best window when that beats the
+    window kept before (which a window meeting the threshold always replaces).
+    Windows are relative (extents from ``scale_lo``/``scale_hi`` with aspect
+    ratios ``ratios``, [min, max] per pair, in ``pixels``, the image extent per
+    axis), or with ``crop_shape`` (pixels, float64) whole-pixel anchors in an
+    image of ``pixels``.
 
     Returns ``(status, start, size, anchor, attempts, best_score)``: status FOUND,
-    BEST_USED (the attempts ran out: the best window judged), NO_FITTING_SIZE or
-    BAD_ASPECT_RATIO (``ratios`` is None and extents had to be drawn); the window's
-    start and extent (float32, relative), the pixel anchor (int64) with
-    ``crop_shape``, the attempts made and the best score.
+    NO_CROP (the whole image), BEST_USED (the attempts ran out: the window kept),
+    NONE_DRAWN (they ran out before any window was judged) or BAD_ASPECT_RATIO
+    (``ratios`` is None and extents had to be drawn); the window's start and
+    extent (float32, relative), the pixel anchor (int64) with ``crop_shape``, the
+    attempts made and the score of the window kept.
     """
     cdef bitgen_t* bitgen = _bitgen_of(generator)
     cdef const float[:, ::1] box = np.ascontiguousarray(corners, np.float32)
@@ -188,142 +237,110 @@ def search_window(generator, corners, thresholds, Py_ssize_t num_attempts, Py_ss
     cdef const double[::1] pix = np.ascontiguousarray(pixels, np.float64)
     cdef const double[::1] ratio_view
     cdef const double[::1] crop_view
-    cdef const double* ratio_ptr = NULL
     cdef const double* crop_ptr = NULL
     cdef bint fixed = crop_shape is not None
+    cdef bint have_ratios = ratios is not None
+    cdef _Extents extents
+    memset(&extents, 0, sizeof(extents))
     if fixed:
         crop_view = np.ascontiguousarray(crop_shape, np.float64)
         crop_ptr = &crop_view[0]
-    elif ratios is not None:
+    elif have_ratios:
         ratio_view = np.ascontiguousarray(ratios, np.float64)
-        ratio_ptr = &ratio_view[0]
+        _prepare_extents(&extents, ndim, scale_lo, scale_hi, &pix[0], &ratio_view[0])
     cdef bint by_center = prune_threshold is None
     cdef float prune = 0 if by_center else prune_threshold
     cdef Py_ssize_t nthresholds = levels.shape[0]
     cdef uint64_t choices = nthresholds + (1 if allow_no_crop else 0)
-    start_array = np.empty(ndim, np.float32)
-    size_array = np.empty(ndim, np.float32)
-    anchor_array = np.empty(ndim, np.int64) if fixed else None
+    start_array = np.zeros(ndim, np.float32)
+    size_array = np.zeros(ndim, np.float32)
+    anchor_array = np.zeros(ndim, np.int64) if fixed else None
     cdef float[::1] out_start = start_array
     cdef float[::1] out_size = size_array
     cdef int64_t[::1] out_anchor
     if fixed:
         out_anchor = anchor_array
-    cdef Py_ssize_t capacity = _ROUNDS_AT_ONCE * num_attempts
-    cdef float* sizes = <float*>malloc(capacity * ndim * sizeof(float))
-    cdef float* starts = <float*>malloc(capacity * ndim * sizeof(float))
-    cdef int64_t* anchors = <int64_t*>malloc(capacity * ndim * sizeof(int64_t))
-    if sizes == NULL or starts == NULL or anchors == NULL:
-        free(sizes)
-        free(starts)
-        free(anchors)
-        raise MemoryError()
-    cdef int picks[_ROUNDS_AT_ONCE]
+    cdef float start[3]
+    cdef float size[3]
     cdef float ends[3]
-    cdef float best_start[3]
-    cdef float best_size[3]
-    cdef int64_t best_anchor[3]
-    cdef Py_ssize_t attempts = 0, rounds, count, k, d, r, found = -1
-    cdef int status = _BEST_USED
-    cdef bint no_crop, keeps, have_best = False
-    cdef float score, need, best_score = 0, window_best_score
-    cdef Py_ssize_t window_best
-    cdef double low, high, free_pixels
-    try:
-        with nogil:
-            while attempts < limit:
-                rounds = _ROUNDS_AT_ONCE
-                no_crop = False
-                for r in range(_ROUNDS_AT_ONCE):
-                    picks[r] = <int>_bounded(bitgen, choices - 1)
-                for r in range(_ROUNDS_AT_ONCE):
-                    if picks[r] == nthresholds:
-                        rounds = r
-                        no_crop = True
-                        break
-                count = rounds * num_attempts
-                if count > limit - attempts:
-                    count = limit - attempts
-                if count:
-                    if fixed:
-                        for k in range(count * ndim):
-                            d = k % ndim
-                            free_pixels = pix[d] - crop_ptr[d]
-                            anchors[k] = <int64_t>_bounded(bitgen, <uint64_t>(<int64_t>free_pixels))
-                            starts[k] = <float>(anchors[k] / pix[d])
-                            sizes[k] = <float>(crop_ptr[d] / pix[d])
-                    else:
-                        if ratio_ptr == NULL:
-                            status = _BAD_ASPECT_RATIO
-                            break
-                        if _window_sizes(bitgen, count, ndim, scale_lo, scale_hi, &pix[0], ratio_ptr, sizes):
-                            status = _NO_FITTING_SIZE
-                            break
-                        for k in range(count * ndim):
-                            low = <float>(1 - sizes[k])
-                            high = low
-                            if low > 0:
-                                low = 0
-                            else:
-                                high = 0
-                            starts[k] = <float>_uniform(bitgen, low, high - low)
-                    window_best = 0
-                    window_best_score = -1
-                    for k in range(count):
-                        for d in range(ndim):
-                            ends[d] = starts[k * ndim + d] + sizes[k * ndim + d]
-                        score = _judge(box, &starts[k * ndim], ends, ndim, overlap, require_all,
-                                       by_center, prune, &keeps)
-                        need = levels[picks[k // num_attempts]]
-                        if score >= need and keeps:
-                            found = k
-                            break
-                        if score > window_best_score:
-                            window_best_score = score
-                            window_best = k
-                    if found >= 0:
-                        attempts += found + 1
-                        status = _FOUND
-                        for d in range(ndim):
-                            out_start[d] = starts[found * ndim + d]
-                            out_size[d] = sizes[found * ndim + d]
-                            if fixed:
-                                out_anchor[d] = anchors[found * ndim + d]
-                        break
-                    attempts += count
-                    if not have_best or window_best_score > best_score:
-                        have_best = True
-                        best_score = window_best_score
-                        for d in range(ndim):
-                            best_start[d] = starts[window_best * ndim + d]
-                            best_size[d] = sizes[window_best * ndim + d]
-                            best_anchor[d] = anchors[window_best * ndim + d] if fixed else 0
-                if no_crop and attempts < limit:
-                    status = _FOUND
-                    for d in range(ndim):
-                        out_start[d] = 0
-                        out_size[d] = 1
-                    break
-            if status == _BEST_USED:
+    cdef int64_t anchor[3]
+    cdef float round_start[3]
+    cdef float round_size[3]
+    cdef int64_t round_anchor[3]
+    cdef Py_ssize_t attempts = 0, _attempt, d, pick
+    cdef int status = _NONE_DRAWN
+    cdef bint keeps, met, round_better
+    cdef float score, need, kept_score = -1, round_score
+    with nogil:
+        while attempts < limit:
+            pick = <Py_ssize_t>_bounded(bitgen, choices - 1)
+            if pick == nthresholds:
+                status = _NO_CROP
                 for d in range(ndim):
-                    out_start[d] = best_start[d]
-                    out_size[d] = best_size[d]
+                    out_start[d] = 0
+                    out_size[d] = 1
+                break
+            if not fixed and not have_ratios:
+                status = _BAD_ASPECT_RATIO
+                break
+            need = levels[pick]
+            attempts += num_attempts
+            met = False
+            round_better = False
+            round_score = kept_score
+            for _attempt in range(num_attempts):
+                if fixed:
+                    for d in range(ndim):
+                        anchor[d] = <int64_t>_bounded(bitgen, <uint64_t>(<int64_t>(pix[d] - crop_ptr[d])))
+                        start[d] = <float>(anchor[d] / pix[d])
+                        size[d] = <float>(crop_ptr[d] / pix[d])
+                else:
+                    if not _draw_extents(bitgen, &extents, size):
+                        continue
+                    for d in range(ndim):
+                        start[d] = _uniform(bitgen, 0, 1 - size[d])
+                for d in range(ndim):
+                    ends[d] = start[d] + size[d]
+                score = _judge(box, start, ends, ndim, overlap, require_all, by_center, prune, &keeps)
+                if score >= need:
+                    met = True
+                    break
+                if score > round_score:
+                    round_better = True
+                    round_score = score
+                    for d in range(ndim):
+                        round_start[d] = start[d]
+                        round_size[d] = size[d]
+                        round_anchor[d] = anchor[d] if fixed else 0
+            if met:
+                kept_score = score
+            elif round_better:
+                kept_score = round_score
+                for d in range(ndim):
+                    start[d] = round_start[d]
+                    size[d] = round_size[d]
+                    anchor[d] = round_anchor[d]
+            if met or round_better:
+                status = _BEST_USED
+                for d in range(ndim):
+                    out_start[d] = start[d]
+                    # The reference gives a window by its corners: the extent is end - start.
+                    out_size[d] = (start[d] + size[d]) - start[d]
                     if fixed:
-                        out_anchor[d] = best_anchor[d]
-    finally:
-        free(sizes)
-        free(starts)
-        free(anchors)
-    return status, start_array, size_array, anchor_array, attempts, best_score
+                        out_anchor[d] = anchor[d]
+                if met and keeps:
+                    status = _FOUND
+                    break
+    return status, start_array, size_array, anchor_array, attempts, kept_score
 
 
 def crop_to_window(corners, window_start, window_end, prune_threshold, layout_columns=None):
     """The boxes ``corners`` (N, 2D float32: starts then ends) kept in the window:
-    those whose center lies in it (``prune_threshold`` None), or with at least that
-    fraction of their volume, and some of it, inside. Returns their corners clipped
-    to the window and relative to it (0 to 1, float32), or those boxes in the layout
-    that ``layout_columns`` describes (see ``layout_to_corners``), and their indices
-    (int32)."""
+    those whose center lies in it, a half-open box (``prune_threshold`` None), or
+    with at least that fraction of their volume, and some of it, inside. Returns
+    their corners clipped to the window and relative to it (0 to 1, float32), or
+    those boxes in the layout that ``layout_columns`` describes (see
+    ``layout_to_corners``), and their indices (int32)."""
     cdef const float[:, ::1] box = np.ascontiguousarray(corners, np.float32)
     cdef const float[::1] lo = np.ascontiguousarray(window_start, np.float32)
     cdef const float[::1] hi = np.ascontiguousarray(window_end, np.float32)
@@ -359,7 +376,8 @@ def crop_to_window(corners, window_start, window_end, prune_threshold, layout_co
             for d in range(ndim):
                 if by_center:
                     center = (box[i, d] + box[i, ndim + d]) * <float>0.5
-                    if not (center >= lo[d] and center <= hi[d]):
+                    # The window is half-open: a center on its far edge is outside.
+                    if not (center >= lo[d] and center < hi[d]):
                         keep = False
                 else:
                     # numpy's maximum and minimum: NaN coordinates give a NaN

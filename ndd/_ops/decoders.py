@@ -42,7 +42,7 @@ from .conversions import cast_array
 from .gpu_decoding import GpuImageDecoder
 from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
-from .random_ops import RNG_ARG, _crop_windows
+from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows
 from .schema import Arg, Input, Operator
 
 __all__ = ["OPERATORS", "ImageDecodeError"]
@@ -383,7 +383,7 @@ _RANDOM_CROP_ARGS = [
     Arg(
         "random_aspect_ratio",
         "float_list",
-        [0.75, 1.333333],
+        CROP_ASPECT_RATIO_DEFAULT,
         doc="``[lo, hi]``: range of the window's aspect ratio (width / height), drawn log-uniformly.",
         type_doc="list of float",
     ),

@@ -2,14 +2,18 @@
 
 ``random_bbox_crop`` draws windows until one overlaps the boxes as asked, then
 crops the boxes to it. The box arithmetic (``crop_boxes``) is deterministic and
-tested against windows the reference chose; the window search draws from the
-call's RNG, so its values differ from the reference's but obey the same rules.
+tested against windows the reference chose; the window search
+(``ndd/_cpu/crop_windows.pyx``) draws from the call's RNG, so its values differ
+from the reference's but obey the same rules and have the same distributions.
 
-When ``scaling`` and ``aspect_ratio`` exclude each other no window can be
-drawn, so every attempt fails as in the reference: the result is no crop if a
-no-crop round (``allow_no_crop``) comes before the attempts run out, and
-otherwise an empty window (anchor and extent 0) with no boxes, with the warning
-of ``total_num_attempts``.
+An attempt whose extents miss the aspect-ratio range is spent, as in the
+reference: when ``scaling`` and ``aspect_ratio`` exclude each other every
+attempt fails, and the result is no crop if a no-crop round
+(``allow_no_crop``) comes before the attempts run out, and otherwise an empty
+window (anchor and extent 0) with no boxes, with a warning. With
+``input_shape`` and no ``crop_shape``, extents and aspect ratios are in pixels
+and a fixed ratio may give a window reaching out of the image, as the
+reference's do.
 
 Deliberate divergences from the reference:
 - Without ``total_num_attempts`` the reference may search forever when no window
@@ -77,9 +81,20 @@ def _roi_shape(shapes, args):
     return [(len(known_values(args["crop_shape"])[0]),)] if known_values(args["crop_shape"]) else None
 
 
+def _where_in_batch(bad):
+    """Which samples a per-sample error is about: nothing for one sample, else the
+    first bad one and how many more there are (a batch may hold thousands)."""
+    if bad.size == 1:
+        return ""
+    others = int(np.count_nonzero(bad)) - 1
+    more = f" and {others} other sample{'s' if others > 1 else ''}" if others else ""
+    return f" (sample {int(np.argmax(bad))}{more})"
+
+
 def roi_crop_range(crop, roi_start, roi_end, in_shape):
     """The lowest and highest crop start per dimension: the crop holds the ROI when
-    it is larger and lies inside it otherwise, and stays inside ``in_shape`` (if given)."""
+    it is larger and lies inside it otherwise, and stays inside ``in_shape`` (if given).
+    The arguments are one request (one value per dimension) or rows of them."""
     crop = np.asarray(crop, np.int64)
     start = np.asarray(roi_start, np.int64)
     end = np.asarray(roi_end, np.int64)
@@ -87,13 +102,19 @@ def roi_crop_range(crop, roi_start, roi_end, in_shape):
     hi = np.where(crop >= end - start, start, end - crop)
     if in_shape is not None:
         limit = np.asarray(in_shape, np.int64)
-        if np.any(crop > limit):
+        too_large = np.any(crop > limit, axis=-1)
+        if np.any(too_large):
+            i = np.unravel_index(np.argmax(too_large), too_large.shape)
             raise ValueError(
-                f"{_ROI}: 'crop_shape' {crop.tolist()} is larger than the input {limit.tolist()}"
+                f"{_ROI}: 'crop_shape' {crop[i].tolist()} is larger than the input {limit[i].tolist()}"
+                + _where_in_batch(too_large)
             )
-        if np.any(start < 0) or np.any(end > limit) or np.any(start > end):
+        outside = np.any((start < 0) | (end > limit) | (start > end), axis=-1)
+        if np.any(outside):
+            i = np.unravel_index(np.argmax(outside), outside.shape)
             raise ValueError(
-                f"{_ROI}: the ROI [{start.tolist()}, {end.tolist()}) must lie within the input {limit.tolist()}"
+                f"{_ROI}: the ROI [{start[i].tolist()}, {end[i].tolist()}) must lie within the input "
+                f"{limit[i].tolist()}" + _where_in_batch(outside)
             )
         lo = np.clip(lo, 0, limit - crop)
         hi = np.clip(hi, 0, limit - crop)
@@ -263,8 +284,8 @@ def crop_metric(corners, window_start, window_end, threshold_type):
 def crop_boxes(corners, window_start, window_end, prune_threshold):
     """The boxes kept in one window, clipped to it and expressed relative to it (0
     to 1, float32), and their indices (int32). A window keeps the boxes whose center
-    lies in it (``prune_threshold`` None), or with at least that fraction of their
-    volume, and some of it, inside."""
+    lies in it, a half-open box [start, end) (``prune_threshold`` None), or with at
+    least that fraction of their volume, and some of it, inside."""
     return _crop_windows.crop_to_window(corners, window_start, window_end, prune_threshold)
 
 
@@ -327,6 +348,8 @@ def _bbox_prepare(ins, args):
     thresholds = args["thresholds"]
     if len(thresholds) == 0:
         raise ValueError(f"{_BBOX}: 'thresholds' must not be empty")
+    if not all(0.0 <= t <= 1.0 for t in thresholds):
+        raise ValueError(f"{_BBOX}: 'thresholds' must lie in [0, 1], got {list(thresholds)}")
     if args["num_attempts"] < 1:
         raise ValueError(f"{_BBOX}: 'num_attempts' must be at least 1, got {args['num_attempts']}")
     prune = args["bbox_prune_threshold"]
@@ -414,22 +437,6 @@ def _shapes(args, plan):
     return input_shape, crop_shape
 
 
-def _rounds_without_windows(generator, nthresholds, num_attempts, limit, allow_no_crop, attempts):
-    """The rest of a search in which no window can be drawn (``scaling`` and
-    ``aspect_ratio`` exclude each other), after the ``attempts`` of the rounds before
-    and a threshold round that found no window: as in the reference each threshold
-    round spends ``num_attempts`` failed attempts, and a no-crop round (one choice
-    among the thresholds and no crop) ends the search if it comes while attempts
-    remain. Returns whether it does and the attempts made."""
-    attempts = min(attempts + num_attempts, limit)
-    rounds_left = -(-(limit - attempts) // num_attempts)
-    if allow_no_crop:
-        failed_rounds = int(generator.geometric(1.0 / (nthresholds + 1))) - 1
-        if failed_rounds < rounds_left:
-            return True, attempts + failed_rounds * num_attempts
-    return False, limit
-
-
 def _empty_window_outputs(boxes, labels, args):
     """What the reference returns when its attempts ran out before any window was
     drawn: a window of anchor and extent 0 that keeps no box."""
@@ -475,30 +482,30 @@ def _random_bbox_crop(generator, arrays, args, plans):
     )
     if status == _crop_windows.BAD_ASPECT_RATIO:
         raise plan.ratios_error
-    if status == _crop_windows.NO_FITTING_SIZE:
-        no_crop, attempts = _rounds_without_windows(
-            generator, len(plan.thresholds), num_attempts, limit, allow_no_crop, attempts
-        )
-        if not no_crop:
-            if not args["quiet"]:
-                warnings.warn(
-                    f"{_BBOX}: no window fits both 'scaling' and 'aspect_ratio', so none was found in "
-                    f"{attempts} attempts; using an empty window (no boxes)",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-            return _empty_window_outputs(boxes, labels, args)
-        start, size = np.zeros(ndim, np.float32), np.ones(ndim, np.float32)
+    if status == _crop_windows.NONE_DRAWN:
+        if not args["quiet"]:
+            warnings.warn(
+                f"{_BBOX}: none of the {attempts} windows drawn fit both 'scaling' and 'aspect_ratio'; "
+                "using an empty window (no boxes)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return _empty_window_outputs(boxes, labels, args)
     if status == _crop_windows.BEST_USED and not args["quiet"]:
         warnings.warn(
-            f"{_BBOX}: no crop window satisfied the thresholds in {attempts} attempts; "
+            f"{_BBOX}: no crop window satisfied the thresholds and kept a box in {attempts} attempts; "
             f"using the best one (metric {best_score:.4g})",
             RuntimeWarning,
             stacklevel=2,
         )
-    cropped, indices = _crop_windows.crop_to_window(
-        corners, start, start + size, args["bbox_prune_threshold"], plan.columns
-    )
+    if status == _crop_windows.NO_CROP:
+        # Not cropping keeps every box as it is, wherever its center lies.
+        cropped = _crop_windows.corners_to_layout(corners, *plan.columns)
+        indices = np.arange(len(corners), dtype=np.int32)
+    else:
+        cropped, indices = _crop_windows.crop_to_window(
+            corners, start, start + size, args["bbox_prune_threshold"], plan.columns
+        )
     if crop_shape is not None:
         start, size = anchor.astype(np.float32), crop_shape.astype(np.float32)
     outputs = [start, size, cropped]

@@ -18,7 +18,9 @@ without exactly two finite numbers ``lo < hi``, ``values`` together with
 ``range``, a negative ``stddev``, a ``probability`` outside [0, 1], a negative
 ``random_area`` and a non-positive ``random_aspect_ratio`` are argument errors
 at the call. ``choice`` of a scalar with ``batch_size`` draws every sample
-independently (the reference repeats one draw).
+independently (the reference repeats one draw). A crop window that
+``random_area[0] > 1`` would make larger than the image is clipped to it (the
+reference returns it, with an anchor of no meaning).
 """
 
 import math
@@ -583,6 +585,15 @@ CHOICE.gpu_kernel = GpuChoice(CHOICE, _choice_count, _check_p)
 
 # -- random_crop_generator ------------------------------------------------------------
 
+# The default window aspect ratios of random_crop_generator, random_resized_crop and
+# decoders.image_random_crop: 3/4 to 4/3 exactly (the reference's schema prints 1.333333,
+# but a 4:3 window is in range).
+CROP_ASPECT_RATIO_DEFAULT = [0.75, 4 / 3]
+
+# Window sides are capped here (ratios near 0 or float32's limit give sides beyond
+# any image, or infinite ones).
+_MAX_SIDE = np.float32(1 << 30)
+
 
 def _range_arg(name, values, *, positive, qualname="ndd.random_crop_generator"):
     """A range argument of ``random_crop_generator`` (and of the operators that choose
@@ -629,54 +640,92 @@ def _crop_shape(shapes, args):
     return [(2,), (2,)]
 
 
+def _round_half_up(x):
+    """``roundf`` for non-negative float32 values: halves go up (numpy rounds them to even)."""
+    whole = np.floor(x)
+    whole += x - whole >= 0.5
+    return whole
+
+
+def _whole_side(length):
+    """A window side of ``length`` pixels (float32) truncated to whole pixels, at least 1."""
+    return np.maximum(np.minimum(np.trunc(length), _MAX_SIDE), 1)
+
+
 def _crop_windows(generator, extents, args):
     """Anchors and shapes (both (y, x) order, int32, one row per sample) of random
     windows in images of ``extents`` (rows of H, W).
 
-    Each attempt draws an area fraction uniformly and an aspect ratio (width /
-    height) log-uniformly; the first window that fits the image, with a ratio in
-    range after rounding to whole pixels, is taken. When none does,
-    the window is the largest one whose aspect ratio is the image's brought into
-    the allowed range. The anchor is uniform over the positions inside the image.
+    The reference's rules, in its float32 arithmetic: each attempt draws an area
+    fraction uniformly and an aspect ratio (width / height) log-uniformly, rounds
+    the window's sides to whole pixels and takes the first window that fits the
+    image with its rounded ratio in range. When none does, the window is the
+    image brought into the ratio range (the widest ``maxW = trunc(H * hi)`` or
+    tallest ``maxH = trunc(W / lo)`` window), both sides scaled down (truncated)
+    to stay within ``random_area[1]``. An image too wide (too tall) for any
+    window of ``random_area[0]`` gets the ``H x maxW`` (``maxH x W``) window
+    without drawing. The anchor is uniform over the positions inside the image.
     """
     if np.any(extents < 0):
         raise ValueError(
             f"ndd.random_crop_generator: the input shape must not be negative, got {extents.tolist()}"
         )
+    # Sides are whole numbers in float32 (exact below 2**24 pixels), so that its
+    # products round as the reference's integer products converted to float do.
+    f32 = np.float32
     count = extents.shape[0]
-    height = extents[:, 0].astype(np.float64)
-    width = extents[:, 1].astype(np.float64)
-    attempts = args["num_attempts"]
-    area_lo, area_hi = args["_area"]
-    ratio_lo, ratio_hi = args["_aspect_ratio"]
-    area = generator.uniform(area_lo, area_hi, (count, attempts)) * (height * width)[:, None]
-    ratio = np.exp(generator.uniform(math.log(ratio_lo), math.log(ratio_hi), (count, attempts)))
-    attempt_h = np.maximum(np.floor(np.sqrt(area / ratio) + 0.5), 1)
-    # The width, rounded, stays within the ratio range for that height (with a
-    # little slack for ratios such as 4/3 that floats cannot hold); an attempt
-    # whose height allows no such width fails.
-    min_w = np.maximum(np.ceil(attempt_h * ratio_lo * (1 - 1e-9)), 1)
-    max_w = np.floor(attempt_h * ratio_hi * (1 + 1e-9))
-    attempt_w = np.clip(np.floor(np.sqrt(area * ratio) + 0.5), min_w, max_w)
-    fits = (min_w <= max_w) & (attempt_w <= width[:, None]) & (attempt_h <= height[:, None])
-    found = fits.any(axis=1)
-    # The first attempt that fits (index 0 where none does: the fallback replaces it).
-    first = np.argmax(fits, axis=1) if attempts else np.zeros(count, np.intp)
-    rows = np.arange(count)
-    # Fallback: the image's aspect ratio clipped into the range, as large as fits.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        image_ratio = width / height
-    fallback_ratio = np.clip(image_ratio, ratio_lo, ratio_hi)
-    too_wide = image_ratio > fallback_ratio
-    fallback_h = np.where(too_wide, height, np.minimum(height, np.floor(width / fallback_ratio + 0.5)))
-    fallback_w = np.where(too_wide, np.minimum(width, np.floor(height * fallback_ratio + 0.5)), width)
-    h = np.where(found, attempt_h[rows, first] if attempts else 0, fallback_h)
-    w = np.where(found, attempt_w[rows, first] if attempts else 0, fallback_w)
+    height = extents[:, 0].astype(f32)
+    width = extents[:, 1].astype(f32)
+    area_lo, area_hi = (f32(v) for v in args["_area"])
+    ratio_lo, ratio_hi = (f32(v) for v in args["_aspect_ratio"])
+    image_area = height * width
+    min_area = image_area * area_lo
+    max_w = _whole_side(height * ratio_hi)
+    max_h = _whole_side(width * (f32(1) / ratio_lo))
+    too_wide = height * max_w < min_area
+    too_tall = ~too_wide & (width * max_h < min_area)
     # An image without pixels has an empty window at the origin.
-    empty = (height == 0) | (width == 0)
+    empty = image_area == 0
+    # A window larger than the image (random_area[0] > 1) is clipped to it.
+    h = np.where(too_tall, np.minimum(max_h, height), height)
+    w = np.where(too_wide, np.minimum(max_w, width), width)
+    fallback = ~(too_wide | too_tall | empty)
+    attempts = args["num_attempts"]
+    if attempts:
+        area_draw, ratio_draw = generator.random((2, count, attempts), dtype=f32)
+        target = area_draw * (area_hi - area_lo)
+        target += area_lo
+        target *= image_area[:, None]
+        log_lo, log_hi = np.log(ratio_lo), np.log(ratio_hi)
+        ratio_draw *= log_hi - log_lo
+        ratio_draw += log_lo
+        ratio = np.exp(ratio_draw)
+        attempt_w = np.maximum(_round_half_up(np.sqrt(target * ratio)), 1)
+        attempt_h = np.maximum(_round_half_up(np.sqrt(target / ratio)), 1)
+        # The reference judges the rounded window, ratio included.
+        rounded_ratio = attempt_w / attempt_h
+        fits = attempt_w <= width[:, None]
+        fits &= attempt_h <= height[:, None]
+        fits &= rounded_ratio >= ratio_lo
+        fits &= rounded_ratio <= ratio_hi
+        found = fallback & fits.any(axis=1)
+        rows = np.flatnonzero(found)
+        first = np.argmax(fits[rows], axis=1)
+        h[rows] = attempt_h[rows, first]
+        w[rows] = attempt_w[rows, first]
+        fallback &= ~found
+    if fallback.any():
+        rows = np.flatnonzero(fallback)
+        image_ratio = width[rows] / height[rows]
+        fallback_h = np.where(image_ratio < ratio_lo, max_h[rows], height[rows])
+        fallback_w = np.where(image_ratio > ratio_hi, max_w[rows], width[rows])
+        max_area = area_hi * width[rows] * height[rows]
+        shrink = np.sqrt(np.minimum(f32(1), max_area / (fallback_h * fallback_w)))
+        h[rows] = np.maximum(np.trunc(fallback_h * shrink), 1)
+        w[rows] = np.maximum(np.trunc(fallback_w * shrink), 1)
     h[empty] = 0
     w[empty] = 0
-    free = np.stack([height - h, width - w], axis=1)
+    free = np.stack([height - h, width - w], axis=1).astype(np.int64)
     free[empty] = 0
     anchor = np.minimum(np.floor(generator.random((count, 2)) * (free + 1)), free)
     return anchor.astype(np.int32), np.stack([h, w], axis=1).astype(np.int32)
@@ -713,7 +762,7 @@ RANDOM_CROP_GENERATOR = Operator(
         Arg(
             "random_aspect_ratio",
             "float_list",
-            [0.75, 1.333333],
+            CROP_ASPECT_RATIO_DEFAULT,
             doc="``[lo, hi]``: range of the window's aspect ratio, width / height, drawn "
             "log-uniformly (one value: that ratio).",
             type_doc="list of float",
@@ -728,10 +777,11 @@ RANDOM_CROP_GENERATOR = Operator(
     doc="Random crop windows for an image shape, as ``random_resized_crop`` chooses them.\n\n"
     "Returns ``(anchor, shape)``, each two int32 values in (y, x) order: the window's "
     "top-left corner and its (height, width). A window's area fraction is drawn from "
-    "``random_area`` and its aspect ratio from ``random_aspect_ratio``; after "
-    "``num_attempts`` windows that do not fit the image, the largest window whose aspect ratio "
-    "is the image's, brought into the allowed range, is used. Feed the results to ``slice`` "
-    "or ``crop``.",
+    "``random_area`` and its aspect ratio from ``random_aspect_ratio``, and the window, "
+    "rounded to whole pixels, must fit the image with its ratio in range. After "
+    "``num_attempts`` windows that do not, the window is the image brought into the ratio "
+    "range, scaled down to at most ``random_area[1]`` of its area. Feed the results to "
+    "``slice`` or ``crop``.",
 )
 
 

@@ -37,7 +37,7 @@ from ..types import DALIInterpType
 from .axes import axes_from_list, axes_from_names
 from .gpu_image import GpuResample
 from .image_layout import image_axes
-from .random_ops import RNG_ARG, _crop_windows, _range_arg
+from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows, _range_arg
 from .schema import Arg, Input, Operator
 
 _RESAMPLED_TYPES = (np.uint8, np.int16, np.uint16, np.float32)
@@ -639,7 +639,8 @@ def _rrc_prepare(ins, args):
 
 
 def _rrc_types(ins, args):
-    return [(args["_dtype"], ins[0]._layout)]
+    # Data without a layout is labelled with the one it is read as (HWC, FHWC), as in the reference.
+    return [(args["_dtype"], args["_axes"].layout)]
 
 
 def _rrc_shape(shapes, args):
@@ -711,7 +712,7 @@ RANDOM_RESIZED_CROP = Operator(
         Arg(
             "random_aspect_ratio",
             "float_list",
-            [0.75, 1.333333],
+            CROP_ASPECT_RATIO_DEFAULT,
             doc="``[lo, hi]``: range of the window's aspect ratio (width / height), drawn log-uniformly.",
             type_doc="float or list of float",
         ),

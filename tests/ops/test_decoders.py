@@ -455,7 +455,7 @@ def test_random_crop_is_a_window_of_the_image():
         full = np.asarray(ndd.decoders.image(ndd.tensor(image_samples.encoded(name))))
         h, w = sample.shape[:2]
         assert 0.2 * full.shape[0] * full.shape[1] * 0.8 <= h * w <= 0.5 * full.shape[0] * full.shape[1] * 1.2
-        assert 0.75 * 0.9 <= w / h <= 1.333333 * 1.1
+        assert 0.75 * 0.9 <= w / h <= 4 / 3 * 1.1
         found = [
             (y, x)
             for y in range(full.shape[0] - h + 1)
@@ -463,6 +463,27 @@ def test_random_crop_is_a_window_of_the_image():
             if np.array_equal(full[y : y + h, x : x + w], sample)
         ]
         assert found
+
+
+def _png(height, width):
+    buffer = io.BytesIO()
+    Image.fromarray(np.zeros((height, width, 3), np.uint8)).save(buffer, format="PNG")
+    return np.frombuffer(buffer.getvalue(), np.uint8)
+
+
+def test_random_crop_fallback_window_keeps_to_the_largest_area():
+    # Without attempts, the window is the image scaled down to random_area[1]: 50 x 50.
+    out = ndd.decoders.image_random_crop(
+        ndd.batch([_png(100, 100)] * 20), num_attempts=0, random_area=[0.1, 0.25], rng=ndd.random.RNG(seed=2)
+    )
+    assert all(np.asarray(sample).shape == (50, 50, 3) for sample in out)
+
+
+def test_random_crop_default_ratio_range_holds_4_to_3_windows():
+    # The default range is [3/4, 4/3] exactly: the whole 3 x 4 image is a window (the
+    # reference takes it in 8% of the draws).
+    out = ndd.decoders.image_random_crop(ndd.batch([_png(3, 4)] * 2000), rng=ndd.random.RNG(seed=4))
+    assert sum(np.asarray(sample).shape == (3, 4, 3) for sample in out) > 40
 
 
 def test_random_crop_windows_differ_between_samples():

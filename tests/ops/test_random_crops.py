@@ -167,7 +167,186 @@ def test_aspect_ratio_is_in_pixels_with_input_shape():
 
 def test_default_windows_are_square_relative_to_the_image():
     anchor, shape = _windows(100, scaling=[0.3, 0.9], allow_no_crop=False)
-    np.testing.assert_allclose(shape[:, 0], shape[:, 1])
+    # The extent is given as end - start, as the reference's: float32 rounding only.
+    np.testing.assert_allclose(shape[:, 0], shape[:, 1], rtol=1e-6)
+
+
+# Tiny boxes 0.1 apart: every window at least 0.3 wide (along each axis) keeps one.
+_CENTERS = (np.arange(10) + 0.5) / 10
+GRID = np.array([[x - 0.01, y - 0.01, x + 0.01, y + 0.01] for x in _CENTERS for y in _CENTERS], np.float32)
+_CENTERS_3D = (np.arange(5) + 0.5) / 5
+GRID_3D = np.array(
+    [
+        [x - 0.01, y - 0.01, z - 0.01, x + 0.01, y + 0.01, z + 0.01]
+        for x in _CENTERS_3D
+        for y in _CENTERS_3D
+        for z in _CENTERS_3D
+    ],
+    np.float32,
+)
+
+
+def assert_distribution(values, expected_cdf, bins):
+    """Chi-square test of ``values`` against a distribution given by its CDF at the bin edges."""
+    counts, _ = np.histogram(values, bins=bins)
+    expected = np.diff(expected_cdf(bins)) * len(values)
+    assert counts.sum() == len(values), "values outside the bins"
+    assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(len(counts) - 1), (counts, expected)
+
+
+def assert_probability(hits, total, p):
+    """``hits`` of ``total`` trials succeed with probability ``p`` (within 5.3 standard errors)."""
+    assert abs(hits - p * total) < 5.3 * math.sqrt(p * (1 - p) * total), (hits, p * total)
+
+
+@pytest.mark.parametrize(
+    "boxes, ratio, largest",
+    [
+        (GRID, [1.0, 1.0], 0),
+        (GRID, [0.5, 0.5], 1),
+        (GRID, [0.25, 0.25], 1),
+        (GRID, [3.0, 3.0], 0),
+        (GRID_3D, [1.0, 1.0], 0),
+    ],
+    ids=["square", "ratio-0.5", "ratio-0.25", "ratio-3", "cube"],
+)
+def test_fixed_aspect_ratio_windows_take_the_largest_extent_drawn(boxes, ratio, largest):
+    # Every extent is drawn from 'scaling'; the ratios fix them one from another and
+    # the largest becomes the largest drawn: distributed as the maximum of ndim draws.
+    ndim = boxes.shape[1] // 2
+    aspect = ratio * (1 if ndim == 2 else 3)
+    anchor, shape = _windows(4000, boxes, scaling=[0.3, 1.0], aspect_ratio=aspect, allow_no_crop=False)
+    np.testing.assert_allclose(shape[:, 0] / shape[:, 1], ratio[0], rtol=1e-6)
+    assert np.all(anchor >= 0) and np.all(anchor + shape <= 1 + 1e-6)
+    assert_distribution(
+        shape[:, largest], lambda x: np.clip((x - 0.3) / 0.7, 0, 1) ** ndim, np.linspace(0.3, 1.0 + 1e-6, 11)
+    )
+
+
+def test_fixed_aspect_ratio_with_input_shape_takes_the_largest_pixel_extent_drawn():
+    # In pixels (200 x 100) the window is square, its side the largest drawn in
+    # pixels: max(200 u, 100 v). Its relative height may pass 1, as the reference's.
+    anchor, shape = _windows(
+        4000, GRID, scaling=[0.3, 1.0], aspect_ratio=[1.0, 1.0], input_shape=[200, 100], allow_no_crop=False
+    )
+    np.testing.assert_allclose(shape[:, 0] * 200, shape[:, 1] * 100, rtol=1e-5)
+    draws = np.random.default_rng(0).uniform(0.3, 1.0, (1_000_000, 2)) * [200, 100]
+    side = np.sort(draws.max(axis=1) / 200)
+    assert_distribution(
+        shape[:, 0], lambda x: np.searchsorted(side, x) / len(side), np.linspace(0.3, 1.0 + 1e-6, 11)
+    )
+
+
+def _fit_probability(ratio_range, draws=1_000_000):
+    """How often two extents drawn from U(0.3, 1) have a ratio within ``ratio_range``."""
+    x, y = np.random.default_rng(1).uniform(0.3, 1.0, (2, draws))
+    return np.mean((x / y >= ratio_range[0]) & (x / y <= ratio_range[1]))
+
+
+def test_attempts_with_extents_out_of_the_aspect_ratio_are_spent():
+    # Each round is no crop or threshold 0 (equally likely); its one attempt wins
+    # unless the extents miss the ratio range, which spends it: another round.
+    anchor, shape = _windows(4000, GRID, scaling=[0.3, 1.0], aspect_ratio=[0.9, 1.1], thresholds=[0.0])
+    p_fit = _fit_probability([0.9, 1.1])
+    assert_probability(np.sum(np.all(shape == 1, axis=1)), 4000, 1 / (1 + p_fit))
+
+
+@pytest.mark.parametrize("num_attempts", [1, 5])
+def test_a_round_spends_all_its_attempts_whatever_the_total(num_attempts):
+    # total_num_attempts is checked between rounds: one round of num_attempts, then an
+    # empty window when none of its extents had a ratio in range.
+    anchor, shape = _windows(
+        4000,
+        GRID,
+        scaling=[0.3, 1.0],
+        aspect_ratio=[0.99, 1.01],
+        allow_no_crop=False,
+        num_attempts=num_attempts,
+        total_num_attempts=1,
+        quiet=True,
+    )
+    empty = np.all(shape == 0, axis=1) & np.all(anchor == 0, axis=1)
+    assert_probability(np.sum(empty), 4000, (1 - _fit_probability([0.99, 1.01])) ** num_attempts)
+
+
+def test_3d_windows_with_some_fixed_aspect_ratios():
+    # y / z fixed to 1, x / y and x / z in ranges: in a random order y is set from z or
+    # z from y, all scaled so the largest is the largest drawn; then the ranges apply.
+    ratios = [(0.5, 2.0), (0.8, 1.25)]
+    anchor, shape = _windows(
+        4000, GRID_3D, scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0, 0.8, 1.25, 1.0, 1.0], allow_no_crop=False
+    )
+    np.testing.assert_allclose(shape[:, 1], shape[:, 2], rtol=1e-6)
+    for (lo, hi), axis in zip(ratios, [1, 2], strict=True):
+        ratio = shape[:, 0] / shape[:, axis]
+        assert np.all(ratio >= lo * (1 - 1e-6)) and np.all(ratio <= hi * (1 + 1e-6))
+    assert np.all(anchor >= 0) and np.all(anchor + shape <= 1 + 1e-6)
+    draws = np.random.default_rng(2).uniform(0.3, 1.0, (1_000_000, 3))
+    largest = draws.max(axis=1)
+    y_first = np.random.default_rng(3).random(len(draws)) < 0.5
+    yz = np.where(y_first, draws[:, 1], draws[:, 2])
+    scale = largest / np.maximum(draws[:, 0], yz)
+    x, y = draws[:, 0] * scale, yz * scale
+    fits = (x / y >= 0.8) & (x / y <= 1.25)  # x / z = x / y, within [0.5, 2] too
+    for values, simulated in ((shape[:, 0], np.sort(x[fits])), (shape[:, 1], np.sort(y[fits]))):
+        assert_distribution(
+            values, lambda v, s=simulated: np.searchsorted(s, v) / len(s), np.linspace(0.3, 1.0 + 1e-6, 11)
+        )
+
+
+def test_a_round_ends_with_its_last_window_meeting_the_threshold():
+    # The reference judges every attempt of a round and keeps the last one meeting
+    # the threshold (0 here: all of them); the round succeeds if that one keeps the
+    # box, so two attempts per round keep the box no more often than one.
+    corner = np.array([[0.05, 0.05, 0.15, 0.15]], np.float32)
+    _, _, boxes = ndd.random_bbox_crop(
+        ndd.batch([corner] * 4000),
+        scaling=[0.3, 0.5],
+        allow_no_crop=False,
+        num_attempts=2,
+        total_num_attempts=2,
+        quiet=True,
+        rng=ndd.random.RNG(seed=12),
+    )
+    generator = np.random.default_rng(4)
+    side = generator.uniform(0.3, 0.5, (1_000_000, 2)).max(axis=1)
+    start = generator.random((2, len(side))) * (1 - side)
+    keeps = np.all((start <= 0.1) & (0.1 < start + side), axis=0)
+    assert_probability(sum(np.asarray(b).shape[0] == 0 for b in boxes), 4000, 1 - keeps.mean())
+
+
+def test_box_centers_on_the_far_edge_of_the_window_are_outside():
+    # The window is half-open: [start, end) along each axis.
+    boxes = np.array([[0.5, 0.25, 0.75, 0.5], [0.0, 0.0, 0.25, 0.25]], np.float32)  # centers x 0.625, 0.125
+    _, kept = crop_boxes(boxes, np.float32([0.0, 0.0]), np.float32([0.625, 1.0]), None)
+    assert kept.tolist() == [1]
+    _, kept = crop_boxes(boxes, np.float32([0.625, 0.0]), np.float32([1.0, 1.0]), None)
+    assert kept.tolist() == [0]
+
+
+def test_search_judges_box_centers_on_the_far_edge_as_outside():
+    # Windows x in [a/8, (a + 5)/8): at a = 0 the first box's center (5/8) is outside.
+    boxes = np.array([[0.5, 0.25, 0.75, 0.5], [0.0, 0.0, 0.25, 0.25]], np.float32)
+    anchor, _, _, indices = ndd.random_bbox_crop(
+        ndd.batch([boxes] * 64),
+        crop_shape=[5, 8],
+        input_shape=[8, 8],
+        allow_no_crop=False,
+        output_bbox_indices=True,
+        rng=ndd.random.RNG(seed=1),
+    )
+    kept = {int(np.asarray(a)[0]): np.asarray(i).tolist() for a, i in zip(anchor, indices, strict=True)}
+    assert kept == {0: [1], 1: [0, 1], 2: [0], 3: [0]}
+
+
+def test_no_crop_keeps_every_box():
+    # Not cropping keeps the boxes as they are, even one centered on the far edge,
+    # which a window over the whole image leaves out.
+    boxes = np.array([[0.2, 0.2, 0.4, 0.4], [1.0, 1.0, 1.0, 1.0], [0.9, 0.9, 1.0, 1.0]], np.float32)
+    *_, indices = ndd.random_bbox_crop(
+        ndd.batch([boxes] * 200), output_bbox_indices=True, rng=ndd.random.RNG(seed=9)
+    )
+    assert {tuple(np.asarray(i).tolist()) for i in indices} == {(0, 1, 2), (0, 2)}
 
 
 def test_allow_no_crop_is_one_more_equally_likely_outcome():
@@ -214,7 +393,7 @@ def test_unfitting_scaling_and_aspect_ratio_give_an_empty_window_when_attempts_r
     # The reference draws no window at all and keeps the one it started from:
     # anchor and extent 0, no boxes (with a warning).
     ndim = boxes.shape[1] // 2
-    with pytest.warns(RuntimeWarning, match=r"no window fits both 'scaling' and 'aspect_ratio'"):
+    with pytest.warns(RuntimeWarning, match=r"fit both 'scaling' and 'aspect_ratio'; using an empty window"):
         anchor, shape, cropped, labels, indices = outputs(
             ndd.random_bbox_crop(
                 boxes,
@@ -288,6 +467,8 @@ def test_same_seed_same_windows():
         (dict(crop_shape=[10, 10], input_shape=[20, 20], scaling=[0.5, 0.5]), r"'scaling' cannot be given"),
         (dict(bbox_layout="xyXZ"), r"'bbox_layout' must name"),
         (dict(thresholds=[]), r"'thresholds' must not be empty"),
+        (dict(thresholds=[-0.1]), r"ndd.random_bbox_crop: 'thresholds' must lie in \[0, 1\], got \[-0.1\]"),
+        (dict(thresholds=[0.5, 1.5]), r"ndd.random_bbox_crop: 'thresholds' must lie in \[0, 1\]"),
         (dict(threshold_type="area"), r"'threshold_type' must be one of"),
     ],
 )
@@ -376,6 +557,27 @@ def test_gpu_device_needs_a_gpu(op):
         GPU_CALLS[op]()
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(crop_shape=[10, 10], roi_start=[40, 30], roi_end=[20, 45]),
+            r"the ROI \[\[40, 30\], \[20, 45\]\)",
+        ),
+        (
+            dict(crop_shape=[200, 10], roi_start=[10, 10], roi_end=[20, 45]),
+            r"'crop_shape' \[200, 10\] is larger",
+        ),
+    ],
+)
+def test_roi_random_crop_error_of_a_batch_names_the_first_sample_and_counts_the_others(kwargs, message):
+    with pytest.raises(ValueError, match=message + r".* \(sample 0 and 3999 other samples\)") as info:
+        ndd.roi_random_crop(
+            batch_size=4000, in_shape=[100, 100], rng=ndd.random.RNG(seed=1), **kwargs
+        ).evaluate()
+    assert len(str(info.value)) < 400
+
+
 def test_roi_random_crop_takes_per_sample_arguments():
     crop = ndd.batch([np.array([2, 2], np.int32), np.array([6, 1], np.int32), np.array([1], np.int32)][:2])
     starts = ndd.roi_random_crop(
@@ -396,42 +598,66 @@ def test_roi_random_crop_samples_of_different_dimensions():
 # -- the compiled search draws what numpy's Generator draws ---------------------------
 
 WHOLE = np.array([[0.0, 0.0, 1.0, 1.0]], np.float32)
+F32 = np.float32
 
 
-def _first_window(generator, **kwargs):
-    """search_window with one threshold of 0 and a box that every window keeps: the first
-    window drawn wins."""
+def _search(generator, **kwargs):
+    """search_window with one threshold of 0, no crop excluded (so no round draws a
+    choice) and a box that every window keeps: the first window drawn wins."""
     from ndd._cpu.crop_windows import FOUND, search_window
 
     settings = dict(ratios=np.array([1.0, 1.0]), crop_shape=None, pixels=np.ones(2)) | kwargs
     status, start, size, anchor, attempts, _ = search_window(
         generator, WHOLE, np.zeros(1, np.float32), 1, 100, False, False, True, 0.0, 0.3, 0.9, **settings
     )
-    assert status == FOUND and attempts == 1
-    return start, size, anchor
+    assert status == FOUND
+    return start, size, anchor, attempts
 
 
-def test_window_extents_and_starts_are_generator_uniform_draws():
-    start, size, _ = _first_window(np.random.Generator(np.random.Philox(5)), ratios=np.array([0.5, 2.0]))
-    # Eight rounds of one attempt: 2 * 8 + 8 extent pairs, the first fitting pair wins, then starts.
-    numpy = np.random.Generator(np.random.Philox(5))
-    numpy.integers(0, 1, 8)
-    sizes = numpy.uniform(0.3, 0.9, (24, 2))
-    fitting = sizes[(sizes[:, 0] / sizes[:, 1] >= 0.5) & (sizes[:, 0] / sizes[:, 1] <= 2.0)][:8]
-    fitting = fitting.astype(np.float32)
-    starts = numpy.uniform(np.minimum(0, 1 - fitting), np.maximum(0, 1 - fitting)).astype(np.float32)
-    np.testing.assert_array_equal(size, fitting[0])
-    np.testing.assert_array_equal(start, starts[0])
+def _extents(numpy):
+    """Two extents from U(0.3, 0.9) as the search draws them: Generator.random() values
+    rounded to float32, scaled in float32."""
+    return numpy.random(2).astype(F32) * (F32(0.9) - F32(0.3)) + F32(0.3)
+
+
+def test_window_extents_and_starts_are_generator_random_draws_in_float32():
+    start, size, _, attempts = _search(np.random.Generator(np.random.Philox(15)), ratios=np.array([0.5, 2.0]))
+    # Each attempt draws two extents; one whose ratio is out of range is spent.
+    numpy = np.random.Generator(np.random.Philox(15))
+    spent = 1
+    extents = _extents(numpy)
+    while not 0.5 <= extents[0] / extents[1] <= 2.0:
+        spent += 1
+        extents = _extents(numpy)
+    assert spent > 1 and attempts == spent
+    expected_start = numpy.random(2).astype(F32) * (F32(1) - extents)
+    np.testing.assert_array_equal(start, expected_start)
+    np.testing.assert_array_equal(size, (expected_start + extents) - expected_start)
+
+
+def test_fixed_ratio_extents_come_from_a_random_order_of_the_draws():
+    start, size, _, _ = _search(np.random.Generator(np.random.Philox(3)))
+    # Square windows: the extent first in a random order (Fisher-Yates, an integers
+    # draw) sets the other, and both are scaled so the largest is the largest drawn.
+    numpy = np.random.Generator(np.random.Philox(3))
+    extents = _extents(numpy)
+    first = [1, 0][numpy.integers(0, 1, endpoint=True)]
+    square = np.full(2, extents[first])
+    extents = extents.max() * square / square.max()
+    expected_start = numpy.random(2).astype(F32) * (F32(1) - extents)
+    np.testing.assert_array_equal(start, expected_start)
+    np.testing.assert_array_equal(size, (expected_start + extents) - expected_start)
+    np.testing.assert_allclose(size, extents.max(), rtol=1e-6)
 
 
 def test_fixed_window_anchors_are_generator_integers_draws():
     pixels, crop = np.array([640.0, 480.0]), np.array([300.0, 200.0])
-    start, size, anchor = _first_window(
-        np.random.Generator(np.random.Philox(6)), pixels=pixels, crop_shape=crop
-    )
+    start, size, anchor, _ = _search(np.random.Generator(np.random.Philox(6)), pixels=pixels, crop_shape=crop)
     numpy = np.random.Generator(np.random.Philox(6))
-    numpy.integers(0, 1, 8)
-    expected = numpy.integers(0, (pixels - crop).astype(np.int64), size=(8, 2), endpoint=True)[0]
+    expected = numpy.integers(0, (pixels - crop).astype(np.int64), size=2, endpoint=True)
     np.testing.assert_array_equal(anchor, expected)
-    np.testing.assert_array_equal(start, (expected / pixels).astype(np.float32))
-    np.testing.assert_array_equal(size, (crop / pixels).astype(np.float32))
+    expected_start = (expected / pixels).astype(np.float32)
+    np.testing.assert_array_equal(start, expected_start)
+    np.testing.assert_array_equal(
+        size, (expected_start + (crop / pixels).astype(np.float32)) - expected_start
+    )

@@ -507,8 +507,9 @@ def test_random_crop_windows_lie_inside_the_image():
         ([100, 200], [0.08, 1.0], [0.75, 4 / 3], [100, 133]),
         ([300, 300], [0.3, 0.5], [0.5, 2.0], [300, 300]),
         ([64, 48], [0.1, 0.2], [1, 1], [48, 48]),
-        # Only heights divisible by 3 have a width of ratio 4/3: some windows fall back.
-        ([300, 300], [0.1, 0.5], [4 / 3, 4 / 3], [225, 300]),
+        # Only heights divisible by 3 have a width of ratio 4/3: some windows fall back
+        # (225 x 300, scaled down to the largest area: 183 x 244).
+        ([300, 300], [0.1, 0.5], [4 / 3, 4 / 3], [183, 244]),
     ],
 )
 def test_random_crop_area_and_aspect_ratio_within_their_ranges(extents, area, ratio, fallback):
@@ -556,6 +557,71 @@ def test_random_crop_falls_back_to_the_largest_window_of_an_allowed_ratio(
     anchor, shape = _windows(extents, 200, random_area=area, random_aspect_ratio=ratio)
     np.testing.assert_array_equal(shape, np.tile(expected_shape, (200, 1)))
     assert np.all(anchor + shape <= extents)
+
+
+@pytest.mark.parametrize(
+    "extents, kwargs, expected_shape",
+    [
+        # The image, scaled down (both sides truncated) to random_area[1] of its area.
+        ([100, 100], dict(random_area=[0.1, 0.25]), [50, 50]),
+        ([100, 100], dict(random_area=[0.5, 0.6], random_aspect_ratio=[0.25, 4.0]), [77, 77]),
+        ([100, 120], dict(random_area=[0.0, 0.0]), [1, 1]),
+        # The image brought into the ratio range first (maxH = trunc(W / 2) = 50), then scaled.
+        ([100, 100], dict(random_area=[0.1, 0.25], random_aspect_ratio=[2.0, 3.0]), [35, 70]),
+    ],
+)
+def test_random_crop_fallback_window_keeps_to_the_largest_area(extents, kwargs, expected_shape):
+    _, shape = _windows(extents, 50, num_attempts=0, **kwargs)
+    np.testing.assert_array_equal(shape, np.tile(expected_shape, (50, 1)))
+
+
+def test_random_crop_windows_keep_to_the_largest_area_when_the_attempts_fail():
+    # One attempt, often too elongated to fit: the fallback is 77 x 77, never the image.
+    extents = [100, 100]
+    _, shape = _windows(extents, 4000, num_attempts=1, random_area=[0.5, 0.6], random_aspect_ratio=[0.25, 4])
+    h, w = shape[:, 0].astype(np.float64), shape[:, 1].astype(np.float64)
+    assert np.sum(np.all(shape == 77, axis=1)) > 1000
+    # Rounding each side to whole pixels moves the area by up to half a pixel per side.
+    assert np.all(h * w <= 0.6 * 100 * 100 + (h + w + 1) / 2 + 0.25)
+
+
+@pytest.mark.parametrize("extents, expected_shape", [([50, 300], [50, 66]), ([300, 50], [66, 50])])
+def test_random_crop_window_of_an_elongated_image_truncates_to_the_ratio_range(extents, expected_shape):
+    # No window of 90% of the area has a ratio within [3/4, 4/3]: the image's height
+    # (width) with the width (height) of ratio 4/3 truncated, 66 = trunc(50 * 4/3).
+    _, shape = _windows(extents, 20, random_area=[0.9, 1.0])
+    np.testing.assert_array_equal(shape, np.tile(expected_shape, (20, 1)))
+
+
+def test_random_crop_default_ratio_range_holds_4_to_3_windows():
+    # The default range is [3/4, 4/3] exactly: the whole 3 x 4 image is a window
+    # (the reference gives it in 8% of the draws).
+    _, shape = _windows([3, 4], 4000)
+    assert np.sum(np.all(shape == [3, 4], axis=1)) > 100
+
+
+def test_random_crop_attempts_whose_rounded_ratio_leaves_the_range_fail():
+    # A quarter of 100 x 150 (3750 pixels): an attempt is the rounding of both sides
+    # of a window of that area, taken only if its rounded ratio is in range; the
+    # width is never adjusted to bring the ratio back (71 x 54 is no such rounding).
+    _, shape = _windows([100, 150], 6000, random_area=[0.25])
+    h, w = shape[:, 0].astype(np.float64), shape[:, 1].astype(np.float64)
+    assert np.all(w / h >= np.float32(0.75)) and np.all(w / h <= 4 / 3)
+    assert np.all((h - 0.5) * (w - 0.5) <= 3750 + 1e-3) and np.all((h + 0.5) * (w + 0.5) >= 3750 - 1e-3)
+
+
+def test_random_crop_failed_attempts_fall_back_as_often_as_rounding_fails():
+    # Ratio 2 exactly: an attempt fits only when round(sqrt(2 A)) is twice
+    # round(sqrt(A / 2)) and fits 200 x 200; else, with one attempt, the window
+    # falls back to 100 x 200 (which a fitting attempt may also be).
+    _, shape = _windows([200, 200], 4000, num_attempts=1, random_aspect_ratio=[2.0])
+    area = np.random.default_rng(3).uniform(0.08, 1.0, 1_000_000) * 40000
+    w = np.floor(np.sqrt(area * 2) + 0.5)
+    h = np.floor(np.sqrt(area / 2) + 0.5)
+    fits = (w <= 200) & (w == 2 * h)
+    p = np.mean(~fits | ((w == 200) & (h == 100)))
+    count = np.sum(np.all(shape == [100, 200], axis=1))
+    assert abs(count - p * 4000) < 5.3 * math.sqrt(p * (1 - p) * 4000), (count, p * 4000)
 
 
 def test_random_crop_without_attempts_uses_the_fallback():

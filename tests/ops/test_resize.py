@@ -261,6 +261,31 @@ def test_random_resized_crop_dtype_and_layouts():
 
 
 @pytest.mark.parametrize(
+    "data, layout",
+    [
+        (np.zeros((6, 8, 3), np.uint8), "HWC"),
+        (np.zeros((2, 6, 8, 3), np.uint8), "FHWC"),
+        (ndd.batch([np.zeros((6, 8, 3), np.uint8)] * 2), "HWC"),
+    ],
+    ids=["image", "sequence", "batch"],
+)
+def test_random_resized_crop_labels_data_without_a_layout_as_it_reads_it(data, layout):
+    # As the reference: the layout assumed for data without one is the result's.
+    out = ndd.random_resized_crop(data, size=[4, 5], rng=ndd.random.RNG(seed=1))
+    assert out.layout == layout
+
+
+def test_random_resized_crop_default_ratio_range_holds_4_to_3_windows():
+    # The default range is [3/4, 4/3] exactly: the whole 3 x 4 image is a window (the
+    # reference takes it in 8% of the draws); resized to 3 x 4 it is the image itself.
+    image = _coordinate_image(3, 4)
+    out = ndd.random_resized_crop(
+        ndd.batch([image] * 2000), size=[3, 4], interp_type=types.INTERP_NN, rng=ndd.random.RNG(seed=6)
+    )
+    assert sum(np.array_equal(np.asarray(sample), image) for sample in out) > 40
+
+
+@pytest.mark.parametrize(
     "kwargs, message",
     [
         ({"size": [8, 8, 8]}, "'size'"),
