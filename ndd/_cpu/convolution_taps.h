@@ -106,17 +106,23 @@ static void ndd_taps_u8 NDD_TAPS_PARAMS(unsigned char)
 #define NDD_F32_SUMS(COUNT)                                                              \
     for (; t + 8 * (COUNT) <= n; t += 8 * (COUNT)) {                                     \
         __m256 s[COUNT];                                                                 \
+        _Pragma("GCC unroll 8")                                                          \
         for (int u = 0; u < (COUNT); u++) s[u] = _mm256_setzero_ps();                    \
         for (k = 0; k < taps; k++) {                                                     \
             const float *src = sources[k] + t;                                           \
             const __m256 w = _mm256_set1_ps(weights[k]);                                 \
+            _Pragma("GCC unroll 8")                                                      \
             for (int u = 0; u < (COUNT); u++)                                            \
                 s[u] = _mm256_fmadd_ps(w, _mm256_loadu_ps(src + 8 * u), s[u]);           \
         }                                                                                \
+        _Pragma("GCC unroll 8")                                                          \
         for (int u = 0; u < (COUNT); u++) _mm256_storeu_ps(acc + t + 8 * u, s[u]);       \
     }
 
-__attribute__((target("avx2,fma"), optimize("unroll-loops"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAMS(float)
+/* The loops over u unroll fully (-O3, constant counts). No optimize("unroll-loops")
+ * attribute: GCC 13 then drops the target options and refuses the AVX2 intrinsics
+ * ("inlining failed ... target specific option mismatch"). */
+__attribute__((target("avx2,fma"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAMS(float)
 {
     ptrdiff_t t = 0, k;
     NDD_F32_SUMS(8)

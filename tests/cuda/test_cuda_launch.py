@@ -513,7 +513,7 @@ def test_grid_for_rejects_negative_sizes():
 
 
 def _to_device(array, stream, device_id=0):
-    buffer = memory.allocate(array.nbytes, stream.handle, device_id)
+    buffer = memory.allocate(array.nbytes, stream, device_id)
     api = driver.api()
     driver.check(api.cuMemcpyHtoDAsync(buffer.ptr, array, array.nbytes, stream.handle), "HtoD")
     return buffer
@@ -533,7 +533,7 @@ def test_gpu_elementwise_kernels_match_numpy(op, type_name, any_gpu):
         a, b = rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
     stream = streams.create(0)
     device_a, device_b = _to_device(a, stream), _to_device(b, stream)
-    device_out = memory.allocate(a.nbytes, stream.handle, 0)
+    device_out = memory.allocate(a.nbytes, stream, 0)
     kernel = modules.get_function(0, "elementwise", f"{op}_{type_name}")
     kernel.launch(grid_for(n, max_blocks=64), 256, stream.handle, device_a, device_b, device_out, n)
     out = np.empty_like(a)
@@ -548,7 +548,7 @@ def test_gpu_add_f32_with_int_addresses_and_a_single_block(any_gpu):
     a, b = np.arange(n, dtype=np.float32), np.full(n, 0.5, np.float32)
     stream = streams.create(0)
     device_a, device_b = _to_device(a, stream), _to_device(b, stream)
-    device_out = memory.allocate(a.nbytes, stream.handle, 0)
+    device_out = memory.allocate(a.nbytes, stream, 0)
     kernel = modules.get_function(0, "elementwise", "add_f32")
     kernel.launch(1, 32, stream.handle, device_a.ptr, device_b.ptr, device_out.ptr, n)
     out = np.empty_like(a)
