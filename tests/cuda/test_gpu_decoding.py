@@ -184,9 +184,10 @@ def _validation_step(encoded, device):
 
 def test_the_training_and_validation_pipelines_run_on_the_gpu_as_on_the_cpu(decoding):
     encoded = ndd.batch(_encoded(photo_paths()[:3]))
-    for gpu, cpu in (
-        (_training_step(encoded, "gpu", 7), _training_step(encoded, "cpu", 7)),
-        (_validation_step(encoded, "gpu"), _validation_step(encoded, "cpu")),
+    # The training step divides by std (about 57); the validation step keeps pixel levels.
+    for gpu, cpu, levels_per_unit in (
+        (_training_step(encoded, "gpu", 7), _training_step(encoded, "cpu", 7), 57.0),
+        (_validation_step(encoded, "gpu"), _validation_step(encoded, "cpu"), 1.0),
     ):
         assert gpu.device.device_type == "gpu"
         gpu_values, cpu_values = np.asarray(ndd.as_tensor(gpu).cpu()), np.asarray(ndd.as_tensor(cpu))
@@ -194,9 +195,10 @@ def test_the_training_and_validation_pipelines_run_on_the_gpu_as_on_the_cpu(deco
         if decoding == "host":
             np.testing.assert_array_equal(gpu_values, cpu_values)
         else:
-            np.testing.assert_allclose(
-                gpu_values.astype(np.float32), cpu_values.astype(np.float32), atol=0.15
-            )
+            # nvJPEG against libjpeg-turbo, as _assert_decoded_alike: a few levels apart at
+            # most, equal on average (an H200 gave up to 2 levels on 29% of the values).
+            levels = np.abs(gpu_values.astype(np.float32) - cpu_values.astype(np.float32)) * levels_per_unit
+            assert levels.max() <= 8.5 and levels.mean() < 1.0
 
 
 @pytest.mark.gpu
