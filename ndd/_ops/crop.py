@@ -29,6 +29,7 @@ from .gpu_image import GpuCropMirrorNormalize, WindowPlan
 from .gpu_layout import GpuSlice, GpuWindow, c_strides
 from .image_layout import image_axes, known_ndim
 from .schema import Arg, Input, Operator
+from .slicing import check_window_dtype
 
 _f32 = np.float32
 
@@ -134,8 +135,6 @@ def _inside(bounds, shape):
 
 # --- crop ------------------------------------------------------------------------------
 
-_CROP_OUTPUT_TYPES = (uint8, float16, float32)
-
 
 def _crop_types(ins, args):
     op = CROP
@@ -145,12 +144,7 @@ def _crop_types(ins, args):
             raise InvalidArgumentError("ndd.crop: 'output_dtype' is a deprecated alias of 'dtype'; pass one")
         dtype = args["dtype"] = args["output_dtype"]
     x = ins[0]
-    # Any type may stay as it is; the conversions are to these.
-    if dtype is not None and dtype not in _CROP_OUTPUT_TYPES and dtype != x._dtype:
-        names = ", ".join(str(t) for t in _CROP_OUTPUT_TYPES)
-        raise InvalidArgumentError(
-            f"ndd.crop: 'dtype' must be one of {names} or the input's type ({x._dtype}), got {dtype}"
-        )
+    check_window_dtype("ndd.crop", dtype, x._dtype)
     return [(dtype or x._dtype, _output_layout(op, x))]
 
 

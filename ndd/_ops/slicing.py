@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 
+from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, uint8
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
@@ -94,13 +95,18 @@ def _slice_types(ins, args):
     if _given(args, _SLICE_AXES) and _given(args, _SLICE_AXIS_NAMES):
         raise ValueError("ndd.slice: 'axes' and 'axis_names' are mutually exclusive")
     dtype = args["dtype"]
-    # Any type may stay as it is; the conversions are to these.
-    if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES and dtype != data._dtype:
-        names = ", ".join(str(t) for t in _SLICE_OUTPUT_TYPES)
-        raise ValueError(
-            f"ndd.slice: 'dtype' must be one of {names} or the input's type ({data._dtype}), got {dtype}"
-        )
+    check_window_dtype("ndd.slice", dtype, data._dtype)
     return [(dtype or data._dtype, data._layout)]
+
+
+def check_window_dtype(qualname, dtype, source):
+    """Refuse a ``dtype`` that ``slice`` and ``crop`` do not convert a window of type
+    ``source`` to: any type may stay as it is; the conversions are to these."""
+    if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES and dtype != source:
+        names = ", ".join(str(t) for t in _SLICE_OUTPUT_TYPES)
+        raise InvalidArgumentError(
+            f"{qualname}: 'dtype' must be one of {names} or the input's type ({source}), got {dtype}"
+        )
 
 
 def _slice_axes(args, ndim):
