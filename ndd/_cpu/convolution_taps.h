@@ -14,7 +14,14 @@
 #define NDD_TAPS_PARAMS(T) \
     (float *restrict acc, const T *const *sources, const float *weights, ptrdiff_t taps, ptrdiff_t n)
 
-#define NDD_TAPS_BODY(T)                                                       \
+/* MADD(w, x, s) is w * x + s: fused (fmaf) in the AVX2 builds, two roundings in the
+ * baseline. Written out, so that the sums do not depend on whether the compiler contracts
+ * (GCC's default -ffp-contract=fast does inside a target("fma") function, -std=c11 does
+ * not): the GPU's filter and resample kernels sum in exactly one of these two ways. */
+#define NDD_MADD_FUSED(w, x, s) __builtin_fmaf((w), (x), (s))
+#define NDD_MADD_PLAIN(w, x, s) ((s) + (w) * (x))
+
+#define NDD_TAPS_BODY(T, MADD)                                                 \
     {                                                                          \
         ptrdiff_t t = 0, k, u;                                                 \
         for (; t + NDD_TAPS_BLOCK <= n; t += NDD_TAPS_BLOCK) {                 \
@@ -22,13 +29,13 @@
             for (k = 0; k < taps; k++) {                                       \
                 const T *restrict s = sources[k] + t;                          \
                 const float w = weights[k];                                    \
-                for (u = 0; u < NDD_TAPS_BLOCK; u++) block[u] += w * (float)s[u]; \
+                for (u = 0; u < NDD_TAPS_BLOCK; u++) block[u] = MADD(w, (float)s[u], block[u]); \
             }                                                                  \
             for (u = 0; u < NDD_TAPS_BLOCK; u++) acc[t + u] = block[u];        \
         }                                                                      \
         for (; t < n; t++) {                                                   \
             float sum = 0;                                                     \
-            for (k = 0; k < taps; k++) sum += weights[k] * (float)sources[k][t]; \
+            for (k = 0; k < taps; k++) sum = MADD(weights[k], (float)sources[k][t], sum); \
             acc[t] = sum;                                                      \
         }                                                                      \
     }
@@ -41,8 +48,8 @@
 
 #define NDD_DEFINE_TAPS(SUFFIX, T)                                                              \
     __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_##SUFFIX NDD_TAPS_PARAMS(T) \
-    NDD_TAPS_BODY(T)                                                                            \
-    static void ndd_taps_base_##SUFFIX NDD_TAPS_PARAMS(T) NDD_TAPS_BODY(T)                      \
+    NDD_TAPS_BODY(T, NDD_MADD_FUSED)                                                            \
+    static void ndd_taps_base_##SUFFIX NDD_TAPS_PARAMS(T) NDD_TAPS_BODY(T, NDD_MADD_PLAIN)      \
     static void ndd_taps_##SUFFIX NDD_TAPS_PARAMS(T)                                            \
     {                                                                                           \
         if (ndd_taps_avx2_available())                                                          \
@@ -53,7 +60,8 @@
 
 #else
 
-#define NDD_DEFINE_TAPS(SUFFIX, T) static void ndd_taps_##SUFFIX NDD_TAPS_PARAMS(T) NDD_TAPS_BODY(T)
+#define NDD_DEFINE_TAPS(SUFFIX, T) \
+    static void ndd_taps_##SUFFIX NDD_TAPS_PARAMS(T) NDD_TAPS_BODY(T, NDD_MADD_PLAIN)
 
 #endif
 
@@ -85,12 +93,12 @@ __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_u8 NDD_TAPS_PARAMS
     }
     for (; t < n; t++) {
         float sum = 0;
-        for (k = 0; k < taps; k++) sum += weights[k] * (float)sources[k][t];
+        for (k = 0; k < taps; k++) sum = __builtin_fmaf(weights[k], (float)sources[k][t], sum);
         acc[t] = sum;
     }
 }
 
-static void ndd_taps_base_u8 NDD_TAPS_PARAMS(unsigned char) NDD_TAPS_BODY(unsigned char)
+static void ndd_taps_base_u8 NDD_TAPS_PARAMS(unsigned char) NDD_TAPS_BODY(unsigned char, NDD_MADD_PLAIN)
 
 static void ndd_taps_u8 NDD_TAPS_PARAMS(unsigned char)
 {
@@ -135,7 +143,7 @@ __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAM
     }
 }
 
-static void ndd_taps_base_f32 NDD_TAPS_PARAMS(float) NDD_TAPS_BODY(float)
+static void ndd_taps_base_f32 NDD_TAPS_PARAMS(float) NDD_TAPS_BODY(float, NDD_MADD_PLAIN)
 
 static void ndd_taps_f32 NDD_TAPS_PARAMS(float)
 {
