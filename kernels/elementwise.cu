@@ -317,25 +317,39 @@ FUNCTION_FUNCTOR(fabs)
 
 // -- kernels --------------------------------------------------------------------------
 
+// The elements of two or three operands, loaded together (ilp_loop).
+template <typename S> struct two {
+  S x, y;
+};
+template <typename S> struct three {
+  S x, y, z;
+};
+
 // NAME_T(a, b, out, n): both operands arrays; NAME_scalar_rhs_T: b is a scalar;
 // NAME_scalar_lhs_T: a is a scalar. Operands are of storage type S, the output of
 // type R (S, or bool for comparisons).
 #define BINARY_KERNELS(NAME, OP, TN, S, R)                                               \
   extern "C" __global__ void NAME##_##TN(const S* __restrict__ a, const S* __restrict__ b, \
                                          R* __restrict__ out, unsigned long long n) {     \
-    GRID_STRIDE_LOOP(i, n) {                                                             \
-      out[i] = num<R>::store(OP::apply(num<S>::load(a[i]), num<S>::load(b[i])));          \
-    }                                                                                    \
+    ilp_loop(                                                                            \
+        n, [&](auto i) { return two<S>{a[i], b[i]}; },                                  \
+        [&](auto i, two<S> v) {                                                         \
+          out[i] = num<R>::store(OP::apply(num<S>::load(v.x), num<S>::load(v.y)));       \
+        });                                                                              \
   }                                                                                      \
   extern "C" __global__ void NAME##_scalar_rhs_##TN(                                     \
       const S* __restrict__ a, num<S>::P b, R* __restrict__ out, unsigned long long n) { \
     const num<S>::C y = num<S>::param(b);                                                \
-    GRID_STRIDE_LOOP(i, n) { out[i] = num<R>::store(OP::apply(num<S>::load(a[i]), y)); } \
+    ilp_loop(                                                                            \
+        n, [&](auto i) { return a[i]; },                                                 \
+        [&](auto i, S v) { out[i] = num<R>::store(OP::apply(num<S>::load(v), y)); });    \
   }                                                                                      \
   extern "C" __global__ void NAME##_scalar_lhs_##TN(                                     \
       num<S>::P a, const S* __restrict__ b, R* __restrict__ out, unsigned long long n) { \
     const num<S>::C x = num<S>::param(a);                                                \
-    GRID_STRIDE_LOOP(i, n) { out[i] = num<R>::store(OP::apply(x, num<S>::load(b[i]))); } \
+    ilp_loop(                                                                            \
+        n, [&](auto i) { return b[i]; },                                                 \
+        [&](auto i, S v) { out[i] = num<R>::store(OP::apply(x, num<S>::load(v))); });    \
   }
 
 #define ARITHMETIC(NAME, TN, S) BINARY_KERNELS(NAME, op_##NAME, TN, S, S)
@@ -344,9 +358,9 @@ FUNCTION_FUNCTOR(fabs)
 #define UNARY_KERNEL(NAME, TN, S)                                                       \
   extern "C" __global__ void NAME##_##TN(const S* __restrict__ in, S* __restrict__ out, \
                                          unsigned long long n) {                        \
-    GRID_STRIDE_LOOP(i, n) {                                                            \
-      out[i] = num<S>::store(op_##NAME::apply<S>(num<S>::load(in[i])));                 \
-    }                                                                                   \
+    ilp_loop(                                                                           \
+        n, [&](auto i) { return in[i]; },                                               \
+        [&](auto i, S v) { out[i] = num<S>::store(op_##NAME::apply<S>(num<S>::load(v))); }); \
   }
 
 // clamp(x, lo, hi) = min(max(x, lo), hi): with three arrays, or with scalar bounds.
@@ -354,18 +368,22 @@ FUNCTION_FUNCTOR(fabs)
   extern "C" __global__ void NAME##_##TN(const S* __restrict__ x, const S* __restrict__ lo, \
                                          const S* __restrict__ hi, S* __restrict__ out,     \
                                          unsigned long long n) {                            \
-    GRID_STRIDE_LOOP(i, n) {                                                                \
-      out[i] = num<S>::store(op_minimum::apply(                                             \
-          op_maximum::apply(num<S>::load(x[i]), num<S>::load(lo[i])), num<S>::load(hi[i]))); \
-    }                                                                                       \
+    ilp_loop(                                                                               \
+        n, [&](auto i) { return three<S>{x[i], lo[i], hi[i]}; },                            \
+        [&](auto i, three<S> v) {                                                           \
+          out[i] = num<S>::store(op_minimum::apply(                                         \
+              op_maximum::apply(num<S>::load(v.x), num<S>::load(v.y)), num<S>::load(v.z))); \
+        });                                                                                 \
   }                                                                                         \
   extern "C" __global__ void NAME##_scalar_bounds_##TN(const S* __restrict__ x, num<S>::P lo, \
                                                        num<S>::P hi, S* __restrict__ out,   \
                                                        unsigned long long n) {              \
     const num<S>::C low = num<S>::param(lo), high = num<S>::param(hi);                      \
-    GRID_STRIDE_LOOP(i, n) {                                                                \
-      out[i] = num<S>::store(op_minimum::apply(op_maximum::apply(num<S>::load(x[i]), low), high)); \
-    }                                                                                       \
+    ilp_loop(                                                                               \
+        n, [&](auto i) { return x[i]; },                                                    \
+        [&](auto i, S v) {                                                                  \
+          out[i] = num<S>::store(op_minimum::apply(op_maximum::apply(num<S>::load(v), low), high)); \
+        });                                                                                 \
   }
 
 // fill_scalar_T(value, out, n): a scalar operand as an array, for operand
@@ -374,7 +392,8 @@ FUNCTION_FUNCTOR(fabs)
   extern "C" __global__ void NAME##_##TN(num<S>::P value, S* __restrict__ out,           \
                                          unsigned long long n) {                         \
     const S v = num<S>::store(num<S>::param(value));                                     \
-    GRID_STRIDE_LOOP(i, n) { out[i] = v; }                                               \
+    ilp_loop(                                                                            \
+        n, [&](auto i) { return v; }, [&](auto i, S w) { out[i] = w; });                 \
   }
 
 // The type lists: X(NAME, type suffix, storage type).
@@ -533,7 +552,9 @@ template <> struct converter<ndd_half, ndd_half> {
 #define CAST(SN, S, DN, D)                                                     \
   extern "C" __global__ void cast_##SN##_to_##DN(                              \
       const S* __restrict__ in, D* __restrict__ out, unsigned long long n) {   \
-    GRID_STRIDE_LOOP(i, n) { out[i] = converter<D, S>::apply(in[i]); }         \
+    ilp_loop(                                                                  \
+        n, [&](auto i) { return in[i]; },                                      \
+        [&](auto i, S v) { out[i] = converter<D, S>::apply(v); });             \
   }
 
 #define CAST_FROM(SN, S)               \

@@ -126,23 +126,31 @@ __device__ __forceinline__ void copy_segment(const long long* __restrict__ row,
     in_stride[k] = row[5 + LAYOUT_MAX_DIMS + k];
     out_stride[k] = row[5 + 2 * LAYOUT_MAX_DIMS + k];
   }
-  for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {
-    I rest = i;
-    long long src = 0, dst = 0;
+  // The load phase also places the element in the output (its offset travels with it).
+  struct Placed {
+    In value;
+    long long dst;
+  };
+  ilp_steps<I>(
+      n,
+      [&](I i) {
+        I rest = i;
+        long long src = 0, dst = 0;
 #pragma unroll
-    for (int k = LAYOUT_MAX_DIMS - 1; k > 0; --k) {
-      if (k > first) {
-        const I q = rest / extent[k];
-        const long long r = (long long)(rest - q * extent[k]);
-        src += r * in_stride[k];
-        dst += r * out_stride[k];
-        rest = q;
-      }
-    }
-    src += (long long)rest * in_stride[first];
-    dst += (long long)rest * out_stride[first];
-    out[dst] = Move::apply(in[src]);
-  }
+        for (int k = LAYOUT_MAX_DIMS - 1; k > 0; --k) {
+          if (k > first) {
+            const I q = rest / extent[k];
+            const long long r = (long long)(rest - q * extent[k]);
+            src += r * in_stride[k];
+            dst += r * out_stride[k];
+            rest = q;
+          }
+        }
+        src += (long long)rest * in_stride[first];
+        dst += (long long)rest * out_stride[first];
+        return Placed{in[src], dst};
+      },
+      [&](I, Placed v) { out[v.dst] = Move::apply(v.value); });
 }
 
 template <typename In, typename Out, typename Move>
@@ -178,25 +186,28 @@ __device__ __forceinline__ void pad_segment(const long long* __restrict__ row,
     in_extent[k] = row[6 + 2 * LAYOUT_MAX_DIMS + k];
     in_stride[k] = row[6 + 3 * LAYOUT_MAX_DIMS + k];
   }
-  for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < n; i += (I)blockDim.x * gridDim.x) {
-    I rest = i;
-    long long src = 0;
-    bool inside = true;
-    int fill_index = 0;
+  ilp_steps<I>(
+      n,
+      [&](I i) {
+        I rest = i;
+        long long src = 0;
+        bool inside = true;
+        int fill_index = 0;
 #pragma unroll
-    for (int k = LAYOUT_MAX_DIMS - 1; k >= 0; --k) {
-      if (k >= first) {
-        const I q = k > first ? rest / extent[k] : 0;
-        const long long r = (long long)(rest - q * extent[k]);
-        const long long c = start[k] + r;
-        inside = inside && c >= 0 && c < in_extent[k];
-        src += c * in_stride[k];
-        if (k == fill_dim) fill_index = (int)r;
-        rest = q;
-      }
-    }
-    out[i] = inside ? Move::apply(in[src]) : fill[fill_index];
-  }
+        for (int k = LAYOUT_MAX_DIMS - 1; k >= 0; --k) {
+          if (k >= first) {
+            const I q = k > first ? rest / extent[k] : 0;
+            const long long r = (long long)(rest - q * extent[k]);
+            const long long c = start[k] + r;
+            inside = inside && c >= 0 && c < in_extent[k];
+            src += c * in_stride[k];
+            if (k == fill_dim) fill_index = (int)r;
+            rest = q;
+          }
+        }
+        return inside ? Move::apply(in[src]) : fill[fill_index];
+      },
+      [&](I i, Out v) { out[i] = v; });
 }
 
 template <typename In, typename Out, typename Move>

@@ -20,6 +20,41 @@ struct TransposeBytes16 {
   unsigned long long lo, hi;
 };
 
+// The tiles of one segment. I (the type of the tile arithmetic) is 32-bit when the
+// segment has fewer than 2^31 tiles: a 64-bit division costs a GPU dozens of
+// instructions, and a tile's place takes three of them.
+template <typename T, typename I>
+__device__ __forceinline__ void transpose_segment(const long long* __restrict__ row, T (*tile)[TILE + 1],
+                                                  unsigned char* out_base, const unsigned char* in_base) {
+  const long long A = row[1], B = row[2];
+  const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[3]);
+  T* __restrict__ out = reinterpret_cast<T*>(out_base + row[4]);
+  const long long sN = row[5], sB = row[6], oN = row[7], oA = row[8];
+  const I tiles_a = (I)((A + TILE - 1) / TILE), tiles_b = (I)((B + TILE - 1) / TILE);
+  const I per_n = tiles_a * tiles_b;
+  const I tiles = (I)row[0] * per_n;
+  // The loop bounds depend on the block only, so every thread reaches the barriers.
+  for (I t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const I n = t / per_n;
+    const I r = t - n * per_n;
+    const I ta = r / tiles_b;
+    const long long a0 = (long long)ta * TILE, b0 = (long long)(r - ta * tiles_b) * TILE;
+    // Each tile's corner once in 64 bits; the threads' offsets from it are small.
+    const T* __restrict__ tile_in = in + (long long)n * sN + a0 + b0 * sB;
+    T* __restrict__ tile_out = out + (long long)n * oN + a0 * oA + b0;
+    const int a_left = (int)(A - a0 < TILE ? A - a0 : TILE), b_left = (int)(B - b0 < TILE ? B - b0 : TILE);
+    const int x = (int)threadIdx.x;
+#pragma unroll
+    for (int j = threadIdx.y; j < TILE; j += TILE_ROWS)
+      if (x < a_left && j < b_left) tile[j][x] = tile_in[x + j * sB];
+    __syncthreads();
+#pragma unroll
+    for (int j = threadIdx.y; j < TILE; j += TILE_ROWS)
+      if (j < a_left && x < b_left) tile_out[j * oA + x] = tile[x][j];
+    __syncthreads();
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ void transpose_tiles(const long long* __restrict__ rows, unsigned int count,
                                                 unsigned char* out_base, const unsigned char* in_base) {
@@ -27,30 +62,11 @@ __device__ __forceinline__ void transpose_tiles(const long long* __restrict__ ro
   __shared__ T tile[TILE][TILE + 1];
   for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {
     const long long* row = rows + (unsigned long long)s * TRANSPOSE_WORDS;
-    const long long N = row[0], A = row[1], B = row[2];
-    const T* __restrict__ in = reinterpret_cast<const T*>(in_base + row[3]);
-    T* __restrict__ out = reinterpret_cast<T*>(out_base + row[4]);
-    const long long sN = row[5], sB = row[6], oN = row[7], oA = row[8];
-    const long long tiles_a = (A + TILE - 1) / TILE, tiles_b = (B + TILE - 1) / TILE;
-    const long long tiles = N * tiles_a * tiles_b;
-    // The loop bounds depend on the block only, so every thread reaches the barriers.
-    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
-      const long long n = t / (tiles_a * tiles_b);
-      const long long r = t - n * tiles_a * tiles_b;
-      const long long a0 = (r / tiles_b) * TILE, b0 = (r % tiles_b) * TILE;
-      const long long a = a0 + threadIdx.x;
-      for (int j = threadIdx.y; j < TILE; j += TILE_ROWS) {
-        const long long b = b0 + j;
-        if (a < A && b < B) tile[j][threadIdx.x] = in[n * sN + a + b * sB];
-      }
-      __syncthreads();
-      const long long b = b0 + threadIdx.x;
-      for (int j = threadIdx.y; j < TILE; j += TILE_ROWS) {
-        const long long a2 = a0 + j;
-        if (a2 < A && b < B) out[n * oN + a2 * oA + b] = tile[threadIdx.x][j];
-      }
-      __syncthreads();
-    }
+    const long long tiles = row[0] * ((row[1] + TILE - 1) / TILE) * ((row[2] + TILE - 1) / TILE);
+    if (tiles <= 0x7fffffffll)
+      transpose_segment<T, unsigned int>(row, tile, out_base, in_base);
+    else
+      transpose_segment<T, unsigned long long>(row, tile, out_base, in_base);
   }
 }
 
