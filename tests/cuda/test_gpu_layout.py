@@ -326,6 +326,19 @@ def test_pad_matches_the_cpu(dtype, any_gpu):
     _check_batch(ndd.pad, samples, "HWC", axis_names="W", fill_value=fill)
 
 
+@pytest.mark.parametrize("shape", [(11,), (5, 7), (4, 5, 6), (3, 4, 5, 2), (2, 3, 4, 2, 3)])
+def test_pads_and_strided_copies_of_every_rank_match_the_cpu(shape, any_gpu):
+    """The kernels are compiled for segments of 1, 2 and 3 dimensions and for any
+    count: padding every axis keeps every dimension, and so does reversing each
+    axis's order."""
+    values = _values(np.int16, shape)
+    _check(ndd.pad, values, shape=[e + 2 for e in shape], fill_value=-5)
+    _check(ndd.transpose, values, perm=list(range(len(shape)))[::-1])
+    _check(
+        ndd.slice, values, start=[1] * len(shape), shape=[e - 1 for e in shape], axes=list(range(len(shape)))
+    )
+
+
 def test_pad_with_per_sample_extents_matches_the_cpu(any_gpu):
     samples = [_values(np.int16, s, i) for i, s in enumerate(RAGGED)]
     shape = ndd.batch([np.array(e, np.int32) for e in ([5, 7], [8, 5], [1, 1], [3, 9])])
