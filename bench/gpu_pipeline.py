@@ -112,6 +112,47 @@ def _dynamic_pipelines(ndd, root, batch_size, size):
     return {case: epoch_runner(case) for case in CASES}
 
 
+STAGES = ["decode", "random_resized_crop", "flip", "crop_mirror_normalize", "resize"]
+
+
+def _stage_runner(ndd, root, batch_size, size):
+    """A function timing each operator of the pipelines alone, on one batch of the
+    dataset's first files (ndd or the reference's dynamic mode): ``run(repeats)``
+    gives ``{stage: [ms per call]}``. A call is timed from its start to the end of
+    its GPU work (a copy of its last sample to the host waits for it)."""
+    import numpy as np
+
+    files = sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names)[:batch_size]
+    encoded = ndd.batch([np.fromfile(f, np.uint8) for f in files])
+    images = ndd.decoders.image(encoded, device="gpu")
+    cropped = ndd.random_resized_crop(images, size=[size, size])
+    calls = {
+        "decode": lambda: ndd.decoders.image(encoded, device="gpu"),
+        "random_resized_crop": lambda: ndd.random_resized_crop(images, size=[size, size]),
+        "flip": lambda: ndd.flip(cropped, horizontal=ndd.random.coin_flip(batch_size=len(files))),
+        "crop_mirror_normalize": lambda: ndd.crop_mirror_normalize(
+            cropped, dtype=ndd.float32, output_layout="CHW", mean=MEAN, std=STD
+        ),
+        "resize": lambda: ndd.resize(images, resize_shorter=size * 8 // 7),
+    }
+
+    def finish(result):
+        np.asarray(result.select(len(files) - 1).cpu())
+
+    def run(repeats):
+        times = {}
+        for stage in STAGES:
+            finish(calls[stage]())  # warm-up
+            times[stage] = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                finish(calls[stage]())
+                times[stage].append((time.perf_counter() - start) * 1e3)
+        return times
+
+    return run
+
+
 def _reference_pipelines(root, batch_size, size, threads, num_files):
     """The reference's pipeline mode: the same operators, ``pipe.run()`` per batch."""
     from nvidia.dali import fn, pipeline_def, types
@@ -174,8 +215,14 @@ def _worker(impl, args):
         print(json.dumps({"error": f"{type(error).__name__}: {error}".splitlines()[0][:300]}), flush=True)
         return
     print(json.dumps({"ready": impl}), flush=True)
+    stages = None
     for line in sys.stdin:
         request = json.loads(line)
+        if "stages" in request:
+            if stages is None:
+                stages = _stage_runner(ndd, args.root, args.batch_size, args.size)
+            print(json.dumps({"stages": stages(request["stages"])}), flush=True)
+            continue
         start = time.perf_counter()
         images = sum(runners[request["case"]]() for _ in range(request["epochs"]))
         print(json.dumps({"images_per_s": images / (time.perf_counter() - start)}), flush=True)
@@ -196,6 +243,11 @@ class Worker:
         self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
         self.proc.stdin.flush()
         return json.loads(self.proc.stdout.readline())["images_per_s"]
+
+    def stages(self, repeats):
+        self.proc.stdin.write(json.dumps({"stages": repeats}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["stages"]
 
     def close(self):
         if self.proc.stdin:
@@ -286,6 +338,11 @@ def main():
     parser.add_argument("--size", type=int, default=224, help="output side of the crops")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--data", help="use (and keep) this folder for the dataset, building it when missing")
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="also time each operator alone on one batch (ndd and the dynamic mode)",
+    )
     args = parser.parse_args()
     if args.worker:
         _worker(args.worker, args)
@@ -321,6 +378,11 @@ def main():
         for case in CASES:
             for impl, worker in workers.items():
                 results[impl, case].append(worker.time(case, args.epochs))
+    stage_times = {}
+    if args.stages:
+        for impl in ("ndd", "ref"):
+            if impl in workers:
+                stage_times[impl] = workers[impl].stages(args.repeats * 3)
     for worker in workers.values():
         worker.close()
 
@@ -346,8 +408,29 @@ def main():
         print(f"{case:<11}" + "".join(f"{c:>26}" for c in cells) + "".join(f"{r:>26}" for r in ratios))
     for impl, why in skipped.items():
         print(f"{IMPLS[impl]}: {why}")
+    if stage_times:
+        _print_stages(stage_times, args)
     if args.smoke:
         print(SMOKE_LABEL)
+
+
+def _print_stages(stage_times, args):
+    """Each operator alone: ms per call of a batch, median [min-max], and ndd/reference."""
+    print()
+    print(f"each operator alone, ms per batch of {args.batch_size}: median [min-max] of {args.repeats * 3}")
+    impls = list(stage_times)
+    header = f"{'operator':<22}" + "".join(f"{IMPLS[i]:>26}" for i in impls)
+    header += f"{'ndd/reference time':>20}" if len(impls) > 1 else ""
+    print(header)
+    print("-" * len(header))
+    for stage in STAGES:
+        cells = [stage_times[i][stage] for i in impls]
+        line = f"{stage:<22}" + "".join(
+            f"{statistics.median(c):10.2f} [{min(c):.2f}-{max(c):.2f}]".rjust(26) for c in cells
+        )
+        if len(impls) > 1:
+            line += f"{statistics.median(cells[0]) / statistics.median(cells[1]):20.2f}"
+        print(line)
 
 
 if __name__ == "__main__":

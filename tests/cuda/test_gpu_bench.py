@@ -65,6 +65,7 @@ def test_the_gpu_pipeline_benchmark_runs_its_pipelines_in_a_smoke_run(tmp_path):
             sys.executable,
             str(ROOT / "bench" / "gpu_pipeline.py"),
             "--smoke",
+            "--stages",
             "--data",
             str(tmp_path / "jpegs"),
         ],
@@ -79,6 +80,9 @@ def test_the_gpu_pipeline_benchmark_runs_its_pipelines_in_a_smoke_run(tmp_path):
     ]
     assert [row[0] for row in rows] == ["training", "validation"]
     assert all(float(row[1]) > 0 for row in rows)
+    stages = {line.split()[0]: line.split()[1] for line in run.stdout.splitlines() if len(line.split()) > 1}
+    for stage in ("decode", "random_resized_crop", "flip", "crop_mirror_normalize", "resize"):
+        assert float(stages[stage]) > 0, stage
     assert "SMOKE RUN" in run.stdout
 
 
