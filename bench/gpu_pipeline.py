@@ -113,6 +113,9 @@ def _dynamic_pipelines(ndd, root, batch_size, size):
 
 
 STAGES = ["decode", "random_resized_crop", "flip", "crop_mirror_normalize", "resize"]
+# nvImageCodec's batch decode called directly, without ndd around it (a stage of the
+# ndd worker only): what of ndd's decode time is the codec's.
+CODEC_STAGE = "nvImageCodec alone"
 
 
 def _stage_runner(ndd, root, batch_size, size):
@@ -139,9 +142,34 @@ def _stage_runner(ndd, root, batch_size, size):
     def finish(result):
         np.asarray(result.select(len(files) - 1).cpu())
 
+    stages = list(STAGES)
+    if ndd.__name__ == "ndd":
+        from nvidia import nvimgcodec
+
+        from ndd._ops import gpu_decoding
+
+        decoder = gpu_decoding.make_decoder(0)
+        stream = ndd.get_current_stream()
+        arrays = [np.fromfile(f, np.uint8) for f in files]
+
+        def codec_alone():
+            decoded = decoder.decode(
+                [nvimgcodec.CodeStream(a) for a in arrays], cuda_stream=int(stream.handle)
+            )
+            return decoded
+
+        calls[CODEC_STAGE] = codec_alone
+        stages.append(CODEC_STAGE)
+
+        def finish(result, finish=finish):  # noqa: F811 (the codec's result is a list of images)
+            if isinstance(result, list):
+                stream.synchronize()
+            else:
+                finish(result)
+
     def run(repeats):
         times = {}
-        for stage in STAGES:
+        for stage in stages:
             finish(calls[stage]())  # warm-up
             times[stage] = []
             for _ in range(repeats):
@@ -423,8 +451,12 @@ def _print_stages(stage_times, args):
     header += f"{'ndd/reference time':>20}" if len(impls) > 1 else ""
     print(header)
     print("-" * len(header))
-    for stage in STAGES:
-        cells = [stage_times[i][stage] for i in impls]
+    for stage in STAGES + [CODEC_STAGE]:
+        cells = [stage_times[i][stage] for i in impls if stage in stage_times[i]]
+        if len(cells) < len(impls):
+            c = cells[0]
+            print(f"{stage:<22}" + f"{statistics.median(c):10.2f} [{min(c):.2f}-{max(c):.2f}]".rjust(26))
+            continue
         line = f"{stage:<22}" + "".join(
             f"{statistics.median(c):10.2f} [{min(c):.2f}-{max(c):.2f}]".rjust(26) for c in cells
         )
