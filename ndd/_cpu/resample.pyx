@@ -129,6 +129,40 @@ def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, 
     return indices_arr, weights_arr
 
 
+def axis_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, int kind, bint antialias):
+    """``filter_table`` with what a resampling needs to know of it, in one call:
+    ``(first, stop, indices, weights, identity)``. The pixels read are
+    ``[first, stop)`` (both 0 for an empty table), ``indices`` count from ``first``,
+    and ``identity`` says that the table copies ``[first, stop)`` as it is (one tap
+    of weight 1 per output pixel, in order)."""
+    indices_arr, weights_arr = filter_table(lo, hi, out_size, in_size, kind, antialias)
+    cdef int32_t[:, ::1] indices = indices_arr
+    cdef float[:, ::1] weights = weights_arr
+    cdef Py_ssize_t j, t, n = indices.shape[0], taps = indices.shape[1]
+    cdef int32_t first = 0, last = -1
+    cdef bint identity = taps == 1
+    if n * taps == 0:
+        return 0, 0, indices_arr, weights_arr, identity
+    with nogil:
+        first = indices[0, 0]
+        last = first
+        for j in range(n):
+            for t in range(taps):
+                if indices[j, t] < first:
+                    first = indices[j, t]
+                if indices[j, t] > last:
+                    last = indices[j, t]
+        for j in range(n):
+            for t in range(taps):
+                indices[j, t] -= first
+        if identity:
+            for j in range(n):
+                if indices[j, 0] != j or weights[j, 0] != 1:
+                    identity = False
+                    break
+    return first, last + 1, indices_arr, weights_arr, identity
+
+
 cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
     # Integers saturate, then round half away from zero (without a call to floor);
     # kind_tag only selects the type.
@@ -178,8 +212,8 @@ cdef inline void _resample_planes(const src_t* base, const Py_ssize_t* src_strid
                     out_row[i] = _store(sums[i], out_row)
 
 
-def resample_pass(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] indices,
-                  float[:, ::1] weights):
+def resample_pass(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, const int32_t[:, ::1] indices,
+                  const float[:, ::1] weights):
     """``dst[a, b, j, i] = sum_t weights[j, t] * src[a, b, indices[j, t], i]``.
 
     ``src`` may be any strided view whose last axis is contiguous (or of extent 1);
@@ -353,9 +387,9 @@ def two_axis_sums_fused():
     return bool(ndd_two_axis_sums_fused())
 
 
-def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, int32_t[:, ::1] row_indices,
-                          float[:, ::1] row_weights, int32_t[:, ::1] column_indices,
-                          float[:, ::1] column_weights):
+def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
+                          const int32_t[:, ::1] row_indices, const float[:, ::1] row_weights,
+                          const int32_t[:, ::1] column_indices, const float[:, ::1] column_weights):
     """Both passes of a 2-D resize of ``src`` (outer, H, W, C) into ``dst``
     (outer, out_H, out_W, C), with whole-row accumulations in both.
 

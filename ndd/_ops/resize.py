@@ -24,12 +24,13 @@ Deliberate divergences from the reference:
   computed in float32.
 """
 
+import functools
 import itertools
 import math
 
 import numpy as np
 
-from .._cpu.resample import filter_table, resample_pass, resample_rows_columns
+from .._cpu.resample import axis_table, resample_pass, resample_rows_columns
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -58,14 +59,6 @@ def _pass_view(array, axis):
     if inner > 1 and view.strides[3] != view.itemsize:
         view = np.ascontiguousarray(view)
     return view
-
-
-def _is_identity(indices, weights):
-    return (
-        indices.shape[1] == 1
-        and np.array_equal(indices[:, 0], np.arange(indices.shape[0]))
-        and np.all(weights == 1)
-    )
 
 
 def _rows_and_columns(data, tables, out_dtype):
@@ -127,20 +120,30 @@ def _separable_passes(data, tables, out_dtype):
     return data
 
 
+@functools.lru_cache(maxsize=4096)
+def _axis_table(lo, hi, out_size, in_size, kind, antialias):
+    """``axis_table``, remembered: images of the same size resized alike (a validation
+    epoch, a video's frames) share their tables. The arrays are read-only."""
+    first, stop, indices, weights, identity = axis_table(lo, hi, out_size, in_size, kind, antialias)
+    indices.setflags(write=False)
+    weights.setflags(write=False)
+    return first, stop, indices, weights, identity
+
+
 def _window_and_tables(shape, axes, out_sizes, lo, hi, kinds, antialias):
     """The part of an image of ``shape`` that the resampling reads (a slice per
     dimension) and ``{axis: (indices, weights)}`` of the axes that change, their
-    indices relative to the window's start."""
+    indices relative to the window's start (read-only arrays)."""
     tables = {}
     window = [slice(None)] * len(shape)
     for k, axis in enumerate(axes):
-        indices, weights = filter_table(lo[k], hi[k], out_sizes[k], shape[axis], kinds[k], antialias)
+        first, stop, indices, weights, identity = _axis_table(
+            float(lo[k]), float(hi[k]), int(out_sizes[k]), int(shape[axis]), int(kinds[k]), bool(antialias)
+        )
         if indices.size:
             # Only the pixels some output reads are visited: the region, plus the filter's reach.
-            first = int(indices.min())
-            window[axis] = slice(first, int(indices.max()) + 1)
-            indices -= first
-        if not _is_identity(indices, weights):
+            window[axis] = slice(first, stop)
+        if not identity:
             tables[axis] = (indices, weights)
     return tuple(window), tables
 
