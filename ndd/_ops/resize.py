@@ -120,10 +120,11 @@ def _separable_passes(data, tables, out_dtype):
     return data
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=512)
 def _axis_table(lo, hi, out_size, in_size, kind, antialias):
     """``axis_table``, remembered: images of the same size resized alike (a validation
-    epoch, a video's frames) share their tables. The arrays are read-only."""
+    epoch, a video's frames) share their tables. The arrays are read-only. 512 tables
+    are a few MB (224 outputs of 4 taps: 7 KB; a 16x antialiased reduction: 60 KB)."""
     first, stop, indices, weights, identity = axis_table(lo, hi, out_size, in_size, kind, antialias)
     indices.setflags(write=False)
     weights.setflags(write=False)
