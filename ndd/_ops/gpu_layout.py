@@ -152,29 +152,51 @@ def _merged(extents, in_strides, out_strides):
     return dims
 
 
-def _byte_dims(segment, itemsize):
-    """The segment's merged dimensions in bytes, the innermost one always being a
-    run of contiguous bytes (strides 1)."""
-    dims = [
-        (e, si * itemsize, so * itemsize)
-        for e, si, so in _merged(segment.extents, segment.in_strides, segment.out_strides)
-    ]
+@functools.lru_cache(maxsize=1024)
+def _byte_form(extents, in_strides, out_strides, itemsize):
+    """A segment pattern's merged dimensions in bytes (the innermost one always a run
+    of contiguous bytes, strides 1), and the widest unit they allow, whatever the
+    pointers. Remembered: a batch's samples share a few patterns (every sample of a
+    flip is one of two)."""
+    dims = [(e, si * itemsize, so * itemsize) for e, si, so in _merged(extents, in_strides, out_strides)]
     if dims and dims[-1][1] == itemsize and dims[-1][2] == itemsize:
         e = dims.pop()[0]
         dims.append((e * itemsize, 1, 1))
     else:
         dims.append((itemsize, 1, 1))
-    return dims
-
-
-def _widest_unit(dims, in_ptr, out_ptr):
     inner = dims[-1][0]
-    for unit in _UNITS:
-        if inner % unit or in_ptr % unit or out_ptr % unit:
-            continue
-        if all(si % unit == 0 and so % unit == 0 for _, si, so in dims[:-1]):
-            return unit
-    return 1
+    widest = next(
+        (
+            unit
+            for unit in _UNITS
+            if inner % unit == 0 and all(si % unit == 0 and so % unit == 0 for _, si, so in dims[:-1])
+        ),
+        1,
+    )
+    return tuple(dims), widest
+
+
+def _pointer_unit(address):
+    """The widest unit ``address`` is aligned to."""
+    return next(unit for unit in _UNITS if address % unit == 0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_form(dims, unit):
+    """``(final dims, tile form, row template, element count)`` of byte ``dims``
+    moved in units of ``unit`` bytes: the dimensions counted in units and merged
+    again, ``_tile_form`` of them, and the strided-copy row without its source and
+    offsets (None when too many dimensions are left)."""
+    inner = dims[-1][0] // unit
+    counted = [(e, si // unit, so // unit) for e, si, so in dims[:-1]]
+    if inner > 1:
+        counted.append((inner, 1, 1))
+    final = tuple(_merged(*zip(*counted, strict=True))) if counted else ()
+    if len(final) > MAX_DIMS:
+        return final, None, None, 0
+    row = np.zeros(_COPY_WORDS, np.int64)
+    n = _copy_row(None, row, final, 0, 0, 0)
+    return final, _tile_form(final), row, n
 
 
 def strided_copy(op, segments, itemsize, out_base, in_bases, stream, device_id) -> None:
@@ -197,30 +219,29 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
     planned = []
     unit = _UNITS[0]
     for s in segments:
-        if any(e == 0 for e in s.extents):
+        if 0 in s.extents:
             continue
-        dims = _byte_dims(s, itemsize)
-        unit = min(unit, _widest_unit(dims, s.in_ptr, s.out_ptr))
+        dims, widest = _byte_form(s.extents, s.in_strides, s.out_strides, itemsize)
+        unit = min(unit, widest, _pointer_unit(s.in_ptr), _pointer_unit(s.out_ptr))
         planned.append((s, dims))
     if not planned:
         return
-    final = []
-    for _, dims in planned:
-        inner = dims[-1][0] // unit
-        dims = [(e, si // unit, so // unit) for e, si, so in dims[:-1]]
-        if inner > 1:
-            dims.append((inner, 1, 1))
-        final.append(_merged(*zip(*dims, strict=True)) if dims else [])
-    forms = [_tile_form(dims) for dims in final]
-    if len(bases) == 1 and all(f is not None for f in forms):
-        _transpose_tiles(planned, forms, unit, out_base, bases[0], stream, device_id)
+    forms = [_unit_form(dims, unit) for _, dims in planned]
+    for final, _, row, _ in forms:
+        if row is None:
+            raise _unsupported(
+                op,
+                f"data that keeps {len(final)} dimensions after merging contiguous ones (at most {MAX_DIMS})",
+            )
+    if len(bases) == 1 and all(form[1] is not None for form in forms):
+        _transpose_tiles(planned, [form[1] for form in forms], unit, out_base, bases[0], stream, device_id)
         return
-    rows = np.zeros((len(planned), _COPY_WORDS), np.int64)
-    max_n = 0
-    for row, (s, _), dims in zip(rows, planned, final, strict=True):
-        source = s.source - first_source
-        n = _copy_row(op, row, dims, source, s.in_ptr - bases[source], s.out_ptr - out_base)
-        max_n = max(max_n, n)
+    rows = np.array([form[2] for form in forms])
+    sources = [s.source - first_source for s, _ in planned]
+    rows[:, 2] = sources
+    rows[:, 3] = [s.in_ptr - bases[k] for (s, _), k in zip(planned, sources, strict=True)]
+    rows[:, 4] = [s.out_ptr - out_base for s, _ in planned]
+    max_n = max(form[3] for form in forms)
     table = _upload(rows, stream, device_id)
     pointers = bases + [0] * (_MAX_INPUTS - len(bases))
     _launch(device_id, f"strided_copy_{unit}", table, len(planned), max_n, stream, out_base, *pointers)
