@@ -119,24 +119,40 @@ class GpuCropMirrorNormalize:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         sample_args = args_per_sample(args, batch_size)
-        plans = [self.plan(a, shape) for a, shape in zip(sample_args, source.shapes, strict=True)]
+        # Samples of one shape whose arguments do not vary (one dict for them all) share
+        # their plan and their row: each is made once per call.
+        plan_of = {}
+        plans = []
+        for a, shape in zip(sample_args, source.shapes, strict=True):
+            key = (id(a), shape)
+            plan = plan_of.get(key)
+            if plan is None:
+                plan = plan_of[key] = self.plan(a, shape)
+            plans.append(plan)
         target = np.dtype(self.out_dtype(args))
         out = SampleOutputs([p.out_shape for p in plans], target, batch_size >= 0, device_id, stream)
-        rows, params, params_at = [], [], {}
+        params, params_at, row_of = [], {}, {}
+        templates = []
         max_pixels = 0
-        for plan, shape, in_offset, out_offset in zip(
-            plans, source.shapes, source.offsets, out.offsets, strict=True
-        ):
-            block = np.concatenate([plan.mean, plan.multiplier, plan.fill]).astype(np.float32)
-            key = block.tobytes()
-            if key not in params_at:
-                params_at[key] = sum(len(p) for p in params)
-                params.append(block)
-            row, pixels = _cmn_row(plan, shape, in_offset, out_offset, params_at[key])
-            rows += row
-            max_pixels = max(max_pixels, pixels)
+        for plan, shape in zip(plans, source.shapes, strict=True):
+            key = (id(plan), shape)
+            made = row_of.get(key)
+            if made is None:
+                block = np.concatenate([plan.mean, plan.multiplier, plan.fill]).astype(np.float32)
+                values = block.tobytes()
+                if values not in params_at:
+                    params_at[values] = sum(len(p) for p in params)
+                    params.append(block)
+                row, pixels = _cmn_row(plan, shape, 0, 0, params_at[values])
+                made = row_of[key] = (np.array(row, np.int64), pixels)
+            templates.append(made[0])
+            max_pixels = max(max_pixels, made[1])
         if max_pixels == 0:
             return [out.result]
+        rows = np.array(templates)
+        rows[:, 0] = source.offsets
+        rows[:, 1] = out.offsets
+        rows = rows.reshape(-1)
         table = device_array.DeviceArray.from_host(np.concatenate(params), device_id, stream)
         name = f"crop_mirror_normalize_{CMN_INPUT_TYPES[source.dtype]}_to_{CMN_OUTPUT_TYPES[target]}"
         launch_segments(
