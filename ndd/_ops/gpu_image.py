@@ -256,7 +256,16 @@ class GpuResample:
                 _upload_samples(v, batch_size, device_id, stream)
                 for v in self.extra(source.shapes, sample_args)
             ]
-        plans = [self.passes(shape, *job) for shape, job in zip(source.shapes, jobs, strict=True)]
+        # Samples of one shape resampled alike (a validation batch's images of one size)
+        # share their plan: each is made once per call.
+        plan_of = {}
+        plans = []
+        for shape, job in zip(source.shapes, jobs, strict=True):
+            key = (shape, *(tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else v for v in job))
+            plan = plan_of.get(key)
+            if plan is None:
+                plan = plan_of[key] = self.passes(shape, *job)
+            plans.append(plan)
         for plan, offset, shape in zip(plans, out.offsets, out_shapes, strict=True):
             nbytes = math.prod(shape) * target.itemsize
             if plan is None and nbytes:
@@ -273,15 +282,18 @@ class GpuResample:
     def _run_passes(self, steps, source, out, target, device_id, stream):
         """Launch every pass of every sample (``steps``: their plans): pass k of all samples together."""
         device_array = cuda()[0]
-        indices, weights, table_offsets = [], [], []
+        indices, weights, table_offsets, stored = [], [], [], {}
         at = 0
         for plan in steps:
-            offsets = []
-            for step in [] if plan is None else plan[2]:
-                indices.append(step.indices.reshape(-1))
-                weights.append(step.weights.reshape(-1))
-                offsets.append(at)
-                at += step.indices.size
+            # A plan that samples share is stored once.
+            offsets = stored.get(id(plan))
+            if offsets is None:
+                offsets = stored[id(plan)] = []
+                for step in [] if plan is None else plan[2]:
+                    indices.append(step.indices.reshape(-1))
+                    weights.append(step.weights.reshape(-1))
+                    offsets.append(at)
+                    at += step.indices.size
             table_offsets.append(offsets)
         if at == 0:
             return
