@@ -139,10 +139,13 @@ class GpuImageDecoder:
             sample_format=getattr(codec.SampleFormat, sample_format),
         )
         _release_finished()
-        streams, errors = [], {}
+        # A code stream reads the array it is made from (no copy), so the arrays are kept
+        # with the decoded images until the copies out of those are done.
+        streams, errors, encoded = [], {}, []
         for i, sample in enumerate(samples):
             try:
-                streams.append(codec.CodeStream(np.ascontiguousarray(sample).reshape(-1).tobytes()))
+                encoded.append(np.ascontiguousarray(sample).reshape(-1).view(np.uint8))
+                streams.append(codec.CodeStream(encoded[-1]))
             except Exception as exc:  # an unreadable header, reported per sample
                 errors[i] = exc
                 streams.append(None)
@@ -156,11 +159,13 @@ class GpuImageDecoder:
                 images[i] = image
         index = (lambda i: None) if batch_size < 0 else (lambda i: i)
         windows = [None] * count
+        # Each decoded image's layout, read once (its array interface is a new dict each time).
+        layouts = [None if image is None else _layout_of(image) for image in images]
         for i, image in enumerate(images):
             if image is None:
                 errors.setdefault(i, RuntimeError("the codecs cannot decode it"))
                 continue
-            shape = _layout_of(image)[3]
+            shape = layouts[i][3]
             if self.window is not None:
                 try:
                     windows[i] = self.window(
@@ -171,28 +176,31 @@ class GpuImageDecoder:
             if windows[i] is None and i not in errors:
                 windows[i] = (0, 0, shape[0], shape[1])
         if errors:
-            self._raise(errors, images, windows, sample_args, batch_size, device_id, stream)
-        shapes = [(w[2], w[3], _layout_of(image)[3][2]) for image, w in zip(images, windows, strict=True)]
+            self._raise(
+                errors, images + encoded, layouts, windows, sample_args, batch_size, device_id, stream
+            )
+        shapes = [(w[2], w[3], layout[3][2]) for layout, w in zip(layouts, windows, strict=True)]
         out = SampleOutputs(shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
-        for image, window, shape, offset in zip(images, windows, shapes, out.offsets, strict=True):
-            _copy_window(image, window, shape, out.base.ptr + offset, stream)
-        _keep_until_copied(images, device_id, stream)
+        for layout, window, shape, offset in zip(layouts, windows, shapes, out.offsets, strict=True):
+            _copy_window(layout, window, shape, out.base.ptr + offset, stream)
+        _keep_until_copied(images + encoded, device_id, stream)
         return [out.result]
 
-    def _raise(self, errors, images, windows, sample_args, batch_size, device_id, stream):
+    def _raise(self, errors, keep, layouts, windows, sample_args, batch_size, device_id, stream):
         """The CPU's error for the failed samples, with the others decoded (in their
-        own GPU arrays) in ``decoded``."""
+        own GPU arrays) in ``decoded``; ``keep`` (the decoded images and the encoded
+        arrays) stays alive until the copies are done."""
         failed = sorted(errors)
         decoded = []
-        for i, (image, window) in enumerate(zip(images, windows, strict=True)):
+        for i, (layout, window) in enumerate(zip(layouts, windows, strict=True)):
             if i in errors:
                 decoded.append(None)
                 continue
-            shape = (window[2], window[3], _layout_of(image)[3][2])
+            shape = (window[2], window[3], layout[3][2])
             out = SampleOutputs([shape], np.dtype(np.uint8), False, device_id, stream)
-            _copy_window(image, window, shape, out.base.ptr, stream)
+            _copy_window(layout, window, shape, out.base.ptr, stream)
             decoded.append(out.result)
-        _keep_until_copied(images, device_id, stream)
+        _keep_until_copied(keep, device_id, stream)
         first = failed[0]
         where = self.describe(sample_args[first], None if batch_size < 0 else first)
         more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
@@ -203,12 +211,12 @@ class GpuImageDecoder:
         ) from errors[first]
 
 
-def _copy_window(image, window, shape, dst, stream):
-    """Queue the copy of the (y, x, h, w) ``window`` of a decoded image into the
-    contiguous ``shape`` at device address ``dst``."""
+def _copy_window(layout, window, shape, dst, stream):
+    """Queue the copy of the (y, x, h, w) ``window`` of a decoded image (its
+    ``_layout_of``) into the contiguous ``shape`` at device address ``dst``."""
     _, _, _, driver, context = cuda()
     api = context.state().api
-    ptr, pitch, on_device, full_shape = _layout_of(image)
+    ptr, pitch, on_device, full_shape = layout
     channels = full_shape[2]
     y, x, h, w = window
     if h == 0 or w == 0:
