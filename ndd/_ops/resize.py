@@ -1059,10 +1059,16 @@ def _out_dtype(args):
 
 def _resize_jobs(op):
     def jobs(shapes, sample_args):
-        return [
-            resample_job(op, a["_axes"], sample_geometry(op, a, shape, a["_axes"]), a)
-            for shape, a in zip(shapes, sample_args, strict=True)
-        ]
+        # Samples of one shape whose arguments do not vary (one dict) have one job.
+        known = {}
+        result = []
+        for shape, a in zip(shapes, sample_args, strict=True):
+            key = (id(a), shape)
+            job = known.get(key)
+            if job is None:
+                job = known[key] = resample_job(op, a["_axes"], sample_geometry(op, a, shape, a["_axes"]), a)
+            result.append(job)
+        return result
 
     return jobs
 

@@ -235,7 +235,7 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
                 uniform = True
         else:
             sample_args = per_sample_args(args, bs)
-            shapes = [infer_shape(_sample_shapes(ins, i), sample_args[i]) for i in range(bs)]
+            shapes = _infer_each(infer_shape, ins, sample_args, bs)
             if None in shapes:
                 shapes = None
 
@@ -255,6 +255,25 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     results = make_results(inv, types, shapes, dev, uniform)
     schedule(inv, external)
     return results
+
+
+cdef list _infer_each(infer_shape, list ins, list sample_args, Py_ssize_t bs):
+    """Each sample's output shapes. Samples with the same input shapes and the same
+    argument dict (nothing varies per sample: per_sample_args gives one dict) have
+    the same output shapes, inferred once: a batch of images of a few sizes costs a
+    few inferences, not one per sample."""
+    cdef dict known = {}
+    cdef list shapes = []
+    cdef Py_ssize_t i
+    for i in range(bs):
+        sample_shapes = _sample_shapes(ins, i)
+        key = (id(sample_args[i]), sample_shapes)
+        if key in known:
+            shapes.append(known[key])
+        else:
+            inferred = known[key] = infer_shape(sample_shapes, sample_args[i])
+            shapes.append(inferred)
+    return shapes
 
 
 cdef bint _all_uniform(list ins, dict args):
