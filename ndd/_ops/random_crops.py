@@ -344,6 +344,9 @@ def _bbox_prepare(ins, args):
     aspect = args["aspect_ratio"] or (1.0, 1.0)
     if len(aspect) not in (2, 6) or min(aspect) <= 0:
         raise ValueError(f"{_BBOX}: 'aspect_ratio' must be 2 or 6 positive values, got {list(aspect)}")
+    # Each range is checked at the call, as the reference does, not when a window is
+    # first drawn (a first round without a crop would pass a reversed range).
+    _ranges("aspect_ratio", aspect, len(aspect) // 2)
     args["_aspect"] = tuple(aspect)
     thresholds = args["thresholds"]
     if len(thresholds) == 0:

@@ -470,6 +470,9 @@ def test_same_seed_same_windows():
         (dict(thresholds=[-0.1]), r"ndd.random_bbox_crop: 'thresholds' must lie in \[0, 1\], got \[-0.1\]"),
         (dict(thresholds=[0.5, 1.5]), r"ndd.random_bbox_crop: 'thresholds' must lie in \[0, 1\]"),
         (dict(threshold_type="area"), r"'threshold_type' must be one of"),
+        # Refused at the call even when the first round would keep the whole image.
+        (dict(aspect_ratio=[2.0, 0.5]), r"'aspect_ratio' ranges must be finite \[min, max\] with min <= max"),
+        (dict(aspect_ratio=[0.5, 2.0, 1.0, 1.0, 3.0, 1.0]), r"'aspect_ratio' ranges must be finite"),
     ],
 )
 def test_bad_arguments_fail_at_the_call(kwargs, message):
