@@ -92,6 +92,8 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
         value = value.cpu()
     elif isinstance(value, BatchBase) and (<BatchBase>value)._device.device_type == "gpu":
         value = value.cpu()
+    if isinstance(value, (TensorBase, BatchBase)):
+        _refuse_frames(op, spec, value)
     if isinstance(value, TensorBase):
         t = <TensorBase>value
         if t._data is None:
@@ -108,6 +110,18 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
     return spec.convert(op, value)
+
+
+cdef void _refuse_frames(op, Arg spec, object value) except *:
+    """A value marked with ndd.per_frame (a layout starting with 'F') for an argument
+    that takes none: refused at the call, saying so (its values would otherwise fail
+    later as 'not a number')."""
+    layout = (<TensorBase>value)._layout if isinstance(value, TensorBase) else (<BatchBase>value)._layout
+    if layout and layout[0] == "F" and spec.name not in op.per_frame_args:
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{spec.name}' cannot be given per frame (ndd.per_frame); "
+            "it takes one value per sample"
+        )
 
 
 cpdef object make_results(Invocation inv, list types, object shapes, object dev, bint uniform=False):

@@ -106,3 +106,23 @@ def test_every_eval_mode_gives_the_same_sequence(mode):
         out = ndd.hue(video, hue=ndd.per_frame(ndd.as_tensor(np.float32(hues))))
         result = np.asarray(out)
     np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda seq, pf: ndd.crop(seq, crop=[4, 4], crop_pos_x=pf([0.1, 0.2, 0.3])), "crop_pos_x"),
+        (lambda seq, pf: ndd.flip(seq, horizontal=pf([1, 0, 1])), "horizontal"),
+        (lambda seq, pf: ndd.flip(ndd.batch([seq]), vertical=ndd.batch([pf([1, 0, 1])])), "vertical"),
+    ],
+)
+def test_an_argument_without_per_frame_values_is_refused_at_the_call(call, name):
+    """Marked values for an argument that takes one value per sample: an error at the
+    call that says so, not a failure to read the values later."""
+    seq = ndd.as_tensor(np.zeros((3, 8, 8, 3), np.uint8), layout="FHWC")
+
+    def pf(values):
+        return ndd.per_frame(np.asarray(values, np.float32 if isinstance(values[0], float) else np.int32))
+
+    with pytest.raises(ValueError, match=rf"ndd\.\w+: '{name}' cannot be given per frame \(ndd.per_frame\)"):
+        call(seq, pf)
