@@ -45,8 +45,21 @@ def api():
     """The driver bindings in use (the fake one while ``use_fake`` is active)."""
     if _fake is not None:
         return _fake
+    if _bindings is None:
+        return _import_bindings()
+    return _bindings
+
+
+# cuda.bindings.driver once imported (every operator call asks for it a dozen times,
+# and an import statement costs as much as the rest of api()).
+_bindings = None
+
+
+def _import_bindings():
+    global _bindings
     from cuda.bindings import driver
 
+    _bindings = driver
     return driver
 
 

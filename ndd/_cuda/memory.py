@@ -78,7 +78,9 @@ class DeviceBuffer:
 
     def __init__(self, nbytes: int, stream, device_id: int):
         runtime = initialize()
-        pool = _pool(device_id)
+        pool = runtime.pools.get(device_id)
+        if pool is None:
+            pool = _pool(device_id)
         make_current(device_id)
         self.nbytes = nbytes
         self.device_id = device_id
