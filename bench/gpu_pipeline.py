@@ -116,6 +116,17 @@ STAGES = ["decode", "random_resized_crop", "flip", "crop_mirror_normalize", "res
 # nvImageCodec's batch decode called directly, without ndd around it (a stage of the
 # ndd worker only): what of ndd's decode time is the codec's.
 CODEC_STAGE = "nvImageCodec alone"
+# Other configurations of nvImageCodec's decoder for the same batch (a real GPU only):
+# ``(backends as (kind, load hint), options)``, to choose ndd's from measurements.
+CODEC_VARIANTS = {
+    "  HW 0.65, then CUDA": ((("HW_GPU_ONLY", 0.65), ("GPU_ONLY", 1.0), ("CPU_ONLY", 1.0)), ""),
+    "  CUDA only": ((("GPU_ONLY", 1.0), ("CPU_ONLY", 1.0)), ""),
+    "  hybrid CPU+GPU": ((("HYBRID_CPU_GPU", 1.0), ("CPU_ONLY", 1.0)), ""),
+    "  default, preallocated": (
+        (),
+        "nvjpeg_hw_decoder:preallocate_batch_size=256 nvjpeg_cuda_decoder:preallocate_buffers=1",
+    ),
+}
 
 
 def _stage_runner(ndd, root, batch_size, size):
@@ -160,6 +171,28 @@ def _stage_runner(ndd, root, batch_size, size):
 
         calls[CODEC_STAGE] = codec_alone
         stages.append(CODEC_STAGE)
+        on_gpu = gpu_decoding.make_decoder.__module__ == gpu_decoding.__name__  # not a smoke run's CPU codecs
+        for name, (backends, options) in CODEC_VARIANTS.items() if on_gpu else ():
+            try:
+                variant = nvimgcodec.Decoder(
+                    device_id=0,
+                    backends=[
+                        nvimgcodec.Backend(getattr(nvimgcodec.BackendKind, k), load_hint=h)
+                        for k, h in backends
+                    ]
+                    or None,
+                    options=options,
+                )
+            except Exception:  # a configuration this nvImageCodec refuses is left out
+                continue
+
+            def decode_with(variant=variant):
+                return variant.decode(
+                    [nvimgcodec.CodeStream(a) for a in arrays], cuda_stream=int(stream.handle)
+                )
+
+            calls[name] = decode_with
+            stages.append(name)
 
         def finish(result, finish=finish):  # noqa: F811 (the codec's result is a list of images)
             if isinstance(result, list):
@@ -451,7 +484,7 @@ def _print_stages(stage_times, args):
     header += f"{'ndd/reference time':>20}" if len(impls) > 1 else ""
     print(header)
     print("-" * len(header))
-    for stage in STAGES + [CODEC_STAGE]:
+    for stage in stage_times[impls[0]]:
         cells = [stage_times[i][stage] for i in impls if stage in stage_times[i]]
         if len(cells) < len(impls):
             c = cells[0]
