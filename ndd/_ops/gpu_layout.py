@@ -396,7 +396,6 @@ def padded_copy(op, segments, in_dtype, out_base, in_base, stream, device_id, ou
         return
     fills = [np.ascontiguousarray(s.fill).reshape(-1) for s, _, _ in planned]
     fill_offsets = np.cumsum([0] + [f.size for f in fills[:-1]])
-    fill_table = _upload(np.concatenate(fills), stream, device_id)
     rows = np.zeros((len(planned), _PAD_WORDS), np.int64)
     max_n = 0
     for row, (s, in_ptr, dims), offset in zip(rows, planned, fill_offsets, strict=True):
@@ -421,7 +420,13 @@ def padded_copy(op, segments, in_dtype, out_base, in_base, stream, device_id, ou
             row[6 + 3 * MAX_DIMS + k] = stride
         row[6 : 6 + first] = 1
         row[6 + 2 * MAX_DIMS : 6 + 2 * MAX_DIMS + first] = 1
-    table = _upload(rows, stream, device_id)
+    # The rows and the fill values travel in one upload: the fill values start after
+    # the rows, at a multiple of 16 bytes (a row is 240), so any element type is aligned.
+    table = _upload(
+        np.concatenate([rows.reshape(-1).view(np.uint8), np.concatenate(fills).view(np.uint8)]),
+        stream,
+        device_id,
+    )
     if out_dtype is None:
         name = f"padded_copy_{itemsize}"
     else:
@@ -435,7 +440,7 @@ def padded_copy(op, segments, in_dtype, out_base, in_base, stream, device_id, ou
         stream,
         out_base,
         in_base,
-        fill_table.ptr,
+        table.ptr + rows.nbytes,
     )
 
 
