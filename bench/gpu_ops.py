@@ -7,7 +7,11 @@ Then each memory-bound ndd GPU operator runs on large inputs (``sync_cpu`` mode,
 so its kernels are queued from this thread on the current stream, between the
 same events). An operator's bandwidth is the bytes it reads and writes divided by
 its time; the issue's target is at least 70% of the copy bandwidth. An operator
-without a GPU kernel in this build is listed as such.
+without a GPU kernel in this build is listed as such. The inputs have 256M elements
+(1 GiB of float32 each) by default, so that a call's fixed host time (its
+allocations and table uploads: 0.1-0.3 ms on an H200's host) stays small beside
+its kernel; with 64M elements the transpose measured that host time more than its
+kernel.
 
 Dispatch. Many ``a + b`` calls on 16-element GPU tensors in the default (eager)
 mode, then one evaluation and synchronisation of the last result, in ndd and in
@@ -322,7 +326,7 @@ def main():
         help="interpreter of the virtualenv where nvidia-dali is installed",
     )
     parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--elements", type=int, default=64 << 20, help="elements of the bandwidth inputs")
+    parser.add_argument("--elements", type=int, default=256 << 20, help="elements of the bandwidth inputs")
     parser.add_argument("--bandwidth-calls", type=int, default=10, help="calls between two events")
     parser.add_argument("--calls", type=int, default=10_000, help="calls per dispatch timing loop")
     args = parser.parse_args()
