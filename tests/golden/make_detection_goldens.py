@@ -440,6 +440,29 @@ def signatures():
     return out
 
 
+def single_precision_angles():
+    """bbox_rotate at angles whose float32 cosine or sine (the C library's cosf and
+    sinf, as the reference takes them) is one step from the double-precision value
+    rounded to float32."""
+    boxes = np.array([[0.1, 0.2, 0.6, 0.7], [0.3, 0.1, 0.9, 0.4]], np.float32)
+    for angle in (
+        -222.0363,
+        193.33224,
+        137.76266,
+        -56.936596,
+        -137.54289,
+        -35.252003,
+        -152.40385,
+        299.02194,
+        -108.44326,
+        -213.18669,
+        30.050179,
+        200.02861,
+        210.09605,
+    ):
+        case("bbox_rotate", [boxes], angle=float(np.float32(angle)), input_shape=[300, 400])
+
+
 def main():
     rng = np.random.default_rng(0)
     flips_and_pastes(rng)
@@ -453,6 +476,7 @@ def main():
     turned_rotations()
     coord_flip_layouts()
     object_classes_and_background()
+    single_precision_angles()
     (HERE / "detection_reference.json").write_text(
         json.dumps({"signatures": signatures(), "cases": CASES}, indent=1) + "\n"
     )
