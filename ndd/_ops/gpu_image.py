@@ -22,6 +22,7 @@ from .gpu_segments import (
     cuda,
     launch_blocks,
     launch_segments,
+    once_per_distinct,
     require_gpu_input_of,
 )
 from .gpu_types import suffixes
@@ -119,16 +120,8 @@ class GpuCropMirrorNormalize:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         sample_args = args_per_sample(args, batch_size)
-        # Samples of one shape whose arguments do not vary (one dict for them all) share
-        # their plan and their row: each is made once per call.
-        plan_of = {}
-        plans = []
-        for a, shape in zip(sample_args, source.shapes, strict=True):
-            key = (id(a), shape)
-            plan = plan_of.get(key)
-            if plan is None:
-                plan = plan_of[key] = self.plan(a, shape)
-            plans.append(plan)
+        # Samples that share their plan share their row too: each is made once per call.
+        plans = once_per_distinct(self.plan, sample_args, source.shapes)
         target = np.dtype(self.out_dtype(args))
         out = SampleOutputs([p.out_shape for p in plans], target, batch_size >= 0, device_id, stream)
         params, params_at, row_of = [], {}, {}

@@ -20,6 +20,7 @@ __all__ = [
     "require_gpu_input",
     "require_gpu_input_of",
     "args_per_sample",
+    "once_per_distinct",
     "unsupported",
 ]
 
@@ -42,6 +43,20 @@ def args_per_sample(args, batch_size):
     from .._prepare.invocation import per_sample_args
 
     return per_sample_args(args, batch_size)
+
+
+def once_per_distinct(make, sample_args, shapes):
+    """``[make(args, shape)]`` for each sample, made once for the samples that share
+    their argument dict and shape (``args_per_sample`` gives one dict to every sample
+    when no argument varies), so that a batch of a few image sizes costs a few plans."""
+    made, result = {}, []
+    for args, shape in zip(sample_args, shapes, strict=True):
+        key = (id(args), shape)
+        value = made.get(key)
+        if value is None:
+            value = made[key] = make(args, shape)
+        result.append(value)
+    return result
 
 
 def unsupported(op, what):

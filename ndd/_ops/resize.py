@@ -37,6 +37,7 @@ from .._types import float32, int32
 from ..types import DALIInterpType
 from .axes import axes_from_list, axes_from_names
 from .gpu_image import GpuResample
+from .gpu_segments import once_per_distinct
 from .image_layout import image_axes
 from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows, _range_arg
 from .schema import Arg, Input, Operator
@@ -1058,17 +1059,11 @@ def _out_dtype(args):
 
 
 def _resize_jobs(op):
+    def job(a, shape):
+        return resample_job(op, a["_axes"], sample_geometry(op, a, shape, a["_axes"]), a)
+
     def jobs(shapes, sample_args):
-        # Samples of one shape whose arguments do not vary (one dict) have one job.
-        known = {}
-        result = []
-        for shape, a in zip(shapes, sample_args, strict=True):
-            key = (id(a), shape)
-            job = known.get(key)
-            if job is None:
-                job = known[key] = resample_job(op, a["_axes"], sample_geometry(op, a, shape, a["_axes"]), a)
-            result.append(job)
-        return result
+        return once_per_distinct(job, sample_args, shapes)
 
     return jobs
 
