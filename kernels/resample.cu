@@ -120,3 +120,62 @@ RESAMPLE_TO_ALL(i16, short)
 RESAMPLE_TO_ALL(u16, unsigned short)
 RESAMPLE_TO_ALL(f32, float)
 RESAMPLE_TO_ALL(f16, ndd_half)
+
+// Filter tables made on the GPU: the linear, cubic and triangular tables of
+// filter_table (ndd/_cpu/resample.pyx), to the bit. Its arithmetic is IEEE double
+// with every operation rounded on its own (no fused multiply-add), as the host's
+// is; the Lanczos and Gaussian tables, whose sine and exponential differ between
+// the two math libraries, are made on the host. One row per table: 0 the
+// table's offset, 1 output indices, 2 taps, 3 input extent, 4 filter kind
+// (DALIInterpType), 5 the first pixel read (subtracted from every index), then
+// the bits of the doubles lo, scale, widen and support. blockIdx.y picks the
+// row; a thread makes one output index's taps.
+#define RESAMPLE_TABLE_ROW 10
+#define RESAMPLE_LINEAR 1
+#define RESAMPLE_CUBIC 2
+
+__device__ inline double resample_filter(int kind, double x) {
+  x = fabs(x);
+  if (kind == RESAMPLE_CUBIC) {
+    if (x < 1.0)
+      return __dadd_rn(__dmul_rn(__dmul_rn(__dsub_rn(__dmul_rn(1.5, x), 2.5), x), x), 1.0);
+    if (x < 2.0)
+      return __dadd_rn(
+          __dmul_rn(__dsub_rn(__dmul_rn(__dadd_rn(__dmul_rn(-0.5, x), 2.5), x), 4.0), x), 2.0);
+    return 0.0;
+  }
+  return x < 1.0 ? __dsub_rn(1.0, x) : 0.0;
+}
+
+extern "C" __global__ void resample_tables(const long long* __restrict__ rows,
+                                           int* __restrict__ indices,
+                                           float* __restrict__ weights) {
+  const long long* row = rows + (unsigned long long)blockIdx.y * RESAMPLE_TABLE_ROW;
+  const long long n = row[1];
+  const int taps = (int)row[2];
+  const long long last = row[3] - 1;
+  const int kind = (int)row[4];
+  const long long shift = row[5];
+  const double lo = __longlong_as_double(row[6]);
+  const double scale = __longlong_as_double(row[7]);
+  const double widen = __longlong_as_double(row[8]);
+  const double support = __longlong_as_double(row[9]);
+  for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n;
+       j += (long long)blockDim.x * gridDim.x) {
+    const long long at = row[0] + j * taps;
+    const double center = __dadd_rn(lo, __dmul_rn((double)j + 0.5, scale));
+    const long long first = (long long)floor(__dsub_rn(__dsub_rn(center, 0.5), support)) + 1;
+    double total = 0.0;
+    for (int t = 0; t < taps; ++t) {
+      const long long k = first + t;
+      const double offset = __dsub_rn((double)k + 0.5, center);
+      double value = resample_filter(kind, offset / widen);
+      if (value != 0.0 && offset >= support) value = 0.0;
+      total = __dadd_rn(total, value);
+      weights[at + t] = (float)value;
+      indices[at + t] = (int)((k < 0 ? 0 : (k > last ? last : k)) - shift);
+    }
+    if (total != 0.0)
+      for (int t = 0; t < taps; ++t) weights[at + t] = (float)((double)weights[at + t] / total);
+  }
+}

@@ -13,8 +13,9 @@ import numpy as np
 
 cimport numpy as cnp
 from libc.math cimport M_PI, ceil, exp, fabs, floor, sin
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 cnp.import_array()
 
@@ -80,6 +81,83 @@ cdef inline double _filter_radius(int kind) noexcept nogil:
     return 1.0
 
 
+cdef inline Py_ssize_t _table_taps(double lo, double hi, Py_ssize_t out_size, int kind, bint antialias,
+                                    double* scale, double* widen, double* support) noexcept nogil:
+    """The taps of a filter table, with its sampling step, widening and support."""
+    scale[0] = (hi - lo) / out_size if out_size > 0 else 1.0
+    widen[0] = 1.0
+    if antialias and kind != _NN and fabs(scale[0]) > 1:
+        widen[0] = fabs(scale[0])
+    support[0] = _filter_radius(kind) * widen[0]
+    return 1 if kind == _NN else <Py_ssize_t>ceil(2 * support[0]) + 1
+
+
+cdef void _fill_table(double lo, double scale, double widen, double support, Py_ssize_t out_size,
+                      Py_ssize_t in_size, int kind, Py_ssize_t taps, int32_t* indices,
+                      float* weights) noexcept nogil:
+    """Every entry of a filter table of ``out_size`` rows of ``taps`` (see filter_table)."""
+    cdef Py_ssize_t j, t, k, first, last = in_size - 1
+    cdef double center, total, value
+    cdef int32_t* index_row
+    cdef float* weight_row
+    for j in range(out_size):
+        center = lo + (j + 0.5) * scale
+        index_row = indices + j * taps
+        weight_row = weights + j * taps
+        if kind == _NN:
+            # A sampling point computed as exactly on a pixel edge (up to rounding)
+            # takes the pixel after it.
+            k = <Py_ssize_t>floor(center + 1e-6)
+            index_row[0] = <int32_t>(0 if k < 0 else (last if k > last else k))
+            weight_row[0] = 1
+            continue
+        # Pixels whose centre (k + 0.5) is strictly inside the support.
+        first = <Py_ssize_t>floor(center - 0.5 - support) + 1
+        total = 0
+        for t in range(taps):
+            k = first + t
+            value = _filter_value(kind, (k + 0.5 - center) / widen)
+            if value != 0 and (k + 0.5 - center) >= support:
+                value = 0
+            total += value
+            weight_row[t] = <float>value
+            index_row[t] = <int32_t>(0 if k < 0 else (last if k > last else k))
+        if total != 0:
+            for t in range(taps):
+                weight_row[t] = <float>(weight_row[t] / total)
+
+
+cdef bint _rebase_table(int32_t* indices, const float* weights, Py_ssize_t n, Py_ssize_t taps,
+                        int32_t* first_out, int32_t* stop_out) noexcept nogil:
+    """Count a table's indices from the first pixel it reads; ``[first, stop)`` are the
+    pixels read (both 0 for an empty table). True when the table copies them as they
+    are (one tap of weight 1 per output pixel, in order)."""
+    cdef Py_ssize_t j
+    cdef int32_t first, last
+    cdef bint identity = taps == 1
+    first_out[0] = 0
+    stop_out[0] = 0
+    if n * taps == 0:
+        return identity
+    first = indices[0]
+    last = first
+    for j in range(n * taps):
+        if indices[j] < first:
+            first = indices[j]
+        if indices[j] > last:
+            last = indices[j]
+    for j in range(n * taps):
+        indices[j] -= first
+    if identity:
+        for j in range(n):
+            if indices[j] != j or weights[j] != 1:
+                identity = False
+                break
+    first_out[0] = first
+    stop_out[0] = last + 1
+    return identity
+
+
 def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, int kind, bint antialias):
     """Indices (int32) and weights (float32), both ``(out_size, taps)``, of the
     input pixels each output pixel reads along one axis.
@@ -90,42 +168,15 @@ def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, 
     centred there and, with ``antialias`` when scaling down, widened by the
     scale. Indices are clamped to ``[0, in_size)``.
     """
-    cdef double scale = (hi - lo) / out_size if out_size > 0 else 1.0
-    cdef double widen = 1.0
-    if antialias and kind != _NN and fabs(scale) > 1:
-        widen = fabs(scale)
-    cdef double support = _filter_radius(kind) * widen
-    cdef Py_ssize_t taps = 1 if kind == _NN else <Py_ssize_t>ceil(2 * support) + 1
-    indices_arr = np.zeros((out_size, taps), np.int32)
-    weights_arr = np.zeros((out_size, taps), np.float32)
+    cdef double scale, widen, support
+    cdef Py_ssize_t taps = _table_taps(lo, hi, out_size, kind, antialias, &scale, &widen, &support)
+    indices_arr = np.empty((out_size, taps), np.int32)
+    weights_arr = np.empty((out_size, taps), np.float32)
     cdef int32_t[:, ::1] indices = indices_arr
     cdef float[:, ::1] weights = weights_arr
-    cdef Py_ssize_t j, t, k, first, last = in_size - 1
-    cdef double center, total, value
-    with nogil:
-        for j in range(out_size):
-            center = lo + (j + 0.5) * scale
-            if kind == _NN:
-                # A sampling point computed as exactly on a pixel edge (up to rounding)
-                # takes the pixel after it.
-                k = <Py_ssize_t>floor(center + 1e-6)
-                indices[j, 0] = <int32_t>(0 if k < 0 else (last if k > last else k))
-                weights[j, 0] = 1
-                continue
-            # Pixels whose centre (k + 0.5) is strictly inside the support.
-            first = <Py_ssize_t>floor(center - 0.5 - support) + 1
-            total = 0
-            for t in range(taps):
-                k = first + t
-                value = _filter_value(kind, (k + 0.5 - center) / widen)
-                if value != 0 and (k + 0.5 - center) >= support:
-                    value = 0
-                total += value
-                weights[j, t] = <float>value
-                indices[j, t] = <int32_t>(0 if k < 0 else (last if k > last else k))
-            if total != 0:
-                for t in range(taps):
-                    weights[j, t] = <float>(weights[j, t] / total)
+    if out_size * taps:
+        with nogil:
+            _fill_table(lo, scale, widen, support, out_size, in_size, kind, taps, &indices[0, 0], &weights[0, 0])
     return indices_arr, weights_arr
 
 
@@ -138,29 +189,13 @@ def axis_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, in
     indices_arr, weights_arr = filter_table(lo, hi, out_size, in_size, kind, antialias)
     cdef int32_t[:, ::1] indices = indices_arr
     cdef float[:, ::1] weights = weights_arr
-    cdef Py_ssize_t j, t, n = indices.shape[0], taps = indices.shape[1]
-    cdef int32_t first = 0, last = -1
+    cdef Py_ssize_t n = indices.shape[0], taps = indices.shape[1]
+    cdef int32_t first = 0, stop = 0
     cdef bint identity = taps == 1
-    if n * taps == 0:
-        return 0, 0, indices_arr, weights_arr, identity
-    with nogil:
-        first = indices[0, 0]
-        last = first
-        for j in range(n):
-            for t in range(taps):
-                if indices[j, t] < first:
-                    first = indices[j, t]
-                if indices[j, t] > last:
-                    last = indices[j, t]
-        for j in range(n):
-            for t in range(taps):
-                indices[j, t] -= first
-        if identity:
-            for j in range(n):
-                if indices[j, 0] != j or weights[j, 0] != 1:
-                    identity = False
-                    break
-    return first, last + 1, indices_arr, weights_arr, identity
+    if n * taps:
+        with nogil:
+            identity = _rebase_table(&indices[0, 0], &weights[0, 0], n, taps, &first, &stop)
+    return first, stop, indices_arr, weights_arr, identity
 
 
 cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
@@ -457,3 +492,445 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
         free(tap_rows)
         free(converted)
         free(sums)
+
+
+# -- the GPU's plan of a batch ---------------------------------------------------------------
+
+# RESAMPLE_MAX_DIMS, RESAMPLE_HEAD, RESAMPLE_FUSED and RESAMPLE_SKIP_ZERO of kernels/resample.cu.
+cdef enum:
+    _MAX_DIMS = 6
+    _HEAD = 8
+    _ROW = _HEAD + 2 * _MAX_DIMS
+    _FUSED = 1
+    _SKIP_ZERO = 2
+
+# RESAMPLE_TABLE_ROW of kernels/resample.cu: a filter table the GPU makes.
+cdef enum:
+    _TABLE_ROW = 10
+
+RESAMPLE_MAX_DIMS = _MAX_DIMS
+RESAMPLE_ROW = _ROW
+RESAMPLE_TABLE_ROW = _TABLE_ROW
+
+
+cdef union _Bits:
+    double value
+    int64_t bits
+
+
+cdef struct _Pass:
+    int axis
+    int flags
+    bint device_table  # table_at counts from the first table the GPU makes
+    Py_ssize_t table_at
+    Py_ssize_t taps
+    Py_ssize_t size
+    Py_ssize_t out_shape[_MAX_DIMS]
+
+
+cdef struct _Plan:
+    int passes  # -1: an image without pixels along a resized axis (its output is zeros)
+    int ndim
+    Py_ssize_t window_at  # the window's first element, counted from the sample's
+    Py_ssize_t shape[_MAX_DIMS]
+    _Pass steps[_MAX_DIMS]
+
+
+cdef struct _Tables:
+    int32_t* indices
+    float* weights
+    Py_ssize_t size
+    Py_ssize_t capacity
+    # The tables the GPU makes (device_tables): their rows, and their entries in all.
+    int64_t* fills
+    Py_ssize_t fill_count
+    Py_ssize_t fill_capacity
+    Py_ssize_t device_size
+
+
+cdef int _add_fill(_Tables* tables, Py_ssize_t out_size, Py_ssize_t taps, Py_ssize_t in_size, int kind,
+                   int32_t first, double lo, double scale, double widen, double support) except -1:
+    """A row of a table for the GPU to make (see resample_tables in kernels/resample.cu)."""
+    cdef void* grown
+    cdef int64_t* row
+    cdef _Bits bits
+    if tables.fill_count == tables.fill_capacity:
+        tables.fill_capacity = tables.fill_capacity * 2 if tables.fill_capacity else 64
+        grown = realloc(tables.fills, tables.fill_capacity * _TABLE_ROW * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError()
+        tables.fills = <int64_t*>grown
+    row = tables.fills + tables.fill_count * _TABLE_ROW
+    row[0] = tables.device_size
+    row[1] = out_size
+    row[2] = taps
+    row[3] = in_size
+    row[4] = kind
+    row[5] = first
+    bits.value = lo
+    row[6] = bits.bits
+    bits.value = scale
+    row[7] = bits.bits
+    bits.value = widen
+    row[8] = bits.bits
+    bits.value = support
+    row[9] = bits.bits
+    tables.fill_count += 1
+    tables.device_size += out_size * taps
+    return 0
+
+
+cdef inline Py_ssize_t _first_tap(double lo, double scale, double support, Py_ssize_t j) noexcept nogil:
+    """The first input pixel (unclamped) of output pixel ``j``'s taps, as _fill_table has it."""
+    return <Py_ssize_t>floor(lo + (j + 0.5) * scale - 0.5 - support) + 1
+
+
+cdef void _table_span(double lo, double scale, double support, Py_ssize_t out_size, Py_ssize_t in_size,
+                      Py_ssize_t taps, int32_t* first, int32_t* stop) noexcept nogil:
+    """The pixels ``[first, stop)`` that a filter table (not nearest neighbour) reads,
+    without making it: the sampling points move one way along the output, so the
+    extreme taps are those of its first and last pixels."""
+    cdef Py_ssize_t a = _first_tap(lo, scale, support, 0)
+    cdef Py_ssize_t b = _first_tap(lo, scale, support, out_size - 1)
+    cdef Py_ssize_t low = a if a < b else b, high = (b if a < b else a) + taps - 1, last = in_size - 1
+    first[0] = <int32_t>(0 if low < 0 else (last if low > last else low))
+    stop[0] = <int32_t>(0 if high < 0 else (last if high > last else high)) + 1
+
+
+cdef int _reserve(_Tables* tables, Py_ssize_t more) except -1:
+    cdef Py_ssize_t capacity = tables.capacity
+    cdef void* grown
+    if tables.size + more <= capacity:
+        return 0
+    while capacity < tables.size + more:
+        capacity = capacity * 2 if capacity else 4096
+    grown = realloc(tables.indices, capacity * sizeof(int32_t))
+    if grown == NULL:
+        raise MemoryError()
+    tables.indices = <int32_t*>grown
+    grown = realloc(tables.weights, capacity * sizeof(float))
+    if grown == NULL:
+        raise MemoryError()
+    tables.weights = <float*>grown
+    tables.capacity = capacity
+    return 0
+
+
+cdef bint _next_order(int* order, int m) noexcept nogil:
+    """The next permutation of ``order[:m]`` in lexicographic order (itertools.permutations'
+    order of positions); False after the last."""
+    cdef int i = m - 2, j, swap
+    while i >= 0 and order[i] >= order[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = m - 1
+    while order[j] <= order[i]:
+        j -= 1
+    swap = order[i]; order[i] = order[j]; order[j] = swap
+    j = m - 1
+    i += 1
+    while i < j:
+        swap = order[i]; order[i] = order[j]; order[j] = swap
+        i += 1
+        j -= 1
+    return True
+
+
+cdef inline Py_ssize_t _product(const Py_ssize_t* values, int first, int stop) noexcept nogil:
+    cdef Py_ssize_t result = 1
+    cdef int d
+    for d in range(first, stop):
+        result *= values[d]
+    return result
+
+
+cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint device_tables) except -1:
+    """One image's resampling (``resample``'s window, tables, pass order and sums), its
+    tables appended to ``tables`` (with ``device_tables``, those the GPU can make
+    to the bit are left to it)."""
+    axes, sizes, lo, hi, kinds, antialias = job
+    cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis, best_found
+    cdef Py_ssize_t starts[_MAX_DIMS]
+    cdef Py_ssize_t extents[_MAX_DIMS]
+    cdef Py_ssize_t in_shape[_MAX_DIMS]
+    cdef int table_axis[_MAX_DIMS]
+    cdef bint table_device[_MAX_DIMS]
+    cdef Py_ssize_t table_at[_MAX_DIMS]
+    cdef Py_ssize_t table_taps[_MAX_DIMS]
+    cdef Py_ssize_t table_rows[_MAX_DIMS]
+    cdef int order[_MAX_DIMS]
+    cdef int best[_MAX_DIMS]
+    cdef Py_ssize_t out_size, taps, at, stride, cost, best_cost = 0
+    cdef double low, high, scale, widen, support
+    cdef int kind
+    cdef int32_t first, stop
+    cdef bint aa = bool(antialias), identity, fused
+    cdef _Pass* step
+    if ndim > _MAX_DIMS or naxes > ndim:
+        raise ValueError(f"resampling of {ndim} dimensions along {naxes} axes (at most {_MAX_DIMS})")
+    plan.ndim = ndim
+    plan.window_at = 0
+    for d in range(ndim):
+        plan.shape[d] = shape[d]
+        starts[d] = 0
+        extents[d] = plan.shape[d]
+    for k in range(naxes):
+        if plan.shape[<int>axes[k]] == 0:
+            plan.passes = -1
+            return 0
+    for k in range(naxes):
+        axis = axes[k]
+        out_size = int(sizes[k])
+        low = float(lo[k])
+        high = float(hi[k])
+        kind = int(kinds[k])
+        taps = _table_taps(low, high, out_size, kind, aa, &scale, &widen, &support)
+        if device_tables and out_size * taps and (kind == _LINEAR or kind == _CUBIC or kind == _TRIANGULAR):
+            # Three taps or more: never an identity.
+            _table_span(low, scale, support, out_size, plan.shape[axis], taps, &first, &stop)
+            starts[axis] = first
+            extents[axis] = stop - first
+            table_axis[m] = axis
+            table_device[m] = True
+            table_at[m] = tables.device_size
+            table_taps[m] = taps
+            table_rows[m] = out_size
+            _add_fill(tables, out_size, taps, plan.shape[axis], kind, first, low, scale, widen, support)
+            m += 1
+            continue
+        _reserve(tables, out_size * taps)
+        at = tables.size
+        if out_size * taps:
+            _fill_table(low, scale, widen, support, out_size, plan.shape[axis], kind, taps,
+                        tables.indices + at, tables.weights + at)
+        identity = _rebase_table(tables.indices + at, tables.weights + at, out_size, taps, &first, &stop)
+        if out_size * taps:
+            # Only the pixels some output reads are visited: the region, plus the filter's reach.
+            starts[axis] = first
+            extents[axis] = stop - first
+        if not identity:
+            table_axis[m] = axis
+            table_device[m] = False
+            table_at[m] = at
+            table_taps[m] = taps
+            table_rows[m] = out_size
+            tables.size += out_size * taps
+            m += 1
+    fused = m == 2 and (table_axis[0] - table_axis[1] == 1 or table_axis[1] - table_axis[0] == 1)
+    if fused:
+        # Two neighbouring axes: rows, then columns, every sum fused and without zero taps.
+        best[0] = 0 if table_axis[0] < table_axis[1] else 1
+        best[1] = 1 - best[0]
+    elif m:
+        # The order of least work: the fewest taps summed over all passes.
+        for t in range(m):
+            order[t] = t
+        best_found = False
+        while True:
+            for d in range(ndim):
+                in_shape[d] = extents[d]
+            cost = 0
+            for t in range(m):
+                in_shape[table_axis[order[t]]] = table_rows[order[t]]
+                cost += _product(in_shape, 0, ndim) * table_taps[order[t]]
+            if not best_found or cost < best_cost:
+                best_found = True
+                best_cost = cost
+                for t in range(m):
+                    best[t] = order[t]
+            if not _next_order(order, m):
+                break
+    else:
+        # Nothing to resample: one pass of an identity table converts the window.
+        axis = axes[0]
+        out_size = extents[axis]
+        _reserve(tables, out_size)
+        at = tables.size
+        for k in range(out_size):
+            tables.indices[at + k] = <int32_t>k
+            tables.weights[at + k] = 1
+        tables.size += out_size
+        table_axis[0] = axis
+        table_device[0] = False
+        table_at[0] = at
+        table_taps[0] = 1
+        table_rows[0] = out_size
+        best[0] = 0
+        m = 1
+    for d in range(ndim):
+        in_shape[d] = extents[d]
+    for t in range(m):
+        step = &plan.steps[t]
+        step.axis = table_axis[best[t]]
+        step.table_at = table_at[best[t]]
+        step.device_table = table_device[best[t]]
+        step.taps = table_taps[best[t]]
+        step.flags = 0
+        if fused:
+            step.flags = _FUSED | _SKIP_ZERO
+        elif _product(in_shape, step.axis + 1, ndim) >= 8:
+            step.flags = _SKIP_ZERO
+        in_shape[step.axis] = table_rows[best[t]]
+        for d in range(ndim):
+            step.out_shape[d] = in_shape[d]
+        step.size = _product(in_shape, 0, ndim)
+    plan.passes = m
+    plan.window_at = 0
+    stride = 1
+    for d in range(ndim - 1, -1, -1):
+        plan.window_at += starts[d] * stride
+        stride *= plan.shape[d]
+    return 0
+
+
+cdef void _fill_row(int64_t* row, const _Plan* plan, int k, Py_ssize_t in_at, Py_ssize_t out_at) noexcept nogil:
+    """The descriptor row of pass ``k`` of one sample (see kernels/resample.cu)."""
+    cdef const _Pass* step = &plan.steps[k]
+    cdef const Py_ssize_t* read_shape = plan.shape
+    cdef Py_ssize_t stride = 1
+    cdef int d, ndim = plan.ndim
+    if k:
+        read_shape = plan.steps[k - 1].out_shape
+    row[0] = in_at
+    row[1] = out_at
+    row[2] = step.size
+    row[3] = ndim
+    row[4] = step.axis
+    row[5] = step.table_at
+    row[6] = step.taps
+    row[7] = step.flags
+    for d in range(ndim - 1, -1, -1):
+        row[_HEAD + 2 * d] = step.out_shape[d]
+        row[_HEAD + 2 * d + 1] = stride
+        stride *= read_shape[d]
+    for d in range(_HEAD + 2 * ndim, _ROW):
+        row[d] = 0
+
+
+def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_tables=False):
+    """The GPU's resampling of a batch, made as ``resample`` makes each image's (same
+    windows, tables, pass order and sums): samples of ``shapes`` by ``jobs`` (per
+    sample, ``resample``'s arguments between the image and the output type), each read
+    at its element offset ``in_offsets[i]`` and written at ``out_offsets[i]``. Samples
+    of one shape with the same job object share their tables.
+
+    Returns ``(indices, weights, fills, size, zeros, levels)``. The tables of every
+    pass (int32 indices and float32 weights, one offset for both) take ``size``
+    entries: the first ones made here (``indices`` and ``weights``), the rest left
+    to the GPU with ``device_tables`` (``fills``: a row of RESAMPLE_TABLE_ROW int64
+    per table, for ``resample_tables``). ``zeros`` lists the samples whose output is
+    zeros (no pixel along a resized axis). Per pass level ``(between, rows_out, most_out, rows_between,
+    most_between)``: the float32 elements that level writes for the next, the rows
+    (int64, RESAMPLE_ROW each) of the samples it finishes (written at their output
+    offsets) and of those it does not (written at offsets into the level's buffer),
+    each with its most elements per row. Level k reads the input (k = 0) or the
+    buffer of level k - 1.
+    """
+    cdef Py_ssize_t n = len(shapes), i, count = 0, o, b, between
+    cdef int k, most_passes = 0, passes
+    cdef _Tables tables
+    cdef _Plan* plans = NULL
+    cdef int* plan_of = NULL
+    cdef int64_t* reading = NULL
+    cdef int64_t* writing = NULL
+    cdef int64_t* swap
+    cdef const _Plan* plan
+    cdef int64_t[:, ::1] rows_out
+    cdef int64_t[:, ::1] rows_between
+    cdef int64_t most_out, most_between
+    cdef int64_t[::1] ins = np.ascontiguousarray(in_offsets, np.int64)
+    cdef int64_t[::1] outs = np.ascontiguousarray(out_offsets, np.int64)
+    if len(jobs) != n or ins.shape[0] != n or outs.shape[0] != n:
+        raise ValueError("resample_plan: one shape, job and offsets per sample")
+    cdef int s
+    tables.indices = NULL
+    tables.weights = NULL
+    tables.size = 0
+    tables.capacity = 0
+    tables.fills = NULL
+    tables.fill_count = 0
+    tables.fill_capacity = 0
+    tables.device_size = 0
+    made = {}
+    zeros = []
+    levels = []
+    try:
+        plans = <_Plan*>malloc(max(n, 1) * sizeof(_Plan))
+        plan_of = <int*>malloc(max(n, 1) * sizeof(int))
+        reading = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+        writing = <int64_t*>malloc(max(n, 1) * sizeof(int64_t))
+        if plans == NULL or plan_of == NULL or reading == NULL or writing == NULL:
+            raise MemoryError()
+        for i in range(n):
+            shape = shapes[i]
+            job = jobs[i]
+            key = (shape, id(job))
+            found = made.get(key)
+            if found is None:
+                _make_plan(&plans[count], shape, job, &tables, device_tables)
+                made[key] = found = count
+                count += 1
+            plan_of[i] = found
+            passes = plans[plan_of[i]].passes
+            if passes < 0:
+                zeros.append(i)
+            most_passes = max(most_passes, passes)
+            reading[i] = ins[i] + plans[plan_of[i]].window_at
+        # The GPU's tables follow those made here.
+        for i in range(count):
+            for s in range(max(plans[i].passes, 0)):
+                if plans[i].steps[s].device_table:
+                    plans[i].steps[s].table_at += tables.size
+        for i in range(tables.fill_count):
+            tables.fills[i * _TABLE_ROW] += tables.size
+        fills = np.empty((tables.fill_count, _TABLE_ROW), np.int64)
+        if tables.fill_count:
+            memcpy(cnp.PyArray_DATA(fills), tables.fills, tables.fill_count * _TABLE_ROW * sizeof(int64_t))
+        indices = np.empty(tables.size, np.int32)
+        weights = np.empty(tables.size, np.float32)
+        if tables.size:
+            memcpy(cnp.PyArray_DATA(indices), tables.indices, tables.size * sizeof(int32_t))
+            memcpy(cnp.PyArray_DATA(weights), tables.weights, tables.size * sizeof(float))
+        for k in range(most_passes):
+            o = b = 0
+            for i in range(n):
+                passes = plans[plan_of[i]].passes
+                if passes == k + 1:
+                    o += 1
+                elif passes > k + 1:
+                    b += 1
+            out_arr = np.empty((o, _ROW), np.int64)
+            between_arr = np.empty((b, _ROW), np.int64)
+            rows_out = out_arr
+            rows_between = between_arr
+            o = b = between = 0
+            most_out = most_between = 0
+            with nogil:
+                for i in range(n):
+                    plan = &plans[plan_of[i]]
+                    if plan.passes <= k:
+                        continue
+                    if plan.passes == k + 1:
+                        _fill_row(&rows_out[o, 0], plan, k, reading[i], outs[i])
+                        most_out = max(most_out, plan.steps[k].size)
+                        o += 1
+                    else:
+                        _fill_row(&rows_between[b, 0], plan, k, reading[i], between)
+                        writing[i] = between
+                        between += plan.steps[k].size
+                        most_between = max(most_between, plan.steps[k].size)
+                        b += 1
+            swap = reading
+            reading = writing
+            writing = swap
+            levels.append((between, out_arr, most_out, between_arr, most_between))
+    finally:
+        free(plans)
+        free(plan_of)
+        free(reading)
+        free(writing)
+        free(tables.indices)
+        free(tables.weights)
+        free(tables.fills)
+    return indices, weights, fills, tables.size + tables.device_size, zeros, levels

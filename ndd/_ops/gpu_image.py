@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._cpu.resample import RESAMPLE_MAX_DIMS, RESAMPLE_ROW, RESAMPLE_TABLE_ROW, resample_plan
 from .gpu_layout import c_strides
 from .gpu_segments import (
     GpuSamples,
@@ -166,71 +167,35 @@ class GpuCropMirrorNormalize:
 # -- resampling ------------------------------------------------------------------------------
 
 _RESAMPLE_MODULE = "resample"
-# RESAMPLE_MAX_DIMS, RESAMPLE_HEAD, RESAMPLE_FUSED and RESAMPLE_SKIP_ZERO of kernels/resample.cu.
-_RESAMPLE_MAX_DIMS = 6
-_RESAMPLE_HEAD = 8
-_RESAMPLE_ROW = _RESAMPLE_HEAD + 2 * _RESAMPLE_MAX_DIMS
-_RESAMPLE_FUSED = 1
-_RESAMPLE_SKIP_ZERO = 2
 RESAMPLE_TYPES = suffixes(np.uint8, np.int16, np.uint16, np.float32, np.float16)
 _F32 = np.dtype(np.float32)
 
 
-def _resample_row(step, in_offset, in_strides, out_offset, table_offset):
-    """The descriptor row of one pass of one sample (see kernels/resample.cu)."""
-    flags = (_RESAMPLE_FUSED if step.fused else 0) | (_RESAMPLE_SKIP_ZERO if step.skip_zero else 0)
-    ndim = len(step.out_shape)
-    head = [
-        in_offset,
-        out_offset,
-        math.prod(step.out_shape),
-        ndim,
-        step.axis,
-        table_offset,
-        step.indices.shape[1],
-        flags,
-    ]
-    dims = [v for extent, stride in zip(step.out_shape, in_strides, strict=True) for v in (extent, stride)]
-    return head + dims + [0] * (2 * (_RESAMPLE_MAX_DIMS - ndim))
-
-
-class _Buffer:
-    """Where a pass reads or writes: a base pointer, its element type, and each
-    sample's element offset (and strides, for reading) from it."""
-
-    __slots__ = ("dtype", "offsets", "ptr", "strides")
-
-    def __init__(self, ptr, dtype, offsets, strides=None):
-        self.ptr = ptr
-        self.dtype = dtype
-        self.offsets = offsets
-        self.strides = strides
-
-
 class GpuResample:
     """The GPU kernel of the resize family: the separable passes that the CPU's
-    ``resample`` makes (``resize.resample_passes``: same window, tables, order and
-    sums), each pass of a whole batch one launch of ``resample_<in>_to_<out>``;
-    intermediate results are float32, as on the CPU.
+    ``resample`` makes (same window, tables, order and sums), planned for the whole
+    batch in one compiled call (``resample_plan`` of ``ndd/_cpu/resample.pyx``); each
+    pass level of a batch is one launch of ``resample_<in>_to_<out>`` per destination
+    (the output, or a float32 buffer for the next pass, as on the CPU).
 
     ``jobs(shapes, sample_args)`` gives, per sample, the arguments of ``resample``
-    between the image and the output type; ``out_dtype(args)`` the output's numpy
-    type; ``extra(shapes, sample_args)``, when given, host arrays of the further
-    outputs (one list per output, one array per sample), copied to the GPU."""
+    between the image and the output type (samples of one shape given the same job
+    object share their tables); ``out_dtype(args)`` the output's numpy type;
+    ``extra(shapes, sample_args)``, when given, host arrays of the further outputs
+    (one list per output, one array per sample), copied to the GPU."""
 
-    def __init__(self, op, jobs, out_dtype, passes, extra=None):
+    def __init__(self, op, jobs, out_dtype, extra=None):
         self.op = op
         self.jobs = jobs
         self.out_dtype = out_dtype
-        self.passes = passes
         self.extra = extra
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel, of few enough dimensions."""
-        require_gpu_input_of(self.op, ins[0], RESAMPLE_TYPES, max_ndim=_RESAMPLE_MAX_DIMS)
+        require_gpu_input_of(self.op, ins[0], RESAMPLE_TYPES, max_ndim=RESAMPLE_MAX_DIMS)
 
     def __call__(self, inputs, args, batch_size, ctx):
-        _, _, _, driver, context = cuda()
+        device_array, _, _, driver, context = cuda()
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         sample_args = args_per_sample(args, batch_size)
@@ -249,107 +214,76 @@ class GpuResample:
                 _upload_samples(v, batch_size, device_id, stream)
                 for v in self.extra(source.shapes, sample_args)
             ]
-        # Samples of one shape resampled alike (a validation batch's images of one size)
-        # share their plan: each is made once per call.
-        plan_of = {}
-        plans = []
-        for shape, job in zip(source.shapes, jobs, strict=True):
-            key = (shape, *(tuple(v) if isinstance(v, (list, tuple, np.ndarray)) else v for v in job))
-            plan = plan_of.get(key)
-            if plan is None:
-                plan = plan_of[key] = self.passes(shape, *job)
-            plans.append(plan)
-        for plan, offset, shape in zip(plans, out.offsets, out_shapes, strict=True):
-            nbytes = math.prod(shape) * target.itemsize
-            if plan is None and nbytes:
+        indices, weights, fills, size, zeros, levels = resample_plan(
+            source.shapes, jobs, source.offsets, out.offsets, device_tables=True
+        )
+        for i in zeros:
+            nbytes = math.prod(out_shapes[i]) * target.itemsize
+            if nbytes:
                 # An image without pixels along a resized axis gives zeros.
                 driver.check(
                     context.state().api.cuMemsetD8Async(
-                        out.base.ptr + offset * target.itemsize, 0, nbytes, stream.handle
+                        out.base.ptr + out.offsets[i] * target.itemsize, 0, nbytes, stream.handle
                     ),
                     f"clearing {nbytes} bytes on device {device_id}",
                 )
-        self._run_passes(plans, source, out, target, device_id, stream)
+        if not size:
+            return results
+        tables, weights_ptr = resample_tables(indices, weights, fills, size, device_id, stream)
+        reading = (source.ptr, source.dtype)
+        keep = []  # each level's buffer, alive until every launch is queued
+        for between, rows_out, most_out, rows_between, most_between in levels:
+            buffer = None
+            if len(rows_between):
+                buffer = device_array.DeviceArray.empty((max(between, 1),), _F32, device_id, stream)
+                keep.append(buffer)
+            for rows, most, writing in (
+                (rows_out, most_out, (out.base.ptr, target)),
+                (rows_between, most_between, None if buffer is None else (buffer.ptr, _F32)),
+            ):
+                if len(rows):
+                    launch_segments(
+                        device_id,
+                        _RESAMPLE_MODULE,
+                        f"resample_{RESAMPLE_TYPES[np.dtype(reading[1])]}_to_{RESAMPLE_TYPES[writing[1]]}",
+                        BLOCK,
+                        stream,
+                        rows.reshape(-1),
+                        RESAMPLE_ROW,
+                        most,
+                        (reading[0], writing[0]),
+                        (tables.ptr, weights_ptr),
+                    )
+            if buffer is not None:
+                reading = (buffer.ptr, _F32)
         return results
 
-    def _run_passes(self, steps, source, out, target, device_id, stream):
-        """Launch every pass of every sample (``steps``: their plans): pass k of all samples together."""
-        device_array = cuda()[0]
-        indices, weights, table_offsets, stored = [], [], [], {}
-        at = 0
-        for plan in steps:
-            # A plan that samples share is stored once.
-            offsets = stored.get(id(plan))
-            if offsets is None:
-                offsets = stored[id(plan)] = []
-                for step in [] if plan is None else plan[2]:
-                    indices.append(step.indices.reshape(-1))
-                    weights.append(step.weights.reshape(-1))
-                    offsets.append(at)
-                    at += step.indices.size
-            table_offsets.append(offsets)
-        if at == 0:
-            return
-        index_table = device_array.DeviceArray.from_host(
-            np.concatenate(indices).astype(np.int32), device_id, stream
-        )
-        weight_table = device_array.DeviceArray.from_host(
-            np.concatenate(weights).astype(np.float32), device_id, stream
-        )
-        # The first pass reads each sample's window of the input.
-        reads = []
-        for plan, offset, shape in zip(steps, source.offsets, source.shapes, strict=True):
-            if plan is None:
-                reads.append(None)
-                continue
-            strides = c_strides(shape)
-            reads.append((offset + sum(s * t for s, t in zip(plan[0], strides, strict=True)), strides))
-        reading = _Buffer(source.ptr, source.dtype, reads)
-        keep = []
-        for k in range(max((len(p[2]) for p in steps if p is not None), default=0)):
-            last = [p is not None and len(p[2]) == k + 1 for p in steps]
-            temporary = [p is not None and len(p[2]) > k + 1 for p in steps]
-            sizes = [math.prod(p[2][k].out_shape) if t else 0 for p, t in zip(steps, temporary, strict=True)]
-            between = None
-            if any(temporary):
-                between = device_array.DeviceArray.empty((max(sum(sizes), 1),), _F32, device_id, stream)
-                keep.append(between)
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
-            groups = {}
-            next_reads = [None] * len(steps)
-            for i, plan in enumerate(steps):
-                if plan is None or len(plan[2]) <= k:
-                    continue
-                step = plan[2][k]
-                in_offset, in_strides = reading.offsets[i]
-                if last[i]:
-                    write = (out.base.ptr, target, out.offsets[i])
-                else:
-                    write = (between.ptr, _F32, starts[i])
-                    next_reads[i] = (starts[i], c_strides(step.out_shape))
-                key = (reading.ptr, reading.dtype, write[0], write[1])
-                groups.setdefault(key, []).append(
-                    (
-                        _resample_row(step, in_offset, in_strides, write[2], table_offsets[i][k]),
-                        math.prod(step.out_shape),
-                    )
-                )
-            for (in_ptr, in_dtype, out_ptr, out_dtype), members in groups.items():
-                rows = [v for row, _ in members for v in row]
-                launch_segments(
-                    device_id,
-                    _RESAMPLE_MODULE,
-                    f"resample_{RESAMPLE_TYPES[np.dtype(in_dtype)]}_to_{RESAMPLE_TYPES[np.dtype(out_dtype)]}",
-                    BLOCK,
-                    stream,
-                    rows,
-                    _RESAMPLE_ROW,
-                    max(n for _, n in members),
-                    (in_ptr, out_ptr),
-                    (index_table.ptr, weight_table.ptr),
-                )
-            if between is not None:
-                reading = _Buffer(between.ptr, _F32, next_reads)
+
+def resample_tables(indices, weights, fills, size, device_id, stream):
+    """The filter tables of a ``resample_plan`` on the GPU: the indices, then the weights,
+    in one allocation, the tables made on the host first, then those the GPU makes.
+    Returns the allocation (int32, ``2 * size``) and the weights' address."""
+    device_array = cuda()[0]
+    tables = device_array.DeviceArray.empty((2 * size,), np.int32, device_id, stream)
+    weights_ptr = tables.ptr + 4 * size
+    if not len(fills):
+        tables.copy_from_host(np.concatenate([indices, weights.view(np.int32)]))
+        return tables, weights_ptr
+    tables.copy_from_host(indices)
+    tables.view(4 * size, weights.shape, np.float32).copy_from_host(weights)
+    launch_segments(
+        device_id,
+        _RESAMPLE_MODULE,
+        "resample_tables",
+        BLOCK,
+        stream,
+        fills.reshape(-1),
+        RESAMPLE_TABLE_ROW,
+        int(fills[:, 1].max()),
+        (),
+        (tables.ptr, weights_ptr),
+    )
+    return tables, weights_ptr
 
 
 def _upload_samples(values, batch_size, device_id, stream):

@@ -98,11 +98,11 @@ def _pass_order(shape, tables):
     costs its output size times its taps)."""
     best_order, best_cost = None, None
     for order in itertools.permutations(tables):
-        shape = list(shape)
+        passed = list(shape)
         cost = 0
         for axis in order:
-            shape[axis] = tables[axis][0].shape[0]
-            cost += math.prod(shape) * tables[axis][0].shape[1]
+            passed[axis] = tables[axis][0].shape[0]
+            cost += math.prod(passed) * tables[axis][0].shape[1]
         if best_cost is None or cost < best_cost:
             best_order, best_cost = order, cost
     return best_order
@@ -182,57 +182,6 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
             data = np.clip(np.floor(data + 0.5), info.min, info.max)
         data = data.astype(out_dtype)
     return data
-
-
-class ResamplePass:
-    """One pass of a resampling: along ``axis``, by a filter table, from an input
-    of ``in_shape`` to an output of ``out_shape``; ``fused`` sums with fused
-    multiply-adds (the two-axis passes of images, as the CPU's vector code sums),
-    ``skip_zero`` leaves out the taps of weight 0."""
-
-    __slots__ = ("axis", "fused", "in_shape", "indices", "out_shape", "skip_zero", "weights")
-
-    def __init__(self, axis, indices, weights, in_shape, fused, skip_zero):
-        self.axis = axis
-        self.indices = indices
-        self.weights = weights
-        self.in_shape = tuple(in_shape)
-        out_shape = list(in_shape)
-        out_shape[axis] = indices.shape[0]
-        self.out_shape = tuple(out_shape)
-        self.fused = fused
-        self.skip_zero = skip_zero
-
-
-def resample_passes(shape, axes, out_sizes, lo, hi, kinds, antialias):
-    """How ``resample`` computes an image of ``shape``, for the GPU: the window it
-    reads (start and extent per dimension) and its passes (``ResamplePass``, in
-    order), or None when the image has no pixel along a resized axis (the output
-    is zeros). A resampling that only converts the window is one pass of an
-    identity table (weights 1) along the first resized axis."""
-    if any(shape[a] == 0 for a in axes):
-        return None
-    window, tables = _window_and_tables(shape, axes, out_sizes, lo, hi, kinds, antialias)
-    starts = [w.start or 0 for w in window]
-    extents = [n if w.stop is None else w.stop - (w.start or 0) for w, n in zip(window, shape, strict=True)]
-    passes = []
-    in_shape = list(extents)
-    if len(tables) == 2 and max(tables) == min(tables) + 1:
-        # _rows_and_columns: rows, then columns, every sum fused and without zero taps.
-        order, fused = sorted(tables), True
-    else:
-        order, fused = _pass_order(extents, tables), False
-    if not tables:
-        n = extents[axes[0]]
-        tables = {axes[0]: (np.arange(n, dtype=np.int32).reshape(n, 1), np.ones((n, 1), np.float32))}
-        order = [axes[0]]
-    for axis in order:
-        indices, weights = tables[axis]
-        skip_zero = fused or math.prod(in_shape[axis + 1 :]) >= 8
-        step = ResamplePass(axis, indices, weights, in_shape, fused, skip_zero)
-        passes.append(step)
-        in_shape = list(step.out_shape)
-    return starts, extents, passes
 
 
 # -- output sizes ---------------------------------------------------------------------------
@@ -1107,9 +1056,9 @@ def _tr_jobs(shapes, sample_args):
 
 
 for _op in (RESIZE, EXPERIMENTAL_RESIZE):
-    _op.gpu_kernel = GpuResample(_op, _resize_jobs(_op), _out_dtype, resample_passes, _resize_attrs)
-RANDOM_RESIZED_CROP.gpu_kernel = GpuResample(RANDOM_RESIZED_CROP, _rrc_jobs, _out_dtype, resample_passes)
-RESIZE_CROP_MIRROR.gpu_kernel = GpuResample(RESIZE_CROP_MIRROR, _rcm_jobs, _out_dtype, resample_passes)
-TENSOR_RESIZE.gpu_kernel = GpuResample(TENSOR_RESIZE, _tr_jobs, _out_dtype, resample_passes)
+    _op.gpu_kernel = GpuResample(_op, _resize_jobs(_op), _out_dtype, _resize_attrs)
+RANDOM_RESIZED_CROP.gpu_kernel = GpuResample(RANDOM_RESIZED_CROP, _rrc_jobs, _out_dtype)
+RESIZE_CROP_MIRROR.gpu_kernel = GpuResample(RESIZE_CROP_MIRROR, _rcm_jobs, _out_dtype)
+TENSOR_RESIZE.gpu_kernel = GpuResample(TENSOR_RESIZE, _tr_jobs, _out_dtype)
 
 OPERATORS = [RESIZE, EXPERIMENTAL_RESIZE, RANDOM_RESIZED_CROP, RESIZE_CROP_MIRROR, TENSOR_RESIZE]

@@ -336,8 +336,66 @@ def test_resize_runs_each_pass_of_a_batch_as_one_launch(fake):
     samples = [np.zeros(s, np.uint8) for s in RAGGED]
     ndd.resize(ndd.batch(samples, layout="HWC").gpu(), size=[8, 8]).evaluate()
     names = [launch.function for launch in fake.launches if launch.function.startswith("resample")]
-    # Rows into float32, then columns into bytes, for the four samples at once.
-    assert names == ["resample_u8_to_f32", "resample_f32_to_u8"]
+    # The linear filter tables, then rows into float32 and columns into bytes, for the
+    # four samples at once.
+    assert names == ["resample_tables", "resample_u8_to_f32", "resample_f32_to_u8"]
+
+
+def _random_jobs(rng, count):
+    """Shapes and ``resample`` jobs of 2-D and 3-D samples: any filter, region, flip and
+    scale, with antialiasing or without."""
+    shapes, jobs = [], []
+    for _ in range(count):
+        shape = tuple(int(n) for n in rng.integers(1, 60, 3))
+        axes = (0, 1) if rng.random() < 0.5 else (0, 1, 2)
+        lo, hi = [], []
+        for a in axes:
+            ends = rng.uniform(-4, shape[a] + 4, 2)
+            if rng.random() < 0.3:
+                ends = [0.0, float(shape[a])]
+            lo.append(float(ends[0]))
+            hi.append(float(ends[1]))
+        sizes = [int(rng.integers(1, 90)) for _ in axes]
+        kinds = [int(rng.integers(0, 6)) for _ in axes]
+        shapes.append(shape)
+        jobs.append((axes, sizes, lo, hi, kinds, bool(rng.random() < 0.7)))
+    return shapes, jobs
+
+
+def test_filter_tables_made_on_the_gpu_are_the_hosts_to_the_bit(any_gpu):
+    from ndd._cpu.resample import resample_plan
+    from ndd._cuda.device_array import current_stream
+    from ndd._ops.gpu_image import resample_tables
+
+    shapes, jobs = _random_jobs(np.random.default_rng(3), 300)
+    offsets = [0] * len(shapes)
+    host = resample_plan(shapes, jobs, offsets, offsets)
+    split = resample_plan(shapes, jobs, offsets, offsets, device_tables=True)
+    assert len(host[2]) == 0 and len(split[2]) > 100  # the linear, cubic and triangular tables
+    assert host[3] == split[3]
+    stream = current_stream(0)
+    tables, _ = resample_tables(*split[:4], 0, stream)
+    made = tables.to_host()
+    size = split[3]
+    indices, weights = made[:size], made[size:].view(np.float32)
+    checked = 0
+    for level_host, level_split in zip(host[5], split[5], strict=True):
+        assert level_host[0] == level_split[0]  # the same buffers between passes
+        for rows_host, rows_split in ((level_host[1], level_split[1]), (level_host[3], level_split[3])):
+            assert rows_host.shape == rows_split.shape
+            for row_host, row_split in zip(rows_host, rows_split, strict=True):
+                # Every field but where the table is, and the same table there.
+                assert np.array_equal(np.delete(row_host, 5), np.delete(row_split, 5))
+                n = int(
+                    row_host[8 + 2 * row_host[4]] * row_host[6]
+                )  # output extent along the axis, times taps
+                a, b = int(row_host[5]), int(row_split[5])
+                np.testing.assert_array_equal(indices[b : b + n], host[0][a : a + n])
+                np.testing.assert_array_equal(
+                    weights[b : b + n].view(np.int32), host[1][a : a + n].view(np.int32)
+                )
+                checked += 1
+    assert checked > 300
 
 
 def test_resize_refuses_an_input_type_without_a_kernel(fake):
