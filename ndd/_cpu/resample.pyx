@@ -176,7 +176,8 @@ def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, 
     cdef float[:, ::1] weights = weights_arr
     if out_size * taps:
         with nogil:
-            _fill_table(lo, scale, widen, support, out_size, in_size, kind, taps, &indices[0, 0], &weights[0, 0])
+            _fill_table(lo, scale, widen, support, out_size, in_size, kind, taps,
+                        &indices[0, 0], &weights[0, 0])
     return indices_arr, weights_arr
 
 
@@ -627,11 +628,15 @@ cdef bint _next_order(int* order, int m) noexcept nogil:
     j = m - 1
     while order[j] <= order[i]:
         j -= 1
-    swap = order[i]; order[i] = order[j]; order[j] = swap
+    swap = order[i]
+    order[i] = order[j]
+    order[j] = swap
     j = m - 1
     i += 1
     while i < j:
-        swap = order[i]; order[i] = order[j]; order[j] = swap
+        swap = order[i]
+        order[i] = order[j]
+        order[j] = swap
         i += 1
         j -= 1
     return True
@@ -784,7 +789,8 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     return 0
 
 
-cdef void _fill_row(int64_t* row, const _Plan* plan, int k, Py_ssize_t in_at, Py_ssize_t out_at) noexcept nogil:
+cdef void _fill_row(int64_t* row, const _Plan* plan, int k, Py_ssize_t in_at,
+                    Py_ssize_t out_at) noexcept nogil:
     """The descriptor row of pass ``k`` of one sample (see kernels/resample.cu)."""
     cdef const _Pass* step = &plan.steps[k]
     cdef const Py_ssize_t* read_shape = plan.shape
