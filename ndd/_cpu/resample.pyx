@@ -82,7 +82,7 @@ cdef inline double _filter_radius(int kind) noexcept nogil:
 
 
 cdef inline Py_ssize_t _table_taps(double lo, double hi, Py_ssize_t out_size, int kind, bint antialias,
-                                    double* scale, double* widen, double* support) noexcept nogil:
+                                   double* scale, double* widen, double* support) noexcept nogil:
     """The taps of a filter table, with its sampling step, widening and support."""
     scale[0] = (hi - lo) / out_size if out_size > 0 else 1.0
     widen[0] = 1.0
