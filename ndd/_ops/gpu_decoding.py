@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from ..types import DALIImageType
+from .gpu_layout import copy_windows
 from .gpu_segments import SampleOutputs, args_per_sample, cuda, unsupported
 from .image_codec import ImageDecodeError
 
@@ -181,8 +182,24 @@ class GpuImageDecoder:
             )
         shapes = [(w[2], w[3], layout[3][2]) for layout, w in zip(layouts, windows, strict=True)]
         out = SampleOutputs(shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
-        for layout, window, shape, offset in zip(layouts, windows, shapes, out.offsets, strict=True):
-            _copy_window(layout, window, shape, out.base.ptr + offset, stream)
+        if all(layout[2] for layout in layouts):
+            # Decoded into device memory (a GPU codec): every window in one launch.
+            channels = [layout[3][2] for layout in layouts]
+            copy_windows(
+                [
+                    layout[0] + w[0] * layout[1] + w[1] * c
+                    for layout, w, c in zip(layouts, windows, channels, strict=True)
+                ],
+                [layout[1] for layout in layouts],
+                [w[2] for w in windows],
+                [w[3] * c for w, c in zip(windows, channels, strict=True)],
+                [out.base.ptr + offset for offset in out.offsets],
+                stream,
+                device_id,
+            )
+        else:
+            for layout, window, shape, offset in zip(layouts, windows, shapes, out.offsets, strict=True):
+                _copy_window(layout, window, shape, out.base.ptr + offset, stream)
         _keep_until_copied(images + encoded, device_id, stream)
         return [out.result]
 

@@ -52,6 +52,7 @@ __all__ = [
     "GpuWindow",
     "broadcast_to",
     "c_strides",
+    "copy_windows",
 ]
 
 MODULE = "layout"
@@ -245,6 +246,49 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
     table = _upload(rows, stream, device_id)
     pointers = bases + [0] * (_MAX_INPUTS - len(bases))
     _launch(device_id, f"strided_copy_{unit}", table, len(planned), max_n, stream, out_base, *pointers)
+
+
+def copy_windows(src, pitches, heights, row_bytes, out_addresses, stream, device_id) -> None:
+    """Queue the copies of 2-D windows of bytes in device memory, each into contiguous
+    bytes, in one launch: window k has ``heights[k]`` rows of ``row_bytes[k]`` bytes,
+    ``pitches[k]`` bytes apart, from address ``src[k]``, and lands at
+    ``out_addresses[k]`` (int64 arrays, or sequences of ints). The windows may lie in
+    different allocations (decoded images): the kernel reads them as offsets from
+    the lowest address, so the host build of the kernels, which translates the
+    pointer parameters only, cannot run it."""
+    src, pitches, heights, row_bytes, dst = (
+        np.asarray(v, np.int64).reshape(-1) for v in (src, pitches, heights, row_bytes, out_addresses)
+    )
+    kept = (heights > 0) & (row_bytes > 0)
+    if not kept.all():
+        src, pitches, heights, row_bytes, dst = (v[kept] for v in (src, pitches, heights, row_bytes, dst))
+    if not len(src):
+        return
+    # A window whose rows follow each other is one run of bytes.
+    contiguous = (pitches == row_bytes) | (heights == 1)
+    inner = np.where(contiguous, heights * row_bytes, row_bytes)
+    bits = np.bitwise_or.reduce(np.concatenate([src, dst, inner, np.where(contiguous, 0, pitches)]))
+    unit = next(u for u in _UNITS if bits % u == 0)
+    out_base, in_base = int(dst.min()), int(src.min())
+    rows = np.zeros((len(src), _COPY_WORDS), np.int64)
+    rows[:, 5 : 5 + MAX_DIMS - 2] = 1
+    outer = np.where(contiguous, 1, heights)
+    units = inner // unit
+    rows[:, 0] = outer * units
+    rows[:, 1] = 2
+    rows[:, 3] = src - in_base
+    rows[:, 4] = dst - out_base
+    rows[:, 5 + MAX_DIMS - 2] = outer
+    rows[:, 5 + MAX_DIMS - 1] = units
+    rows[:, 5 + 2 * MAX_DIMS - 2] = np.where(contiguous, 0, pitches // unit)
+    rows[:, 5 + 2 * MAX_DIMS - 1] = 1
+    rows[:, 5 + 3 * MAX_DIMS - 2] = units
+    rows[:, 5 + 3 * MAX_DIMS - 1] = 1
+    table = _upload(rows, stream, device_id)
+    pointers = [in_base] + [0] * (_MAX_INPUTS - 1)
+    _launch(
+        device_id, f"strided_copy_{unit}", table, len(src), int(rows[:, 0].max()), stream, out_base, *pointers
+    )
 
 
 def converting_copy(op, segments, in_dtype, out_dtype, out_base, in_base, stream, device_id) -> None:

@@ -473,3 +473,40 @@ def test_permute_batch_and_per_frame_launch_nothing(fake):
     assert not fake.launches
     assert picked._gpu.offsets == [batch._gpu.offsets[1]] * 2 and picked._gpu.data.ptr == batch._gpu.data.ptr
     assert framed.layout == "F*" and framed.device.device_type == "gpu"
+
+
+@pytest.mark.parametrize("align", [1, 2, 4, 16])
+def test_copy_windows_gathers_2d_windows_into_contiguous_bytes(align, any_gpu):
+    # Windows of one padded image (rows `pitch` bytes apart) and of a contiguous one,
+    # each copied to its own place in the output: what the GPU decoders do with
+    # the images a codec gives. `align` makes every address, width and pitch a
+    # multiple of it, so that the copy moves units that wide.
+    stream = _stream()
+    pitch = 96 * align
+    padded = _values(np.uint8, (20, pitch), seed=1)
+    dense = _values(np.uint8, (7, 10 * align), seed=2)
+    source = DeviceArray.from_host(np.concatenate([padded.reshape(-1), dense.reshape(-1)]), 0, stream)
+    dense_at = source.ptr + padded.size
+    # (address, pitch, height, row bytes) and the expected bytes.
+    windows = [
+        (source.ptr + 3 * pitch + 5 * align, pitch, 6, 40 * align, padded[3:9, 5 * align : 45 * align]),
+        (dense_at, 10 * align, 7, 10 * align, dense),
+        (source.ptr, pitch, 0, 8 * align, padded[:0, : 8 * align]),  # empty: nothing copied
+        (source.ptr + 19 * pitch, pitch, 1, pitch, padded[19:20]),
+        (dense_at + 2 * 10 * align + 3 * align, 10 * align, 4, 5 * align, dense[2:6, 3 * align : 8 * align]),
+    ]
+    sizes = [w[4].size for w in windows]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    out = DeviceArray.from_host(np.full(sum(sizes) + 16, 0xEE, np.uint8), 0, stream)
+    gpu_layout.copy_windows(
+        [w[0] for w in windows],
+        [w[1] for w in windows],
+        [w[2] for w in windows],
+        [w[3] for w in windows],
+        [out.ptr + int(a) for a in starts],
+        stream,
+        0,
+    )
+    result = out.to_host()
+    expected = np.concatenate([w[4].reshape(-1) for w in windows] + [np.full(16, 0xEE, np.uint8)])
+    np.testing.assert_array_equal(result, expected)
