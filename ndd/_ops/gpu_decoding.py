@@ -82,9 +82,10 @@ def _release_finished():
         _in_flight.popleft()
 
 
-def _layout_of(image):
-    """(pointer, row pitch in bytes, whether it is device memory, shape) of a decoded image."""
-    on_device = image.buffer_kind == nvimgcodec().ImageBufferKind.STRIDED_DEVICE
+def _layout_of(image, device_kind):
+    """(pointer, row pitch in bytes, whether it is device memory, shape) of a decoded
+    image (``device_kind``: nvImageCodec's ImageBufferKind.STRIDED_DEVICE)."""
+    on_device = image.buffer_kind == device_kind
     interface = image.__cuda_array_interface__ if on_device else image.__array_interface__
     shape = tuple(interface["shape"])
     if len(shape) == 2:
@@ -143,10 +144,18 @@ class GpuImageDecoder:
         # A code stream reads the array it is made from (no copy), so the arrays are kept
         # with the decoded images until the copies out of those are done.
         streams, errors, encoded = [], {}, []
+        code_stream = codec.CodeStream
         for i, sample in enumerate(samples):
             try:
-                encoded.append(np.ascontiguousarray(sample).reshape(-1).view(np.uint8))
-                streams.append(codec.CodeStream(encoded[-1]))
+                if not (
+                    type(sample) is np.ndarray
+                    and sample.dtype == np.uint8
+                    and sample.ndim == 1
+                    and sample.flags.c_contiguous
+                ):
+                    sample = np.ascontiguousarray(sample).reshape(-1).view(np.uint8)
+                encoded.append(sample)
+                streams.append(code_stream(sample))
             except Exception as exc:  # an unreadable header, reported per sample
                 errors[i] = exc
                 streams.append(None)
@@ -159,23 +168,28 @@ class GpuImageDecoder:
             for i, image in zip(readable, decoded, strict=True):
                 images[i] = image
         index = (lambda i: None) if batch_size < 0 else (lambda i: i)
-        windows = [None] * count
         # Each decoded image's layout, read once (its array interface is a new dict each time).
-        layouts = [None if image is None else _layout_of(image) for image in images]
+        device_kind = codec.ImageBufferKind.STRIDED_DEVICE
+        layouts = [None if image is None else _layout_of(image, device_kind) for image in images]
         for i, image in enumerate(images):
             if image is None:
                 errors.setdefault(i, RuntimeError("the codecs cannot decode it"))
-                continue
-            shape = layouts[i][3]
-            if self.window is not None:
+        if self.window is None:
+            windows = [None if layout is None else (0, 0, *layout[3][:2]) for layout in layouts]
+        else:
+            windows = [None] * count
+            for i, layout in enumerate(layouts):
+                if layout is None:
+                    continue
+                shape = layout[3]
                 try:
                     windows[i] = self.window(
                         self.op.qualname, shape[:2], samples[i], sample_args[i], index(i)
                     )
                 except Exception as exc:  # a window that does not fit, per sample
                     errors[i] = exc
-            if windows[i] is None and i not in errors:
-                windows[i] = (0, 0, shape[0], shape[1])
+                if windows[i] is None and i not in errors:
+                    windows[i] = (0, 0, shape[0], shape[1])
         if errors:
             self._raise(
                 errors, images + encoded, layouts, windows, sample_args, batch_size, device_id, stream

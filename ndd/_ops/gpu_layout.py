@@ -250,12 +250,14 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
 
 def copy_windows(src, pitches, heights, row_bytes, out_addresses, stream, device_id) -> None:
     """Queue the copies of 2-D windows of bytes in device memory, each into contiguous
-    bytes, in one launch: window k has ``heights[k]`` rows of ``row_bytes[k]`` bytes,
-    ``pitches[k]`` bytes apart, from address ``src[k]``, and lands at
-    ``out_addresses[k]`` (int64 arrays, or sequences of ints). The windows may lie in
-    different allocations (decoded images): the kernel reads them as offsets from
-    the lowest address, so the host build of the kernels, which translates the
-    pointer parameters only, cannot run it."""
+    bytes: window k has ``heights[k]`` rows of ``row_bytes[k]`` bytes, ``pitches[k]``
+    bytes apart, from address ``src[k]``, and lands at ``out_addresses[k]`` (int64
+    arrays, or sequences of ints). One launch per unit of copy (the widest that a
+    window's addresses, rows and pitch allow: 16 bytes for most images, 1 for an odd
+    width of three channels). The windows may lie in different allocations (decoded
+    images): the kernel reads them as offsets from the lowest address, so the host
+    build of the kernels, which translates the pointer parameters only, cannot run
+    windows of several allocations."""
     src, pitches, heights, row_bytes, dst = (
         np.asarray(v, np.int64).reshape(-1) for v in (src, pitches, heights, row_bytes, out_addresses)
     )
@@ -267,20 +269,38 @@ def copy_windows(src, pitches, heights, row_bytes, out_addresses, stream, device
     # A window whose rows follow each other is one run of bytes.
     contiguous = (pitches == row_bytes) | (heights == 1)
     inner = np.where(contiguous, heights * row_bytes, row_bytes)
-    bits = np.bitwise_or.reduce(np.concatenate([src, dst, inner, np.where(contiguous, 0, pitches)]))
-    unit = next(u for u in _UNITS if bits % u == 0)
+    bits = src | dst | inner | np.where(contiguous, 0, pitches)
+    units = np.ones(len(src), np.int64)
+    for unit in reversed(_UNITS[:-1]):  # 2, 4, 8, 16: the widest that divides them all
+        units[bits % unit == 0] = unit
+    for unit in np.unique(units):
+        unit = int(unit)
+        part = units == unit
+        _copy_runs(
+            src[part],
+            dst[part],
+            np.where(contiguous, 1, heights)[part],
+            inner[part] // unit,
+            np.where(contiguous, 0, pitches)[part] // unit,
+            unit,
+            stream,
+            device_id,
+        )
+
+
+def _copy_runs(src, dst, outer, units, pitches, unit, stream, device_id):
+    """One strided-copy launch of ``outer`` runs of ``units`` units, ``pitches`` units
+    apart, from each ``src`` to contiguous units at each ``dst``."""
     out_base, in_base = int(dst.min()), int(src.min())
     rows = np.zeros((len(src), _COPY_WORDS), np.int64)
     rows[:, 5 : 5 + MAX_DIMS - 2] = 1
-    outer = np.where(contiguous, 1, heights)
-    units = inner // unit
     rows[:, 0] = outer * units
     rows[:, 1] = 2
     rows[:, 3] = src - in_base
     rows[:, 4] = dst - out_base
     rows[:, 5 + MAX_DIMS - 2] = outer
     rows[:, 5 + MAX_DIMS - 1] = units
-    rows[:, 5 + 2 * MAX_DIMS - 2] = np.where(contiguous, 0, pitches // unit)
+    rows[:, 5 + 2 * MAX_DIMS - 2] = pitches
     rows[:, 5 + 2 * MAX_DIMS - 1] = 1
     rows[:, 5 + 3 * MAX_DIMS - 2] = units
     rows[:, 5 + 3 * MAX_DIMS - 1] = 1
