@@ -7,7 +7,15 @@ from ._convert import is_gpu_data, numpy_dtype, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
-from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
+from ._prepare.storage import (
+    BatchBase,
+    TensorBase,
+    batch_dense,
+    batch_ready,
+    batch_samples,
+    batch_wait,
+    tensor_data,
+)
 from ._tensor import (
     _HOST_TYPES,
     ResultMetadata,
@@ -141,7 +149,7 @@ def _gpu_source(tensors):
     from ._cuda.device_array import DeviceBatch, from_foreign
 
     if isinstance(tensors, BatchBase):
-        batch_samples(tensors)
+        batch_wait(tensors)
         return tensors._gpu, tensors._dtype, tensors._layout, tensors._external, False
     if not isinstance(tensors, (list, tuple)):
         if isinstance(tensors, TensorBase):
@@ -222,15 +230,17 @@ def _init_device_batch(b, tensors, dtype, dev, layout, copy):
         data = data.copy(dev.device_id)
     elif copy and not copied:
         data = data.copy()
-    b._gpu, b._samples, b._dense = data, data.samples(), None
+    b._gpu, b._samples, b._dense = data, None, None
     b._external = external and not copy and not copied
     _set_batch_metadata(b, dt, layout, dev)
     return b
 
 
 def _set_batch_metadata(b, dt, layout, dev):
-    samples = b._samples if b._samples is not None else batch_samples(b)
-    shapes = [s.shape for s in samples]
+    if b._gpu is not None:
+        shapes = [tuple(s) for s in b._gpu.shapes]
+    else:
+        shapes = [s.shape for s in (b._samples if b._samples is not None else batch_samples(b))]
     b._shapes = shapes
     b._uniform = len(set(shapes)) <= 1
     b._dtype = dt
@@ -322,7 +332,9 @@ class Batch(BatchBase, ResultMetadata):
     def shape(self) -> list:
         """Per-sample shapes, a list of tuples."""
         if self._shapes is None:
-            batch_samples(self)
+            batch_wait(self)
+            if self._shapes is None:
+                batch_samples(self)
         return list(self._shapes)
 
     @property
@@ -340,7 +352,7 @@ class Batch(BatchBase, ResultMetadata):
 
     # -- evaluation and transfer ------------------------------------------
     def evaluate(self) -> "Batch":
-        batch_samples(self)
+        batch_wait(self)
         return self
 
     def to_device(self, device, force_copy: bool = False) -> "Batch":
@@ -358,11 +370,12 @@ class Batch(BatchBase, ResultMetadata):
         if isinstance(sample_range, slice):
             return self.select(list(range(self._batch_size))[sample_range])
         if isinstance(sample_range, (list, tuple)):
-            samples = batch_samples(self)
+            gpu = batch_wait(self)
             indices = [self._check_index(i) for i in sample_range]
-            if self._gpu is not None:
-                picked = _from_device_batch(self._gpu.pick(indices), self._dtype, self._layout, self._device)
+            if gpu is not None:
+                picked = _from_device_batch(gpu.pick(indices), self._dtype, self._layout, self._device)
             else:
+                samples = batch_samples(self)
                 picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
             picked._external = self._external
             if self._source_info is not None:
@@ -374,8 +387,8 @@ class Batch(BatchBase, ResultMetadata):
         t._external = self._external
         if self._source_info is not None:
             t._source_info = self._source_info[i]
-        if self._samples is not None or self._dense is not None:
-            t._data = batch_samples(self)[i]
+        if batch_ready(self):
+            t._data = self._gpu.sample(i) if self._gpu is not None else batch_samples(self)[i]
             t._shape = t._data.shape
         else:
             t._inv, t._out, t._sample = self._inv, self._out, i
@@ -426,10 +439,11 @@ class Batch(BatchBase, ResultMetadata):
         )
 
     def __repr__(self):
-        samples = batch_samples(self)
-        if self._gpu is not None:
+        if batch_wait(self) is not None:
             host_samples, dense = self._gpu.to_host()
             samples = host_samples if host_samples is not None else list(dense)
+        else:
+            samples = batch_samples(self)
         bodies = [np.array2string(s, prefix="    ") for s in samples]
         lines = ["Batch(", "    [" + ",\n    ".join(bodies) + "],", f"    dtype={self._dtype},"]
         if self._layout:
@@ -466,7 +480,7 @@ def _from_samples(samples, dt, layout):
 def _from_device_batch(data, dt, layout, dev):
     """A GPU Batch over the DeviceBatch ``data`` (not copied)."""
     b = Batch.__new__(Batch)
-    b._gpu, b._samples = data, data.samples()
+    b._gpu, b._samples = data, None
     _set_batch_metadata(b, dt, layout, dev)
     return b
 

@@ -8,7 +8,7 @@ from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._ops.conversions import cast_array
-from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, tensor_data
+from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, batch_wait, tensor_data
 from ._types import DType
 
 __all__ = ["Tensor", "tensor", "as_tensor"]
@@ -73,13 +73,14 @@ def _stack_batch(b, pad):
     dense = batch_dense(b)
     if dense is not None:
         return dense
-    samples = batch_samples(b)
-    if b._gpu is not None:
+    if batch_wait(b) is not None:
         whole = b._gpu.as_array()
         if whole is not None:
             return whole
         # Ragged GPU samples are padded on the host until a GPU pad kernel exists (issue 5).
         samples = b._gpu.to_host()[0]
+    else:
+        samples = batch_samples(b)
     if not samples:
         raise ValueError("Cannot stack an empty batch into a tensor")
     shapes = {s.shape for s in samples}

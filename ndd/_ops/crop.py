@@ -735,14 +735,26 @@ FLIP = Operator(
 
 def _flip_window(in_shape, args):
     """The GPU window of a flip: the flipped axes read backwards from their last index."""
-    axes = image_axes(FLIP, args[INPUT_LAYOUT], len(in_shape), four_dims="FHWC")
+    return _flipped(
+        tuple(in_shape),
+        args[INPUT_LAYOUT],
+        bool(args["horizontal"]),
+        bool(args["vertical"]),
+        bool(args["depthwise"]),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _flipped(in_shape, layout, horizontal, vertical, depthwise):
+    # Remembered: a batch's samples are a few shapes, each flipped one of a few ways.
+    axes = image_axes(FLIP, layout, len(in_shape), four_dims="FHWC")
     strides = list(c_strides(in_shape))
     offset = 0
-    for name, axis in (("horizontal", axes.width), ("vertical", axes.height), ("depthwise", axes.depth)):
-        if args[name] and axis is not None and in_shape[axis] > 0:
+    for flip, axis in ((horizontal, axes.width), (vertical, axes.height), (depthwise, axes.depth)):
+        if flip and axis is not None and in_shape[axis] > 0:
             offset += (in_shape[axis] - 1) * strides[axis]
             strides[axis] = -strides[axis]
-    return offset, tuple(in_shape), tuple(strides)
+    return offset, in_shape, tuple(strides)
 
 
 # Conversions that keep every value of the input type: crop converts a padded window

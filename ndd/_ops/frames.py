@@ -36,7 +36,7 @@ import numpy as np
 from .._batch import Batch, _from_device_batch, batch
 from .._prepare.args import InvalidArgumentError
 from .._prepare.call import invoke
-from .._prepare.storage import batch_samples, tensor_data
+from .._prepare.storage import tensor_data
 from .._tensor import Tensor, as_tensor
 
 __all__ = ["invoke_per_frame"]
@@ -63,7 +63,6 @@ def _device_batch(x, batch_size):
     of ``batch_size`` samples (views of it; one sample in sample mode)."""
     x.evaluate()
     if isinstance(x, Batch):
-        batch_samples(x)
         return x._gpu
     from .._cuda.device_array import DeviceBatch
 
@@ -232,7 +231,6 @@ def _fold(result, frame_counts, bs):
         return tuple(_fold(r, frame_counts, bs) for r in result)
     if _on_gpu(result):
         result.evaluate()
-        batch_samples(result)
         frames = result._gpu
         layout = "F" + (result.layout or "*" * result.ndim)
         folded = _from_device_batch(frames.stack_runs(frame_counts), result.dtype, layout, result.device)

@@ -564,6 +564,11 @@ def _view_of(x, sample_views, dtype, batch_size, stream):
 def _is_run(offset_shape_strides):
     """Whether a window is one contiguous run of elements (so it can be a view)."""
     _, shape, strides = offset_shape_strides
+    return _is_run_of(tuple(shape), tuple(strides))
+
+
+@functools.lru_cache(maxsize=1024)
+def _is_run_of(shape, strides):
     if any(e == 0 for e in shape):
         return True
     dims = _merged(shape, strides, c_strides(shape))

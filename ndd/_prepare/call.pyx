@@ -2,7 +2,7 @@
 """The operator call path (steps 1-5 of DESIGN.md): inputs, batch size, device,
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
-from .storage cimport TensorBase, BatchBase, batch_samples
+from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples
 from .invocation cimport Invocation, PerSample, PendingArg, per_sample_args, schedule
 from .args cimport Arg, draw_random_key
 from .args import InvalidArgumentError
@@ -106,7 +106,7 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
                 f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
             )
         batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size)
-        if b._samples is None and b._dense is None:
+        if not batch_ready(b):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
     return spec.convert(op, value)

@@ -6,7 +6,7 @@ import os
 import sys
 import threading
 
-from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_dense
+from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_dense, batch_wait
 
 from .._cpu import host_pool
 from .._eval.mode import EvalMode
@@ -131,12 +131,12 @@ cdef list _execute_gpu(Invocation inv):
             data.append(d)
         else:
             b = <BatchBase>x
-            samples = batch_samples(b)
-            if b._gpu is not None:
-                b._gpu.data.order_before(stream)
-                data.append(b._gpu)
+            gpu = batch_wait(b)
+            if gpu is not None:
+                gpu.data.order_before(stream)
+                data.append(gpu)
             else:
-                data.append(samples)
+                data.append(batch_samples(b))
     return list(op.gpu_kernel(tuple(data), args, inv.batch_size, ctx))
 
 

@@ -33,3 +33,5 @@ cdef class BatchBase:
 cpdef object tensor_data(TensorBase t)
 cpdef list batch_samples(BatchBase b)
 cpdef object batch_dense(BatchBase b)
+cpdef bint batch_ready(BatchBase b)
+cpdef object batch_wait(BatchBase b)

@@ -41,7 +41,8 @@ cdef class BatchBase:
 
     A GPU batch keeps its samples in one allocation: ``_gpu`` is a DeviceBatch
     (one buffer, per-sample offsets and shapes) and ``_samples`` its per-sample
-    DeviceArray views; ``_dense`` stays None.
+    DeviceArray views, made when first asked for (``batch_samples``): operators
+    take the DeviceBatch itself; ``_dense`` stays None.
     """
 
     def __cinit__(self):
@@ -85,7 +86,8 @@ cdef _materialize_batch(BatchBase b):
         b._samples = out
     elif type(out) is _device_batch_type:
         b._gpu = out
-        b._samples = out = out.samples()
+        if b._shapes is None:
+            b._shapes = [tuple(s) for s in out.shapes]
     else:
         b._dense = out
     if b._shapes is None:
@@ -93,11 +95,26 @@ cdef _materialize_batch(BatchBase b):
     b._inv = None
 
 
+cpdef bint batch_ready(BatchBase b):
+    """Whether the data of ``b`` is there (its invocation has run, or it never had one)."""
+    return b._samples is not None or b._dense is not None or b._gpu is not None
+
+
+cpdef object batch_wait(BatchBase b):
+    """Wait for the data of ``b`` without making per-sample views of a GPU batch;
+    return its DeviceBatch (None for a batch in host memory)."""
+    if not batch_ready(b):
+        _materialize_batch(b)
+    return b._gpu
+
+
 cpdef list batch_samples(BatchBase b):
     """The list of sample arrays of ``b``, waiting for its invocation if needed."""
     if b._samples is None:
-        if b._dense is None:
+        if not batch_ready(b):
             _materialize_batch(b)
+        if b._samples is None and b._gpu is not None:
+            b._samples = b._gpu.samples()
         if b._samples is None:
             dense = b._dense
             if dense.ndim == 1:
@@ -111,6 +128,6 @@ cpdef list batch_samples(BatchBase b):
 cpdef object batch_dense(BatchBase b):
     """The samples of ``b`` as one array with a leading sample dimension, or None
     when they are not stored that way (waiting for the invocation if needed)."""
-    if b._dense is None and b._samples is None:
+    if not batch_ready(b):
         _materialize_batch(b)
     return b._dense

@@ -21,6 +21,7 @@ import ndd  # noqa: E402
 from ndd._cuda import device_array, dlpack, driver  # noqa: E402
 from ndd._cuda.device_array import SAMPLE_ALIGNMENT, DeviceArray  # noqa: E402
 from ndd._prepare.invocation import Invocation  # noqa: E402
+from ndd._prepare.storage import batch_samples  # noqa: E402
 
 DTYPES = [
     np.uint8,
@@ -220,7 +221,7 @@ def test_ragged_batch_is_one_allocation_with_aligned_offsets(fake):
     g = host.gpu()
     assert fake.calls.count("cuMemAllocFromPoolAsync") == 1
     data = g._gpu
-    assert [s.ptr - data.data.ptr for s in g._samples] == data.offsets
+    assert [s.ptr - data.data.ptr for s in batch_samples(g)] == data.offsets
     ends = [o + int(np.prod(s)) * 4 for o, s in zip(data.offsets, shapes, strict=True)]
     assert all(o % SAMPLE_ALIGNMENT == 0 for o in data.offsets)
     assert all(end <= nxt for end, nxt in zip(ends, data.offsets[1:], strict=False))
@@ -279,7 +280,9 @@ def test_pending_results_take_a_gpu_batch_output_when_it_is_ready(fake):
     t = ndd.Tensor.__new__(ndd.Tensor)
     t._inv, t._out, t._sample, t._dtype, t._device = inv, 0, 1, ndd.uint8, device
     assert b.shape == [(3,), (5,)]
-    assert b._gpu is output and [s.ptr for s in b._samples] == [s.ptr for s in output.samples()]
+    # The per-sample views are made when asked for, not with the data.
+    assert b._gpu is output and b._samples is None
+    assert [s.ptr for s in batch_samples(b)] == [s.ptr for s in output.samples()]
     assert t.shape == (5,) and t._data.ptr == output.data.ptr + output.offsets[1]
     np.testing.assert_array_equal(np.asarray(t.cpu()), samples[1])
     for got, expected in zip(b.cpu(), samples, strict=True):
