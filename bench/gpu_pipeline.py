@@ -116,6 +116,8 @@ STAGES = ["decode", "random_resized_crop", "flip", "crop_mirror_normalize", "res
 # nvImageCodec's batch decode called directly, without ndd around it (a stage of the
 # ndd worker only): what of ndd's decode time is the codec's.
 CODEC_STAGE = "nvImageCodec alone"
+# The same, decoding into the images of its previous call (nvImageCodec reuses their buffers).
+REUSING_STAGE = "  reusing its images"
 # Other configurations of nvImageCodec's decoder for the same batch (a real GPU only):
 # ``(backends as (kind, load hint), options)``, to choose ndd's from measurements.
 CODEC_VARIANTS = {
@@ -171,6 +173,20 @@ def _stage_runner(ndd, root, batch_size, size):
 
         calls[CODEC_STAGE] = codec_alone
         stages.append(CODEC_STAGE)
+        reused = []
+
+        def codec_reusing():
+            # The images of its previous call decoded into again (their buffers reused).
+            decoded = decoder.decode(
+                [nvimgcodec.CodeStream(a) for a in arrays],
+                images=reused[-1] if reused else None,
+                cuda_stream=int(stream.handle),
+            )
+            reused[:] = [decoded]
+            return decoded
+
+        calls[REUSING_STAGE] = codec_reusing
+        stages.append(REUSING_STAGE)
         on_gpu = gpu_decoding.make_decoder.__module__ == gpu_decoding.__name__  # not a smoke run's CPU codecs
         for name, (backends, options) in CODEC_VARIANTS.items() if on_gpu else ():
             try:

@@ -1035,9 +1035,28 @@ def _rrc_jobs(shapes, sample_args):
     first = sample_args[0]
     # The windows of all samples from one generator, in sample order, as on the CPU.
     anchor, extent = _crop_windows(first["rng"].generator(), _image_extents(shapes, first["_axes"]), first)
+    # resample_job of each window (_window_geometry), with what the samples' shared
+    # argument dict gives made once.
+    lo = anchor.astype(np.float64)
+    hi = (anchor + extent).astype(np.float64)
+    reach = np.abs(hi - lo)
+    lo, hi = lo.tolist(), hi.tolist()
+    common = {}
+    for a in sample_args:
+        if id(a) not in common:
+            common[id(a)] = (
+                tuple(a["_axes"].spatial),
+                a["_size"],
+                *_filters(RANDOM_RESIZED_CROP, a),
+                a["antialias"],
+            )
+    shared = [common[id(a)] for a in sample_args]
+    # Scaling down (the output side shorter than the window's) takes min_filter, else mag_filter.
+    sides = np.array([s[1] for s in shared], np.float64).reshape(len(shared), -1)
+    kinds = np.where(sides < reach, [[s[2]] for s in shared], [[s[3]] for s in shared]).tolist()
     return [
-        resample_job(RANDOM_RESIZED_CROP, a["_axes"], _window_geometry(anchor[i], extent[i], a), a)
-        for i, a in enumerate(sample_args)
+        (axes, size, lo[i], hi[i], kinds[i], antialias)
+        for i, (axes, size, _, _, antialias) in enumerate(shared)
     ]
 
 

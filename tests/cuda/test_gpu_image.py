@@ -317,6 +317,35 @@ def test_random_resized_crop_matches_the_cpu_with_the_same_generator(any_gpu):
     )
 
 
+def test_random_resized_crop_filters_each_window_by_its_own_scale(any_gpu):
+    # Windows smaller than the output along an axis are magnified (mag_filter), larger
+    # ones reduced (min_filter), axis by axis and sample by sample; one sample reads
+    # its interpolation from a per-sample argument.
+    samples = _images(np.uint8, [(40, 52, 3), (20, 90, 3), (64, 18, 3), (31, 31, 3), (50, 50, 3)])
+    kwargs = dict(
+        size=[28, 26],
+        min_filter=ndd.types.INTERP_LINEAR,
+        mag_filter=ndd.types.INTERP_CUBIC,
+        random_area=[0.1, 1.0],
+    )
+    for seed in (1, 5, 11):
+        cpu = ndd.random_resized_crop(
+            ndd.batch(samples, layout="HWC"), rng=ndd.random.RNG(seed=seed), **kwargs
+        )
+        gpu = ndd.random_resized_crop(
+            ndd.batch(samples, layout="HWC").gpu(), rng=ndd.random.RNG(seed=seed), **kwargs
+        )
+        _assert_resampled_alike(gpu, cpu)
+    mag = ndd.batch([np.array(int(v), np.int32) for v in ndd.types.DALIInterpType][:5])
+    cpu = ndd.random_resized_crop(
+        ndd.batch(samples, layout="HWC"), size=[30, 34], mag_filter=mag, rng=ndd.random.RNG(seed=3)
+    )
+    gpu = ndd.random_resized_crop(
+        ndd.batch(samples, layout="HWC").gpu(), size=[30, 34], mag_filter=mag, rng=ndd.random.RNG(seed=3)
+    )
+    _assert_resampled_alike(gpu, cpu)
+
+
 def test_resize_crop_mirror_and_tensor_resize_match_the_cpu(any_gpu):
     samples = _images(np.int16, [(30, 36, 3), (25, 40, 3)])
     kwargs = dict(size=[20, 24], crop=[12, 14], crop_pos_x=0.8, mirror=1)
