@@ -47,8 +47,15 @@ _FORMATS = {
 
 _decoders = {}
 _decoders_lock = threading.Lock()
-# (event, decoded images) of the calls whose copies may still be reading the images.
+# (event, decoder, decoded images, other objects) of the calls whose copies may
+# still be reading the images.
 _in_flight = collections.deque()
+# Per decoder (the object): images it decoded whose copies are done, for its next
+# batch to decode into (nvImageCodec reuses their buffers instead of allocating new
+# ones).
+_spare = {}
+# The most spare images a decoder keeps (a batch's worth).
+_MAX_SPARE = 1024
 
 
 def nvimgcodec():
@@ -77,9 +84,26 @@ def _decoder(device_id):
 
 
 def _release_finished():
-    """Drop the decoded images of the calls whose copies are done."""
-    while _in_flight and _in_flight[0][0].query():
-        _in_flight.popleft()
+    """Hand the decoded images of the calls whose copies are done to their decoder's
+    spares (dropping the rest of what those calls kept)."""
+    with _decoders_lock:
+        while _in_flight and _in_flight[0][0].query():
+            _, decoder, images, _ = _in_flight.popleft()
+            if decoder is None:
+                continue
+            spare = _spare.setdefault(decoder, [])
+            spare.extend(images[: max(0, _MAX_SPARE - len(spare))])
+
+
+def _take_spare(decoder, count):
+    """``count`` spare images of ``decoder`` to decode into, or None (too few)."""
+    with _decoders_lock:
+        spare = _spare.get(decoder)
+        if count == 0 or not spare or len(spare) < count:
+            return None
+        taken = spare[-count:]
+        del spare[-count:]
+        return taken
 
 
 def _layout_of(image, device_kind):
@@ -161,9 +185,13 @@ class GpuImageDecoder:
                 streams.append(None)
         readable = [i for i, s in enumerate(streams) if s is not None]
         images = [None] * count
+        decoder = _decoder(device_id) if readable else None
         if readable:
-            decoded = _decoder(device_id).decode(
-                [streams[i] for i in readable], params=params, cuda_stream=int(stream.handle)
+            decoded = decoder.decode(
+                [streams[i] for i in readable],
+                images=_take_spare(decoder, len(readable)),
+                params=params,
+                cuda_stream=int(stream.handle),
             )
             for i, image in zip(readable, decoded, strict=True):
                 images[i] = image
@@ -192,7 +220,7 @@ class GpuImageDecoder:
                     windows[i] = (0, 0, shape[0], shape[1])
         if errors:
             self._raise(
-                errors, images + encoded, layouts, windows, sample_args, batch_size, device_id, stream
+                errors, decoder, images, encoded, layouts, windows, sample_args, batch_size, device_id, stream
             )
         shapes = [(w[2], w[3], layout[3][2]) for layout, w in zip(layouts, windows, strict=True)]
         out = SampleOutputs(shapes, np.dtype(np.uint8), batch_size >= 0, device_id, stream)
@@ -214,13 +242,15 @@ class GpuImageDecoder:
         else:
             for layout, window, shape, offset in zip(layouts, windows, shapes, out.offsets, strict=True):
                 _copy_window(layout, window, shape, out.base.ptr + offset, stream)
-        _keep_until_copied(images + encoded, device_id, stream)
+        _keep_until_copied(decoder, images, encoded, device_id, stream)
         return [out.result]
 
-    def _raise(self, errors, keep, layouts, windows, sample_args, batch_size, device_id, stream):
+    def _raise(
+        self, errors, decoder, images, encoded, layouts, windows, sample_args, batch_size, device_id, stream
+    ):
         """The CPU's error for the failed samples, with the others decoded (in their
-        own GPU arrays) in ``decoded``; ``keep`` (the decoded images and the encoded
-        arrays) stays alive until the copies are done."""
+        own GPU arrays) in ``decoded``; ``images`` and ``encoded`` stay alive until
+        the copies are done."""
         failed = sorted(errors)
         decoded = []
         for i, (layout, window) in enumerate(zip(layouts, windows, strict=True)):
@@ -231,7 +261,7 @@ class GpuImageDecoder:
             out = SampleOutputs([shape], np.dtype(np.uint8), False, device_id, stream)
             _copy_window(layout, window, shape, out.base.ptr, stream)
             decoded.append(out.result)
-        _keep_until_copied(keep, device_id, stream)
+        _keep_until_copied(decoder, images, encoded, device_id, stream)
         first = failed[0]
         where = self.describe(sample_args[first], None if batch_size < 0 else first)
         more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
@@ -272,7 +302,10 @@ def _copy_window(layout, window, shape, dst, stream):
     driver.check(api.cuMemcpy2DAsync(copy, int(stream.handle)), f"copying a decoded {shape} image")
 
 
-def _keep_until_copied(images, device_id, stream):
+def _keep_until_copied(decoder, images, encoded, device_id, stream):
+    """Keep the ``images`` that ``decoder`` decoded (its spares afterwards) and the
+    ``encoded`` arrays the code streams read until the stream has copied them."""
     from .._cuda.streams import Event
 
-    _in_flight.append((Event(device_id).record(stream.handle), [i for i in images if i is not None]))
+    event = Event(device_id).record(stream.handle)
+    _in_flight.append((event, decoder, [i for i in images if i is not None], encoded))

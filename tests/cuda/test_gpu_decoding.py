@@ -43,6 +43,7 @@ def decoding(any_gpu, monkeypatch):
             ),
         )
     monkeypatch.setattr(gpu_decoding, "_decoders", {})
+    monkeypatch.setattr(gpu_decoding, "_spare", {})
     yield any_gpu
 
 
@@ -215,3 +216,39 @@ def test_the_training_step_feeds_a_cuda_model_without_a_copy():
     assert inputs.data_ptr() == batch.__cuda_array_interface__["data"][0]
     model = torch.nn.Conv2d(3, 4, 3).cuda()
     assert model(inputs).is_cuda
+
+
+def test_a_batch_is_decoded_into_the_images_of_an_earlier_one(decoding):
+    # Once the copies out of a batch's decoded images are done, the next batch of as
+    # many images decodes into them (nvImageCodec reuses their buffers), whatever
+    # their sizes; a larger batch than the spares gets new images.
+    paths = photo_paths()
+    given = []
+    real_decoder = gpu_decoding._decoder
+
+    class Spy:
+        def __init__(self, decoder):
+            self.decoder = decoder
+
+        def decode(self, streams, images=None, **kwargs):
+            given.append(images)
+            return self.decoder.decode(streams, images=images, **kwargs)
+
+    spies = {}
+
+    def spying(device_id):
+        decoder = real_decoder(device_id)
+        return spies.setdefault(id(decoder), Spy(decoder))
+
+    gpu_decoding._decoder = spying
+    try:
+        batches = [paths[:3], paths[1:4][::-1], [paths[0], *paths[2:4]], paths[:4]]
+        for files in batches:
+            encoded = ndd.batch(_encoded(files))
+            gpu = ndd.decoders.image(encoded, device="gpu")
+            _assert_decoded_alike(gpu, ndd.decoders.image(encoded), decoding)
+            ndd.get_current_stream().synchronize()
+    finally:
+        gpu_decoding._decoder = real_decoder
+    assert given[0] is None and given[3] is None  # nothing spare yet; too few spares
+    assert len(given[1]) == 3 and len(given[2]) == 3
