@@ -52,10 +52,9 @@ _decoders_lock = threading.Lock()
 _in_flight = collections.deque()
 # Per decoder (the object): images it decoded whose copies are done, for its next
 # batch to decode into (nvImageCodec reuses their buffers instead of allocating new
-# ones).
+# ones). A decoder keeps at most one batch's worth: as many as the last batch whose
+# images it got back.
 _spare = {}
-# The most spare images a decoder keeps (a batch's worth).
-_MAX_SPARE = 1024
 
 
 def nvimgcodec():
@@ -92,7 +91,7 @@ def _release_finished():
             if decoder is None:
                 continue
             spare = _spare.setdefault(decoder, [])
-            spare.extend(images[: max(0, _MAX_SPARE - len(spare))])
+            spare.extend(images[: max(0, len(images) - len(spare))])
 
 
 def _take_spare(decoder, count):
