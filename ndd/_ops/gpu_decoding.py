@@ -55,6 +55,9 @@ _in_flight = collections.deque()
 # ones). A decoder keeps at most one batch's worth: as many as the last batch whose
 # images it got back.
 _spare = {}
+# Per decoder: the stream it decodes on (its own, so that a call does not wait for
+# the work queued on the caller's stream before it; see GpuImageDecoder.__call__).
+_decode_streams = {}
 
 
 def nvimgcodec():
@@ -92,6 +95,17 @@ def _release_finished():
                 continue
             spare = _spare.setdefault(decoder, [])
             spare.extend(images[: max(0, len(images) - len(spare))])
+
+
+def _decode_stream(decoder, device_id):
+    """The stream ``decoder`` decodes on (made on its first use)."""
+    from .._cuda import streams
+
+    with _decoders_lock:
+        owner = _decode_streams.get(decoder)
+        if owner is None:
+            owner = _decode_streams[decoder] = streams.create(device_id)
+        return owner
 
 
 def _take_spare(decoder, count):
@@ -186,12 +200,21 @@ class GpuImageDecoder:
         images = [None] * count
         decoder = _decoder(device_id) if readable else None
         if readable:
+            # nvImageCodec waits on the host for the stream it is given. The decoder's
+            # own stream has nothing of the caller's queued on it, so the host goes on
+            # while the GPU finishes the previous batch; the caller's stream then waits
+            # (on the GPU) for the decoded images. The images a batch decodes into are
+            # new, or spares whose copies were done.
+            from .._cuda.streams import order_after
+
+            decoding = _decode_stream(decoder, device_id)
             decoded = decoder.decode(
                 [streams[i] for i in readable],
                 images=_take_spare(decoder, len(readable)),
                 params=params,
-                cuda_stream=int(stream.handle),
+                cuda_stream=decoding.handle,
             )
+            order_after(stream.handle, decoding.handle, device_id)
             for i, image in zip(readable, decoded, strict=True):
                 images[i] = image
         index = (lambda i: None) if batch_size < 0 else (lambda i: i)

@@ -252,3 +252,43 @@ def test_a_batch_is_decoded_into_the_images_of_an_earlier_one(decoding):
         gpu_decoding._decoder = real_decoder
     assert given[0] is None and given[3] is None  # nothing spare yet; too few spares
     assert len(given[1]) == 3 and len(given[2]) == 3
+
+
+def test_decoding_runs_on_the_decoders_own_stream_that_the_callers_then_waits_for(decoding):
+    # nvImageCodec waits on the host for the stream it decodes on: given the caller's,
+    # each batch would wait for the GPU work of the batch before. It gets its own;
+    # the caller's stream waits (on the GPU) for the decoded images, before the copy.
+    if decoding != "host":
+        pytest.skip("what is queued where is seen on the FakeDriver")
+    from ndd._cuda import driver
+
+    fake = driver.api()
+    given = []
+    real_decoder = gpu_decoding._decoder
+
+    class Spy:
+        def __init__(self, decoder):
+            self.decoder = decoder
+
+        def decode(self, streams, cuda_stream=0, **kwargs):
+            given.append(cuda_stream)
+            return self.decoder.decode(streams, cuda_stream=cuda_stream, **kwargs)
+
+    spy = {}
+    gpu_decoding._decoder = lambda device_id: spy.setdefault(0, Spy(real_decoder(device_id)))
+    try:
+        encoded = ndd.batch(_encoded(photo_paths()[:2]))
+        caller = int(ndd.get_current_stream().handle)
+        fake.calls.clear()
+        gpu = ndd.decoders.image(encoded, device="gpu").evaluate()
+    finally:
+        gpu_decoding._decoder = real_decoder
+    decode_stream = given[0]
+    assert decode_stream not in (0, caller)
+    record = max(i for i, (kind, _) in enumerate(fake.streams[decode_stream]) if kind == "record")
+    event = fake.streams[decode_stream][record][1]
+    assert ("wait", event) in fake.streams[caller]
+    # (The CPU codecs leave their images in host memory: copied one by one.)
+    first_copy = next(i for i, name in enumerate(fake.calls) if name in ("cuLaunchKernel", "cuMemcpy2DAsync"))
+    assert fake.calls.index("cuStreamWaitEvent") < first_copy
+    _assert_decoded_alike(gpu, ndd.decoders.image(encoded), decoding)
