@@ -24,6 +24,7 @@ dynamic mode and 1.0x the pipeline mode.
     python bench/gpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 5]
     python bench/gpu_pipeline.py --smoke   # every ndd code path once on the FakeDriver
     python bench/gpu_pipeline.py --host-cost   # ndd's host time per batch, no GPU needed
+    python bench/gpu_pipeline.py --gpu-times   # each operator's host and GPU time (ndd)
 
 With ``--smoke`` no GPU is used: a handful of small images, decoded by nvImageCodec's
 CPU codecs into the recording FakeDriver (no kernel runs), and no reference. It proves
@@ -35,6 +36,11 @@ not run), in ``sync_cpu`` mode on one thread. What is timed is the host's share 
 a batch: argument checks, each sample's plan (windows, filter tables), descriptor
 tables and launches, which does not depend on the image sizes. It bounds the
 images per second one host thread can feed a GPU with.
+
+``--gpu-times`` splits each operator's time on one batch (ndd, ``sync_cpu``) into
+the host's (the call) and the GPU's: CUDA events around the operator's work, queued
+behind a memset of 48 GiB that keeps the stream busy while the host queues it, so
+that the events time the kernels alone. With ``--smoke`` it runs on the FakeDriver.
 """
 
 import argparse
@@ -131,11 +137,9 @@ CODEC_VARIANTS = {
 }
 
 
-def _stage_runner(ndd, root, batch_size, size):
-    """A function timing each operator of the pipelines alone, on one batch of the
-    dataset's first files (ndd or the reference's dynamic mode): ``run(repeats)``
-    gives ``{stage: [ms per call]}``. A call is timed from its start to the end of
-    its GPU work (a copy of its last sample to the host waits for it)."""
+def _operator_calls(ndd, root, batch_size, size):
+    """``(files, {stage: call})``: each operator of the pipelines on one batch of the
+    dataset's first files (its inputs made once)."""
     import numpy as np
 
     files = sorted(os.path.join(d, f) for d, _, names in os.walk(root) for f in names)[:batch_size]
@@ -151,6 +155,75 @@ def _stage_runner(ndd, root, batch_size, size):
         ),
         "resize": lambda: ndd.resize(images, resize_shorter=size * 8 // 7),
     }
+    return files, calls
+
+
+def _gpu_times(args):
+    """Print each operator's host and GPU milliseconds per batch (ndd, one thread,
+    sync_cpu). The GPU time is that of its work alone: CUDA events around it, behind a
+    long memset that keeps the stream busy while the host queues the operator (a row
+    says so when the host took longer than the memset)."""
+    import numpy as np
+
+    if args.smoke:
+        _install_fake()
+    import gpu_ops
+
+    import ndd
+    from ndd._cuda import driver
+    from ndd._cuda.device_array import DeviceArray
+
+    _, calls = _operator_calls(ndd, args.root, args.batch_size, args.size)
+    stream = ndd.get_current_stream()
+    handle = int(stream.handle)
+    api = driver.api()
+    hold_bytes = 2**20 if args.smoke else 48 * 2**30  # about 15 ms of an H200
+    held = DeviceArray.empty((hold_bytes,), np.uint8, 0, stream)
+    timer = gpu_ops.EventTimer(handle)
+
+    def hold():
+        driver.check(api.cuMemsetD8Async(held.ptr, 0, hold_bytes, handle), "holding the stream")
+
+    if args.smoke:
+        print(SMOKE_LABEL)
+    with ndd.EvalMode.sync_cpu:
+        holds = []
+        for _ in range(3):
+            stream.synchronize()
+            timer.start()
+            hold()
+            holds.append(timer.stop())
+        print(
+            f"ms per batch of {args.batch_size}, median [min-max] of {args.repeats} (the hold: {min(holds):.1f} ms)"
+        )
+        print(f"{'operator':<22}{'host':>22}{'GPU':>22}")
+        for stage, call in calls.items():
+            call().evaluate()
+            stream.synchronize()
+            host, gpu = [], []
+            for _ in range(args.repeats):
+                stream.synchronize()
+                hold()
+                timer.start()
+                start = time.perf_counter()
+                call().evaluate()
+                host.append((time.perf_counter() - start) * 1e3)
+                gpu.append(timer.stop())
+            late = "  (the host outlasted the hold: GPU includes host time)" if max(host) > min(holds) else ""
+            print(f"{stage:<22}{_spread(host, 2):>22}{_spread(gpu, 2):>22}{late}")
+    timer.close()
+    if args.smoke:
+        print(SMOKE_LABEL)
+
+
+def _stage_runner(ndd, root, batch_size, size):
+    """A function timing each operator of the pipelines alone, on one batch of the
+    dataset's first files (ndd or the reference's dynamic mode): ``run(repeats)``
+    gives ``{stage: [ms per call]}``. A call is timed from its start to the end of
+    its GPU work (a copy of its last sample to the host waits for it)."""
+    import numpy as np
+
+    files, calls = _operator_calls(ndd, root, batch_size, size)
 
     def finish(result):
         np.asarray(result.select(len(files) - 1).cpu())
@@ -391,8 +464,8 @@ def _host_cost(args):
         )
 
 
-def _spread(values):
-    return f"{statistics.median(values):7.0f} [{min(values):.0f}-{max(values):.0f}]"
+def _spread(values, digits=0):
+    return f"{statistics.median(values):7.{digits}f} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def main():
@@ -402,6 +475,11 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="run the ndd pipelines once on the FakeDriver")
     parser.add_argument(
         "--host-cost", action="store_true", help="ndd's host time per batch after decoding, on the FakeDriver"
+    )
+    parser.add_argument(
+        "--gpu-times",
+        action="store_true",
+        help="each operator's host and GPU time on one batch (ndd only; CUDA events)",
     )
     parser.add_argument(
         "--reference-python",
@@ -433,6 +511,9 @@ def main():
     if not os.path.isdir(root):
         make_data(root, args.num_files)
     args.root = root
+    if args.gpu_times:
+        _gpu_times(args)
+        return
 
     workers = {"ndd": Worker(sys.executable, "ndd", args)}
     if workers["ndd"].error:

@@ -112,3 +112,32 @@ def test_the_gpu_pipeline_benchmark_measures_ndds_host_time_per_batch():
     ]
     assert [row[0] for row in rows] == ["training", "validation"]
     assert all(float(row[1]) > 0 and row[-1] == "images/s" for row in rows)
+
+
+def test_the_gpu_pipeline_benchmark_splits_each_operators_time_into_host_and_gpu(tmp_path):
+    """bench/gpu_pipeline.py --gpu-times: a row per operator with its host and GPU
+    milliseconds (on the FakeDriver in a smoke run, its events' fixed 1 ms)."""
+    pytest.importorskip("nvidia.nvimgcodec")
+    if not (kernel_files.KERNELS_DIR / kernel_files.MANIFEST_NAME).exists():
+        pytest.skip("ndd was built without its GPU kernels (NVRTC missing)")
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "bench" / "gpu_pipeline.py"),
+            "--smoke",
+            "--gpu-times",
+            "--data",
+            str(tmp_path / "jpegs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("SMOKE RUN") and lines[-1].startswith("SMOKE RUN")
+    rows = {line.split()[0]: line.split() for line in lines if len(line.split()) >= 5}
+    for stage in ("decode", "random_resized_crop", "flip", "crop_mirror_normalize", "resize"):
+        host, gpu = float(rows[stage][1]), float(rows[stage][3])
+        assert host > 0 and gpu > 0, rows[stage]
