@@ -20,6 +20,7 @@ ndd's stream wait for the producer's.
 
 import numpy as np
 
+from .._cpu import host_pool
 from .._prepare.storage import register_device_batch_type
 from . import driver
 from .context import make_current, state
@@ -239,7 +240,13 @@ class DeviceArray:
     def to_host(self, out: np.ndarray | None = None) -> np.ndarray:
         """The contents as a numpy array (waits for the copy to complete)."""
         if out is None:
-            out = np.empty(self.shape, self.dtype)
+            # From ndd's host pool: a batch copied back each step lands in memory whose
+            # pages are mapped already, rather than in fresh pages that the copy faults in.
+            previous = host_pool.activate()
+            try:
+                out = np.empty(self.shape, self.dtype)
+            finally:
+                host_pool.restore(previous)
         stream = current_stream(self.device_id)
         self.order_before(stream)
         nbytes = self.nbytes
