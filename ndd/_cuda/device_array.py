@@ -22,7 +22,7 @@ import numpy as np
 
 from .._cpu import host_pool
 from .._prepare.storage import register_device_batch_type
-from . import driver
+from . import driver, pinned
 from .context import make_current, state
 from .memory import DeviceBuffer
 from .streams import _device_of, order_after, synchronize
@@ -240,8 +240,11 @@ class DeviceArray:
     def to_host(self, out: np.ndarray | None = None) -> np.ndarray:
         """The contents as a numpy array (waits for the copy to complete)."""
         if out is None:
-            # From ndd's host pool: a batch copied back each step lands in memory whose
-            # pages are mapped already, rather than in fresh pages that the copy faults in.
+            # A large array in page-locked memory, which the GPU writes directly; a small
+            # one (or one without page-locked memory to be had) from ndd's host pool,
+            # whose pages are mapped already rather than faulted in by the copy.
+            out = pinned.empty(self.shape, self.dtype, self.device_id)
+        if out is None:
             previous = host_pool.activate()
             try:
                 out = np.empty(self.shape, self.dtype)

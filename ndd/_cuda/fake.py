@@ -166,6 +166,7 @@ class FakeDriver:
         self.destroyed = []  # handles of the streams and events destroyed, in order
         self.pools = {d: _Pool(d) for d in range(devices)}
         self.allocations = {}  # address -> (bytearray, device, pool device)
+        self.host_allocations = {}  # address -> the ctypes buffer of a page-locked allocation
         self.modules = {}  # handle -> {kernel name: [ptx param types]}
         self.functions = {}  # handle -> (kernel name, [ptx param types])
         self.module_images = {}  # module handle -> the image (bytes or str) it was loaded from
@@ -449,6 +450,23 @@ class FakeDriver:
         else:
             buffer[offset : offset + byte_count] = memoryview(src).cast("B")[:byte_count]
         self._queue(stream, ("copy", "HtoD", _handle(dst), byte_count))
+        return (_SUCCESS,)
+
+    def cuMemHostAlloc(self, bytesize, flags):
+        error = self._enter("cuMemHostAlloc")
+        if error is not None:
+            return (error, 0)
+        memory = ctypes.create_string_buffer(max(int(bytesize), 1))
+        address = ctypes.addressof(memory)
+        self.host_allocations[address] = memory
+        return (_SUCCESS, address)
+
+    def cuMemFreeHost(self, p):
+        error = self._enter("cuMemFreeHost")
+        if error is not None:
+            return (error,)
+        if self.host_allocations.pop(int(p), None) is None:
+            return (_real.CUresult.CUDA_ERROR_INVALID_VALUE,)
         return (_SUCCESS,)
 
     def cuMemcpyDtoHAsync(self, dst, src, byte_count, stream):

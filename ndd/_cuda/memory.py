@@ -197,7 +197,8 @@ def gpu_memory_stats(device_id: int | None = None) -> dict:
 
 
 def release_gpu_memory(device_id: int | None = None) -> None:
-    """Give the GPU memory that ndd's pool caches but does not use back to the driver.
+    """Give the GPU memory that ndd's pool caches but does not use back to the driver,
+    and the page-locked host memory it keeps for copies from the GPU.
 
     Waits for the work queued on the streams ndd holds on the device first. Later
     allocations get memory from the driver again, so call this between phases of
@@ -214,3 +215,6 @@ def release_gpu_memory(device_id: int | None = None) -> None:
         Without a usable CUDA GPU.
     """
     release_unused(_device_or_current("ndd.release_gpu_memory", device_id))
+    from . import pinned
+
+    pinned.release()
