@@ -1,3 +1,5 @@
+from collections.abc import Sequence
+
 import numpy as np
 
 FILTER_NN: int
@@ -6,6 +8,9 @@ FILTER_CUBIC: int
 FILTER_LANCZOS3: int
 FILTER_TRIANGULAR: int
 FILTER_GAUSSIAN: int
+RESAMPLE_MAX_DIMS: int
+RESAMPLE_ROW: int
+RESAMPLE_TABLE_ROW: int
 
 def filter_table(
     lo: float, hi: float, out_size: int, in_size: int, kind: int, antialias: bool
@@ -23,3 +28,12 @@ def resample_rows_columns(
     column_indices: np.ndarray,
     column_weights: np.ndarray,
 ) -> None: ...
+def resample_plan(
+    shapes: list[tuple[int, ...]],
+    jobs: list[tuple],
+    in_offsets: Sequence[int],
+    out_offsets: Sequence[int],
+    device_tables: bool = False,
+) -> tuple[
+    np.ndarray, np.ndarray, np.ndarray, int, list[int], list[tuple[int, np.ndarray, int, np.ndarray, int]]
+]: ...
