@@ -421,8 +421,49 @@ def _check_size_methods(op, args):
         )
 
 
+# The arguments a sample's Geometry depends on (with the operator, its shape and axes).
+_GEOMETRY_ARGS = (
+    "size",
+    "resize_x",
+    "resize_y",
+    "resize_z",
+    "resize_shorter",
+    "resize_longer",
+    "mode",
+    "max_size",
+    "roi_start",
+    "roi_end",
+    "roi_relative",
+    "subpixel_scale",
+)
+# Geometries made, by those values: a call's shape inference and its run, and every
+# batch of an epoch of images of a few sizes, make each once. Cleared when full.
+_geometries = {}
+_MAX_GEOMETRIES = 4096
+
+
+def _hashable(value):
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(float(v) for v in value)
+    return value
+
+
 def sample_geometry(op, args, shape, axes):
-    """The Geometry of one sample of ``shape`` with image axes ``axes``."""
+    """The Geometry of one sample of ``shape`` with image axes ``axes`` (the Geometry
+    may be shared: its lists are not to be changed)."""
+    key = (op.qualname, tuple(shape), axes.layout, tuple(axes.spatial)) + tuple(
+        _hashable(args[name]) for name in _GEOMETRY_ARGS
+    )
+    geometry = _geometries.get(key)
+    if geometry is None:
+        geometry = _sample_geometry(op, args, shape, axes)
+        if len(_geometries) >= _MAX_GEOMETRIES:
+            _geometries.clear()
+        _geometries[key] = geometry
+    return geometry
+
+
+def _sample_geometry(op, args, shape, axes):
     spatial = axes.spatial
     ndim = len(spatial)
     _check_size_methods(op, args)
