@@ -98,7 +98,7 @@ def empty(shape, dtype, device_id):
     if block is None:
         make_current(device_id)
         result, ptr = cache.api.cuMemHostAlloc(size, 0)
-        if result != cache.api.CUresult.CUDA_SUCCESS:
+        if result != cache.api.CUresult.CUDA_SUCCESS or not ptr:
             # Page-locked memory is a limited resource: the caller falls back to pageable.
             return None
         block = _Block(int(ptr), size, cache)
