@@ -421,38 +421,36 @@ def _check_size_methods(op, args):
         )
 
 
-# The arguments a sample's Geometry depends on (with the operator, its shape and axes).
-_GEOMETRY_ARGS = (
-    "size",
-    "resize_x",
-    "resize_y",
-    "resize_z",
-    "resize_shorter",
-    "resize_longer",
-    "mode",
-    "max_size",
-    "roi_start",
-    "roi_end",
-    "roi_relative",
-    "subpixel_scale",
-)
-# Geometries made, by those values: a call's shape inference and its run, and every
-# batch of an epoch of images of a few sizes, make each once. Cleared when full.
+# Geometries made, by what they depend on (the operator, the sample's shape and axes,
+# the size arguments): a call's shape inference and its run, and every batch of an
+# epoch of images of a few sizes, make each once. Cleared when full.
 _geometries = {}
 _MAX_GEOMETRIES = 4096
 
 
-def _hashable(value):
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return tuple(float(v) for v in value)
-    return value
+def _values(value):
+    return None if value is None else tuple(value)
 
 
 def sample_geometry(op, args, shape, axes):
     """The Geometry of one sample of ``shape`` with image axes ``axes`` (the Geometry
     may be shared: its lists are not to be changed)."""
-    key = (op.qualname, tuple(shape), axes.layout, tuple(axes.spatial)) + tuple(
-        _hashable(args[name]) for name in _GEOMETRY_ARGS
+    key = (
+        op.qualname,
+        tuple(shape),
+        axes,
+        _values(args["size"]),
+        args["resize_x"],
+        args["resize_y"],
+        args["resize_z"],
+        args["resize_shorter"],
+        args["resize_longer"],
+        args["mode"],
+        _values(args["max_size"]),
+        _values(args["roi_start"]),
+        _values(args["roi_end"]),
+        args["roi_relative"],
+        args["subpixel_scale"],
     )
     geometry = _geometries.get(key)
     if geometry is None:
