@@ -1,19 +1,23 @@
 """GPU decoding of the image decoders (``decoders.image``, ``image_crop``,
 ``image_random_crop``) through nvImageCodec.
 
-A call decodes the whole batch with one ``Decoder.decode`` on the context's
-stream: nvJPEG's hardware and CUDA decoders where the GPU has them, nvImageCodec's
-CPU codecs (libjpeg-turbo, libpng, libtiff, OpenJPEG, ...) for what the GPU cannot
-decode. nvImageCodec hands back one image per sample in memory it allocates
-(decoding into a caller's buffer is not in its Python API), and a GPU batch is one
-allocation that every kernel reads through per-sample offsets, so each decoded
-image is copied once, with one 2-D copy per sample, into the batch's allocation
-from ndd's pool; the crop decoders copy only their window. At 0.6 MB per image that
-copy is a few microseconds of a GPU's memory bandwidth.
+A call decodes the whole batch with one ``Decoder.decode``: nvJPEG's hardware and
+CUDA decoders where the GPU has them, nvImageCodec's CPU codecs (libjpeg-turbo,
+libpng, libtiff, OpenJPEG, ...) for what the GPU cannot decode. It decodes on a
+stream of the decoder's own, since nvImageCodec waits on the host for the stream
+it is given; the context's stream then waits for the decode on the GPU.
+
+nvImageCodec hands back one image per sample in memory it allocates (decoding into
+a caller's buffer is not in its Python API), and a GPU batch is one allocation that
+every kernel reads through per-sample offsets, so each decoded image is copied
+once into the batch's allocation from ndd's pool: images in device memory in one
+launch for the batch (``gpu_layout.copy_windows``), images a CPU codec left in
+host memory one by one; the crop decoders copy only their window.
 
 The decoded images stay alive until the copies that read them are done (an event
 per call, checked at the next calls), since nvImageCodec may free their memory at
-once when they are collected.
+once when they are collected. Then they are the decoder's spares: its next batch
+decodes into them, and nvImageCodec reuses their buffers.
 
 Each result is mapped back to its sample: a sample the codecs cannot decode (None
 in nvImageCodec's answer) becomes an ``ImageDecodeError`` naming the operator, the
