@@ -7,6 +7,11 @@ image, so the border pixel repeats) and their normalised weights; ``resample_pas
 applies such a table along the middle axis of a 4-D view ``(outer, mid, n, inner)``
 of the data, reading any strided view whose innermost axis is contiguous and
 writing with rounding and saturation when the output is an integer type.
+
+For the GPU, ``resample_plan`` makes the same windows, tables and pass order for
+a whole batch in one call, with the descriptor rows of ``kernels/resample.cu``;
+the tables whose double arithmetic the GPU reproduces to the bit (linear, cubic,
+triangular) it leaves to the ``resample_tables`` kernel.
 """
 
 import numpy as np
