@@ -93,3 +93,18 @@ def test_release_gpu_memory_frees_the_idle_page_locked_blocks_too(fresh):
     assert pinned.idle_bytes() > 0
     ndd.release_gpu_memory(0)
     assert pinned.idle_bytes() == 0 and not fresh.host_allocations
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_a_large_copy_back_is_page_locked_and_a_small_one_is_not():
+    from ndd._cuda import driver
+
+    api = driver.api()
+    values = _large(2)
+    host = np.asarray(ndd.tensor(values).gpu().cpu())
+    np.testing.assert_array_equal(host, values)
+    # The driver knows the flags of the page-locked memory it allocated, and of no other.
+    assert api.cuMemHostGetFlags(host.ctypes.data)[0] == CUresult.CUDA_SUCCESS
+    small = np.asarray(ndd.tensor(values[:10]).gpu().cpu())
+    np.testing.assert_array_equal(small, values[:10])
+    assert api.cuMemHostGetFlags(small.ctypes.data)[0] != CUresult.CUDA_SUCCESS
