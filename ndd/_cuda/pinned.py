@@ -27,6 +27,8 @@ __all__ = ["IDLE_LIMIT", "MIN_BYTES", "empty", "idle_bytes", "release"]
 MIN_BYTES = 1 << 20
 # The most bytes of freed blocks kept for reuse.
 IDLE_LIMIT = 512 << 20
+# The cache's name among the driver state's caches (context.cached).
+_CACHE = "pinned_host_blocks"
 
 
 class _Block:
@@ -55,7 +57,7 @@ def _size_class(nbytes):
 
 
 def _cache():
-    return cached("pinned_host_blocks", _Cache)
+    return cached(_CACHE, _Cache)
 
 
 def _take(cache, size):
@@ -70,7 +72,7 @@ def _take(cache, size):
 def _give_back(block):
     cache = block.cache
     current = state()
-    if current.caches.get("pinned_host_blocks") is not cache:
+    if current.caches.get(_CACHE) is not cache:
         return  # made for another driver state (before a fork): not ours to reuse or free
     with cache.lock:
         if cache.idle + block.size <= IDLE_LIMIT:
