@@ -8,10 +8,12 @@ applies such a table along the middle axis of a 4-D view ``(outer, mid, n, inner
 of the data, reading any strided view whose innermost axis is contiguous and
 writing with rounding and saturation when the output is an integer type.
 
-For the GPU, ``resample_plan`` makes the same windows, tables and pass order for
-a whole batch in one call, with the descriptor rows of ``kernels/resample.cu``;
-the tables whose double arithmetic the GPU reproduces to the bit (linear, cubic,
-triangular) it leaves to the ``resample_tables`` kernel.
+One plan serves both devices: ``resample_steps`` gives the CPU an image's window
+(the pixels some output reads), tables and pass order (the fewest multiply-adds);
+``resample_plan`` makes the same for a whole batch in one call for the GPU, with
+the descriptor rows of ``kernels/resample.cu``, leaving the tables whose double
+arithmetic the GPU reproduces to the bit (linear, cubic, triangular) to the
+``resample_tables`` kernel.
 """
 
 import numpy as np
@@ -184,24 +186,6 @@ def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, 
             _fill_table(lo, scale, widen, support, out_size, in_size, kind, taps,
                         &indices[0, 0], &weights[0, 0])
     return indices_arr, weights_arr
-
-
-def axis_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, int kind, bint antialias):
-    """``filter_table`` with what a resampling needs to know of it, in one call:
-    ``(first, stop, indices, weights, identity)``. The pixels read are
-    ``[first, stop)`` (both 0 for an empty table), ``indices`` count from ``first``,
-    and ``identity`` says that the table copies ``[first, stop)`` as it is (one tap
-    of weight 1 per output pixel, in order)."""
-    indices_arr, weights_arr = filter_table(lo, hi, out_size, in_size, kind, antialias)
-    cdef int32_t[:, ::1] indices = indices_arr
-    cdef float[:, ::1] weights = weights_arr
-    cdef Py_ssize_t n = indices.shape[0], taps = indices.shape[1]
-    cdef int32_t first = 0, stop = 0
-    cdef bint identity = taps == 1
-    if n * taps:
-        with nogil:
-            identity = _rebase_table(&indices[0, 0], &weights[0, 0], n, taps, &first, &stop)
-    return first, stop, indices_arr, weights_arr, identity
 
 
 cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
@@ -500,7 +484,7 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
         free(sums)
 
 
-# -- the GPU's plan of a batch ---------------------------------------------------------------
+# -- the plan of an image, and the GPU's of a batch -------------------------------------------
 
 # RESAMPLE_MAX_DIMS, RESAMPLE_HEAD, RESAMPLE_FUSED and RESAMPLE_SKIP_ZERO of kernels/resample.cu.
 cdef enum:
@@ -513,6 +497,11 @@ cdef enum:
 # RESAMPLE_TABLE_ROW of kernels/resample.cu: a filter table the GPU makes.
 cdef enum:
     _TABLE_ROW = 10
+
+# The dimensions a plan holds (the CPU's, after its neighbouring dimensions that are not
+# resized are joined; the GPU's rows take _MAX_DIMS).
+cdef enum:
+    _PLAN_DIMS = 16
 
 RESAMPLE_MAX_DIMS = _MAX_DIMS
 RESAMPLE_ROW = _ROW
@@ -531,15 +520,18 @@ cdef struct _Pass:
     Py_ssize_t table_at
     Py_ssize_t taps
     Py_ssize_t size
-    Py_ssize_t out_shape[_MAX_DIMS]
+    Py_ssize_t out_shape[_PLAN_DIMS]
 
 
 cdef struct _Plan:
     int passes  # -1: an image without pixels along a resized axis (its output is zeros)
     int ndim
+    bint converts_only  # no axis changes: the one pass, of an identity table, converts the window
     Py_ssize_t window_at  # the window's first element, counted from the sample's
-    Py_ssize_t shape[_MAX_DIMS]
-    _Pass steps[_MAX_DIMS]
+    Py_ssize_t shape[_PLAN_DIMS]
+    Py_ssize_t starts[_PLAN_DIMS]  # the window, per dimension
+    Py_ssize_t extents[_PLAN_DIMS]
+    _Pass steps[_PLAN_DIMS]
 
 
 cdef struct _Tables:
@@ -661,25 +653,26 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     to the bit are left to it)."""
     axes, sizes, lo, hi, kinds, antialias = job
     cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis, best_found
-    cdef Py_ssize_t starts[_MAX_DIMS]
-    cdef Py_ssize_t extents[_MAX_DIMS]
-    cdef Py_ssize_t in_shape[_MAX_DIMS]
-    cdef int table_axis[_MAX_DIMS]
-    cdef bint table_device[_MAX_DIMS]
-    cdef Py_ssize_t table_at[_MAX_DIMS]
-    cdef Py_ssize_t table_taps[_MAX_DIMS]
-    cdef Py_ssize_t table_rows[_MAX_DIMS]
-    cdef int order[_MAX_DIMS]
-    cdef int best[_MAX_DIMS]
+    cdef Py_ssize_t* starts = plan.starts
+    cdef Py_ssize_t* extents = plan.extents
+    cdef Py_ssize_t in_shape[_PLAN_DIMS]
+    cdef int table_axis[_PLAN_DIMS]
+    cdef bint table_device[_PLAN_DIMS]
+    cdef Py_ssize_t table_at[_PLAN_DIMS]
+    cdef Py_ssize_t table_taps[_PLAN_DIMS]
+    cdef Py_ssize_t table_rows[_PLAN_DIMS]
+    cdef int order[_PLAN_DIMS]
+    cdef int best[_PLAN_DIMS]
     cdef Py_ssize_t out_size, taps, at, stride, cost, best_cost = 0
     cdef double low, high, scale, widen, support
     cdef int kind
     cdef int32_t first, stop
     cdef bint aa = bool(antialias), identity, fused
     cdef _Pass* step
-    if ndim > _MAX_DIMS or naxes > ndim:
-        raise ValueError(f"resampling of {ndim} dimensions along {naxes} axes (at most {_MAX_DIMS})")
+    if ndim > _PLAN_DIMS or naxes > ndim:
+        raise ValueError(f"resampling of {ndim} dimensions along {naxes} axes (at most {_PLAN_DIMS})")
     plan.ndim = ndim
+    plan.converts_only = False
     plan.window_at = 0
     for d in range(ndim):
         plan.shape[d] = shape[d]
@@ -753,6 +746,7 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
                 break
     else:
         # Nothing to resample: one pass of an identity table converts the window.
+        plan.converts_only = True
         axis = axes[0]
         out_size = extents[axis]
         _reserve(tables, out_size)
@@ -879,6 +873,8 @@ def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_t
             key = (shape, id(job))
             found = made.get(key)
             if found is None:
+                if len(shape) > _MAX_DIMS:
+                    raise ValueError(f"resample_plan: {len(shape)} dimensions (at most {_MAX_DIMS})")
                 _make_plan(&plans[count], shape, job, &tables, device_tables)
                 made[key] = found = count
                 count += 1
@@ -945,3 +941,77 @@ def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_t
         free(tables.weights)
         free(tables.fills)
     return indices, weights, fills, tables.size + tables.device_size, zeros, levels
+
+
+def resample_steps(tuple shape, tuple job):
+    """``resample``'s plan of one image of ``shape`` on the CPU, the one
+    ``resample_plan`` makes for the GPU: ``(window, steps)``, the slice of each
+    dimension that the resampling reads, and its passes in order, each
+    ``(axis, indices, weights)`` with tables of (output pixels, taps) whose indices
+    count from the window's start. ``steps`` is empty when no axis changes (the
+    window is only converted); the result is None when the image has no pixels
+    along a resized axis (its output is zeros). ``job`` is ``resample``'s arguments
+    between the image and the output type.
+
+    Neighbouring dimensions that are not resized are planned as one, so any number
+    of them is taken."""
+    axes, sizes, lo, hi, kinds, antialias = job
+    cdef Py_ssize_t ndim = len(shape), d, k, taps, rows, at
+    cdef bint resized, previous_resized = True
+    cdef _Plan plan
+    cdef _Tables tables
+    cdef const _Pass* step
+    if not axes:
+        return (slice(None),) * ndim, []
+    dimension_of = [0] * ndim  # each dimension's in the plan
+    resized_dims = set(axes)
+    planned = []
+    for d in range(ndim):
+        resized = d in resized_dims
+        if resized or previous_resized or not planned:
+            planned.append(shape[d])
+        else:
+            planned[len(planned) - 1] *= shape[d]  # (no negative indices: wraparound is off)
+        dimension_of[d] = len(planned) - 1
+        previous_resized = resized
+    planned_axes = []
+    for a in axes:
+        planned_axes.append(dimension_of[a])
+    planned_axes = tuple(planned_axes)
+    tables.indices = NULL
+    tables.weights = NULL
+    tables.size = 0
+    tables.capacity = 0
+    tables.fills = NULL
+    tables.fill_count = 0
+    tables.fill_capacity = 0
+    tables.device_size = 0
+    try:
+        _make_plan(&plan, tuple(planned), (planned_axes, sizes, lo, hi, kinds, antialias), &tables, False)
+        if plan.passes < 0:
+            return None
+        window = []
+        for d in range(ndim):
+            if d in resized_dims:
+                k = dimension_of[d]
+                window.append(slice(plan.starts[k], plan.starts[k] + plan.extents[k]))
+            else:
+                window.append(slice(None))
+        steps = []
+        if not plan.converts_only:
+            for k in range(plan.passes):
+                step = &plan.steps[k]
+                taps = step.taps
+                rows = step.out_shape[step.axis]
+                at = step.table_at
+                indices = np.empty((rows, taps), np.int32)
+                weights = np.empty((rows, taps), np.float32)
+                if rows * taps:
+                    memcpy(cnp.PyArray_DATA(indices), tables.indices + at, rows * taps * sizeof(int32_t))
+                    memcpy(cnp.PyArray_DATA(weights), tables.weights + at, rows * taps * sizeof(float))
+                steps.append((axes[planned_axes.index(step.axis)], indices, weights))
+        return tuple(window), steps
+    finally:
+        free(tables.indices)
+        free(tables.weights)
+        free(tables.fills)

@@ -2,9 +2,10 @@
 
 Every operator here resamples a region of the input (the whole image, a random
 window, the part of the resized image a crop keeps) to an output size with the
-separable filters of ``ndd._cpu.resample``: one pass per spatial axis, in the
-order that costs the fewest multiplications, reading the region straight from
-the input (a crop window is never copied first).
+separable filters of ``ndd._cpu.resample``: one pass per spatial axis, planned
+there as the GPU's are (``resample_steps``: the window read, the tables, the order
+that costs the fewest multiplications), reading the region straight from the
+input (a crop window is never copied first).
 
 Output sizes follow the reference's rules: a requested extent of 0 is absent;
 ``mode`` decides how absent or conflicting extents follow the given ones; the
@@ -24,13 +25,11 @@ Deliberate divergences from the reference:
   computed in float32.
 """
 
-import functools
-import itertools
 import math
 
 import numpy as np
 
-from .._cpu.resample import axis_table, resample_pass, resample_rows_columns
+from .._cpu.resample import resample_pass, resample_rows_columns, resample_steps
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -62,10 +61,12 @@ def _pass_view(array, axis):
     return view
 
 
-def _rows_and_columns(data, tables, out_dtype):
+def _rows_and_columns(data, steps, out_dtype):
     """Both passes at once when the two resized axes are adjacent and the rows they
     form are contiguous (HWC, CHW, FHWC, ... with or without a window); else None."""
-    row_axis, column_axis = sorted(tables)
+    (row_axis, row_indices, row_weights), (column_axis, column_indices, column_weights) = sorted(
+        steps, key=lambda step: step[0]
+    )
     if column_axis != row_axis + 1:
         return None
     shape = data.shape
@@ -76,8 +77,6 @@ def _rows_and_columns(data, tables, out_dtype):
     itemsize = view.itemsize
     if view.strides[2] != channels * itemsize or (channels > 1 and view.strides[3] != itemsize):
         return None
-    row_indices, row_weights = tables[row_axis]
-    column_indices, column_weights = tables[column_axis]
     out_shape = list(shape)
     out_shape[row_axis] = row_indices.shape[0]
     out_shape[column_axis] = column_indices.shape[0]
@@ -93,61 +92,15 @@ def _rows_and_columns(data, tables, out_dtype):
     return out
 
 
-def _pass_order(shape, tables):
-    """The order of the separable passes with the fewest multiply-adds (each pass
-    costs its output size times its taps)."""
-    best_order, best_cost = None, None
-    for order in itertools.permutations(tables):
-        passed = list(shape)
-        cost = 0
-        for axis in order:
-            passed[axis] = tables[axis][0].shape[0]
-            cost += math.prod(passed) * tables[axis][0].shape[1]
-        if best_cost is None or cost < best_cost:
-            best_order, best_cost = order, cost
-    return best_order
-
-
-def _separable_passes(data, tables, out_dtype):
-    """One pass per resized axis, in ``_pass_order``; the last writes ``out_dtype``."""
-    order = _pass_order(data.shape, tables)
-    for step, axis in enumerate(order):
-        indices, weights = tables[axis]
+def _separable_passes(data, steps, out_dtype):
+    """One pass per resized axis, in the plan's order; the last writes ``out_dtype``."""
+    for number, (axis, indices, weights) in enumerate(steps):
         shape = list(data.shape)
         shape[axis] = indices.shape[0]
-        out = np.empty(shape, out_dtype if step == len(order) - 1 else np.float32)
+        out = np.empty(shape, out_dtype if number == len(steps) - 1 else np.float32)
         resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
         data = out
     return data
-
-
-@functools.lru_cache(maxsize=512)
-def _axis_table(lo, hi, out_size, in_size, kind, antialias):
-    """``axis_table``, remembered: images of the same size resized alike (a validation
-    epoch, a video's frames) share their tables. The arrays are read-only. 512 tables
-    are a few MB (224 outputs of 4 taps: 7 KB; a 16x antialiased reduction: 60 KB)."""
-    first, stop, indices, weights, identity = axis_table(lo, hi, out_size, in_size, kind, antialias)
-    indices.setflags(write=False)
-    weights.setflags(write=False)
-    return first, stop, indices, weights, identity
-
-
-def _window_and_tables(shape, axes, out_sizes, lo, hi, kinds, antialias):
-    """The part of an image of ``shape`` that the resampling reads (a slice per
-    dimension) and ``{axis: (indices, weights)}`` of the axes that change, their
-    indices relative to the window's start (read-only arrays)."""
-    tables = {}
-    window = [slice(None)] * len(shape)
-    for k, axis in enumerate(axes):
-        first, stop, indices, weights, identity = _axis_table(
-            float(lo[k]), float(hi[k]), int(out_sizes[k]), int(shape[axis]), int(kinds[k]), bool(antialias)
-        )
-        if indices.size:
-            # Only the pixels some output reads are visited: the region, plus the filter's reach.
-            window[axis] = slice(first, stop)
-        if not identity:
-            tables[axis] = (indices, weights)
-    return tuple(window), tables
 
 
 def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
@@ -157,25 +110,26 @@ def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
     Returns a new array of ``out_dtype`` (never a view of ``image``).
     """
     out_dtype = np.dtype(out_dtype)
-    if any(image.shape[a] == 0 for a in axes):
+    plan = resample_steps(image.shape, (tuple(axes), out_sizes, lo, hi, kinds, antialias))
+    if plan is None:
         # Nothing to sample from: the output (if it has pixels at all) is zeros.
         out_shape = list(image.shape)
         for a, n in zip(axes, out_sizes, strict=True):
             out_shape[a] = n
         return np.zeros(out_shape, out_dtype)
-    if image.dtype.type not in _RESAMPLED_TYPES:
-        image = image.astype(np.float32)
-    window, tables = _window_and_tables(image.shape, axes, out_sizes, lo, hi, kinds, antialias)
+    window, steps = plan
     data = image[window]
-    if not tables:
+    if data.dtype.type not in _RESAMPLED_TYPES:
+        data = data.astype(np.float32)
+    if not steps:
         return data.astype(out_dtype, copy=True)
     direct = out_dtype.type in _RESAMPLED_TYPES
     pass_dtype = out_dtype if direct else np.dtype(np.float32)
-    resized = _rows_and_columns(data, tables, pass_dtype) if len(tables) == 2 else None
+    resized = _rows_and_columns(data, steps, pass_dtype) if len(steps) == 2 else None
     if resized is not None:
         data = resized
     else:
-        data = _separable_passes(data, tables, pass_dtype)
+        data = _separable_passes(data, steps, pass_dtype)
     if data.dtype != out_dtype:
         if out_dtype.kind in "iu":
             info = np.iinfo(out_dtype)

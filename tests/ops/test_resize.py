@@ -316,6 +316,32 @@ def test_tensor_resize_bad_axes():
         ndd.tensor_resize(np.zeros((4, 5), np.float32), sizes=[2, 3, 4])
 
 
+def _doubled_linearly(values, axis):
+    """``values`` twice as long along ``axis``, linear filter, pixel centres at k + 0.5,
+    borders repeated: output pixel 2i is 3/4 of pixel i and 1/4 of pixel i - 1, 2i + 1 is
+    3/4 of pixel i and 1/4 of pixel i + 1 (exact in floats for small integers)."""
+    values = np.moveaxis(values, axis, 0)
+    before = np.concatenate([values[:1], values[:-1]])
+    after = np.concatenate([values[1:], values[-1:]])
+    out = np.empty((2 * values.shape[0], *values.shape[1:]), values.dtype)
+    out[0::2] = 0.75 * values + 0.25 * before
+    out[1::2] = 0.75 * values + 0.25 * after
+    return np.moveaxis(out, 0, axis)
+
+
+@pytest.mark.parametrize("axes", [[2], [0, 2, 4, 6], [1, 2, 5], [0, 2, 4, 6, 8]])
+def test_tensor_resize_of_many_dimensions_along_axes_far_apart(axes):
+    # Dimensions that are not resized, between and around the resized ones, any number of them.
+    ndim = max(7, axes[-1] + 1)
+    shape = [2, 3, 2, 1, 3, 2, 2, 1, 2][:ndim]
+    values = np.random.default_rng(4).integers(0, 50, shape).astype(np.float32)
+    out = ndd.tensor_resize(values, axes=axes, sizes=[2 * shape[a] for a in axes])
+    expected = values
+    for a in axes:
+        expected = _doubled_linearly(expected, a)
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
 def test_empty_images():
     empty = np.zeros((0, 5, 3), np.uint8)
     assert np.asarray(ndd.resize(empty, size=[4, 6])).shape == (0, 6, 3)  # as the reference
