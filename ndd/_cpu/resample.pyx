@@ -651,7 +651,8 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     """One image's resampling (``resample``'s window, tables, pass order and sums), its
     tables appended to ``tables`` (with ``device_tables``, those the GPU can make
     to the bit are left to it)."""
-    axes, sizes, lo, hi, kinds, antialias = job
+    axes, sizes, lo, hi, filters, antialias = job
+    cdef int min_kind = filters[0], mag_kind = filters[1]
     cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis, best_found
     cdef Py_ssize_t* starts = plan.starts
     cdef Py_ssize_t* extents = plan.extents
@@ -687,7 +688,8 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         out_size = int(sizes[k])
         low = float(lo[k])
         high = float(hi[k])
-        kind = int(kinds[k])
+        # Scaling down (fewer output pixels than the region's extent) takes min_filter.
+        kind = min_kind if out_size < fabs(high - low) else mag_kind
         taps = _table_taps(low, high, out_size, kind, aa, &scale, &widen, &support)
         if device_tables and out_size * taps and (kind == _LINEAR or kind == _CUBIC or kind == _TRIANGULAR):
             # Three taps or more: never an identity.
@@ -955,7 +957,7 @@ def resample_steps(tuple shape, tuple job):
 
     Neighbouring dimensions that are not resized are planned as one, so any number
     of them is taken."""
-    axes, sizes, lo, hi, kinds, antialias = job
+    axes, sizes, lo, hi, filters, antialias = job
     cdef Py_ssize_t ndim = len(shape), d, k, taps, rows, at
     cdef bint resized, previous_resized = True
     cdef _Plan plan
@@ -987,7 +989,7 @@ def resample_steps(tuple shape, tuple job):
     tables.fill_capacity = 0
     tables.device_size = 0
     try:
-        _make_plan(&plan, tuple(planned), (planned_axes, sizes, lo, hi, kinds, antialias), &tables, False)
+        _make_plan(&plan, tuple(planned), (planned_axes, sizes, lo, hi, filters, antialias), &tables, False)
         if plan.passes < 0:
             return None
         window = []

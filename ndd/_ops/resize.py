@@ -103,14 +103,16 @@ def _separable_passes(data, steps, out_dtype):
     return data
 
 
-def resample(image, axes, out_sizes, lo, hi, kinds, antialias, out_dtype):
+def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
     """Resample the region ``[lo[k], hi[k]]`` of ``image`` along each spatial axis
-    ``axes[k]`` to ``out_sizes[k]`` pixels with filter ``kinds[k]``.
+    ``axes[k]`` to ``out_sizes[k]`` pixels, with ``filters`` = (min_filter, mag_filter):
+    the first where the axis is scaled down (fewer output pixels than the region's
+    extent), else the second.
 
     Returns a new array of ``out_dtype`` (never a view of ``image``).
     """
     out_dtype = np.dtype(out_dtype)
-    plan = resample_steps(image.shape, (tuple(axes), out_sizes, lo, hi, kinds, antialias))
+    plan = resample_steps(image.shape, (tuple(axes), out_sizes, lo, hi, filters, antialias))
     if plan is None:
         # Nothing to sample from: the output (if it has pixels at all) is zeros.
         out_shape = list(image.shape)
@@ -458,13 +460,15 @@ def _output_dtype(op, x, args):
 
 def resample_job(op, axes, geometry, args):
     """The arguments of ``resample`` (after the image, before the output type) that
-    carry out ``geometry``: the axes, sizes, interval, filter kinds and antialias."""
-    min_kind, mag_kind = _filters(op, args)
-    kinds = [
-        min_kind if size < abs(end - start) else mag_kind
-        for size, start, end in zip(geometry.sizes, geometry.lo, geometry.hi, strict=True)
-    ]
-    return (tuple(axes.spatial), geometry.sizes, geometry.lo, geometry.hi, kinds, args["antialias"])
+    carry out ``geometry``: the axes, sizes, interval, filters and antialias."""
+    return (
+        tuple(axes.spatial),
+        geometry.sizes,
+        geometry.lo,
+        geometry.hi,
+        _filters(op, args),
+        args["antialias"],
+    )
 
 
 def run_geometry(op, image, axes, geometry, args, out_dtype):
@@ -1030,26 +1034,20 @@ def _rrc_jobs(shapes, sample_args):
     anchor, extent = _crop_windows(first["rng"].generator(), _image_extents(shapes, first["_axes"]), first)
     # resample_job of each window (_window_geometry), with what the samples' shared
     # argument dict gives made once.
-    lo = anchor.astype(np.float64)
-    hi = (anchor + extent).astype(np.float64)
-    reach = np.abs(hi - lo)
-    lo, hi = lo.tolist(), hi.tolist()
+    lo = anchor.astype(np.float64).tolist()
+    hi = (anchor + extent).astype(np.float64).tolist()
     common = {}
     for a in sample_args:
         if id(a) not in common:
             common[id(a)] = (
                 tuple(a["_axes"].spatial),
                 a["_size"],
-                *_filters(RANDOM_RESIZED_CROP, a),
+                _filters(RANDOM_RESIZED_CROP, a),
                 a["antialias"],
             )
-    shared = [common[id(a)] for a in sample_args]
-    # Scaling down (the output side shorter than the window's) takes min_filter, else mag_filter.
-    sides = np.array([s[1] for s in shared], np.float64).reshape(len(shared), -1)
-    kinds = np.where(sides < reach, [[s[2]] for s in shared], [[s[3]] for s in shared]).tolist()
     return [
-        (axes, size, lo[i], hi[i], kinds[i], antialias)
-        for i, (axes, size, _, _, antialias) in enumerate(shared)
+        (axes, size, lo[i], hi[i], filters, antialias)
+        for i, (axes, size, filters, antialias) in enumerate(common[id(a)] for a in sample_args)
     ]
 
 

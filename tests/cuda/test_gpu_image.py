@@ -385,9 +385,9 @@ def _random_jobs(rng, count):
             lo.append(float(ends[0]))
             hi.append(float(ends[1]))
         sizes = [int(rng.integers(1, 90)) for _ in axes]
-        kinds = [int(rng.integers(0, 6)) for _ in axes]
+        filters = (int(rng.integers(0, 6)), int(rng.integers(0, 6)))  # min_filter, mag_filter
         shapes.append(shape)
-        jobs.append((axes, sizes, lo, hi, kinds, bool(rng.random() < 0.7)))
+        jobs.append((axes, sizes, lo, hi, filters, bool(rng.random() < 0.7)))
     return shapes, jobs
 
 
