@@ -266,6 +266,7 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     inv.batch_size = bs
     inv.num_outputs = len(types)
     inv.device = dev
+    inv.check_shapes = not shapes_known and infer_shape is not None
     results = make_results(inv, types, shapes, dev, uniform)
     schedule(inv, external)
     return results

@@ -21,6 +21,7 @@ cdef class Invocation:
     cdef public bint done
     cdef public bint queued
     cdef public bint deferred
+    cdef public bint check_shapes  # infer_shape's checks wait for the inputs' shapes
     cdef public long long seq
     cdef object run_lock
     cdef object __weakref__

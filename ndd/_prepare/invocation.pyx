@@ -140,6 +140,30 @@ cdef list _execute_gpu(Invocation inv):
     return list(op.gpu_kernel(tuple(data), args, inv.batch_size, ctx))
 
 
+cdef int _check_shapes(infer_shape, list data, list is_batch, dict args, Py_ssize_t bs) except -1:
+    """Run ``infer_shape`` for its checks (an input of the wrong number of channels, a
+    window outside the image, ...) where the call could not: an input's shape was not
+    known then (a decoder's output, say). Once per distinct (argument dict, shapes)."""
+    if bs < 0:
+        infer_shape(tuple([None if d is None else d.shape for d in data]), args)
+        return 0
+    cdef list sample_args = per_sample_args(args, bs)
+    cdef set checked = set()
+    cdef Py_ssize_t i, k, nin = len(data)
+    for i in range(bs):
+        shapes = []
+        for k in range(nin):
+            d = data[k]
+            if d is not None and is_batch[k]:
+                d = d[i]
+            shapes.append(None if d is None else d.shape)
+        key = (id(sample_args[i]), tuple(shapes))
+        if key not in checked:
+            checked.add(key)
+            infer_shape(key[1], sample_args[i])
+    return 0
+
+
 cdef list _execute(Invocation inv):
     """The generic run phase: the kernel of one sample, or in batch mode the
     operator's whole-batch kernel, its dense kernel (one call over densely
@@ -161,6 +185,8 @@ cdef list _execute(Invocation inv):
             data.append(samples)
     cdef Py_ssize_t bs = inv.batch_size
     cdef int nout = inv.num_outputs
+    if inv.check_shapes:
+        _check_shapes(op.infer_shape, data, [isinstance(x, BatchBase) for x in inv.inputs], args, bs)
     if bs < 0:
         result = op.kernel(tuple(data), args)
         return [result] if nout == 1 else list(result)

@@ -463,3 +463,44 @@ def test_debayer_of_a_sequence_without_frames_is_empty():
     frames = ndd.tensor(np.zeros((0, 6, 8), np.uint8), layout="FHW")
     out = ndd.debayer(frames, blue_position=[0, 0])
     assert np.asarray(out).shape == (0, 6, 8, 3)
+
+
+def _png(pixels):
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.fromarray(pixels).save(out, format="PNG")
+    return np.frombuffer(out.getvalue(), np.uint8)
+
+
+@pytest.mark.parametrize("mode", [ndd.EvalMode.eager, ndd.EvalMode.deferred, ndd.EvalMode.sync_cpu])
+def test_shape_checks_wait_for_a_decoders_output(mode):
+    # A decoder's output shape is known only once it has run: the operators' checks of it
+    # run then, before their kernels, instead of giving wrong pixels or a numpy error.
+    gray = np.arange(16 * 24, dtype=np.uint8).reshape(16, 24)
+    rgb = np.stack([gray, gray[::-1], 255 - gray], axis=-1)
+    with mode:
+        decoded_gray = ndd.decoders.image(_png(gray), output_type=ndd.types.DALIImageType.GRAY)
+        with pytest.raises(ValueError, match=r"ndd\.hue: expected 3 channels \(RGB\), got 1"):
+            ndd.hue(decoded_gray, hue=30).evaluate()
+        batch = ndd.decoders.image(
+            ndd.as_batch([_png(rgb), _png(gray)]), output_type=ndd.types.DALIImageType.ANY_DATA
+        )
+        with pytest.raises(ValueError, match=r"ndd\.saturation: expected 3 channels \(RGB\), got 1"):
+            ndd.saturation(batch, saturation=0.5).evaluate()
+        with pytest.raises(
+            ValueError, match=r"ndd\.color_space_conversion: a GRAY input must have 1 channel"
+        ):
+            ndd.color_space_conversion(
+                ndd.decoders.image(_png(rgb)),
+                image_type=ndd.types.DALIImageType.GRAY,
+                output_type=ndd.types.DALIImageType.RGB,
+            ).evaluate()
+        # A valid decoded input runs as a known one does.
+        decoded = ndd.decoders.image(_png(rgb))
+        np.testing.assert_array_equal(
+            np.asarray(ndd.hue(decoded, hue=30)),
+            np.asarray(ndd.hue(ndd.as_tensor(rgb, layout="HWC"), hue=30)),
+        )
