@@ -149,8 +149,9 @@ def _kernel_type(dtype):
 
 
 def _kernel_input(x):
-    """``x`` in a type the kernels read."""
-    return x if x.dtype in _KERNEL_TYPES else x.astype(np.float32)
+    """``x`` in a type the kernels read, C-contiguous (a transposed or strided input is
+    copied once)."""
+    return np.ascontiguousarray(x, dtype=x.dtype if x.dtype in _KERNEL_TYPES else np.float32)
 
 
 def _result_type(dtype, args):

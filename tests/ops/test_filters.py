@@ -545,3 +545,23 @@ def test_morphology_of_an_empty_image_is_empty(op, shape, border):
         border_mode=border,
     )
     assert np.asarray(out).shape == shape
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: ndd.gaussian_blur(x, sigma=1.0),
+        lambda x: ndd.laplacian(x),
+        lambda x: ndd.filter(x, np.array([[0, 1, 0], [1, -3, 2], [0, 1, 0]], np.float32)),
+        lambda x: ndd.experimental.median_blur(x),
+    ],
+    ids=["gaussian_blur", "laplacian", "filter", "median_blur"],
+)
+def test_filters_read_transposed_and_strided_inputs(call):
+    values = np.random.default_rng(2).integers(0, 256, (18, 16)).astype(np.uint8)
+    expected = np.asarray(call(np.ascontiguousarray(values.T)))
+    # A numpy view, and a transpose made by ndd.
+    np.testing.assert_array_equal(np.asarray(call(values.T)), expected)
+    transposed = ndd.transpose(ndd.tensor(values, layout="HW"), perm=[1, 0])
+    np.testing.assert_array_equal(np.asarray(call(transposed)), expected)
+    np.testing.assert_array_equal(np.asarray(call(values[:, ::2])), np.asarray(call(values[:, ::2].copy())))
