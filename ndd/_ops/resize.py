@@ -731,7 +731,8 @@ def _rcm_geometry(args, shape):
         anchor = math.trunc(position) if args["rounding"] == "truncate" else math.floor(abs(position) + 0.5)
         if args["rounding"] != "truncate" and position < 0:
             anchor = -anchor
-        scale = (geometry.hi[k] - geometry.lo[k]) / geometry.sizes[k]
+        # An image without pixels along the axis resizes to none: its window is zeros.
+        scale = (geometry.hi[k] - geometry.lo[k]) / geometry.sizes[k] if geometry.sizes[k] else 0.0
         start = geometry.lo[k] + anchor * scale
         end = geometry.lo[k] + (anchor + extent) * scale
         if args["mirror"] & mirror_bits[name]:

@@ -347,6 +347,10 @@ def test_empty_images():
     assert np.asarray(ndd.resize(empty, size=[4, 6])).shape == (0, 6, 3)  # as the reference
     out = np.asarray(ndd.random_resized_crop(empty, size=[4, 6], rng=ndd.random.RNG(seed=1)))
     np.testing.assert_array_equal(out, np.zeros((4, 6, 3), np.uint8))
+    # A crop of the (empty) resized image: its window, of zeros (the reference fails).
+    out = ndd.resize_crop_mirror(ndd.batch([empty, np.ones((4, 4, 3), np.uint8)]), size=[12, 12], crop=(8, 8))
+    np.testing.assert_array_equal(np.asarray(out.select(0)), np.zeros((8, 8, 3), np.uint8))
+    np.testing.assert_array_equal(np.asarray(out.select(1)), np.ones((8, 8, 3), np.uint8))
 
 
 def test_per_sample_roi_in_a_batch_equals_single_calls():
