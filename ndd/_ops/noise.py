@@ -205,12 +205,20 @@ def _draw_shot(generator, arr, args):
     if factor == 0:
         # x / 0 is infinite or NaN in the reference, which then gives 0.
         return np.zeros_like(arr)
-    rate = arr.astype(np.float64)
+    rate = np.array(arr, np.float64)  # (an array also for a 0-D input)
     rate /= factor
     np.maximum(rate, 0.0, out=rate)
-    events = generator.poisson(rate).astype(np.float32)
+    # From 1e15 events the noise (sqrt(rate)) is below float32's precision: the rate
+    # itself is the value (numpy cannot draw beyond about 1e19). NaN and inf stay.
+    exact = rate < _SHOT_NOISELESS_FROM
+    events = np.asarray(generator.poisson(np.where(exact, rate, 0.0)), np.float32)
+    if not exact.all():
+        events[~exact] = rate[~exact]
     events *= np.float32(factor)
     return _to_input_type(events, arr.dtype)
+
+
+_SHOT_NOISELESS_FROM = 1e15
 
 
 SHOT = _noise_operator(

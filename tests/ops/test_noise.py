@@ -105,6 +105,16 @@ def test_shot_noise_without_a_factor_counts_events_of_12_as_the_reference_runs()
     assert abs(out.mean() - 120) < 0.5 and abs(out.var() - 1440) < 50
 
 
+def test_shot_noise_of_huge_rates_nan_inf_and_a_scalar():
+    # 1e32 events: the noise (1e16) is below float32's precision; numpy cannot draw it.
+    tiny_factor = ndd.noise.shot(ndd.tensor(np.full((2, 3), 200, np.uint8)), factor=1e-30, rng=_rng())
+    np.testing.assert_array_equal(np.asarray(tiny_factor), np.full((2, 3), 200, np.uint8))
+    x = np.array([1e30, np.nan, np.inf], np.float32)
+    np.testing.assert_array_equal(np.asarray(ndd.noise.shot(ndd.tensor(x), factor=1.0, rng=_rng())), x)
+    scalar = np.asarray(ndd.noise.shot(ndd.tensor(np.float32(48)), factor=12.0, rng=_rng()))
+    assert scalar.shape == () and scalar.dtype == np.float32 and scalar % 12 == 0
+
+
 def test_shot_negative_input_and_zero_factor():
     x = np.array([-5.0, 0.0, 2.5], np.float32)
     np.testing.assert_array_equal(
