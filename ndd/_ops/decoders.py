@@ -126,13 +126,17 @@ def _signature_order(args):
     return sorted(args, key=lambda a: (a.name == "rng", a.name))
 
 
+def _require_encoded_bytes(op_name, data):
+    """Encoded images are bytes: a uint8 (or int8) input."""
+    if not data._dtype.is_integer or data._dtype.bits != 8:
+        raise InvalidArgumentError(
+            f"{op_name}: the input must be encoded image bytes (uint8), got {data._dtype}"
+        )
+
+
 def _decode_prepare(op_name):
     def prepare(ins, args):
-        data = ins[0]
-        if not data._dtype.is_integer or data._dtype.bits != 8:
-            raise InvalidArgumentError(
-                f"{op_name}: the input must be encoded image bytes (uint8), got {data._dtype}"
-            )
+        _require_encoded_bytes(op_name, ins[0])
         try:
             args["output_type"] = enum_value(args["output_type"], DALIImageType)
         except (TypeError, ValueError) as exc:
@@ -144,7 +148,7 @@ def _decode_prepare(op_name):
             raise InvalidArgumentError(
                 f"{op_name}: 'dtype' must be one of {', '.join(map(str, _OUTPUT_DTYPES))}, got {args['dtype']}"
             )
-        args[_SOURCES] = data._source_info
+        args[_SOURCES] = ins[0]._source_info
 
     return prepare
 
@@ -601,6 +605,7 @@ def _slice_operator(module):
 
 def _peek_prepare(op_name):
     def prepare(ins, args):
+        _require_encoded_bytes(op_name, ins[0])
         try:
             args["image_type"] = enum_value(args["image_type"], DALIImageType)
         except (TypeError, ValueError) as exc:

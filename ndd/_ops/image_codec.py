@@ -140,6 +140,22 @@ def _jpeg_header(raw):
     return None if mode is None else _JpegHeader((width, height), mode)
 
 
+_PILLOW_LIMIT_LOCK = threading.Lock()
+
+
+def _open_beyond_pillows_limit(raw):
+    """``Image.open`` of an image larger than Pillow's decompression-bomb limit (about
+    179 million pixels), which the reference does not have: the limit is lifted for
+    the moment of the call."""
+    with _PILLOW_LIMIT_LOCK:
+        limit = Image.MAX_IMAGE_PIXELS
+        Image.MAX_IMAGE_PIXELS = None
+        try:
+            return Image.open(io.BytesIO(raw))
+        finally:
+            Image.MAX_IMAGE_PIXELS = limit
+
+
 def open_image(data):
     """A Pillow image over the encoded bytes ``data`` (a uint8 array), of which only
     the header is read; for most JPEGs, a ``_JpegHeader`` standing for it."""
@@ -148,7 +164,10 @@ def open_image(data):
     if header is not None:
         return header
     try:
-        image = Image.open(io.BytesIO(raw))
+        try:
+            image = Image.open(io.BytesIO(raw))
+        except Image.DecompressionBombError:
+            image = _open_beyond_pillows_limit(raw)
     except UnidentifiedImageError:  # Pillow's message names its stream object, not the data
         start = raw[:8].tobytes()
         raise ValueError(

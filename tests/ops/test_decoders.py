@@ -568,6 +568,33 @@ def test_peek_image_shape_of_a_batch():
     assert out.dtype == ndd.int32
 
 
+def _png_header(width, height):
+    """A PNG of ``width`` x ``height`` RGB pixels without its pixels: its header."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    return np.frombuffer(b"\x89PNG\r\n\x1a\n" + ihdr + chunk(b"IDAT", b"") + chunk(b"IEND", b""), np.uint8)
+
+
+def test_peek_image_shape_beyond_pillows_decompression_bomb_limit():
+    # 10 billion pixels: Pillow refuses to open it, the reference gives its shape.
+    shape = ndd.peek_image_shape(_png_header(100_000, 100_000))
+    assert np.asarray(shape).tolist() == [100_000, 100_000, 3]
+    assert Image.MAX_IMAGE_PIXELS is not None  # the limit is back for the user's Pillow
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint16])
+def test_peek_image_shape_wants_bytes(dtype):
+    with pytest.raises(
+        ValueError, match=r"ndd\.peek_image_shape: the input must be encoded image bytes \(uint8\)"
+    ):
+        ndd.peek_image_shape(np.frombuffer(image_samples.encoded("png_rgba"), np.uint8).astype(dtype))
+
+
 def _path(p):
     return np.frombuffer(str(p).encode(), np.uint8)
 
