@@ -190,7 +190,7 @@ def _float_arg(name, default, doc):
 
 
 def _check_number_args(op, ins, args, layout):
-    """Numeric arguments are numbers, or 1-D (one value per frame) for FHWC input."""
+    """Numeric arguments are finite numbers, or 1-D (one value per frame) for FHWC input."""
     for spec in op.arg_specs:
         if spec.kind != "array":
             continue
@@ -205,6 +205,10 @@ def _check_number_args(op, ins, args, layout):
                 raise InvalidArgumentError(
                     f"{op.qualname}: '{spec.name}' must be a number (or one number per frame of a sequence), "
                     f"got {value.dtype} array of shape {value.shape}"
+                )
+            if value.dtype.kind == "f" and not np.isfinite(value).all():
+                raise InvalidArgumentError(
+                    f"{op.qualname}: '{spec.name}' must be finite, got {value.tolist()}"
                 )
 
 

@@ -169,6 +169,7 @@ ERASE = Operator(
             per_sample=True,
             doc="Value of the erased elements: one, or one per channel (converted as a C cast).",
             type_doc="float or list of float",
+            nonfinite=True,
         ),
         Arg(
             "normalized",

@@ -253,6 +253,7 @@ def _window_args(default_dtype):
             [0.0],
             doc="Value of the padded elements with out_of_bounds_policy='pad': one, or one per channel.",
             type_doc="list of float",
+            nonfinite=True,
         ),
         "image_type": Arg("image_type", "any", None, doc="Deprecated and ignored.", type_doc="ImageType"),
         "out_of_bounds_policy": Arg(

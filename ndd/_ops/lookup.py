@@ -157,8 +157,8 @@ ONE_HOT = Operator(
         ),
         Arg("dtype", "dtype", float32, doc="Output data type.", type_doc="DType"),
         Arg("num_classes", "int", 0, doc="Number of classes, the extent of the new dimension."),
-        Arg("off_value", "float", 0.0, doc="Value of the classes a label does not select."),
-        Arg("on_value", "float", 1.0, doc="Value of the class a label selects."),
+        Arg("off_value", "float", 0.0, doc="Value of the classes a label does not select.", nonfinite=True),
+        Arg("on_value", "float", 1.0, doc="Value of the class a label selects.", nonfinite=True),
     ],
     infer_types=_one_hot_types,
     infer_shape=_one_hot_shape,
@@ -249,7 +249,7 @@ LOOKUP_TABLE = Operator(
     "lookup_table",
     inputs=[Input("input", doc="Integer keys to look up.")],
     args=[
-        Arg("default_value", "float", 0.0, doc="Value of the keys that are not in ``keys``."),
+        Arg("default_value", "float", 0.0, doc="Value of the keys that are not in ``keys``.", nonfinite=True),
         Arg("dtype", "dtype", float32, doc="Output data type.", type_doc="DType"),
         Arg("keys", "int_list", (), doc="Keys of the table, integers in [0, 65535].", type_doc="list of int"),
         Arg(
@@ -265,6 +265,7 @@ LOOKUP_TABLE = Operator(
             (),
             doc="Values of the keys, in the order of ``keys``.",
             type_doc="list of float",
+            nonfinite=True,
         ),
     ],
     infer_types=_lookup_types,

@@ -73,8 +73,8 @@ def _noise_operator(name, args, draw, doc, prepare=None, checks=None):
     return op
 
 
-def _float_arg(name, default, doc):
-    return Arg(name, "float", default, per_sample=True, doc=doc, type_doc="float")
+def _float_arg(name, default, doc, nonfinite=False):
+    return Arg(name, "float", default, per_sample=True, doc=doc, type_doc="float", nonfinite=nonfinite)
 
 
 # -- gaussian --------------------------------------------------------------------------------
@@ -177,6 +177,7 @@ SALT_AND_PEPPER = _noise_operator(
             "pepper_val",
             None,
             "Value of pepper; -1 for float input, else the smallest value of the input type.",
+            nonfinite=True,
         ),
         Arg(
             "per_channel",
@@ -186,7 +187,10 @@ SALT_AND_PEPPER = _noise_operator(
         ),
         _float_arg("prob", 0.05, "Probability that a value becomes salt or pepper."),
         _float_arg(
-            "salt_val", None, "Value of salt; 1 for float input, else the largest value of the input type."
+            "salt_val",
+            None,
+            "Value of salt; 1 for float input, else the largest value of the input type.",
+            nonfinite=True,
         ),
         _float_arg("salt_vs_pepper", 0.5, "Probability that a corrupted value is salt rather than pepper."),
     ],

@@ -126,7 +126,13 @@ PAD = Operator(
             type_doc="str",
         ),
         Arg(
-            "fill_value", "float", 0.0, per_sample=True, doc="Value of the added elements.", type_doc="float"
+            "fill_value",
+            "float",
+            0.0,
+            per_sample=True,
+            doc="Value of the added elements.",
+            type_doc="float",
+            nonfinite=True,
         ),
         Arg(
             "shape",

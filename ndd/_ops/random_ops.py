@@ -298,6 +298,7 @@ UNIFORM = _distribution(
             per_sample=True,
             doc="Draw from these values instead, each equally likely (excludes ``range``).",
             type_doc="list of float",
+            nonfinite=True,
         ),
     ],
     draw=_draw_uniform,

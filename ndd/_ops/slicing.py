@@ -286,6 +286,7 @@ SLICE = Operator(
             [0.0],
             doc="Value of the padded elements: one, or one per channel.",
             type_doc="list of float",
+            nonfinite=True,
         ),
         Arg("image_type", "any", None, doc="Deprecated and ignored.", type_doc="ImageType"),
         Arg(

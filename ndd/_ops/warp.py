@@ -362,6 +362,7 @@ _DTYPE_ARGS = [
         doc="Value of the output pixels mapped outside the source; without it the source's edge "
         "pixels repeat.",
         type_doc="float",
+        nonfinite=True,
     ),
     Arg(
         "interp_type",
@@ -781,6 +782,7 @@ WARP_PERSPECTIVE = Operator(
             [],
             doc="Value outside the source for the constant border: one, or one per channel; 0 by default.",
             type_doc="float or list of float",
+            nonfinite=True,
         ),
         Arg(
             "interp_type",
@@ -944,6 +946,7 @@ def _distortion_args(*extra):
             0.0,
             doc="Value of the output pixels mapped outside the source.",
             type_doc="float",
+            nonfinite=True,
         ),
         Arg(
             "interp_type",
@@ -1189,6 +1192,7 @@ JITTER = Operator(
             0.0,
             doc="Value of the pixels moved in from outside the image.",
             type_doc="float",
+            nonfinite=True,
         ),
         Arg(
             "interp_type",

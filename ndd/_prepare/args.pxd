@@ -8,6 +8,7 @@ cdef class Arg:
     cdef readonly str type_doc
     cdef public object converted_default
     cdef readonly bint draws_random
+    cdef readonly bint finite
 
     cpdef object convert(self, op, object value)
     cdef tuple _convert_list(self, op, object value, bint integer)

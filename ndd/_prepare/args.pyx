@@ -8,6 +8,8 @@ kernels see, or raises naming the operator and the argument.
 
 import numpy as np
 
+from libc.math cimport isfinite
+
 from .philox cimport Philox
 
 from .._types import dtype as to_dtype
@@ -61,10 +63,13 @@ cdef class Arg:
         Allowed values of a ``str`` argument.
     doc : str
         Description for the generated docstring.
+    nonfinite : bool
+        Whether a float or float_list argument takes NaN and infinities (a fill
+        value, say); by default they are refused at the call.
     """
 
     def __init__(self, name, kind, default=REQUIRED, *, per_sample=False, choices=None, doc="",
-                 type_doc=""):
+                 type_doc="", nonfinite=False):
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         if kind == "rng" and (per_sample or default is not None):
@@ -78,6 +83,7 @@ cdef class Arg:
         self.type_doc = type_doc
         self.converted_default = None
         self.draws_random = kind == "rng"
+        self.finite = not nonfinite
 
     @property
     def required(self):
@@ -107,7 +113,10 @@ cdef class Arg:
         if kind == "float":
             value = _scalar(value)
             if isinstance(value, (int, float)):
-                return float(value)
+                value = float(value)
+                if self.finite and not isfinite(value):
+                    self._fail(op, "a finite number", value)
+                return value
             self._fail(op, "a number", value)
         if kind == "bool":
             value = _scalar(value)
@@ -170,6 +179,8 @@ cdef class Arg:
                     v = int(v)
             else:
                 v = float(v)
+                if self.finite and not isfinite(v):
+                    self._fail(op, "a list of finite numbers", value)
             out.append(v)
         return tuple(out)
 

@@ -61,7 +61,13 @@ class Numpy(Reader):
         Arg("file_list", "str", None, doc="Text file listing one path per line."),
         Arg("file_root", "str", None, doc="Folder holding the files, or the root of relative paths."),
         Arg("files", "any", None, doc="Paths of the files to read.", type_doc="str or list of str"),
-        Arg("fill_value", "float", 0.0, doc="Value of the padding of ``out_of_bounds_policy='pad'``."),
+        Arg(
+            "fill_value",
+            "float",
+            0.0,
+            doc="Value of the padding of ``out_of_bounds_policy='pad'``.",
+            nonfinite=True,
+        ),
         Arg(
             "out_of_bounds_policy",
             "str",

@@ -217,8 +217,8 @@ def test_uniform_empty_batch_and_empty_shape():
         ({"range": [5, 5]}, ValueError, r"'range' \[lo, hi\] must have lo < hi"),
         ({"range": [5]}, ValueError, r"'range' must be two finite numbers \[lo, hi\], got \[5.0\]"),
         ({"range": [1, 2, 3]}, ValueError, "'range' must be two finite numbers"),
-        ({"range": [0, float("inf")]}, ValueError, "'range' must be two finite numbers"),
-        ({"range": [0, float("nan")]}, ValueError, "'range' must be two finite numbers"),
+        ({"range": [0, float("inf")]}, ValueError, "'range' must be a list of finite numbers"),
+        ({"range": [0, float("nan")]}, ValueError, "'range' must be a list of finite numbers"),
         ({"values": []}, ValueError, "'values' must not be empty"),
         ({"values": [1, 2], "range": [0, 1]}, ValueError, "'values' and 'range' cannot both be given"),
         ({"shape": [-1]}, ValueError, r"'shape' must not have negative extents, got \[-1\]"),
@@ -298,7 +298,10 @@ def test_normal_per_sample_mean_and_stddev():
 
 @pytest.mark.parametrize("stddev", [-1.0, float("nan"), float("inf")])
 def test_normal_bad_stddev(stddev):
-    with pytest.raises(ValueError, match="ndd.random.normal: 'stddev' must be a non-negative finite number"):
+    # NaN and inf are refused by every float argument, negative values by normal's own check.
+    with pytest.raises(
+        ValueError, match="ndd.random.normal: 'stddev' must be a (non-negative )?finite number"
+    ):
         ndd.random.normal(stddev=stddev, rng=rng())
 
 
@@ -338,7 +341,9 @@ def test_coin_flip_mirror_flags_for_a_batch():
 
 @pytest.mark.parametrize("probability", [-0.5, 1.5, float("nan")])
 def test_coin_flip_bad_probability(probability):
-    with pytest.raises(ValueError, match=r"ndd.random.coin_flip: 'probability' must be in \[0, 1\]"):
+    with pytest.raises(
+        ValueError, match=r"ndd.random.coin_flip: 'probability' must be (in \[0, 1\]|a finite number)"
+    ):
         ndd.random.coin_flip(probability=probability, rng=rng())
 
 
@@ -384,7 +389,7 @@ def test_beta_small_parameters_stay_in_the_unit_interval():
 
 @pytest.mark.parametrize("name, value", [("alpha", 0), ("alpha", -1), ("beta", 0), ("beta", float("inf"))])
 def test_beta_bad_parameters(name, value):
-    with pytest.raises(ValueError, match=f"ndd.random.beta: '{name}' must be a positive finite number"):
+    with pytest.raises(ValueError, match=f"ndd.random.beta: '{name}' must be a (positive )?finite number"):
         ndd.random.beta(rng=rng(), **{name: value})
 
 

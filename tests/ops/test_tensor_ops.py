@@ -689,5 +689,5 @@ def test_expand_dims_requires_axes():
 @pytest.mark.parametrize("rel_shape", [[float("inf"), 1.0], [float("nan"), 1.0]])
 def test_reshape_rejects_non_finite_relative_shape(rel_shape):
     x = ndd.tensor(np.zeros((2, 3), np.float32))
-    with pytest.raises(ValueError, match="ndd.reshape: 'rel_shape' must hold finite numbers"):
+    with pytest.raises(ValueError, match="ndd.reshape: 'rel_shape' must be a list of finite numbers"):
         ndd.reshape(x, rel_shape=rel_shape)

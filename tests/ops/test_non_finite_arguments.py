@@ -1,0 +1,52 @@
+"""NaN and infinities in float arguments: refused at the call, naming the operator and
+the argument, except where they are values to write (fill values, lookup values)."""
+
+import numpy as np
+import pytest
+
+import ndd
+
+NAN, INF = float("nan"), float("inf")
+_IMAGE = np.zeros((6, 8, 3), np.uint8)
+
+
+def _image():
+    return ndd.tensor(_IMAGE, layout="HWC")
+
+
+@pytest.mark.parametrize(
+    "call, qualname, argument",
+    [
+        (lambda: ndd.resize(_image(), size=[NAN, 8]), "ndd.resize", "size"),
+        (lambda: ndd.resize(_image(), resize_x=INF), "ndd.resize", "resize_x"),
+        (lambda: ndd.crop(_image(), crop=(INF, 4)), "ndd.crop", "crop"),
+        (lambda: ndd.rotate(_image(), angle=NAN), "ndd.rotate", "angle"),
+        (lambda: ndd.gaussian_blur(_image(), sigma=INF), "ndd.gaussian_blur", "sigma"),
+        (lambda: ndd.slice(_image(), rel_start=[NAN, 0], rel_end=[1, 1]), "ndd.slice", "rel_start"),
+        (lambda: ndd.tensor_resize(_image(), scales=[NAN, 1, 1]), "ndd.tensor_resize", "scales"),
+        (lambda: ndd.clahe(_image(), tiles_x=2, tiles_y=2, clip_limit=INF), "ndd.clahe", "clip_limit"),
+        (lambda: ndd.noise.shot(_image(), factor=NAN), "ndd.noise.shot", "factor"),
+        (lambda: ndd.hue(_image(), hue=INF), "ndd.hue", "hue"),
+        (lambda: ndd.brightness(_image(), brightness=NAN), "ndd.brightness", "brightness"),
+        (lambda: ndd.transforms.rotation(angle=INF), "ndd.transforms.rotation", "angle"),
+        # A per-sample value, from a Batch.
+        (
+            lambda: ndd.rotate(ndd.batch([_IMAGE] * 2, layout="HWC"), angle=ndd.batch(np.float32([1, NAN]))),
+            "ndd.rotate",
+            "angle",
+        ),
+    ],
+)
+def test_a_non_finite_float_argument_is_refused_at_the_call(call, qualname, argument):
+    with pytest.raises(ValueError, match=rf"^{qualname}: '{argument}' must be (a |a list of )?finite"):
+        call()
+
+
+def test_fill_values_may_be_nan_or_infinite():
+    x = np.ones((2, 2), np.float32)
+    padded = np.asarray(ndd.pad(ndd.tensor(x), shape=[3, 3], fill_value=NAN))
+    assert np.isnan(padded[2]).all() and np.isnan(padded[:, 2]).all() and (padded[:2, :2] == 1).all()
+    cropped = np.asarray(
+        ndd.crop(ndd.tensor(x, layout="HW"), crop=(3, 3), out_of_bounds_policy="pad", fill_values=[INF])
+    )
+    assert np.isinf(cropped).sum() == 5 and (cropped[np.isfinite(cropped)] == 1).all()
