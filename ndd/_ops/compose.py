@@ -15,6 +15,7 @@ import numpy as np
 
 from .._cpu import grid_mask as _grid_mask
 from .._prepare.args import REQUIRED, InvalidArgumentError
+from .._types import bool as bool_type
 from .._types import uint8
 from .axes import INPUT_LAYOUT, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
@@ -544,6 +545,8 @@ def _multi_paste_types(ins, args):
             raise InvalidArgumentError(
                 f"ndd.multi_paste: '{absolute}' and '{absolute}_rel' cannot be given together"
             )
+    if args["dtype"] is not None and args["dtype"] == bool_type:
+        raise InvalidArgumentError("ndd.multi_paste: 'dtype' must be a numeric type, got bool")
     return [(args["dtype"] or x._dtype, "HWC")]
 
 

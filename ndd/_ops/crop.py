@@ -70,6 +70,11 @@ def _crop_sizes(op, args):
     """The requested crop extents, outermost first (None: the whole extent)."""
     crop = args["crop"]
     h, w, d = args["crop_h"], args["crop_w"], args["crop_d"]
+    for name, extent in (("crop_h", h), ("crop_w", w), ("crop_d", d)):
+        if extent < 0:
+            raise InvalidArgumentError(
+                f"{op.qualname}: '{name}' must be positive (0: not given), got {extent}"
+            )
     if crop is not None and len(crop) > 0:
         if h > 0 or w > 0 or d > 0:
             raise InvalidArgumentError(

@@ -134,3 +134,9 @@ def test_multi_paste_builds_a_mosaic_from_in_ids():
     got = np.asarray(out.tensors[0])
     for k, (y, x) in enumerate(anchors):
         np.testing.assert_array_equal(got[y : y + 4, x : x + 4], imgs[k][:4, :4])
+
+
+def test_multi_paste_refuses_a_bool_output():
+    images = ndd.batch([np.zeros((8, 8, 3), np.uint8)] * 2, layout="HWC")
+    with pytest.raises(ValueError, match="ndd.multi_paste: 'dtype' must be a numeric type, got bool"):
+        ndd.multi_paste(images, in_ids=ndd.batch([np.int32([0])] * 2), output_size=[12, 12], dtype=ndd.bool)

@@ -85,6 +85,10 @@ def test_crop_mirror_normalize_large_batch_on_the_thread_pool():
     [
         (lambda x: ndd.crop(x, crop=(5,)), "ndd.crop: 'crop' must have 2 values"),
         (lambda x: ndd.crop(x, crop_h=5), "ndd.crop: 'crop_h' and 'crop_w' must be given together"),
+        (
+            lambda x: ndd.crop(x, crop_h=5, crop_w=-3),
+            "ndd.crop: 'crop_w' must be positive",
+        ),
         (lambda x: ndd.crop(x, crop=(4, 4), crop_pos_x=1.5), "ndd.crop: 'crop_pos_x' must be within"),
         (lambda x: ndd.crop(x, crop=(40, 4)), "out_of_bounds_policy='pad'"),
         (lambda x: ndd.crop(x, dtype=ndd.int8), "ndd.crop: 'dtype' must be one of"),
