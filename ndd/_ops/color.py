@@ -21,10 +21,10 @@ reference), or, beyond the reference, as a plain 1-D array of one value per fram
 The hue/saturation family is a 3x3 matrix in RGB space: the colour is taken to
 YIQ, where the hue turns the (I, Q) plane and the saturation scales it, and back
 with the exact inverse of the YIQ matrix (the reference's construction).
-``color_twist`` adds the brightness/contrast map on top. Their ``image_type`` must be
-RGB: the reference takes BGR, GRAY or YCbCr there and still computes as for RGB
-(wrong colours), and with 1 or 4 channels returns garbage or crashes; ndd refuses
-these at the call.
+``color_twist`` adds the brightness/contrast map on top. Their ``image_type`` is RGB
+or BGR, which takes the same map on reversed channels: the reference takes BGR,
+GRAY or YCbCr there and computes as for RGB (wrong colours for BGR), and with 1 or
+4 channels returns garbage or crashes; ndd refuses GRAY and YCbCr at the call.
 """
 
 import io
@@ -261,7 +261,7 @@ _IMAGE_TYPE = Arg(
     "image_type",
     "any",
     None,
-    doc="Colour space of the input; only RGB is supported.",
+    doc="Colour space of the input and the output: RGB or BGR.",
     type_doc="DALIImageType",
 )
 
@@ -274,8 +274,11 @@ def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kern
         _check_number_args(op, ins, a, a["_layout"])
         if "image_type" in a:
             image_type = _image_type(op, "image_type", a["image_type"], DALIImageType.RGB)
-            if image_type is not DALIImageType.RGB:
-                raise InvalidArgumentError(f"{op.qualname}: 'image_type' must be RGB, got {image_type.name}")
+            if image_type not in (DALIImageType.RGB, DALIImageType.BGR):
+                raise InvalidArgumentError(
+                    f"{op.qualname}: 'image_type' must be RGB or BGR, got {image_type.name}"
+                )
+            a["_bgr"] = image_type is DALIImageType.BGR
 
     op.prepare_args = prepare_args
     op.infer_types = _types
@@ -353,6 +356,9 @@ def _apply_matrix(arr, matrix, offset, out_type):
 def _hsv_coefficients(args, in_type):
     """(RGB matrix, offset) of the hue/saturation family for one sample or frame."""
     matrix = _hsv_matrix(args.get("hue", 0.0), args.get("saturation", 1.0), args.get("value", 1.0))
+    if args.get("_bgr"):
+        # The RGB map between two channel reversals: rows and columns reversed.
+        matrix = matrix[::-1, ::-1]
     offset = 0.0
     if "contrast" in args:
         # color_twist centers the contrast of every integer type at 128 (the

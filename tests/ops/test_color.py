@@ -380,7 +380,7 @@ def test_color_space_conversion_to_gray_of_a_sequence_and_of_halves():
             lambda t: ndd.hue(ndd.tensor(np.zeros((3, 2, 2), np.uint8), layout="CHW"), hue=1.0),
             "layout among",
         ),
-        (lambda t: ndd.hue(t, image_type=ndd.types.BGR), "'image_type'"),
+        (lambda t: ndd.hue(t, image_type=ndd.types.YCbCr), "'image_type' must be RGB or BGR"),
         (
             lambda t: ndd.color_space_conversion(t, image_type=ndd.types.RGB, output_type=ndd.types.RGB),
             "itself",
@@ -504,3 +504,20 @@ def test_shape_checks_wait_for_a_decoders_output(mode):
             np.asarray(ndd.hue(decoded, hue=30)),
             np.asarray(ndd.hue(ndd.as_tensor(rgb, layout="HWC"), hue=30)),
         )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, **kw: ndd.hue(x, hue=40, **kw),
+        lambda x, **kw: ndd.saturation(x, saturation=0.3, **kw),
+        lambda x, **kw: ndd.color_twist(x, hue=-25, saturation=1.4, brightness=1.1, contrast=0.8, **kw),
+    ],
+    ids=["hue", "saturation", "color_twist"],
+)
+def test_bgr_images_change_as_their_rgb_twins(call):
+    # The reference takes image_type=BGR and computes as for RGB; ndd reverses the channels.
+    rgb = np.random.default_rng(8).integers(0, 256, (6, 7, 3)).astype(np.uint8)
+    expected = np.asarray(call(ndd.tensor(rgb, layout="HWC")))[..., ::-1]
+    bgr = ndd.tensor(np.ascontiguousarray(rgb[..., ::-1]), layout="HWC")
+    np.testing.assert_array_equal(np.asarray(call(bgr, image_type=ndd.types.BGR)), expected)
