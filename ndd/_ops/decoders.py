@@ -278,13 +278,13 @@ def _crop_prepare(qualname, ins, args):
         raise InvalidArgumentError(f"{qualname}: 'crop' and 'crop_w'/'crop_h' are mutually exclusive")
     if crop is None and given_w != given_h:
         raise InvalidArgumentError(f"{qualname}: 'crop_w' and 'crop_h' must be given together")
-    if crop is None and not given_w:
-        raise InvalidArgumentError(f"{qualname}: give the window size with 'crop' or 'crop_w' and 'crop_h'")
 
 
 def _crop_window(qualname, size, data, args, index):
     height, width = size
     crop = args["crop"]
+    if crop is None and args["crop_h"] == 0 and args["crop_w"] == 0:
+        return None  # no window given: the whole image, as the reference decodes it
     if crop is not None:
         if len(crop) != 2:
             raise ValueError(f"'crop' must have 2 values (height, width), got {list(crop)}")

@@ -647,7 +647,6 @@ _DATA = image_samples.encoded("png_rgb")
         (lambda: ndd.decoders.image(np.zeros(3, np.float32)), "encoded image bytes"),
         (lambda: ndd.decoders.image_crop(_DATA, crop=(1, 2, 3)), "'crop' must have 2 values"),
         (lambda: ndd.decoders.image_crop(_DATA, crop_w=3), "must be given together"),
-        (lambda: ndd.decoders.image_crop(_DATA), "give the window size"),
         (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), rounding="up"), "'rounding' must be one of"),
         (lambda: ndd.decoders.image_random_crop(_DATA, random_area=[0.5, 0.1]), "'random_area'"),
         (lambda: ndd.decoders.image_random_crop(_DATA, num_attempts=-1), "'num_attempts'"),
@@ -662,6 +661,12 @@ _DATA = image_samples.encoded("png_rgb")
 def test_bad_arguments_fail_at_the_call(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_image_crop_without_a_window_decodes_the_whole_image():
+    # As the reference does.
+    whole = np.asarray(ndd.decoders.image(_DATA))
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.image_crop(_DATA)), whole)
 
 
 @pytest.mark.parametrize("crop", [(image_samples.HEIGHT + 1, 10), (10, image_samples.WIDTH + 1)])
