@@ -231,9 +231,12 @@ def _paste_types(ins, args):
 def _paste_plan(args, shape):
     if len(shape) != 3:
         raise InvalidArgumentError(f"ndd.paste: the input must be an HWC image, got shape {tuple(shape)}")
-    if shape[2] != args["n_channels"]:
+    # The channels are the input's, whatever 'n_channels' says (as in the reference, which
+    # then cycles a fill colour of another length through the canvas; ndd refuses it).
+    if len(args["fill_value"]) not in (1, shape[2]):
         raise InvalidArgumentError(
-            f"ndd.paste: the input has {shape[2]} channels, 'n_channels' is {args['n_channels']}"
+            f"ndd.paste: 'fill_value' must have 1 value or one per channel ({shape[2]}), "
+            f"got {len(args['fill_value'])}"
         )
     ratio = _f32(args["ratio"])
     if not ratio >= 1:
@@ -280,7 +283,7 @@ PASTE = Operator(
             "fill_value",
             "int_list",
             REQUIRED,
-            doc="Color of the canvas: one value, or ``n_channels`` values (converted as a C cast).",
+            doc="Color of the canvas: one value, or one per channel (converted as a C cast).",
             type_doc="int or list of int",
         ),
         Arg(
@@ -291,7 +294,14 @@ PASTE = Operator(
             doc="Smallest height and width of the canvas.",
             type_doc="float",
         ),
-        Arg("n_channels", "int", 3, doc="Number of channels of the images.", type_doc="int"),
+        Arg(
+            "n_channels",
+            "int",
+            3,
+            doc="The number of values of ``fill_value`` when it has more than one; the channels "
+            "are the input's, as in the reference.",
+            type_doc="int",
+        ),
         Arg(
             "paste_x",
             "float",

@@ -140,3 +140,30 @@ def test_multi_paste_refuses_a_bool_output():
     images = ndd.batch([np.zeros((8, 8, 3), np.uint8)] * 2, layout="HWC")
     with pytest.raises(ValueError, match="ndd.multi_paste: 'dtype' must be a numeric type, got bool"):
         ndd.multi_paste(images, in_ids=ndd.batch([np.int32([0])] * 2), output_size=[12, 12], dtype=ndd.bool)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 4])
+def test_paste_takes_images_of_any_channel_count(channels):
+    # As the reference: n_channels only counts fill_value's values; the input's channels rule.
+    image = np.random.default_rng(channels).integers(0, 256, (3, 4, channels)).astype(np.uint8)
+    fill = list(range(10, 10 + channels))
+    out = np.asarray(
+        ndd.paste(
+            ndd.batch([image], layout="HWC"),
+            ratio=2,
+            paste_x=0.5,
+            paste_y=0.5,
+            fill_value=fill,
+            n_channels=channels,
+        ).select(0)
+    )
+    expected = np.empty((6, 8, channels), np.uint8)
+    expected[...] = fill
+    expected[1:4, 2:6] = image
+    np.testing.assert_array_equal(out, expected)
+
+    # One fill value, n_channels left at 3.
+    out = ndd.paste(ndd.batch([image], layout="HWC"), ratio=2, paste_x=0.5, paste_y=0.5, fill_value=[7])
+    expected[...] = 7
+    expected[1:4, 2:6] = image
+    np.testing.assert_array_equal(np.asarray(out.select(0)), expected)
