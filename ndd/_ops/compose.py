@@ -366,12 +366,25 @@ def _grid_coefficients(args, shape):
 
 def _grid_mask_kernel(arrays, args):
     data = arrays[0]
+    if data.ndim == 4 and args[INPUT_LAYOUT][:1] in ("F", "D"):
+        # A sequence or a volume: the same grid on every frame or slice (the reference
+        # masks such inputs as if their first two dimensions were the rows and columns).
+        coefficients = _grid_coefficients(args, data.shape[1:])
+        out = np.empty_like(data)
+        for k, frame in enumerate(data):
+            out[k] = _grid_mask.grid_mask(frame, *coefficients)
+        return out
     return _grid_mask.grid_mask(data, *_grid_coefficients(args, data.shape))
 
 
 GRID_MASK = Operator(
     "grid_mask",
-    inputs=[Input("input", doc="Images (HWC, CHW, ...).")],
+    inputs=[
+        Input(
+            "input",
+            doc="Images (HWC, CHW, ...), sequences (FHWC) or volumes (DHWC): one grid for all frames.",
+        )
+    ],
     args=[
         Arg(
             "angle", "float", 0.0, per_sample=True, doc="Rotation of the grid, in radians.", type_doc="float"

@@ -167,3 +167,15 @@ def test_paste_takes_images_of_any_channel_count(channels):
     expected[...] = 7
     expected[1:4, 2:6] = image
     np.testing.assert_array_equal(np.asarray(out.select(0)), expected)
+
+
+@pytest.mark.parametrize("layout", ["FHWC", "DHWC"])
+def test_grid_mask_of_a_sequence_or_volume_masks_every_frame_alike(layout):
+    frames = np.random.default_rng(5).integers(1, 256, (3, 20, 24, 3)).astype(np.uint8)
+    kwargs = {"tile": 8, "ratio": 0.4, "angle": 0.3, "shift_x": 2.0, "shift_y": 1.0}
+    out = np.asarray(ndd.grid_mask(ndd.tensor(frames, layout=layout), **kwargs))
+    for frame, masked in zip(frames, out, strict=True):
+        np.testing.assert_array_equal(
+            masked, np.asarray(ndd.grid_mask(ndd.tensor(frame, layout="HWC"), **kwargs))
+        )
+    assert 0 < (out == 0).all(-1).mean() < 1  # some pixels masked, not all
