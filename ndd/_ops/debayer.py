@@ -67,6 +67,8 @@ def _prepare(ins, args):
             f"{_QUALNAME}: expected HW, HWC, FHW or FHWC data, got {x.ndim}-D data with layout {x._layout!r}"
         )
     algorithm = args["algorithm"] or "bilinear_ocv"
+    if algorithm == "default":  # the reference's name of its CPU default
+        algorithm = "bilinear_ocv"
     if algorithm not in _ALGORITHMS:
         raise InvalidArgumentError(
             f"{_QUALNAME}: 'algorithm' must be one of {list(_ALGORITHMS)}, got {algorithm!r}"
@@ -195,7 +197,7 @@ DEBAYER = Operator(
             "algorithm",
             "str",
             None,
-            doc="``bilinear_ocv`` (default), ``edgeaware_ocv``, ``gray_ocv`` (one-channel result) or "
+            doc="``bilinear_ocv`` (default; also ``default``), ``edgeaware_ocv``, ``gray_ocv`` (one-channel result) or "
             "``vng_ocv`` (uint8, even sizes; needs OpenCV: ``pip install 'ndd[opencv]'``).",
             type_doc="str",
         ),

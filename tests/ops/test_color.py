@@ -521,3 +521,11 @@ def test_bgr_images_change_as_their_rgb_twins(call):
     expected = np.asarray(call(ndd.tensor(rgb, layout="HWC")))[..., ::-1]
     bgr = ndd.tensor(np.ascontiguousarray(rgb[..., ::-1]), layout="HWC")
     np.testing.assert_array_equal(np.asarray(call(bgr, image_type=ndd.types.BGR)), expected)
+
+
+def test_debayer_takes_the_references_name_default():
+    bayer = np.random.default_rng(3).integers(0, 256, (8, 10)).astype(np.uint8)
+    images = ndd.batch([bayer], layout="HW")
+    default = ndd.debayer(images, blue_position=[0, 0], algorithm="default")
+    bilinear = ndd.debayer(images, blue_position=[0, 0], algorithm="bilinear_ocv")
+    np.testing.assert_array_equal(np.asarray(default.select(0)), np.asarray(bilinear.select(0)))
