@@ -129,14 +129,14 @@ def _apply_affine(arr, scale, offset, out_type):
 
 
 # The layouts the reference's colour operators take; data without a layout is HWC
-# (3-D) or FHWC (4-D), and the result carries that layout.
+# (3-D), FHWC (4-D) or FDHWC (5-D), and the result carries that layout.
 _CHANNELS_LAST = ("HWC", "FHWC", "DHWC")
 
 
 def channels_last_layout(op, x, allowed=_CHANNELS_LAST):
     """The layout of input ``x`` (inferred from its dimensions when it has none), checked
     against ``allowed``."""
-    layout = x._layout or {3: "HWC", 4: "FHWC"}.get(x.ndim, "")
+    layout = x._layout or {3: "HWC", 4: "FHWC", 5: "FDHWC"}.get(x.ndim, "")
     if layout not in allowed or len(layout) != x.ndim:
         raise InvalidArgumentError(
             f"{op.qualname}: expected a layout among {', '.join(allowed)}, got {x.ndim}-D data "

@@ -35,16 +35,16 @@ _f32 = np.float32
 
 
 @functools.lru_cache(maxsize=256)
-def _image_layout(op, layout, ndim):
+def _image_layout(op, layout, ndim, five_dims=""):
     """The layout of an image sample: its own, or the usual one for its dimensions."""
-    return image_axes(op, layout, ndim).layout
+    return image_axes(op, layout, ndim, five_dims=five_dims).layout
 
 
-def _output_layout(op, x):
+def _output_layout(op, x, five_dims=""):
     if x._layout:
         return x._layout
     ndim = known_ndim(x)
-    return _image_layout(op, "", ndim) if ndim is not None else ""
+    return _image_layout(op, "", ndim, five_dims) if ndim is not None else ""
 
 
 # --- the crop window -----------------------------------------------------------------
@@ -678,7 +678,7 @@ CROP_MIRROR_NORMALIZE = Operator(
 
 def _flip_types(ins, args):
     x = ins[0]
-    return [(x._dtype, _output_layout(FLIP, x))]
+    return [(x._dtype, _output_layout(FLIP, x, five_dims="FDHWC"))]
 
 
 def _mirror_width(data, axis):
@@ -700,7 +700,7 @@ def _mirror_width(data, axis):
 
 def _flip_kernel(arrays, args):
     data = arrays[0]
-    axes = image_axes(FLIP, args[INPUT_LAYOUT], data.ndim, four_dims="FHWC")
+    axes = image_axes(FLIP, args[INPUT_LAYOUT], data.ndim, four_dims="FHWC", five_dims="FDHWC")
     index = [slice(None)] * data.ndim
     flipped = False
     if args["horizontal"] and axes.width is not None and axes.width < data.ndim - 1:
@@ -753,7 +753,7 @@ def _flip_window(in_shape, args):
 @functools.lru_cache(maxsize=256)
 def _flipped(in_shape, layout, horizontal, vertical, depthwise):
     # Remembered: a batch's samples are a few shapes, each flipped one of a few ways.
-    axes = image_axes(FLIP, layout, len(in_shape), four_dims="FHWC")
+    axes = image_axes(FLIP, layout, len(in_shape), four_dims="FHWC", five_dims="FDHWC")
     strides = list(c_strides(in_shape))
     offset = 0
     for flip, axis in ((horizontal, axes.width), (vertical, axes.height), (depthwise, axes.depth)):

@@ -31,15 +31,16 @@ class ImageAxes(NamedTuple):
         return (self.depth, self.height, self.width)
 
 
-def image_axes(op, layout: str, ndim: int, *, four_dims: str = "FHWC") -> ImageAxes:
+def image_axes(op, layout: str, ndim: int, *, four_dims: str = "FHWC", five_dims: str = "") -> ImageAxes:
     """The axes of a sample of ``ndim`` dimensions with ``layout`` for operator
-    ``op``; ``four_dims`` is the layout assumed for 4-D data without one.
+    ``op``; ``four_dims`` and ``five_dims`` are the layouts assumed for 4-D and 5-D
+    data without one (none for 5-D unless given).
 
     Raises InvalidArgumentError naming the operator when the layout has no H
     and W, repeats an axis, or does not match the number of dimensions.
     """
     if not layout:
-        defaults = {2: "HW", 3: "HWC", 4: four_dims}
+        defaults = {2: "HW", 3: "HWC", 4: four_dims, 5: five_dims}
         layout = defaults.get(ndim, "")
         if not layout:
             raise InvalidArgumentError(

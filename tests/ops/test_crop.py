@@ -170,3 +170,16 @@ def test_reversing_the_items_of_rows_is_numpys_reversal_for_every_length(size):
         out = np.full_like(x, 7)
         reverse_items(x, out)
         np.testing.assert_array_equal(out, x[:, ::-1])
+
+
+def test_flip_and_color_space_conversion_take_5d_data_without_a_layout_as_fdhwc():
+    # As the reference: a sequence of volumes.
+    volumes = np.random.default_rng(6).integers(0, 256, (2, 3, 4, 5, 3)).astype(np.uint8)
+    flipped = ndd.flip(ndd.tensor(volumes), horizontal=1, depthwise=1)
+    assert flipped.layout == "FDHWC"
+    np.testing.assert_array_equal(np.asarray(flipped), volumes[:, ::-1, :, ::-1])
+    converted = ndd.color_space_conversion(
+        ndd.tensor(volumes), image_type=ndd.types.RGB, output_type=ndd.types.BGR
+    )
+    assert converted.layout == "FDHWC"
+    np.testing.assert_array_equal(np.asarray(converted), volumes[..., ::-1])
