@@ -384,3 +384,9 @@ def test_thread_pool_map_raises_the_first_error_after_every_thread_stops():
     time.sleep(0.05)
     assert len(finished) == count  # nothing still running after map returned
     assert pool.map(lambda x: x + 1, [1, 2, 3]) == [2, 3, 4]
+
+
+@pytest.mark.parametrize("device", ["bogus", 5, "gpu:x"])
+def test_a_bad_device_names_the_operator_and_the_argument(device):
+    with pytest.raises(ValueError, match=r"^ndd\.flip: 'device': "):
+        ndd.flip(np.zeros((4, 4, 3), np.uint8), device=device)

@@ -35,7 +35,10 @@ cdef object _resolve_device(op, object requested, list ins):
     if requested is not None:
         if isinstance(requested, str) and requested == "mixed":
             raise ValueError(f"{op.qualname}: Invalid device type: mixed (use device='gpu')")
-        dev = to_device(requested)
+        try:
+            dev = to_device(requested)
+        except (TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"{op.qualname}: 'device': {exc}") from exc
         if dev.device_type == "gpu":
             return gpu_device(op, dev)
         return dev
