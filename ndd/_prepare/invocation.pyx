@@ -137,6 +137,9 @@ cdef list _execute_gpu(Invocation inv):
                 data.append(gpu)
             else:
                 data.append(batch_samples(b))
+    if inv.check_shapes:
+        is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
+        _check_shapes(op.infer_shape, data, is_batch, args, inv.batch_size)
     return list(op.gpu_kernel(tuple(data), args, inv.batch_size, ctx))
 
 
@@ -145,7 +148,7 @@ cdef int _check_shapes(infer_shape, list data, list is_batch, dict args, Py_ssiz
     window outside the image, ...) where the call could not: an input's shape was not
     known then (a decoder's output, say). Once per distinct (argument dict, shapes)."""
     if bs < 0:
-        infer_shape(tuple([None if d is None else d.shape for d in data]), args)
+        infer_shape(tuple([None if d is None else tuple(d.shape) for d in data]), args)
         return 0
     cdef list sample_args = per_sample_args(args, bs)
     cdef set checked = set()
@@ -154,9 +157,14 @@ cdef int _check_shapes(infer_shape, list data, list is_batch, dict args, Py_ssiz
         shapes = []
         for k in range(nin):
             d = data[k]
-            if d is not None and is_batch[k]:
-                d = d[i]
-            shapes.append(None if d is None else d.shape)
+            if d is None:
+                shapes.append(None)
+            elif not is_batch[k]:
+                shapes.append(tuple(d.shape))
+            elif type(d) is list:  # a Batch's samples on the host
+                shapes.append(d[i].shape)
+            else:  # a DeviceBatch
+                shapes.append(tuple(d.shapes[i]))
         key = (id(sample_args[i]), tuple(shapes))
         if key not in checked:
             checked.add(key)

@@ -516,3 +516,15 @@ def test_equalize_matches_the_cpu(layout, shape, any_gpu):
     # A narrow range of levels, so that the tables stretch them (and one flat plane).
     samples = [rng.integers(60, 120, shape).astype(np.uint8), np.full(shape, 7, np.uint8)]
     check_batch(ndd.equalize, samples, layout)
+
+
+def test_shape_checks_of_a_gpu_operator_wait_for_what_the_call_did_not_know(any_gpu):
+    # An argument still to be computed at the call (a deferred random draw): hue's
+    # "3 channels" check runs before its kernel would read three channels of one.
+    gray = ndd.batch([np.zeros((8, 12, 1), np.uint8)] * 2, layout="HWC").gpu()
+    with ndd.EvalMode.deferred:
+        out = ndd.hue(gray, hue=ndd.random.uniform(range=[0, 30], batch_size=2))
+        with pytest.raises(
+            ValueError, match=r"deferred evaluation of ndd\.hue.*expected 3 channels \(RGB\), got 1"
+        ):
+            out.evaluate()
