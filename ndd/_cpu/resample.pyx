@@ -546,6 +546,23 @@ cdef struct _Tables:
     Py_ssize_t device_size
 
 
+cdef void _empty_tables(_Tables* tables) noexcept nogil:
+    tables.indices = NULL
+    tables.weights = NULL
+    tables.size = 0
+    tables.capacity = 0
+    tables.fills = NULL
+    tables.fill_count = 0
+    tables.fill_capacity = 0
+    tables.device_size = 0
+
+
+cdef void _free_tables(_Tables* tables) noexcept nogil:
+    free(tables.indices)
+    free(tables.weights)
+    free(tables.fills)
+
+
 cdef int _add_fill(_Tables* tables, Py_ssize_t out_size, Py_ssize_t taps, Py_ssize_t in_size, int kind,
                    int32_t first, double lo, double scale, double widen, double support) except -1:
     """A row of a table for the GPU to make (see resample_tables in kernels/resample.cu)."""
@@ -851,14 +868,7 @@ def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_t
     if len(jobs) != n or ins.shape[0] != n or outs.shape[0] != n:
         raise ValueError("resample_plan: one shape, job and offsets per sample")
     cdef int s
-    tables.indices = NULL
-    tables.weights = NULL
-    tables.size = 0
-    tables.capacity = 0
-    tables.fills = NULL
-    tables.fill_count = 0
-    tables.fill_capacity = 0
-    tables.device_size = 0
+    _empty_tables(&tables)
     made = {}
     zeros = []
     levels = []
@@ -939,9 +949,7 @@ def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_t
         free(plan_of)
         free(reading)
         free(writing)
-        free(tables.indices)
-        free(tables.weights)
-        free(tables.fills)
+        _free_tables(&tables)
     return indices, weights, fills, tables.size + tables.device_size, zeros, levels
 
 
@@ -980,14 +988,7 @@ def resample_steps(tuple shape, tuple job):
     for a in axes:
         planned_axes.append(dimension_of[a])
     planned_axes = tuple(planned_axes)
-    tables.indices = NULL
-    tables.weights = NULL
-    tables.size = 0
-    tables.capacity = 0
-    tables.fills = NULL
-    tables.fill_count = 0
-    tables.fill_capacity = 0
-    tables.device_size = 0
+    _empty_tables(&tables)
     try:
         _make_plan(&plan, tuple(planned), (planned_axes, sizes, lo, hi, filters, antialias), &tables, False)
         if plan.passes < 0:
@@ -1014,6 +1015,4 @@ def resample_steps(tuple shape, tuple job):
                 steps.append((axes[planned_axes.index(step.axis)], indices, weights))
         return tuple(window), steps
     finally:
-        free(tables.indices)
-        free(tables.weights)
-        free(tables.fills)
+        _free_tables(&tables)
