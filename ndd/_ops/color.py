@@ -47,7 +47,7 @@ from .._cpu.color import (
     weighted_channels,
 )
 from .._prepare.args import InvalidArgumentError
-from .._types import float32, int16, int32, uint8
+from .._types import float16, float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
 from .gpu_clahe import GpuClahe
@@ -59,19 +59,18 @@ from .schema import Arg, Input, Operator
 
 # The element types the reference's colour operators read and write.
 _VALUE_TYPES = (uint8, int16, int32, float32)
+# The hue/saturation family also takes float16, computed in float32 (as the reference).
+_HSV_TYPES = (*_VALUE_TYPES, float16)
 
 # RGB -> YIQ (NTSC), as the reference builds its hue/saturation matrices.
 _RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
 _YIQ_TO_RGB = np.linalg.inv(_RGB_TO_YIQ)
 
 
-def _value_type_names():
-    return ", ".join(str(t) for t in _VALUE_TYPES)
-
-
-def _check_value_type(op, what, dtype):
-    if not any(dtype is t for t in _VALUE_TYPES):
-        raise InvalidArgumentError(f"{op.qualname}: {what} must be one of {_value_type_names()}, got {dtype}")
+def _check_value_type(op, what, dtype, types=_VALUE_TYPES):
+    if not any(dtype is t for t in types):
+        names = ", ".join(str(t) for t in types)
+        raise InvalidArgumentError(f"{op.qualname}: {what} must be one of {names}, got {dtype}")
 
 
 def _output_dtype(ins, args):
@@ -145,10 +144,10 @@ def channels_last_layout(op, x, allowed=_CHANNELS_LAST):
     return layout
 
 
-def _prepare_value_op(op, ins, args):
-    _check_value_type(op, "the input type", ins[0]._dtype)
+def _prepare_value_op(op, ins, args, types=_VALUE_TYPES):
+    _check_value_type(op, "the input type", ins[0]._dtype, types)
     out = _output_dtype(ins, args)
-    _check_value_type(op, "'dtype'", out)
+    _check_value_type(op, "'dtype'", out, types)
     args["_out"] = out.numpy
     args["_layout"] = channels_last_layout(op, ins[0])
 
@@ -266,11 +265,11 @@ _IMAGE_TYPE = Arg(
 )
 
 
-def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kernel):
+def _value_operator(name, args, doc, *, needs_rgb=False, kernel=_brightness_kernel, types=_VALUE_TYPES):
     op = Operator(name, inputs=[Input("input", doc="Images (HWC, FHWC or DHWC).")], args=args, doc=doc)
 
     def prepare_args(ins, a):
-        _prepare_value_op(op, ins, a)
+        _prepare_value_op(op, ins, a, types)
         _check_number_args(op, ins, a, a["_layout"])
         if "image_type" in a:
             image_type = _image_type(op, "image_type", a["image_type"], DALIImageType.RGB)
@@ -385,6 +384,7 @@ HUE = _value_operator(
     "in YIQ space).",
     needs_rgb=True,
     kernel=_hsv_kernel,
+    types=_HSV_TYPES,
 )
 SATURATION = _value_operator(
     "saturation",
@@ -392,6 +392,7 @@ SATURATION = _value_operator(
     "Scale the saturation of RGB images (the chroma in YIQ space).",
     needs_rgb=True,
     kernel=_hsv_kernel,
+    types=_HSV_TYPES,
 )
 HSV = _value_operator(
     "hsv",
@@ -405,6 +406,7 @@ HSV = _value_operator(
     "transform in RGB space through YIQ.",
     needs_rgb=True,
     kernel=_hsv_kernel,
+    types=_HSV_TYPES,
 )
 COLOR_TWIST = _value_operator(
     "color_twist",
@@ -414,6 +416,7 @@ COLOR_TWIST = _value_operator(
     "float input and 128 for integer input.",
     needs_rgb=True,
     kernel=_hsv_kernel,
+    types=_HSV_TYPES,
 )
 
 

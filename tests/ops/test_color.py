@@ -529,3 +529,31 @@ def test_debayer_takes_the_references_name_default():
     default = ndd.debayer(images, blue_position=[0, 0], algorithm="default")
     bilinear = ndd.debayer(images, blue_position=[0, 0], algorithm="bilinear_ocv")
     np.testing.assert_array_equal(np.asarray(default.select(0)), np.asarray(bilinear.select(0)))
+
+
+# The reference's first six values (nvidia-dali-cuda120 2.4.0) for the float16 image below.
+_F16_REFERENCE = {
+    "hue": [0.779, 0.6997, 0.3882, 0.2063, 0.3337, 0.0645],
+    "saturation": [0.7695, 0.6636, 0.5996, 0.2676, 0.2854, 0.1525],
+    "color_twist": [0.781, 0.7417, 0.5884, 0.288, 0.3513, 0.2184],
+}
+_F16_CALLS = {
+    "hue": lambda x: ndd.hue(x, hue=30),
+    "saturation": lambda x: ndd.saturation(x, saturation=0.5),
+    "color_twist": lambda x: ndd.color_twist(x, hue=30, saturation=0.5, brightness=1.1, contrast=0.9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_F16_CALLS))
+def test_hue_family_takes_float16_as_float32_rounded(name):
+    image = (np.random.default_rng(0).integers(0, 256, (4, 5, 3)) / 255).astype(np.float16)
+    out = np.asarray(_F16_CALLS[name](ndd.tensor(image, layout="HWC")))
+    assert out.dtype == np.float16
+    wide = np.asarray(_F16_CALLS[name](ndd.tensor(image.astype(np.float32), layout="HWC")))
+    np.testing.assert_allclose(out.astype(np.float32), wide, atol=1e-3, rtol=0)
+    np.testing.assert_allclose(out.ravel()[:6], np.float16(_F16_REFERENCE[name]), atol=1e-3, rtol=0)
+
+
+def test_brightness_refuses_float16_as_the_reference():
+    with pytest.raises(ValueError, match="ndd.brightness: the input type must be one of"):
+        ndd.brightness(ndd.tensor(np.zeros((2, 2, 3), np.float16), layout="HWC"), brightness=2.0)
