@@ -528,3 +528,10 @@ def test_shape_checks_of_a_gpu_operator_wait_for_what_the_call_did_not_know(any_
             ValueError, match=r"deferred evaluation of ndd\.hue.*expected 3 channels \(RGB\), got 1"
         ):
             out.evaluate()
+
+
+def test_the_hue_family_refuses_float16_on_the_gpu_at_the_call(fake):
+    # float16 is computed on the CPU only.
+    image = ndd.tensor(np.zeros((4, 4, 3), np.float16), layout="HWC").gpu()
+    with pytest.raises(NotImplementedError, match=r"hue on the GPU"):
+        ndd.hue(image, hue=10)
