@@ -3,7 +3,9 @@
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
 from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples
-from .invocation cimport Invocation, PerSample, PendingArg, per_sample_args, schedule
+from .invocation cimport (
+    Invocation, PerSample, PendingArg, infer_each, per_sample_args, sample_shapes, schedule
+)
 from .args cimport Arg, draw_random_key
 from .args import InvalidArgumentError
 
@@ -246,13 +248,13 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
             shapes = infer_shape(tuple([None if x is None else (<TensorBase>x)._shape for x in ins]), args)
         elif bs > 0 and _all_uniform(ins, args):
             # Same input shapes and arguments for every sample: infer once.
-            sample_shapes = infer_shape(_sample_shapes(ins, 0), args)
-            if sample_shapes is not None:
-                shapes = [sample_shapes] * bs
+            inferred = infer_shape(sample_shapes(ins, 0), args)
+            if inferred is not None:
+                shapes = [inferred] * bs
                 uniform = True
         else:
             sample_args = per_sample_args(args, bs)
-            shapes = _infer_each(infer_shape, ins, sample_args, bs)
+            shapes = infer_each(infer_shape, ins, sample_args, bs)
             if None in shapes:
                 shapes = None
 
@@ -275,25 +277,6 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     return results
 
 
-cdef list _infer_each(infer_shape, list ins, list sample_args, Py_ssize_t bs):
-    """Each sample's output shapes. Samples with the same input shapes and the same
-    argument dict (nothing varies per sample: per_sample_args gives one dict) have
-    the same output shapes, inferred once: a batch of images of a few sizes costs a
-    few inferences, not one per sample."""
-    cdef dict known = {}
-    cdef list shapes = []
-    cdef Py_ssize_t i
-    for i in range(bs):
-        sample_shapes = _sample_shapes(ins, i)
-        key = (id(sample_args[i]), sample_shapes)
-        if key in known:
-            shapes.append(known[key])
-        else:
-            inferred = known[key] = infer_shape(sample_shapes, sample_args[i])
-            shapes.append(inferred)
-    return shapes
-
-
 cdef bint _all_uniform(list ins, dict args):
     """Whether every Batch input has one shape for all samples and no argument
     varies per sample."""
@@ -304,15 +287,3 @@ cdef bint _all_uniform(list ins, dict args):
         if type(v) is PerSample or type(v) is PendingArg:
             return False
     return True
-
-
-cdef tuple _sample_shapes(list ins, Py_ssize_t i):
-    cdef list shapes = []
-    for x in ins:
-        if x is None:
-            shapes.append(None)
-        elif isinstance(x, TensorBase):
-            shapes.append((<TensorBase>x)._shape)
-        else:
-            shapes.append((<BatchBase>x)._shapes[i])
-    return tuple(shapes)

@@ -31,4 +31,6 @@ cdef class Invocation:
 
 
 cpdef list per_sample_args(dict args, Py_ssize_t batch_size)
+cdef list infer_each(infer_shape, list ins, list sample_args, Py_ssize_t bs)
+cdef tuple sample_shapes(list ins, Py_ssize_t i)
 cpdef schedule(Invocation inv, bint external)

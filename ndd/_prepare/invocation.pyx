@@ -138,38 +138,54 @@ cdef list _execute_gpu(Invocation inv):
             else:
                 data.append(batch_samples(b))
     if inv.check_shapes:
-        is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
-        _check_shapes(op.infer_shape, data, is_batch, args, inv.batch_size)
+        _check_shapes(inv, args)
     return list(op.gpu_kernel(tuple(data), args, inv.batch_size, ctx))
 
 
-cdef int _check_shapes(infer_shape, list data, list is_batch, dict args, Py_ssize_t bs) except -1:
+cdef int _check_shapes(Invocation inv, dict args) except -1:
     """Run ``infer_shape`` for its checks (an input of the wrong number of channels, a
-    window outside the image, ...) where the call could not: an input's shape was not
-    known then (a decoder's output, say). Once per distinct (argument dict, shapes)."""
+    window outside the image, ...) where the call could not: an input's shape or an
+    argument was not known then (a decoder's output, say). The inputs' shapes are
+    known once their data is; as at the call, once per distinct (argument dict, shapes)."""
+    cdef list ins = list(inv.inputs)
+    cdef Py_ssize_t bs = inv.batch_size
     if bs < 0:
-        infer_shape(tuple([None if d is None else tuple(d.shape) for d in data]), args)
-        return 0
-    cdef list sample_args = per_sample_args(args, bs)
-    cdef set checked = set()
-    cdef Py_ssize_t i, k, nin = len(data)
-    for i in range(bs):
-        shapes = []
-        for k in range(nin):
-            d = data[k]
-            if d is None:
-                shapes.append(None)
-            elif not is_batch[k]:
-                shapes.append(tuple(d.shape))
-            elif type(d) is list:  # a Batch's samples on the host
-                shapes.append(d[i].shape)
-            else:  # a DeviceBatch
-                shapes.append(tuple(d.shapes[i]))
-        key = (id(sample_args[i]), tuple(shapes))
-        if key not in checked:
-            checked.add(key)
-            infer_shape(key[1], sample_args[i])
+        inv.op.infer_shape(sample_shapes(ins, 0), args)
+    else:
+        infer_each(inv.op.infer_shape, ins, per_sample_args(args, bs), bs)
     return 0
+
+
+cdef list infer_each(infer_shape, list ins, list sample_args, Py_ssize_t bs):
+    """Each sample's output shapes. Samples with the same input shapes and the same
+    argument dict (nothing varies per sample: per_sample_args gives one dict) have
+    the same output shapes, inferred once: a batch of images of a few sizes costs a
+    few inferences, not one per sample."""
+    cdef dict known = {}
+    cdef list shapes = []
+    cdef Py_ssize_t i
+    for i in range(bs):
+        in_shapes = sample_shapes(ins, i)
+        key = (id(sample_args[i]), in_shapes)
+        if key in known:
+            shapes.append(known[key])
+        else:
+            inferred = known[key] = infer_shape(in_shapes, sample_args[i])
+            shapes.append(inferred)
+    return shapes
+
+
+cdef tuple sample_shapes(list ins, Py_ssize_t i):
+    """The shapes of sample ``i`` of the inputs ``ins`` (a Tensor's own in every sample)."""
+    cdef list shapes = []
+    for x in ins:
+        if x is None:
+            shapes.append(None)
+        elif isinstance(x, TensorBase):
+            shapes.append((<TensorBase>x)._shape)
+        else:
+            shapes.append((<BatchBase>x)._shapes[i])
+    return tuple(shapes)
 
 
 cdef list _execute(Invocation inv):
@@ -194,7 +210,7 @@ cdef list _execute(Invocation inv):
     cdef Py_ssize_t bs = inv.batch_size
     cdef int nout = inv.num_outputs
     if inv.check_shapes:
-        _check_shapes(op.infer_shape, data, [isinstance(x, BatchBase) for x in inv.inputs], args, bs)
+        _check_shapes(inv, args)
     if bs < 0:
         result = op.kernel(tuple(data), args)
         return [result] if nout == 1 else list(result)
