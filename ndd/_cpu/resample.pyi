@@ -12,9 +12,6 @@ RESAMPLE_MAX_DIMS: int
 RESAMPLE_ROW: int
 RESAMPLE_TABLE_ROW: int
 
-def filter_table(
-    lo: float, hi: float, out_size: int, in_size: int, kind: int, antialias: bool
-) -> tuple[np.ndarray, np.ndarray]: ...
 def resample_pass(src: np.ndarray, dst: np.ndarray, indices: np.ndarray, weights: np.ndarray) -> None: ...
 def two_axis_sums_fused() -> bool: ...
 def resample_rows_columns(

@@ -1,7 +1,7 @@
 # cython: boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Separable resampling: filter tables for one axis and one resampling pass.
 
-An image is resized one spatial axis at a time. For each axis, ``filter_table``
+An image is resized one spatial axis at a time. For each axis, a filter table
 lists, per output pixel, the input pixels it reads (indices clamped to the
 image, so the border pixel repeats) and their normalised weights; ``resample_pass``
 applies such a table along the middle axis of a 4-D view ``(outer, mid, n, inner)``
@@ -102,7 +102,15 @@ cdef inline Py_ssize_t _table_taps(double lo, double hi, Py_ssize_t out_size, in
 cdef void _fill_table(double lo, double scale, double widen, double support, Py_ssize_t out_size,
                       Py_ssize_t in_size, int kind, Py_ssize_t taps, int32_t* indices,
                       float* weights) noexcept nogil:
-    """Every entry of a filter table of ``out_size`` rows of ``taps`` (see filter_table)."""
+    """The indices and weights, ``out_size`` rows of ``taps``, of the input pixels each
+    output pixel reads along one axis.
+
+    The output covers the input interval ``[lo, hi]`` (pixel k spans [k, k + 1];
+    ``hi < lo`` flips); output pixel j samples at ``lo + (j + 0.5) * scale``.
+    Nearest neighbour takes the pixel under that point; the other filters are
+    centred there and, with antialiasing when scaling down, widened by ``widen``.
+    Indices are clamped to ``[0, in_size)``, so the border pixel repeats.
+    """
     cdef Py_ssize_t j, t, k, first, last = in_size - 1
     cdef double center, total, value
     cdef int32_t* index_row
@@ -163,29 +171,6 @@ cdef bint _rebase_table(int32_t* indices, const float* weights, Py_ssize_t n, Py
     first_out[0] = first
     stop_out[0] = last + 1
     return identity
-
-
-def filter_table(double lo, double hi, Py_ssize_t out_size, Py_ssize_t in_size, int kind, bint antialias):
-    """Indices (int32) and weights (float32), both ``(out_size, taps)``, of the
-    input pixels each output pixel reads along one axis.
-
-    The output covers the input interval ``[lo, hi]`` (pixel k spans [k, k + 1];
-    ``hi < lo`` flips); output pixel j samples at ``lo + (j + 0.5) * scale``.
-    Nearest neighbour takes the pixel under that point; the other filters are
-    centred there and, with ``antialias`` when scaling down, widened by the
-    scale. Indices are clamped to ``[0, in_size)``.
-    """
-    cdef double scale, widen, support
-    cdef Py_ssize_t taps = _table_taps(lo, hi, out_size, kind, antialias, &scale, &widen, &support)
-    indices_arr = np.empty((out_size, taps), np.int32)
-    weights_arr = np.empty((out_size, taps), np.float32)
-    cdef int32_t[:, ::1] indices = indices_arr
-    cdef float[:, ::1] weights = weights_arr
-    if out_size * taps:
-        with nogil:
-            _fill_table(lo, scale, widen, support, out_size, in_size, kind, taps,
-                        &indices[0, 0], &weights[0, 0])
-    return indices_arr, weights_arr
 
 
 cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
