@@ -67,30 +67,27 @@ def _crop_axes(op, layout, count):
 
 
 def _crop_sizes(op, args):
-    """The requested crop extents, outermost first (None: the whole extent)."""
-    crop = args["crop"]
-    h, w, d = args["crop_h"], args["crop_w"], args["crop_d"]
-    for name, extent in (("crop_h", h), ("crop_w", w), ("crop_d", d)):
-        if extent < 0:
-            raise InvalidArgumentError(
-                f"{op.qualname}: '{name}' must be positive (0: not given), got {extent}"
-            )
-    if crop is not None and len(crop) > 0:
-        if h > 0 or w > 0 or d > 0:
+    """The requested crop extents, outermost first; an extent that truncates to 0 or
+    less keeps the whole extent of its axis. As in the reference, presence decides which
+    arguments give the window: ``crop_w=0`` counts as a width."""
+    h_given, w_given, d_given = (op.given(args, name) for name in ("crop_h", "crop_w", "crop_d"))
+    if op.given(args, "crop"):
+        if h_given or w_given or d_given:
             raise InvalidArgumentError(
                 f"{op.qualname}: 'crop' cannot be combined with 'crop_h', 'crop_w' or 'crop_d'"
             )
+        crop = args["crop"]
         if len(crop) not in (2, 3):
             raise InvalidArgumentError(
                 f"{op.qualname}: 'crop' must have 2 values (height, width) or 3 (depth, height, width), "
                 f"got {list(crop)}"
             )
         return list(crop)
-    if (h > 0) != (w > 0):
+    if h_given != w_given:
         raise InvalidArgumentError(f"{op.qualname}: 'crop_h' and 'crop_w' must be given together")
-    sizes = [h, w]
-    if d > 0:
-        sizes.insert(0, d)
+    sizes = [args["crop_h"], args["crop_w"]]
+    if d_given:
+        sizes.insert(0, args["crop_d"])
     return sizes
 
 
@@ -108,7 +105,9 @@ def _crop_window(op, args, layout, shape):
         if not 0.0 <= pos <= 1.0:
             raise InvalidArgumentError(f"{op.qualname}: '{pos_name}' must be within [0, 1], got {pos}")
         extent = shape[axis]
-        size = int(size) if size > 0 else extent
+        size = int(size)
+        if size <= 0:
+            size = extent
         # The reference takes the position in single precision and scales it in double:
         # 0.06 * 25 is 1.4999..., which rounds to 1.
         start = float(_f32(pos)) * (extent - size)

@@ -43,7 +43,7 @@ from .gpu_decoding import GpuImageDecoder
 from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
 from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, given
 
 __all__ = ["OPERATORS", "ImageDecodeError"]
 
@@ -272,8 +272,9 @@ def _crop_prepare(qualname, ins, args):
         raise InvalidArgumentError(
             f"{qualname}: 'crop' must have 2 values (height, width) for an image, got {list(crop)}"
         )
-    given_w = args["crop_w"] != 0.0
-    given_h = args["crop_h"] != 0.0
+    # As in the reference, presence counts: crop_w=0 is a width (the whole one).
+    given_w = given(args, _CROP_SPECS["crop_w"])
+    given_h = given(args, _CROP_SPECS["crop_h"])
     if crop is not None and (given_w or given_h):
         raise InvalidArgumentError(f"{qualname}: 'crop' and 'crop_w'/'crop_h' are mutually exclusive")
     if crop is None and given_w != given_h:
@@ -283,18 +284,19 @@ def _crop_prepare(qualname, ins, args):
 def _crop_window(qualname, size, data, args, index):
     height, width = size
     crop = args["crop"]
-    if crop is None and args["crop_h"] == 0 and args["crop_w"] == 0:
-        return None  # no window given: the whole image, as the reference decodes it
     if crop is not None:
         if len(crop) != 2:
             raise ValueError(f"'crop' must have 2 values (height, width), got {list(crop)}")
         crop_h, crop_w = crop
-    else:
+    elif given(args, _CROP_SPECS["crop_h"]):
         crop_h, crop_w = args["crop_h"], args["crop_w"]
-    # The window's size is truncated whatever 'rounding' says, as in the reference.
+    else:
+        return None  # no window given: the whole image, as the reference decodes it
+    # The window's size is truncated whatever 'rounding' says, as in the reference;
+    # an extent of 0 or less keeps the image's.
     h, w = int(crop_h), int(crop_w)
-    if h < 0 or w < 0:
-        raise ValueError(f"the crop size must not be negative, got {(crop_h, crop_w)}")
+    h = h if h > 0 else height
+    w = w if w > 0 else width
     y = _anchor(args["crop_pos_y"], height - h, args["rounding"])
     x = _anchor(args["crop_pos_x"], width - w, args["rounding"])
     if y < 0 or x < 0 or y + h > height or x + w > width:
@@ -341,6 +343,8 @@ _CROP_ARGS = [
         "``'truncate'``.",
     ),
 ]
+
+_CROP_SPECS = {arg.name: arg for arg in _CROP_ARGS}
 
 
 # -- image_random_crop -----------------------------------------------------------------

@@ -360,12 +360,21 @@ def _filters(op, args):
     return int(min_kind), int(mag_kind)
 
 
+def _size_methods(op, args):
+    """Which ways of giving the size the caller used: (resize_x/y/z, size,
+    resize_shorter, resize_longer). As in the reference, presence counts, so
+    ``resize_shorter=0`` alone is a request that leaves the extents as they are."""
+    return (
+        op.given(args, "resize_x") or op.given(args, "resize_y") or op.given(args, "resize_z"),
+        op.given(args, "size"),
+        op.given(args, "resize_shorter"),
+        op.given(args, "resize_longer"),
+    )
+
+
 def _check_size_methods(op, args):
     """Exactly one way of giving the size, as the reference demands."""
-    separate = any(args[n] != 0 for n in ("resize_x", "resize_y", "resize_z"))
-    size = args["size"] is not None and len(args["size"]) > 0
-    shorter = args["resize_shorter"] != 0
-    longer = args["resize_longer"] != 0
+    separate, size, shorter, longer = _size_methods(op, args)
     if separate + size + shorter + longer != 1:
         raise InvalidArgumentError(
             f"{op.qualname}: give the output size in exactly one way: 'size', 'resize_x'/'resize_y'/'resize_z', "
@@ -393,6 +402,7 @@ def sample_geometry(op, args, shape, axes):
     may be shared: its lists are not to be changed)."""
     key = (
         op.qualname,
+        _size_methods(op, args),
         tuple(shape),
         axes,
         _values(args["size"]),
@@ -423,10 +433,10 @@ def _sample_geometry(op, args, shape, axes):
     _check_size_methods(op, args)
     extents = [shape[a] for a in spatial]
     mode = args["mode"]
-    if args["size"] is not None and len(args["size"]) > 0:
+    _, size, shorter, longer = _size_methods(op, args)
+    if size:
         requested = _per_axis(op.qualname, "size", args["size"], ndim, f"layout {axes.layout}")
-    elif args["resize_shorter"] != 0 or args["resize_longer"] != 0:
-        shorter = args["resize_shorter"] != 0
+    elif shorter or longer:
         requested = [args["resize_shorter"] if shorter else args["resize_longer"]] * ndim
         mode = "not_smaller" if shorter else "not_larger"
     else:
@@ -695,19 +705,22 @@ def _rcm_prepare(ins, args):
 
 
 def _crop_extents(op, args, axes):
-    """The crop window's extents, one per spatial axis."""
+    """The crop window's extents, one per spatial axis (None: no crop); as in ``crop``,
+    presence decides which arguments give the window."""
     ndim = len(axes.spatial)
-    separate = {"D": args["crop_d"], "H": args["crop_h"], "W": args["crop_w"]}
-    has_separate = any(separate[axes.layout[a]] != 0 for a in axes.spatial)
-    if args["crop"] is not None and len(args["crop"]) > 0:
-        if has_separate:
+    names = {"D": "crop_d", "H": "crop_h", "W": "crop_w"}
+    given = {letter: op.given(args, name) for letter, name in names.items()}
+    if op.given(args, "crop"):
+        if any(given.values()):
             raise InvalidArgumentError(
                 f"{op.qualname}: 'crop' cannot be combined with 'crop_h'/'crop_w'/'crop_d'"
             )
         return _per_axis(op.qualname, "crop", args["crop"], ndim, f"layout {axes.layout}")
-    if not has_separate:
+    if given["H"] != given["W"]:
+        raise InvalidArgumentError(f"{op.qualname}: 'crop_h' and 'crop_w' must be given together")
+    if not any(given.values()):
         return None
-    return [separate[axes.layout[a]] for a in axes.spatial]
+    return [args[names[axes.layout[a]]] for a in axes.spatial]
 
 
 def _rcm_geometry(args, shape):
@@ -724,8 +737,8 @@ def _rcm_geometry(args, shape):
     for k, axis in enumerate(axes.spatial):
         name = axes.layout[axis]
         extent = int(crop[k])
-        if extent <= 0:
-            raise InvalidArgumentError(f"{op.qualname}: the crop extents must be positive, got {list(crop)}")
+        if extent <= 0:  # as crop: the whole (resized) extent
+            extent = geometry.sizes[k]
         # As crop: the position in single precision, scaled in double.
         position = float(np.float32(positions[name])) * (geometry.sizes[k] - extent)
         anchor = math.trunc(position) if args["rounding"] == "truncate" else math.floor(abs(position) + 0.5)

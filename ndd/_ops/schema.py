@@ -3,7 +3,11 @@
 from .._prepare.args import REQUIRED, Arg
 from .._prepare.call import invoke
 
-__all__ = ["Arg", "Input", "Operator", "REQUIRED", "same_as_input"]
+__all__ = ["Arg", "Input", "Operator", "REQUIRED", "given", "same_as_input"]
+
+# Argument kinds whose converted value is the default's own object only when the
+# argument was omitted (unlike ints and bools, which Python shares between callers).
+_FRESH_KINDS = frozenset(["float", "float_list", "int_list", "array"])
 
 
 _KIND_HINTS = {
@@ -35,6 +39,14 @@ def same_as_input(ins, args):
     """Type rule: one output with the dtype and layout of the first input."""
     x = ins[0]
     return [(x._dtype, x._layout)]
+
+
+def given(args, arg):
+    """Whether the caller passed ``arg`` (an Arg of kind float, float_list, int_list
+    or array), even with the default's value: the reference decides some things by
+    presence (``crop_w=0`` counts as a crop width). An omitted or None argument
+    arrives as the very object converted from the default."""
+    return args[arg.name] is not arg.converted_default
 
 
 class Operator:
@@ -123,6 +135,13 @@ class Operator:
         for arg in self.arg_specs:
             if arg.default is not REQUIRED:
                 arg.converted_default = arg.convert(self, arg.default)
+        # Identity with these tells an omitted argument from an equal value passed
+        # explicitly (see ``given``).
+        self._fresh_args = {
+            arg.name: arg
+            for arg in self.arg_specs
+            if arg.default is not REQUIRED and arg.kind in _FRESH_KINDS
+        }
         self.prepare_args = prepare_args
         self.infer_types = infer_types
         self.infer_shape = infer_shape
@@ -136,6 +155,10 @@ class Operator:
 
     def __repr__(self):
         return f"<Operator {self.qualname}>"
+
+    def given(self, args, name):
+        """Whether the caller passed argument ``name`` (see ``given``)."""
+        return given(args, self._fresh_args[name])
 
     def make_function(self):
         """Build the public function: a real Python signature (so unknown or

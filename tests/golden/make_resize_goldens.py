@@ -218,6 +218,33 @@ def resize_cases():
         ("u8_3d", {"sizes": [12, 0], "axes": [0, 1], "mode": "stretch"}),
     ):
         add(inp, op="tensor_resize", **kw)
+    # Presence, not the value, tells which size arguments were given: a size argument
+    # given as 0 leaves its extents as they are, and still counts as the one way.
+    for kw in (
+        {"resize_shorter": 0},
+        {"resize_longer": 0},
+        {"resize_x": 0},
+        {"resize_x": 0, "resize_y": 0},
+        {"resize_x": 0, "resize_y": 9},
+        {"resize_shorter": 0, "max_size": 12},
+        {"resize_shorter": 0, "size": [10, 10]},
+        {"resize_x": 0, "size": [10, 10]},
+        {"resize_shorter": 0, "mode": "stretch"},
+        {"size": []},
+    ):
+        add("u8", **kw)
+    # resize_crop_mirror's crop extents: truncated; 0 or less keeps the resized extent.
+    for kw in (
+        {"size": [16, 20], "crop": [0, 10]},
+        {"size": [16, 20], "crop": [-5, 10]},
+        {"size": [16, 20], "crop": [0.5, 10.7]},
+        {"size": [16, 20], "crop_h": 9, "crop_w": 0},
+        {"size": [16, 20], "crop_h": -3, "crop_w": 11},
+        {"resize_shorter": 0, "crop": [8, 8]},
+        {"size": [16, 20], "crop_h": 9},
+        {"size": [16, 20], "crop": [8, 8], "crop_h": 0},
+    ):
+        add("u8", op="resize_crop_mirror", **kw)
     return cases
 
 

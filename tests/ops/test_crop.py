@@ -86,8 +86,8 @@ def test_crop_mirror_normalize_large_batch_on_the_thread_pool():
         (lambda x: ndd.crop(x, crop=(5,)), "ndd.crop: 'crop' must have 2 values"),
         (lambda x: ndd.crop(x, crop_h=5), "ndd.crop: 'crop_h' and 'crop_w' must be given together"),
         (
-            lambda x: ndd.crop(x, crop_h=5, crop_w=-3),
-            "ndd.crop: 'crop_w' must be positive",
+            lambda x: ndd.crop(x, crop=(4, 4), crop_h=0),
+            "ndd.crop: 'crop' cannot be combined with 'crop_h', 'crop_w' or 'crop_d'",
         ),
         (lambda x: ndd.crop(x, crop=(4, 4), crop_pos_x=1.5), "ndd.crop: 'crop_pos_x' must be within"),
         (lambda x: ndd.crop(x, crop=(40, 4)), "out_of_bounds_policy='pad'"),
@@ -106,6 +106,22 @@ def test_crop_mirror_normalize_large_batch_on_the_thread_pool():
 def test_bad_arguments_name_the_operator_and_argument(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         np.asarray(call(ndd.as_tensor(_image(), layout="HWC")))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "rows", "columns"),
+    [
+        ({"crop_h": 5, "crop_w": 0}, 5, 12),  # a given width of 0 keeps the width, as in the reference
+        ({"crop_h": 5, "crop_w": -3}, 5, 12),
+        ({"crop": (0.5, 3.7)}, 10, 3),  # extents truncate; 0 keeps the extent
+        ({"crop": (-2, 4)}, 10, 4),
+    ],
+)
+def test_crop_extents_truncate_and_those_below_one_keep_the_axis(kwargs, rows, columns):
+    img = _image(10, 12)
+    got = np.asarray(ndd.crop(ndd.as_tensor(img, layout="HWC"), **kwargs))
+    top, left = int((10 - rows) / 2 + 0.5), int((12 - columns) / 2 + 0.5)  # centred, halves away from 0
+    np.testing.assert_array_equal(got, img[top : top + rows, left : left + columns])
 
 
 def test_flip_is_a_numpy_flip_per_sample():

@@ -648,6 +648,7 @@ _DATA = image_samples.encoded("png_rgb")
         (lambda: ndd.decoders.image_crop(_DATA, crop=(1, 2, 3)), "'crop' must have 2 values"),
         (lambda: ndd.decoders.image_crop(_DATA, crop_w=3), "must be given together"),
         (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), rounding="up"), "'rounding' must be one of"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), crop_h=0), "mutually exclusive"),
         (lambda: ndd.decoders.image_random_crop(_DATA, random_area=[0.5, 0.1]), "'random_area'"),
         (lambda: ndd.decoders.image_random_crop(_DATA, num_attempts=-1), "'num_attempts'"),
         (lambda: ndd.decoders.image_slice(_DATA), "give the window"),
@@ -667,6 +668,24 @@ def test_image_crop_without_a_window_decodes_the_whole_image():
     # As the reference does.
     whole = np.asarray(ndd.decoders.image(_DATA))
     np.testing.assert_array_equal(np.asarray(ndd.decoders.image_crop(_DATA)), whole)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "rows", "columns"),
+    [
+        ({"crop_h": 10, "crop_w": 0}, 10, None),  # a width given as 0 keeps the width, as in the reference
+        ({"crop_h": -3, "crop_w": 10}, None, 10),
+        ({"crop": (0.5, 10.7)}, None, 10),  # extents truncate; 0 or less keeps the extent
+        ({"crop": (0, 0)}, None, None),
+    ],
+)
+def test_image_crop_extents_below_one_keep_the_axis(kwargs, rows, columns):
+    whole = np.asarray(ndd.decoders.image(_DATA))
+    height, width = whole.shape[:2]
+    rows, columns = rows or height, columns or width
+    top, left = int((height - rows) / 2 + 0.5), int((width - columns) / 2 + 0.5)
+    got = np.asarray(ndd.decoders.image_crop(_DATA, **kwargs))
+    np.testing.assert_array_equal(got, whole[top : top + rows, left : left + columns])
 
 
 @pytest.mark.parametrize("crop", [(image_samples.HEIGHT + 1, 10), (10, image_samples.WIDTH + 1)])
