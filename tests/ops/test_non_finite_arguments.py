@@ -1,5 +1,7 @@
 """NaN and infinities in float arguments: refused at the call, naming the operator and
-the argument, except where they are values to write (fill values, lookup values)."""
+the argument, except where they are values to write (fill values, lookup values). And
+fractional numbers for integer arguments, which the reference truncates or rounds
+depending on their Python type."""
 
 import numpy as np
 import pytest
@@ -50,3 +52,17 @@ def test_fill_values_may_be_nan_or_infinite():
         ndd.crop(ndd.tensor(x, layout="HW"), crop=(3, 3), out_of_bounds_policy="pad", fill_values=[INF])
     )
     assert np.isinf(cropped).sum() == 5 and (cropped[np.isfinite(cropped)] == 1).all()
+
+
+@pytest.mark.parametrize("value", [1.5, np.float32(50.5), np.float64(0.25)])
+def test_a_fractional_number_for_an_integer_argument_is_refused_at_the_call(value):
+    with pytest.raises(ValueError, match="ndd.jpeg_compression_distortion: 'quality' must be an integer"):
+        ndd.jpeg_compression_distortion(_image(), quality=value)
+
+
+def test_a_whole_float_for_an_integer_argument_is_that_integer():
+    image = np.random.default_rng(0).integers(0, 256, (16, 16, 3), dtype=np.uint8)
+    whole = ndd.jpeg_compression_distortion(ndd.tensor(image, layout="HWC"), quality=np.float32(40.0))
+    exact = ndd.jpeg_compression_distortion(ndd.tensor(image, layout="HWC"), quality=40)
+    np.testing.assert_array_equal(np.asarray(whole), np.asarray(exact))
+    assert not np.array_equal(np.asarray(exact), image)
