@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _types
-from ._convert import is_gpu_data, numpy_dtype, to_array
+from ._convert import is_gpu_data, numpy_dtype, python_values, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
@@ -18,6 +18,7 @@ from ._prepare.storage import (
 )
 from ._tensor import (
     _HOST_TYPES,
+    _PYTHON_TYPES,
     ResultMetadata,
     Tensor,
     _check_layout,
@@ -33,7 +34,9 @@ __all__ = ["Batch", "batch", "as_batch"]
 _CPU = Device.CPU
 
 
-def _sample_array(x, index):
+def _sample_array(x, index, dt=None):
+    """The array, DType and layout of sample ``index`` given as ``x``; Python numbers
+    are made of DType ``dt`` when it is given."""
     if x is None:
         raise TypeError(f"Batch: sample {index} is None")
     if isinstance(x, TensorBase):
@@ -42,6 +45,8 @@ def _sample_array(x, index):
         return tensor_data(x), x._dtype, x._layout
     if isinstance(x, BatchBase):
         raise TypeError(f"Batch: sample {index} is a Batch; samples must be tensor-like")
+    if dt is not None and isinstance(x, _PYTHON_TYPES):
+        return python_values(x, dt), dt, ""
     arr, _, enum_dt = to_array(x)
     return arr, enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype), ""
 
@@ -100,7 +105,7 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         external = False
         for i, x in enumerate(tensors):
             external |= not isinstance(x, TensorBase) or x._external
-            arr, sdt, slayout = _sample_array(x, i)
+            arr, sdt, slayout = _sample_array(x, i, dt)
             if src_dt is None:
                 src_dt, src_layout = sdt, slayout
             elif samples and arr.ndim != samples[0].ndim:
@@ -313,13 +318,19 @@ class Batch(BatchBase, ResultMetadata):
     @staticmethod
     def broadcast(sample, batch_size: int, device=None, dtype=None) -> "Batch":
         """A batch of ``batch_size`` copies of ``sample``."""
+        if isinstance(batch_size, bool) or not hasattr(batch_size, "__index__") or batch_size < 0:
+            raise ValueError(
+                f"Batch.broadcast: 'batch_size' must be a non-negative integer, got {batch_size!r}"
+            )
+        batch_size = int(batch_size)
         t = sample if isinstance(sample, TensorBase) else Tensor(sample, dtype=dtype, device=device)
+        dt = t._dtype if dtype is None else _types.dtype(dtype)
         if _on_gpu(t):
-            return batch([t] * batch_size, dtype=dtype, layout=t._layout or None)
+            return batch([t] * batch_size, dtype=dt, layout=t._layout or None)
         arr = tensor_data(t)
-        if dtype is not None:
-            arr = convert_values(arr, _types.dtype(dtype))
-        b = as_batch([arr] * batch_size, layout=t._layout or None)
+        if dt != t._dtype:
+            arr = convert_values(arr, dt)
+        b = as_batch([arr] * batch_size, dtype=dt, layout=t._layout or None)
         b._external = t._external and dtype is None
         return b
 

@@ -6,7 +6,7 @@ import numpy as np
 from . import _types
 from ._types import DType
 
-__all__ = ["is_gpu_data", "to_array", "numpy_dtype"]
+__all__ = ["is_gpu_data", "to_array", "numpy_dtype", "python_values"]
 
 _INT32_MIN = -(2**31)
 _INT32_MAX = 2**31 - 1
@@ -26,10 +26,53 @@ def numpy_dtype(dt: DType) -> np.dtype:
     return dt.numpy
 
 
+# NumPy's limit on dimensions: a list deeper than that (one holding itself, say)
+# cannot become an array.
+_MAX_DEPTH = 64
+
+
 def _first_leaf(data):
-    while isinstance(data, (list, tuple)) and data:
+    for _ in range(_MAX_DEPTH + 1):
+        if not (isinstance(data, (list, tuple)) and data):
+            return data
         data = data[0]
-    return data
+    raise ValueError(f"nested sequences deeper than {_MAX_DEPTH} levels (does a list hold itself?)")
+
+
+def _python_array(data):
+    """``np.asarray`` of Python numbers or nested lists; TypeError unless they are
+    rectangular and hold numbers, OverflowError for integers beyond 64 bits."""
+    try:
+        arr = np.asarray(data)
+    except ValueError:  # ragged
+        raise TypeError("nested sequences must be rectangular and hold numbers") from None
+    if arr.dtype == object:
+        if arr.size and all(type(v) is int for v in arr.flat):
+            raise OverflowError(f"Python integer {max(arr.flat, key=abs)} is out of the 64-bit range")
+        raise TypeError("nested sequences must be rectangular and hold numbers")
+    return arr
+
+
+def python_values(data, dt):
+    """Python numbers or nested lists as an array of DType ``dt``, as the reference
+    converts them: a float given for an integer type is truncated, and a value the
+    type cannot hold (out of its range, NaN) is refused rather than wrapped."""
+    target = numpy_dtype(dt)
+    if type(_first_leaf(data)).__name__ in _ENUM_DTYPES:
+        data = _map_leaves(data, int)
+    arr = _python_array(data)
+    if target.kind in "iu" and arr.size:
+        if arr.dtype.kind == "f":
+            finite = np.isfinite(arr)
+            if not finite.all():
+                raise ValueError(f"cannot convert {arr[~finite].flat[0]} to {dt}")
+            arr = np.asarray(np.trunc(arr))  # of a 0-D array, np.trunc gives a numpy scalar
+        lo, hi = int(arr.min()), int(arr.max())
+        info = np.iinfo(target)
+        if lo < info.min or hi > info.max:
+            raise OverflowError(f"{lo if lo < info.min else hi} is out of the range of {dt}")
+    with np.errstate(over="ignore"):  # floats beyond the type's range become infinities
+        return arr.astype(target)
 
 
 def _from_python(data):
@@ -41,7 +84,7 @@ def _from_python(data):
     enum_dtype = _ENUM_DTYPES.get(type(leaf).__name__)
     if enum_dtype is not None:
         return np.asarray(_map_leaves(data, int), dtype=np.int32), enum_dtype
-    arr = np.asarray(data)
+    arr = _python_array(data)
     kind = arr.dtype.kind
     if kind in "iuf" and arr.dtype.itemsize < 8:
         return arr, None
@@ -55,11 +98,10 @@ def _from_python(data):
             return arr.astype(np.uint32), None
         raise OverflowError(f"integer value out of the int32/uint32 range: {lo if lo < _INT32_MIN else hi}")
     if kind == "f":
-        return arr.astype(np.float32), None
+        with np.errstate(over="ignore"):  # beyond float32: infinities, as the reference
+            return arr.astype(np.float32), None
     if kind == "b":
         return arr, None
-    if arr.dtype == object:
-        raise TypeError("nested sequences must be rectangular and hold numbers")
     raise TypeError(f"unsupported element type {arr.dtype}")
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _types
-from ._convert import is_gpu_data, numpy_dtype, to_array
+from ._convert import is_gpu_data, numpy_dtype, python_values, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
@@ -304,12 +304,10 @@ class Tensor(TensorBase, ResultMetadata):
         return repr_html(self)
 
 
-def convert_values(arr, dt, python_data=False):
-    """``arr`` converted to DType ``dt`` as the reference converts data given with
-    ``dtype=``: arrays with the rules of ``cast`` (round half away from zero,
-    saturate), Python numbers as numpy converts them (truncate)."""
-    if python_data:
-        return arr.astype(numpy_dtype(dt))
+def convert_values(arr, dt):
+    """Array ``arr`` converted to DType ``dt`` as the reference converts data given
+    with ``dtype=``: with the rules of ``cast`` (round half away from zero,
+    saturate). Python numbers are converted by ``python_values`` instead."""
     return cast_array(arr, numpy_dtype(dt))
 
 
@@ -341,6 +339,8 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         arr = _stack_batch(data, pad)
         base_dt = data._dtype
         external = False
+        if layout is None and (data._layout or arr.ndim == 1):
+            layout = "N" + (data._layout or "")  # as the reference: the samples' layout behind N
         if gpu is None and data._device.device_type != "cpu":
             gpu = data._device
     elif not isinstance(data, _HOST_TYPES) and is_gpu_data(data):
@@ -351,6 +351,8 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         external = True
         if gpu is None:
             gpu = Device("gpu", arr.device_id)
+    elif dt is not None and isinstance(data, _PYTHON_TYPES):
+        arr, external, base_dt = python_values(data, dt), False, dt
     else:
         arr, external, enum_dt = to_array(data)
         base_dt = enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype)
@@ -358,7 +360,7 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         target = dev if dev is not None else gpu
         return _device_tensor_into(t, arr, base_dt, dt, target, layout, copy, external, data)
     if dt is not None and dt != base_dt:
-        arr = convert_values(arr, dt, python_data=isinstance(data, (list, tuple, int, float)))
+        arr = convert_values(arr, dt)
         external = False
     else:
         dt = base_dt
@@ -373,7 +375,7 @@ def _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data):
     """The part of ``as_tensor_into`` where the source or the target is a GPU."""
     if dt is not None and dt != base_dt:
         # Conversions run on the host until the GPU cast kernel exists (issue 5).
-        host = convert_values(_to_host(arr), dt, python_data=isinstance(data, (list, tuple, int, float)))
+        host = convert_values(_to_host(arr), dt)
         arr, external = host, False
     else:
         dt = base_dt
@@ -389,6 +391,8 @@ def _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data):
 
 # Data that is never in GPU memory: no protocol attributes to look up.
 _HOST_TYPES = (np.ndarray, np.generic, bool, int, float, list, tuple)
+# Python data, converted to a requested type by python_values.
+_PYTHON_TYPES = (bool, int, float, list, tuple)
 
 
 def as_tensor(data, dtype=None, device=None, layout=None, pad=False) -> Tensor:

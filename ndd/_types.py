@@ -214,7 +214,7 @@ NUMERIC_TYPES = (uint8, uint16, uint32, uint64, int8, int16, int32, int64, float
 def dtype(*args):
     """Convert a DTypeLike to a DType.
 
-    Accepts a DType, a ``DALIDataType`` (ours or the reference's), a type name
+    Accepts a DType, a ``DALIDataType`` (ours or the reference's) or its integer id, a type name
     (``"u8"``, ``"f32"``, and also numpy names such as ``"float32"``), a numpy
     dtype or scalar type, or a torch dtype. Several arguments construct a new
     DType: ``dtype(DType.Kind.float, 32)``.
@@ -234,7 +234,9 @@ def dtype(*args):
             raise ValueError(f"unknown type name {obj!r}") from None
     if obj is int or obj is float or obj is builtins.bool:
         raise ValueError(f"Do not use Python built-in type {obj!r}; use an ndd DType such as ndd.int32")
-    if type(obj).__name__ == "DALIDataType":
+    if (
+        type(obj).__name__ == "DALIDataType" or type(obj) is int
+    ):  # a plain int is a type id, as in the reference
         return DType.from_type_id(obj)
     return DType.from_fw_type(obj)
 

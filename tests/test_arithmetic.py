@@ -313,13 +313,24 @@ def test_scalar_operand_type(value, want):
         assert dtype_name((value * t).dtype) == want
 
 
-@pytest.mark.parametrize("value", [2**32, -(2**31) - 1, 2**63, -(2**40)])
-def test_int_scalar_beyond_int32_and_uint32_overflows(value):
-    # Reference: OverflowError for anything outside int32 (ndd accepts the uint32 range).
+@pytest.mark.parametrize("value", [2**32, -(2**31) - 1, -(2**40), 2**63 - 1])
+def test_int_scalar_beyond_uint32_is_an_int64_operand(value):
+    # The reference refuses anything outside int32; ndd takes the uint32 range, then int64.
+    t = SAMPLES["int64"]
+    got = t + value
+    assert dtype_name(got.dtype) == "int64"
+    np.testing.assert_array_equal(np.asarray(got), np.array([1, 2, 3], np.int64) + np.int64(value))
+    np.testing.assert_array_equal(np.asarray(value - t), np.int64(value) - np.array([1, 2, 3], np.int64))
+    assert dtype_name((SAMPLES["float64"] * value).dtype) == "float64"
+    assert dtype_name((SAMPLES["int32"] + value).dtype) == "int64"
+
+
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 2**70])
+def test_int_scalar_beyond_int64_overflows_naming_the_operator(value):
     for t in (SAMPLES["int64"], SAMPLES["float64"]):
-        with pytest.raises(OverflowError):
+        with pytest.raises(OverflowError, match=r"operator \+: the Python integer operand .* int64 range"):
             t + value
-        with pytest.raises(OverflowError):
+        with pytest.raises(OverflowError, match=r"operator -: "):
             value - t
 
 

@@ -237,3 +237,40 @@ def test_batches_of_ndd_results_are_not_marked_as_user_memory():
     assert not ndd.as_batch([ndd.tensor([1]), ndd.tensor([2])])._external
     assert not ndd.Batch.broadcast(ndd.tensor([1, 2]), 3)._external
     assert ndd.as_batch([np.array([1])])._external
+
+
+def test_broadcast_to_no_samples_gives_an_empty_batch_of_the_sample_type():
+    b = ndd.Batch.broadcast(np.array([1, 2], np.int16), 0)
+    assert b.batch_size == 0 and str(b.dtype) == "i16"
+    b = ndd.Batch.broadcast(ndd.tensor([[1, 2]], layout="AB"), np.int64(2), dtype=ndd.float32)
+    assert b.batch_size == 2 and str(b.dtype) == "f32" and b.layout == "AB"
+    np.testing.assert_array_equal(np.asarray(b.select(1)), np.array([[1.0, 2.0]], np.float32))
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="Batch.broadcast: 'batch_size' must be a non-negative integer"):
+            ndd.Batch.broadcast(np.array([1, 2]), bad)
+
+
+@pytest.mark.parametrize(
+    "call, dtype",
+    [
+        (lambda b: b + 1, "i32"),
+        (lambda b: -b, "i32"),
+        (lambda b: b < 1, "bool"),
+        (lambda b: b + b, "i32"),
+        (lambda b: b * ndd.tensor([1.5]), "f32"),
+        (lambda b: ndd.math.sqrt(b), "f32"),
+        (lambda b: ndd.math.clamp(b, 0, 1), "i32"),
+        (lambda b: ndd.cast(b, dtype=ndd.uint8), "u8"),
+        (lambda b: ndd.normalize(ndd.cast(b, dtype=ndd.float32)), "f32"),
+        (lambda b: ndd.reductions.sum(b), "i64"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["eager", "sync_cpu", "deferred"])
+def test_operators_on_an_empty_batch_give_an_empty_batch(call, dtype, mode):
+    # The elementwise path read the first sample's shape and crashed the process.
+    with getattr(ndd.EvalMode, mode):
+        out = call(ndd.batch([], dtype=ndd.int32, layout="HW"))
+        out.evaluate()
+    assert out.batch_size == 0
+    assert str(out.dtype) == dtype
+    assert out.shape == []

@@ -7,6 +7,7 @@ import inspect
 import json
 import pathlib
 
+import numpy as np
 import pytest
 
 import ndd
@@ -58,3 +59,28 @@ def test_class_constructor_parameters_match_reference(name):
     expected, _ = _expected(GOLDEN["classes"][name])
     expected = [p for p in expected if p[0] != "self"]
     assert _params(getattr(ndd, name)) == expected
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda x: ndd.cast(None, dtype=ndd.int32), "ndd.cast: input 'input' is required, got None"),
+        (lambda x: ndd.reductions.sum(None), "ndd.reductions.sum: input 'input' is required, got None"),
+        (lambda x: ndd.stack(x, None), "ndd.stack: input 'inputs' is required, got None"),
+        (lambda x: ndd.cast(x, dtype=None), "ndd.cast: missing required argument 'dtype' \\(got None\\)"),
+        (lambda x: ndd.expand_dims(x, axes=None), "ndd.expand_dims: missing required argument 'axes'"),
+    ],
+)
+def test_none_for_a_required_input_or_argument_is_refused_at_the_call(call, message):
+    # The reference refuses these as missing arguments; None used to reach the kernels.
+    with pytest.raises(TypeError, match=message):
+        call(ndd.tensor([1.0, 2.0]))
+
+
+def test_none_for_an_optional_input_or_argument_is_its_absence():
+    anchor = ndd.roi_random_crop(
+        None, in_shape=[10, 10], crop_shape=[4, 4], roi_start=[3, 2], roi_shape=[4, 4]
+    )
+    assert np.asarray(anchor).tolist() == [3, 2]  # the only window of the ROI's size
+    x = ndd.tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    np.testing.assert_array_equal(np.asarray(ndd.normalize(x, mean=None)), np.asarray(ndd.normalize(x)))

@@ -1,5 +1,7 @@
 """Tensor creation, metadata, conversion protocols and indexing."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -288,3 +290,87 @@ def test_lists_of_numpy_values_keep_narrow_types(numpy_type, expected):
     arrays = [np.array([1, 2], numpy_type), np.array([3, 4], numpy_type)]
     assert str(ndd.as_tensor(arrays).dtype) == str(ndd.dtype(expected))
     assert str(ndd.as_tensor([numpy_type(1), numpy_type(2)]).dtype) == str(ndd.dtype(expected))
+
+
+@pytest.mark.parametrize(
+    "data, dtype, expected",
+    [
+        # Values from the reference (DALI 2.4.0): Python numbers are made of the requested type
+        # directly, so 64-bit values need not fit int32 first; floats truncate.
+        ([2**40, -3], "int64", [2**40, -3]),
+        ([2**63], "uint64", [2**63]),
+        ([255.9, -0.5], "uint8", [255, 0]),
+        (7.9, "int16", 7),
+        ([[True, False]], "int32", [[1, 0]]),
+    ],
+)
+def test_python_numbers_are_made_of_the_requested_type(data, dtype, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy cast warnings leak
+        t = ndd.tensor(data, dtype=dtype)
+        b = ndd.batch([data], dtype=dtype)
+    assert np.asarray(t).tolist() == expected
+    assert str(t.dtype) == str(ndd.dtype(dtype))
+    assert np.asarray(b.select(0)).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "data, dtype, error, message",
+    [
+        # The reference refuses these too; numpy would wrap them (300 -> 44) or give INT_MIN.
+        ([300, 1], "uint8", OverflowError, "300 is out of the range of u8"),
+        ([-1], "uint16", OverflowError, "-1 is out of the range of u16"),
+        ([3e10], "int32", OverflowError, "30000000000 is out of the range of i32"),
+        ([1.0, float("nan")], "int32", ValueError, "cannot convert nan to i32"),
+        ([float("inf")], "int64", ValueError, "cannot convert inf to i64"),
+        ([2**70], "int64", OverflowError, "out of the 64-bit range"),
+    ],
+)
+def test_python_numbers_the_requested_type_cannot_hold_are_refused(data, dtype, error, message):
+    with pytest.raises(error, match=message):
+        ndd.tensor(data, dtype=dtype)
+    with pytest.raises(error, match=message):
+        ndd.batch([data], dtype=dtype)
+
+
+def test_python_floats_beyond_float32_become_infinities_quietly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.asarray(ndd.tensor([1e40, -1e40])).tolist() == [np.inf, -np.inf]
+        assert np.asarray(ndd.tensor([1.5, 7e4], dtype=ndd.float16)).tolist() == [1.5, np.inf]
+
+
+def test_a_list_holding_itself_is_refused_instead_of_looping():
+    looped = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="deeper than 64 levels"):
+        ndd.tensor(looped)
+
+
+def test_slice_bounds_may_be_scalar_tensors():
+    data = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
+    t = ndd.tensor(data)
+    np.testing.assert_array_equal(np.asarray(t[ndd.tensor(0) : ndd.tensor(1)]), data[0:1])
+    np.testing.assert_array_equal(np.asarray(t[:, ndd.tensor(1) :, :: ndd.tensor(2)]), data[:, 1:, ::2])
+    np.testing.assert_array_equal(np.asarray(t[np.int64(1) :]), data[1:])
+    b = ndd.batch([np.array([1, 2, 3]), np.array([4, 5, 6])])
+    assert [np.asarray(s).tolist() for s in b.slice[ndd.tensor(1) :].tensors] == [[2, 3], [5, 6]]
+    with pytest.raises(TypeError, match="a Tensor index must be a 0-D integer tensor"):
+        t[ndd.tensor(1.5) :]
+    with pytest.raises(TypeError, match="slice bounds must be integers or None"):
+        t[...:2]
+
+
+@pytest.mark.parametrize(
+    "samples, layout, expected",
+    [
+        ([np.zeros((2, 2), np.float32)] * 2, "HW", "NHW"),  # as the reference: N before the samples' layout
+        ([np.float32(1)] * 2, None, "N"),
+        ([np.zeros(2)] * 2, None, None),
+    ],
+)
+def test_a_tensor_of_a_batch_has_the_samples_layout_behind_n(samples, layout, expected):
+    b = ndd.batch(samples, layout=layout)
+    assert ndd.tensor(b).layout == expected
+    assert ndd.as_tensor(b).layout == expected
+    assert ndd.tensor(b, layout="".join("ABC"[: b.ndim + 1]) or None).layout == ("ABC"[: b.ndim + 1] or None)

@@ -15,9 +15,17 @@ _FULL = slice(None)
 
 
 def _component(c, what):
-    """An index component as an int, a slice or Ellipsis (0-D integer Tensors allowed)."""
-    if c is Ellipsis or isinstance(c, slice):
+    """An index component as an int, a slice or Ellipsis (0-D integer Tensors allowed,
+    as slice bounds too)."""
+    if c is Ellipsis:
         return c
+    if isinstance(c, slice):
+        bounds = (c.start, c.stop, c.step)
+        if all(v is None or type(v) is int for v in bounds):
+            return c
+        if any(v is Ellipsis or isinstance(v, slice) for v in bounds):
+            raise TypeError(f"{what}: slice bounds must be integers or None, got {c}")
+        return slice(*(None if v is None else _component(v, what) for v in bounds))
     if isinstance(c, bool):
         raise TypeError(f"{what}: boolean indices are not supported")
     if isinstance(c, int):

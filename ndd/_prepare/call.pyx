@@ -7,7 +7,7 @@ from .invocation cimport (
     Invocation, PerSample, PendingArg, infer_each, per_sample_args, sample_shapes, schedule
 )
 from .args cimport Arg, draw_random_key
-from .args import InvalidArgumentError
+from .args import REQUIRED, InvalidArgumentError
 
 from .._eval.device import Device, device as to_device
 from .._cuda import driver
@@ -76,6 +76,17 @@ cdef object _default_rng():
         from ..random import get_default_rng
         _get_default_rng = get_default_rng
     return _get_default_rng()
+
+
+cdef object _REQUIRED = REQUIRED
+
+
+cdef _check_absent_input(op, Py_ssize_t index):
+    """Input ``index`` was given as None: refuse it unless the schema makes it optional."""
+    named = [i for i in op.inputs if not i.variadic]
+    spec = named[index] if index < len(named) else next(i for i in op.inputs if i.variadic)
+    if spec.variadic or not spec.optional:
+        raise TypeError(f"{op.qualname}: input '{spec.name}' is required, got None")
 
 
 cdef object _convert_input(op, Py_ssize_t index, object value):
@@ -181,6 +192,7 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     cdef BatchBase b
     for x in inputs:
         if x is None:
+            _check_absent_input(op, k)
             ins.append(None)
             k += 1
             continue
@@ -214,6 +226,8 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
             continue
         if value is None or value is spec.default:
             # None means "the default", as in the reference's signatures.
+            if value is None and spec.default is _REQUIRED:
+                raise TypeError(f"{op.qualname}: missing required argument '{spec.name}' (got None)")
             args[spec.name] = spec.converted_default
             continue
         converted = _convert_arg(op, spec, value, &bs)

@@ -13,6 +13,8 @@ cdef object _tensor = None
 cdef object _as_tensor = None
 cdef dict _constants = {}
 cdef Py_ssize_t _MAX_CONSTANTS = 1024
+cdef object _INT32_MIN = -(2**31), _UINT32_MAX = 2**32 - 1
+cdef object _INT64_MIN = -(2**63), _INT64_MAX = 2**63 - 1
 
 
 def bind(tensor, as_tensor):
@@ -21,13 +23,21 @@ def bind(tensor, as_tensor):
     _as_tensor = as_tensor
 
 
-cdef object _constant(object value):
+cdef object _constant(object op, object value):
     """A 0-D tensor for a Python scalar operand: int -> int32 (uint32 above the
-    int32 range), float -> float32, bool -> bool. Cached, as ``x + 1`` is common."""
+    int32 range, then int64, where the reference stops at uint32),
+    float -> float32, bool -> bool. Cached, as ``x + 1`` is common."""
     key = (type(value), value)
     t = _constants.get(key)
     if t is None:
-        t = _tensor(value)
+        if type(value) is not int or _INT32_MIN <= value <= _UINT32_MAX:
+            t = _tensor(value)
+        elif _INT64_MIN <= value <= _INT64_MAX:
+            t = _tensor(value, dtype="int64")
+        else:
+            raise OverflowError(
+                f"{op.qualname}: the Python integer operand {value} is out of the int64 range"
+            )
         if len(_constants) >= _MAX_CONSTANTS:
             _constants.clear()
         if value == value and (value != 0 or type(value) is not float):  # not NaN or -0.0/0.0
@@ -99,7 +109,7 @@ cpdef object apply(op, tuple operands):
             ins.append(b)
             continue
         elif type(x) is int or type(x) is float or type(x) is bool:
-            t = _constant(x)
+            t = _constant(op, x)
         else:
             try:
                 t = _as_tensor(x)
@@ -155,9 +165,10 @@ cpdef object apply(op, tuple operands):
         except ValueError as exc:
             where = f" (sample {i})" if bs >= 0 else ""
             raise ValueError(f"{op.qualname}: {exc}{where}") from None
-        nd = len(shapes[0][0])
-        if nd != len(layout):
-            layout = ""
+        if shapes:  # an empty batch keeps its layout
+            nd = len(shapes[0][0])
+            if nd != len(layout):
+                layout = ""
     cdef Invocation inv = Invocation()
     inv.op = op
     inv.inputs = tuple(ins)

@@ -214,6 +214,8 @@ cdef list _execute(Invocation inv):
     if bs < 0:
         result = op.kernel(tuple(data), args)
         return [result] if nout == 1 else list(result)
+    if bs == 0:  # no samples: nothing for any kernel to do
+        return [[] for _ in range(nout)]
     batch_kernel = op.batch_kernel
     if batch_kernel is not None:
         return batch_kernel(data, per_sample_args(args, bs), bs, inv.ctx)

@@ -23,6 +23,12 @@ __all__ = ["Reader", "ReaderState", "path_list"]
 STATE_VERSION = 1
 
 _MIXED_STYLES = "Cannot mix `samples`, `batches` and `_run`/`__call__` on the same reader."
+_INT32_MAX = 2**31 - 1
+
+
+def _valid_batch_size(value):
+    """A batch size is a positive int within int32, as the reference's."""
+    return not isinstance(value, bool) and isinstance(value, int) and 1 <= value <= _INT32_MAX
 
 
 def _common_args(shuffle_after_epoch):
@@ -146,9 +152,9 @@ class Reader(abc.ABC):
     def _setup(self, max_batch_size, name, device, num_inputs, kwargs):
         q = self._qualname
         if max_batch_size is not None:
-            if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int) or max_batch_size < 1:
+            if not _valid_batch_size(max_batch_size):
                 raise InvalidArgumentError(
-                    f"{q}: 'max_batch_size' must be a positive int, got {max_batch_size!r}"
+                    f"{q}: 'max_batch_size' must be a positive int32, got {max_batch_size!r}"
                 )
         if num_inputs not in (None, 0):
             raise InvalidArgumentError(f"{q}: readers take no inputs, got num_inputs={num_inputs!r}")
@@ -294,9 +300,9 @@ class Reader(abc.ABC):
     def _check_batch_size(self, batch_size):
         if batch_size is None:
             return
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        if not _valid_batch_size(batch_size):
             raise InvalidArgumentError(
-                f"{self._qualname}: 'batch_size' must be a positive int, got {batch_size!r}"
+                f"{self._qualname}: 'batch_size' must be a positive int32, got {batch_size!r}"
             )
         if self.max_batch_size is not None and batch_size > self.max_batch_size:
             raise ValueError(

@@ -118,10 +118,12 @@ class File(Reader):
             args[key] = _patterns(q, key, args[key])
         if args["files"] is not None:
             files = args["files"]
-            if isinstance(files, (str, bytes, os.PathLike)) or not all(
+            if isinstance(files, (str, os.PathLike)):
+                files = [files]  # one file, as the reference takes it
+            if not isinstance(files, (list, tuple)) or not all(
                 isinstance(f, (str, os.PathLike)) for f in files
             ):
-                raise InvalidArgumentError(f"{q}: 'files' must be a list of paths, got {files!r}")
+                raise InvalidArgumentError(f"{q}: 'files' must be a path or a list of paths, got {files!r}")
             args["files"] = [os.fspath(f) for f in files]
             labels = args["labels"]
             if labels is not None:

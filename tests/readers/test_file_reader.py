@@ -402,3 +402,22 @@ def test_a_process_with_a_reader_mid_epoch_exits_promptly(root, tmp_path):
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "done"
+
+
+def test_one_path_is_a_list_of_one_file(root):
+    # As the reference takes it.
+    reader = ndd.readers.File(file_root=root, files="cat/c0.jpg", labels=4)
+    assert [(sample_name(np.asarray(d)), int(np.asarray(lbl)[0])) for d, lbl in reader.next_epoch()] == [
+        ("cat/c0.jpg", 4)
+    ]
+    with pytest.raises(ValueError, match="'files' must be a path or a list of paths"):
+        ndd.readers.File(file_root=root, files=3)
+
+
+def test_batch_sizes_beyond_int32_are_refused_at_once(root):
+    # The reference's batch sizes are int32; a larger one would loop over the files for hours.
+    with pytest.raises(ValueError, match="'max_batch_size' must be a positive int32, got 1099511627776"):
+        ndd.readers.File(2**40, file_root=root)
+    reader = ndd.readers.File(file_root=root)
+    with pytest.raises(ValueError, match="'batch_size' must be a positive int32, got 2147483648"):
+        next(iter(reader.next_epoch(batch_size=2**31)))
