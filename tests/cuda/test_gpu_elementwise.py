@@ -455,3 +455,23 @@ def test_cast_like_matches_the_cpu(target, like_on_gpu, any_gpu):
     _assert_batches_same(
         ndd.cast_like(ndd.batch(samples).gpu(), gpu_like_batch), ndd.cast_like(ndd.batch(samples), like_batch)
     )
+
+
+@pytest.mark.parametrize(
+    "call, dtype",
+    [
+        (lambda b: b + 1, "i32"),
+        (lambda b: -b, "i32"),
+        (lambda b: b < 1, "bool"),
+        (lambda b: ndd.math.sqrt(b), "f32"),
+        (lambda b: ndd.cast(b, dtype=ndd.uint8), "u8"),
+        (lambda b: ndd.flip(b, horizontal=1), "i32"),
+    ],
+)
+def test_operators_on_an_empty_gpu_batch_give_an_empty_gpu_batch(call, dtype, any_gpu):
+    out = call(ndd.batch([], dtype=ndd.int32, layout="HW", device="gpu"))
+    out.evaluate()
+    assert out.batch_size == 0
+    assert str(out.dtype) == dtype
+    assert out.device.device_type == "gpu"
+    assert out.cpu().shape == []
