@@ -768,7 +768,11 @@ def _rcm_kernel(arrays, args):
 
 def _crop_extent_arg(name, axis_doc):
     return Arg(
-        name, "float", 0.0, per_sample=True, doc=f"Crop window {axis_doc} (with the other crop_* extents)."
+        name,
+        "float",
+        0.0,
+        per_sample=True,
+        doc=f"Crop window {axis_doc} (with the other crop_* extents); 0 or less keeps the resized extent.",
     )
 
 
@@ -792,7 +796,8 @@ RESIZE_CROP_MIRROR = Operator(
             "float_list",
             None,
             per_sample=True,
-            doc="Crop window extents, one per spatial axis (D, H, W order).",
+            doc="Crop window extents, one per spatial axis (D, H, W order); truncated, and 0 or less keeps "
+            "the resized extent.",
             type_doc="float or list of float",
         ),
         _crop_extent_arg("crop_d", "depth (volumes)"),
