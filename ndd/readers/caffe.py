@@ -109,23 +109,29 @@ def _message_classes():
 
 
 # LMDB environments open in this process, by real path, shared by the readers
-# (the lmdb package refuses to open one environment twice in a process); an
-# environment closes when no reader holds it any more.
-_shared_environments = weakref.WeakValueDictionary()
+# (the lmdb package refuses to open one environment twice in a process): real path
+# -> [environment, number of readers holding it]. The last reader to go closes it,
+# under the lock, so that no open can come between the entry leaving the table and
+# the environment closing (the lmdb package closes without the GIL).
+_shared_environments = {}
 # The process that opened them: a forked child closes the inherited ones before
 # opening its own (LMDB handles must not cross fork, and the lmdb package keeps
 # counting an inherited environment as open in the child).
 _shared_environments_pid = os.getpid()
 # Held around every use of the lmdb package here, and across fork: the child
 # then inherits no half-done LMDB call, whose internal locks it could never take
-# (closing the inherited environments would hang).
-_lmdb_lock = threading.Lock()
+# (closing the inherited environments would hang). Reentrant: a reader collected
+# by a garbage collection that starts inside a locked block releases its
+# environments on that thread.
+_lmdb_lock = threading.RLock()
 os.register_at_fork(
     before=_lmdb_lock.acquire, after_in_parent=_lmdb_lock.release, after_in_child=_lmdb_lock.release
 )
 
 
-def _open_environment(path, reader):
+def _open_environment(path, reader, holder):
+    """The shared environment of the LMDB folder ``path`` for ``holder`` (a reader,
+    named ``reader`` in errors), which keeps it open until it is collected."""
     global _shared_environments_pid
     lmdb = _import("lmdb", "lmdb", reader)
     if not os.path.isdir(path):
@@ -134,20 +140,31 @@ def _open_environment(path, reader):
     key = os.path.realpath(path)
     with _lmdb_lock:
         if _shared_environments_pid != os.getpid():
-            for inherited in list(_shared_environments.values()):
+            for inherited, _ in _shared_environments.values():
                 inherited.close()
             _shared_environments.clear()
             _shared_environments_pid = os.getpid()
-        env = _shared_environments.get(key)
-        if env is None:
+        entry = _shared_environments.get(key)
+        if entry is None:
             try:
                 env = lmdb.open(path, readonly=True, lock=False, readahead=False, create=False)
             except lmdb.Error as exc:
                 raise ValueError(
                     f"{reader}: 'path' '{path}' is not a readable LMDB database: {exc}"
                 ) from None
-            _shared_environments[key] = env
-    return env
+            entry = _shared_environments[key] = [env, 0]
+        entry[1] += 1
+        weakref.finalize(holder, _release_environment, key, entry)
+    return entry[0]
+
+
+def _release_environment(key, entry):
+    with _lmdb_lock:
+        entry[1] -= 1
+        if entry[1] == 0:
+            if _shared_environments.get(key) is entry:
+                del _shared_environments[key]
+            entry[0].close()  # closing twice (after a fork) is harmless
 
 
 class _LmdbReader(Reader):
@@ -171,7 +188,7 @@ class _LmdbReader(Reader):
             self._environments = {}
         env = self._environments.get(db)
         if env is None:
-            env = self._environments[db] = _open_environment(self._args["path"][db], self._qualname)
+            env = self._environments[db] = _open_environment(self._args["path"][db], self._qualname, self)
         return env
 
     def _list_samples(self):

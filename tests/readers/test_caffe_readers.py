@@ -357,3 +357,20 @@ def test_caffe_reader_used_before_fork_reads_on_in_the_child(caffe_db):
         finally:
             child.kill()  # a hung child must not hang the test run
         assert np.asarray(reader()).tolist() == [-2]
+
+
+def test_a_new_reader_opens_a_database_a_dropped_one_was_closing(caffe_db):
+    # The last reader of a database closes its LMDB environment without the GIL; a new
+    # reader opening the database meanwhile was refused as "already open" (1 try in 10).
+    for _ in range(40):
+        reader = ndd.readers.Caffe(path=caffe_db)
+        assert sum(1 for _ in reader.next_epoch()) == 7
+        del reader
+
+
+def test_readers_of_one_database_share_it_while_any_lives(caffe_db):
+    first = ndd.readers.Caffe(path=caffe_db)
+    second = ndd.readers.Caffe(path=caffe_db)
+    assert sum(1 for _ in first.next_epoch()) == sum(1 for _ in second.next_epoch()) == 7
+    del first
+    assert sum(1 for _ in second.next_epoch()) == 7  # still open for the reader left
