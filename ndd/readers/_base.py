@@ -178,6 +178,9 @@ class Reader(abc.ABC):
         self._style = None
         self._batch_size = None
         self._order = None
+        # Epochs whose generator ran to its end: they set the shard, and so the length,
+        # of the next one (an epoch left early, even after its last batch, does not
+        # move to the next shard), as in the reference.
         self._epoch = 0
         self._epoch_remaining = 0
         # Inside an epoch: its generator has not run to its end yet.
@@ -398,7 +401,6 @@ class Reader(abc.ABC):
             self._resume_epoch = False
         else:
             self._epoch_remaining = self._order.epoch_length(self._epoch)
-            self._epoch += 1
         self._in_epoch = True
         return self._epoch_items(batch_size)
 
@@ -408,6 +410,7 @@ class Reader(abc.ABC):
             samples = self._take(step)
             self._epoch_remaining -= step
             yield self._batches(samples) if batch_size else self._tensors(samples[0])
+        self._epoch += 1
         self._in_epoch = False
 
     def __call__(self, *, batch_size=None, **per_sample_args):

@@ -11,7 +11,8 @@ The arithmetic is the reference's (REFERENCE_API.md, section 4.2):
 - shard ``k`` of ``S`` over ``N`` samples is ``[floor(k*N/S), floor((k+1)*N/S))``;
 - without ``pad_last_batch`` the stream runs through the whole dataset from the
   start of the reader's shard and wraps around; the shard advances by one per
-  epoch (unless ``stick_to_shard``) and sets how many batches an epoch has;
+  epoch run to its end (unless ``stick_to_shard``) and sets how many batches
+  the next epoch has;
   with ``stick_to_shard`` the stream cycles within the shard;
 - with ``pad_last_batch`` every epoch reads exactly one shard, padded with its
   last sample to ``ceil(N/S)`` samples and then to whole batches, so that every
@@ -139,7 +140,7 @@ class SampleOrder:
         return _ceil_div(self.config.padded_shard_size, self.batch_size) * self.batch_size
 
     def epoch_length(self, epoch: int) -> int:
-        """Number of indices in epoch ``epoch`` (0-based count of next_epoch calls)."""
+        """Number of indices of an epoch after ``epoch`` epochs run to their end."""
         c = self.config
         if c.pad_last_batch:
             return self._segment_length()

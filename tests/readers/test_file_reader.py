@@ -421,3 +421,49 @@ def test_batch_sizes_beyond_int32_are_refused_at_once(root):
     reader = ndd.readers.File(file_root=root)
     with pytest.raises(ValueError, match="'batch_size' must be a positive int32, got 2147483648"):
         next(iter(reader.next_epoch(batch_size=2**31)))
+
+
+@pytest.mark.parametrize(
+    "batch_size, stops, expected",
+    [
+        # From the reference (DALI 2.4.0): shard 0 of 3 holds 2 files, shards 1 and 2 hold 3.
+        # An epoch left early, even after its last batch, keeps the shard of the next one.
+        (
+            None,
+            [1, None, 2, None, None],
+            [
+                ["cat/c0.jpg"],
+                ["cat/c1.JPG", "cat/c2.png"],
+                ["dog/d0.jpg", "dog/d1.jpeg"],
+                ["dog/d2.bmp", "eel/e0.png", "eel/e1.webp"],
+                ["cat/c0.jpg", "cat/c1.JPG", "cat/c2.png"],
+            ],
+        ),
+        (
+            2,
+            [1, None, 1, None, None],
+            [
+                [["cat/c0.jpg", "cat/c1.JPG"]],
+                [["cat/c2.png", "dog/d0.jpg"]],
+                [["dog/d1.jpeg", "dog/d2.bmp"]],
+                [["eel/e0.png", "eel/e1.webp"], ["cat/c0.jpg", "cat/c1.JPG"]],
+                [["cat/c2.png", "dog/d0.jpg"], ["dog/d1.jpeg", "dog/d2.bmp"]],
+            ],
+        ),
+    ],
+)
+def test_only_epochs_run_to_their_end_move_to_the_next_shard(root, batch_size, stops, expected):
+    reader = ndd.readers.File(file_root=root, num_shards=3, shard_id=0)
+    got = []
+    for stop in stops:
+        epoch = []
+        for item in reader.next_epoch(batch_size=batch_size):
+            data = item[0]
+            if batch_size:
+                epoch.append([sample_name(np.asarray(data.select(k))) for k in range(data.batch_size)])
+            else:
+                epoch.append(sample_name(np.asarray(data)))
+            if stop and len(epoch) == stop:
+                break
+        got.append(epoch)
+    assert got == expected
