@@ -415,8 +415,8 @@ class Reader(abc.ABC):
 
     def __call__(self, *, batch_size=None, **per_sample_args):
         """Read the next sample (a tuple of Tensors) or, with ``batch_size``, the next
-        batch (a tuple of Batches) of the stream; a reader with one output returns
-        that output alone."""
+        batch (a tuple of Batches) of the stream; a reader with one output (or a
+        TFRecord reader with one feature) returns that output alone."""
         if per_sample_args:
             raise TypeError(
                 f"{type(self).__name__}.__call__() got an unexpected keyword argument "
@@ -426,8 +426,8 @@ class Reader(abc.ABC):
         result = self._batches(samples) if batch_size else self._tensors(samples[0])
         # As in the reference, a call of a reader with one output returns it bare
         # (iterating an epoch still yields tuples).
-        if isinstance(result, tuple) and len(result) == 1:
-            return result[0]
+        if isinstance(result, (tuple, dict)) and len(result) == 1:
+            return next(iter(result.values())) if isinstance(result, dict) else result[0]
         return result
 
     def _take_for_call(self, batch_size):

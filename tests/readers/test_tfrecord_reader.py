@@ -49,7 +49,7 @@ def outcomes(r, count):
     result = []
     for _ in range(count):
         try:
-            result.append(int(np.asarray(r()["label"])))
+            result.append(int(np.asarray(r())))  # one feature: the call returns it bare
         except (ValueError, OSError) as exc:
             result.append(str(exc))
     return result
@@ -145,6 +145,20 @@ def test_missing_features_give_the_default_or_an_empty_output(dataset):
         np.testing.assert_array_equal(
             np.asarray(sample["absent_pairs"]), np.empty((0, 2), np.float32), strict=True
         )
+
+
+def test_a_call_with_one_feature_returns_it_bare_as_the_reference(dataset):
+    # Iterating an epoch still yields dicts.
+    r = reader(dataset, LABEL, 2)
+    sample = r()
+    assert isinstance(sample, ndd.Tensor) and str(sample.dtype) == "i64"
+    batch = reader(dataset, LABEL, 2)(batch_size=2)
+    assert isinstance(batch, ndd.Batch) and batch.batch_size == 2
+    first = next(iter(reader(dataset, LABEL, 2).next_epoch()))
+    assert isinstance(first, dict) and list(first) == ["label"]
+    assert int(np.asarray(sample)) == int(np.asarray(first["label"].select(0)))
+    two = reader(dataset, {**LABEL, "name": tfrec.FixedLenFeature([], tfrec.string, "")}, 2)
+    assert isinstance(two(), dict)
 
 
 def test_batches_are_dicts_of_batches_matching_the_reference(dataset):
