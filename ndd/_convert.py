@@ -162,10 +162,15 @@ def to_array(data):
             return np.from_dlpack(data), True, None
         except BufferError:
             return np.array(data), False, None
-        except TypeError:
+        except (TypeError, RuntimeError) as exc:  # numpy has no type for the data ("Unsupported dtype")
             if type_name == "Tensor" and str(getattr(data, "dtype", "")) == "torch.bfloat16":
-                raise TypeError("bfloat16 torch tensors are not supported on the CPU") from None
-            raise
+                raise TypeError(
+                    "a bfloat16 torch tensor cannot be read on the CPU: convert it with .float(), "
+                    "or make an ndd bfloat16 tensor from float data (needs the 'ml_dtypes' package)"
+                ) from None
+            raise TypeError(
+                f"cannot read a {type_name} of type {getattr(data, 'dtype', '?')}: {exc}"
+            ) from None
     if hasattr(data, "__array_interface__") or hasattr(data, "__array__"):
         arr = np.asarray(data)
         return arr, arr.base is not None, None

@@ -148,7 +148,9 @@ class DType:
         try:
             return DType._by_numpy[np.dtype(fw_type)]
         except (KeyError, TypeError):
-            raise TypeError(f"no DType for {fw_type!r}") from None
+            raise TypeError(
+                f"no ndd DType holds {fw_type!r} (the types are bool, the integers, the floats and bfloat16)"
+            ) from None
 
     @staticmethod
     def parse(name):

@@ -374,3 +374,12 @@ def test_a_tensor_of_a_batch_has_the_samples_layout_behind_n(samples, layout, ex
     assert ndd.tensor(b).layout == expected
     assert ndd.as_tensor(b).layout == expected
     assert ndd.tensor(b, layout="".join("ABC"[: b.ndim + 1]) or None).layout == ("ABC"[: b.ndim + 1] or None)
+
+
+def test_data_of_a_type_ndd_lacks_is_refused_saying_what_to_do():
+    with pytest.raises(TypeError, match=r"no ndd DType holds dtype\('complex64'\)"):
+        ndd.tensor(np.ones(2, np.complex64))
+    torch = pytest.importorskip("torch")
+    for make in (ndd.tensor, ndd.as_tensor, lambda x: ndd.batch([x])):
+        with pytest.raises(TypeError, match="a bfloat16 torch tensor cannot be read on the CPU: convert it"):
+            make(torch.ones(2, dtype=torch.bfloat16))
