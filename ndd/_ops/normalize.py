@@ -4,9 +4,10 @@ The mean and the standard deviation are computed over the reduced axes of each
 sample (or of the whole batch with ``batch=True``) unless given. The statistics
 are accumulated in float64 and the output computed in float32; integer results
 round halves away from zero and saturate. As in the reference, ``epsilon`` is
-added to the variance (to the square of a given ``stddev`` too), a computed zero
-variance (or ``ddof`` >= the number of reduced elements) gives ``shift``, and a
-given zero ``stddev`` gives infinities. A constant sample has an exact mean here,
+added to the variance (to the square of a given ``stddev`` too), and a computed
+zero variance (or ``ddof`` >= the number of reduced elements) gives ``shift``, as
+does a given zero ``stddev`` (the reference's per-element one; its scalar 0 gives
+infinities). A constant sample has an exact mean here,
 so it gives ``shift``; the reference's float32 mean can be one unit in the last
 place off, and some constant samples (60 threes) give ``shift - scale`` there.
 """
@@ -154,10 +155,14 @@ def _stats(samples, axes, args, mean):
 
 
 def _given_inverse(stddev, epsilon):
+    """1 / stddev of a given ``stddev``; a zero deviation scales by 0, as the reference
+    does for a per-element ``stddev`` and as a computed zero deviation does here (the
+    reference gives a scalar 0 infinities)."""
     if epsilon:
         return 1.0 / np.sqrt(np.square(stddev) + epsilon)
+    stddev = np.asarray(stddev, np.float64)
     with np.errstate(divide="ignore"):
-        return 1.0 / stddev
+        return np.where(stddev == 0, 0.0, 1.0 / stddev)
 
 
 def _whole_sample(arr, args):

@@ -49,6 +49,24 @@ def test_constant_input_gives_shift():
     np.testing.assert_array_equal(np.asarray(out), 1.5)
 
 
+def test_a_given_zero_stddev_gives_shift():
+    # As the reference for a per-element stddev ([[0, -28.5, -28.5], ...] there) and for a
+    # computed zero deviation; the reference gives a scalar 0 infinities.
+    x = np.arange(60, dtype=np.uint8).reshape(4, 5, 3)
+    stddev = np.array([[[0, 1, 2]]], np.float32)
+    with np.errstate(all="raise"):
+        out = np.asarray(
+            ndd.normalize(ndd.tensor(x, layout="HWC"), axes=[0, 1], stddev=stddev, scale=2.0, shift=5.0)
+        )
+    mean = x.mean(axis=(0, 1), keepdims=True)
+    np.testing.assert_allclose(
+        out[..., 1:], 2.0 * (x[..., 1:] - mean[..., 1:]) / stddev[..., 1:] + 5.0, atol=1e-4
+    )
+    np.testing.assert_array_equal(out[..., 0], 5.0)
+    scalar = ndd.normalize(ndd.tensor(x, layout="HWC"), stddev=0.0, mean=3.0, shift=5.0)
+    np.testing.assert_array_equal(np.asarray(scalar), 5.0)
+
+
 def test_batch_statistics_span_the_samples():
     a, b = _x(), _x()[:2] * 2 + 1
     out = ndd.normalize(ndd.batch([a, b], layout="HWC"), batch=True, axis_names="HW")
