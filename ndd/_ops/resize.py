@@ -145,34 +145,44 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
 
 def _adjust_sizes(requested, in_sizes, mode, max_size):
     """Output extents (floats) from the requested ones (0: absent) and the input
-    region's extents, by the rules of ``mode`` and ``max_size``."""
+    region's extents, by the rules of ``mode`` and ``max_size``. A requested extent
+    of an empty region (``roi_start == roi_end``) is kept, as in the reference, but
+    has no scale to lend the other axes (in the modes that keep the aspect ratio it
+    takes their scale, and stays empty)."""
     ndim = len(requested)
-    given = [requested[d] != 0 and in_sizes[d] != 0 for d in range(ndim)]
+    given = [requested[d] != 0 for d in range(ndim)]
+    scalable = [given[d] and in_sizes[d] != 0 for d in range(ndim)]
     scale = [requested[d] / in_sizes[d] if in_sizes[d] else 1.0 for d in range(ndim)]
     out = list(requested)
     if not any(given):
         return list(in_sizes)
+    pick = max if mode == "not_smaller" else min
+    if mode in ("not_larger", "not_smaller") and not any(scalable):
+        # No region to take a scale from: one extent for all axes, as the reference.
+        extent = pick(abs(requested[d]) for d in range(ndim) if given[d])
+        return [math.copysign(extent, requested[d]) if given[d] else extent for d in range(ndim)]
     if mode in ("default", "stretch"):
-        if mode == "default":
+        mean_scale = 1.0
+        if mode == "default" and any(scalable):
             # Absent extents scale by the geometric mean of the given scales.
-            mean_scale = math.prod(abs(scale[d]) for d in range(ndim) if given[d]) ** (1 / sum(given))
+            mean_scale = math.prod(abs(scale[d]) for d in range(ndim) if scalable[d]) ** (1 / sum(scalable))
         for d in range(ndim):
             if not given[d]:
-                out[d] = in_sizes[d] * (mean_scale if mode == "default" else 1.0)
+                out[d] = in_sizes[d] * mean_scale
         if max_size is not None:
             for d in range(ndim):
                 if max_size[d] > 0 and abs(out[d]) > max_size[d]:
                     out[d] = math.copysign(max_size[d], out[d])
         return out
-    # not_larger / not_smaller: one scale for all axes, the smallest (largest) given one.
-    pick = max if mode == "not_smaller" else min
-    final = pick(abs(scale[d]) for d in range(ndim) if given[d])
+    # not_larger / not_smaller: one scale for all axes, the smallest (largest) given one;
+    # an empty region stays empty.
+    final = pick(abs(scale[d]) for d in range(ndim) if scalable[d])
     if max_size is not None:
         for d in range(ndim):
             if max_size[d] > 0 and in_sizes[d] > 0:
                 final = min(final, max_size[d] / in_sizes[d])
     for d in range(ndim):
-        if not given[d] or abs(scale[d]) != final:
+        if not scalable[d] or abs(scale[d]) != final:
             out[d] = math.copysign(final, scale[d]) * in_sizes[d]
     return out
 

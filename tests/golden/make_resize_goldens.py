@@ -233,6 +233,20 @@ def resize_cases():
         {"size": []},
     ):
         add("u8", **kw)
+    # An empty region (roi_start == roi_end along an axis) still fills the requested size.
+    for kw in (
+        {"size": [16, 16], "roi_start": [1, 1], "roi_end": [1, 3]},
+        {"size": [6, 7], "roi_start": [1, 1], "roi_end": [1, 1]},
+        {"size": [6, 7], "roi_start": [0.5, 0.5], "roi_end": [0.5, 0.5], "roi_relative": True},
+        {"size": [6, 7], "roi_start": [1.5, 2.25], "roi_end": [1.5, 2.25]},
+        {"resize_x": 6, "roi_start": [1, 1], "roi_end": [1, 3]},
+        {"size": [6, 7], "roi_start": [1, 1], "roi_end": [1, 3], "mode": "not_larger"},
+        {"size": [6, 7], "roi_start": [1, 1], "roi_end": [1, 1], "mode": "not_larger"},
+        {"size": [6, 7], "roi_start": [1, 1], "roi_end": [1, 1], "mode": "not_smaller"},
+        {"size": [6, 7], "roi_start": [1, 1], "roi_end": [1, 3], "mode": "stretch"},
+        {"size": [6, 7], "roi_start": [3, 1], "roi_end": [3, 9], "interp_type": "INTERP_CUBIC"},
+    ):
+        add("u8", **kw)
     # resize_crop_mirror's crop extents: truncated; 0 or less keeps the resized extent.
     for kw in (
         {"size": [16, 20], "crop": [0, 10]},
