@@ -19,7 +19,7 @@ arithmetic the GPU reproduces to the bit (linear, cubic, triangular) to the
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport M_PI, ceil, exp, fabs, floor, sin
+from libc.math cimport M_PI, ceil, exp, fabs, floor, fmin, sin
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -41,6 +41,11 @@ FILTER_CUBIC = _CUBIC
 FILTER_LANCZOS3 = _LANCZOS3
 FILTER_TRIANGULAR = _TRIANGULAR
 FILTER_GAUSSIAN = _GAUSSIAN
+
+# How far past the end of its support (relative) the Gaussian still takes a pixel: the
+# reference takes those a scale like 41/31 puts at the end, which double rounding
+# puts a few units in the last place inside or outside.
+cdef double _GAUSSIAN_REACH = 1e-6
 
 ctypedef fused src_t:
     uint8_t
@@ -75,8 +80,8 @@ cdef inline double _filter_value(int kind, double x) noexcept nogil:
     if kind == _LANCZOS3:
         return _sinc(x) * _sinc(x / 3) if x < 3 else 0.0
     if kind == _GAUSSIAN:
-        # The reference's Gaussian: exp(-4 x^2) cut at |x| = 1.
-        return exp(-4 * x * x) if x < 1 else 0.0
+        # The reference's Gaussian: exp(-4 x^2) cut after |x| = 1.
+        return exp(-4 * x * x) if x <= 1 else 0.0
     return 1 - x if x < 1 else 0.0
 
 
@@ -112,7 +117,7 @@ cdef void _fill_table(double lo, double scale, double widen, double support, Py_
     Indices are clamped to ``[0, in_size)``, so the border pixel repeats.
     """
     cdef Py_ssize_t j, t, k, first, last = in_size - 1
-    cdef double center, total, value
+    cdef double center, total, value, offset, reach
     cdef int32_t* index_row
     cdef float* weight_row
     for j in range(out_size):
@@ -126,13 +131,21 @@ cdef void _fill_table(double lo, double scale, double widen, double support, Py_
             index_row[0] = <int32_t>(0 if k < 0 else (last if k > last else k))
             weight_row[0] = 1
             continue
-        # Pixels whose centre (k + 0.5) is strictly inside the support.
-        first = <Py_ssize_t>floor(center - 0.5 - support) + 1
+        # Pixels whose centre (k + 0.5) is strictly inside the support; the Gaussian,
+        # not 0 at the ends of its support, also takes the pixels there (to rounding),
+        # as the reference does (the other filters are 0 there).
+        if kind == _GAUSSIAN:
+            reach = support * (1 + _GAUSSIAN_REACH)
+            first = <Py_ssize_t>ceil(center - 0.5 - reach)
+        else:
+            reach = support
+            first = <Py_ssize_t>floor(center - 0.5 - support) + 1
         total = 0
         for t in range(taps):
             k = first + t
-            value = _filter_value(kind, (k + 0.5 - center) / widen)
-            if value != 0 and (k + 0.5 - center) >= support:
+            offset = k + 0.5 - center
+            value = _filter_value(kind, fmin(fabs(offset), support) / widen)
+            if value != 0 and (fabs(offset) > reach or fabs(offset) == reach and kind != _GAUSSIAN):
                 value = 0
             total += value
             weight_row[t] = <float>value

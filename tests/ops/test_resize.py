@@ -386,3 +386,27 @@ def test_planar_sequences_resize_per_plane(layout):
     expected = np.asarray(ndd.resize(ndd.tensor(frames, layout="FHWC"), size=[7, 9]))
     expected = expected.transpose(0, 3, 1, 2) if layout == "FCHW" else expected.transpose(3, 0, 1, 2)
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize(
+    ("width", "first", "expected"),
+    [
+        # The reference's values (DALI 2.4.0) around a 200 peak at column 20 of 41: the
+        # Gaussian takes the pixels at the ends of its support, on both sides.
+        (31, 14, [3.167, 166.164, 3.167]),
+        (11, 4, [1.111, 60.939, 1.111]),
+        (37, 17, [3.470, 185.676, 3.470]),
+    ],
+)
+def test_gaussian_reduction_takes_the_pixels_at_the_ends_of_its_support(width, first, expected):
+    peak = np.zeros((1, 41, 1), np.uint8)
+    peak[0, 20, 0] = 200
+    out = ndd.resize(
+        ndd.tensor(peak, layout="HWC"),
+        size=[1, width],
+        interp_type=types.DALIInterpType.INTERP_GAUSSIAN,
+        dtype=ndd.float32,
+    )
+    row = np.asarray(out)[0, :, 0]
+    assert np.flatnonzero(row).tolist() == list(range(first, first + 3))
+    np.testing.assert_allclose(row[first : first + 3], expected, atol=0.1)  # the reference's table steps
