@@ -95,7 +95,13 @@ class File(Reader):
         ),
         Arg("file_list", "str", None, doc="Text file listing ``path label`` per line."),
         Arg("file_root", "str", None, doc="Folder holding the class folders, or the root of relative paths."),
-        Arg("files", "any", None, doc="Paths of the files to read.", type_doc="list of str"),
+        Arg(
+            "files",
+            "any",
+            None,
+            doc="Paths of the files to read (one path or a list).",
+            type_doc="str or list of str",
+        ),
         Arg(
             "labels",
             "any",
