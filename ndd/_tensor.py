@@ -358,7 +358,7 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
         base_dt = enum_dt if enum_dt is not None else DType.from_fw_type(arr.dtype)
     if gpu is not None:
         target = dev if dev is not None else gpu
-        return _device_tensor_into(t, arr, base_dt, dt, target, layout, copy, external, data)
+        return _device_tensor_into(t, arr, base_dt, dt, target, layout, copy, external)
     if dt is not None and dt != base_dt:
         arr = convert_values(arr, dt)
         external = False
@@ -371,7 +371,7 @@ def as_tensor_into(t, data, dtype=None, device=None, layout=None, pad=False, cop
     return t
 
 
-def _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external, data):
+def _device_tensor_into(t, arr, base_dt, dt, dev, layout, copy, external):
     """The part of ``as_tensor_into`` where the source or the target is a GPU."""
     if dt is not None and dt != base_dt:
         # Conversions run on the host until the GPU cast kernel exists (issue 5).

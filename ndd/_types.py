@@ -236,9 +236,8 @@ def dtype(*args):
             raise ValueError(f"unknown type name {obj!r}") from None
     if obj is int or obj is float or obj is builtins.bool:
         raise ValueError(f"Do not use Python built-in type {obj!r}; use an ndd DType such as ndd.int32")
-    if (
-        type(obj).__name__ == "DALIDataType" or type(obj) is int
-    ):  # a plain int is a type id, as in the reference
+    # A plain int is a type id, as in the reference.
+    if type(obj).__name__ == "DALIDataType" or type(obj) is int:
         return DType.from_type_id(obj)
     return DType.from_fw_type(obj)
 

@@ -383,8 +383,9 @@ def _size_methods(op, args):
 
 
 def _check_size_methods(op, args):
-    """Exactly one way of giving the size, as the reference demands."""
-    separate, size, shorter, longer = _size_methods(op, args)
+    """Exactly one way of giving the size, as the reference demands (``args`` hold
+    ``_size_methods``, set by the prepare phase)."""
+    separate, size, shorter, longer = args["_size_methods"]
     if separate + size + shorter + longer != 1:
         raise InvalidArgumentError(
             f"{op.qualname}: give the output size in exactly one way: 'size', 'resize_x'/'resize_y'/'resize_z', "
@@ -412,7 +413,7 @@ def sample_geometry(op, args, shape, axes):
     may be shared: its lists are not to be changed)."""
     key = (
         op.qualname,
-        _size_methods(op, args),
+        args["_size_methods"],
         tuple(shape),
         axes,
         _values(args["size"]),
@@ -443,7 +444,7 @@ def _sample_geometry(op, args, shape, axes):
     _check_size_methods(op, args)
     extents = [shape[a] for a in spatial]
     mode = args["mode"]
-    _, size, shorter, longer = _size_methods(op, args)
+    _, size, shorter, longer = args["_size_methods"]
     if size:
         requested = _per_axis(op.qualname, "size", args["size"], ndim, f"layout {axes.layout}")
     elif shorter or longer:
@@ -516,6 +517,7 @@ def _make_resize(name, module):
         x = ins[0]
         args["_axes"] = image_axes(op, x._layout, x.ndim)
         args["_dtype"] = _output_dtype(op, x, args)
+        args["_size_methods"] = _size_methods(op, args)
         if not _pending(args):
             _check_size_methods(op, args)
 
@@ -710,6 +712,7 @@ def _rcm_prepare(ins, args):
     x = ins[0]
     args["_axes"] = image_axes(op, x._layout, x.ndim)
     args["_dtype"] = _output_dtype(op, x, args)
+    args["_size_methods"] = _size_methods(op, args)
     if not _pending(args):
         _check_size_methods(op, args)
 
