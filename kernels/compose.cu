@@ -50,7 +50,8 @@ FILL_BOXES(u64, unsigned long long)
 // position falls in a square zeroed: fx = (-shift_x + y * -sin) + x * cos and
 // fy = (-shift_y + y * cos) + x * sin (float32, in tiles, each operation rounded),
 // masked when both fractional parts are below the ratio (ndd/_cpu/grid_mask.pyx).
-// A descriptor row per sample: 0 input offset, 1 output offset (bytes), 2 height,
+// A descriptor row per image plane (a sample, or a channel, frame or slice of one:
+// ndd/_ops/gpu_compose.py): 0 input offset, 1 output offset (bytes), 2 height,
 // 3 width, 4 bytes per pixel, 5 offset of its parameters (cos, sin, shift_x,
 // shift_y, ratio) in the float table.
 #define GRID_ROW 6

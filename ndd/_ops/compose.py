@@ -6,10 +6,15 @@ positions are computed in single precision and truncated toward zero.
 
 Deliberate divergences from the reference:
 - ``erase`` of an input without a layout and without ``axes`` raises a clear error
-  (the reference crashes the process); ``grid_mask`` accepts ``HW`` images (the
-  reference crashes on them too) and rejects inputs of more than 3 dimensions
-  (the reference masks them in a way that follows neither their layout nor HWC).
+  (the reference crashes the process).
+- ``grid_mask`` masks the layout's H and W: the channels of a CHW image, the frames
+  of FHWC/FCHW sequences and the slices of DHWC volumes each get the same grid. The
+  reference takes the first two dimensions as the rows and columns whatever the
+  layout (CHW is masked as if it were HWC), and crashes on ``HW`` images. Inputs of
+  more than 3 dimensions without H and W in their layout are refused.
 """
+
+import math
 
 import numpy as np
 
@@ -345,17 +350,36 @@ def _grid_mask_types(ins, args):
     return [(x._dtype, x._layout)]
 
 
-def _grid_coefficients(args, shape):
-    """(cos, sin, shift_x, shift_y, ratio) of a sample's grid, in tiles (float32)."""
-    # As in the reference, the first two dimensions are the rows and columns whatever
-    # the layout says (a CHW image is masked as if it were HWC).
-    if len(shape) not in (2, 3):
+def _grid_planes(layout, shape):
+    """(planes, height, width, elements per pixel): the sample seen as ``planes``
+    images of (height, width, pixel) masked alike. The rows and columns are the
+    layout's H and W, or the first two dimensions of a 2-D or 3-D sample without
+    them (HW, HWC); the dimensions before them (channels of CHW, frames, slices)
+    make the planes, those after them the pixel."""
+    if "H" in layout and "W" in layout:
+        rows = layout.index("H")
+        if layout.index("W") != rows + 1:
+            raise InvalidArgumentError(
+                f"ndd.grid_mask: the input's layout must have W right after H, got '{layout}'"
+            )
+    elif len(shape) in (2, 3):
+        rows = 0
+    else:
         raise InvalidArgumentError(
-            f"ndd.grid_mask: the input must be an image of 2 or 3 dimensions (HWC), got shape {tuple(shape)}"
+            f"ndd.grid_mask: an input of {len(shape)} dimensions needs a layout with H and W "
+            f"(HWC, CHW, FHWC, DHWC...), got shape {tuple(shape)} and layout '{layout}'"
         )
-    tile = args["tile"]
-    if tile <= 0:
-        raise InvalidArgumentError(f"ndd.grid_mask: 'tile' must be positive, got {tile}")
+    return (
+        math.prod(shape[:rows]),
+        shape[rows],
+        shape[rows + 1],
+        math.prod(shape[rows + 2 :]),
+    )
+
+
+def _grid_coefficients(args):
+    """(cos, sin, shift_x, shift_y, ratio) of a sample's grid, in tiles (float32)."""
+    tile = _grid_tile(args)
     # Grid coordinates in tiles, rotated by 'angle', single precision as in the reference.
     cos_t = _f32(np.cos(_f32(args["angle"]))) / _f32(tile)
     sin_t = _f32(np.sin(_f32(args["angle"]))) / _f32(tile)
@@ -364,17 +388,31 @@ def _grid_coefficients(args, shape):
     return cos_t, sin_t, shift_x, shift_y, _f32(args["ratio"])
 
 
+def _grid_tile(args):
+    tile = args["tile"]
+    if tile <= 0:
+        raise InvalidArgumentError(f"ndd.grid_mask: 'tile' must be positive, got {tile}")
+    return tile
+
+
+def _grid_mask_shape(shapes, args):
+    _grid_planes(args[INPUT_LAYOUT], shapes[0])
+    _grid_tile(args)
+    return [shapes[0]]
+
+
 def _grid_mask_kernel(arrays, args):
     data = arrays[0]
-    if data.ndim == 4 and args[INPUT_LAYOUT][:1] in ("F", "D"):
-        # A sequence or a volume: the same grid on every frame or slice (the reference
-        # masks such inputs as if their first two dimensions were the rows and columns).
-        coefficients = _grid_coefficients(args, data.shape[1:])
-        out = np.empty_like(data)
-        for k, frame in enumerate(data):
-            out[k] = _grid_mask.grid_mask(frame, *coefficients)
-        return out
-    return _grid_mask.grid_mask(data, *_grid_coefficients(args, data.shape))
+    planes, height, width, pixel = _grid_planes(args[INPUT_LAYOUT], data.shape)
+    coefficients = _grid_coefficients(args)
+    if planes == 1:
+        return _grid_mask.grid_mask(data.reshape(height, width, pixel), *coefficients).reshape(data.shape)
+    # Channels of CHW, frames of a sequence, slices of a volume: the same grid on each.
+    source = data.reshape(planes, height, width, pixel)
+    out = np.empty(source.shape, data.dtype)
+    for k, plane in enumerate(source):
+        out[k] = _grid_mask.grid_mask(plane, *coefficients)
+    return out.reshape(data.shape)
 
 
 GRID_MASK = Operator(
@@ -403,7 +441,7 @@ GRID_MASK = Operator(
     ],
     prepare_args=record_layout,
     infer_types=_grid_mask_types,
-    infer_shape=lambda shapes, args: [shapes[0]],
+    infer_shape=_grid_mask_shape,
     kernel=_grid_mask_kernel,
     doc="GridMask augmentation: set to 0 the pixels of a regular grid of squares.\n\n"
     "A pixel (x, y) is zeroed when both coordinates of its position in the grid, rotated by "
@@ -426,7 +464,9 @@ ERASE.gpu_kernel = GpuErase(
 PASTE.gpu_kernel = GpuPaste(
     PASTE, _paste_plan, lambda args: c_cast(args["fill_value"], np.dtype(np.uint8)).reshape(-1)
 )
-GRID_MASK.gpu_kernel = GpuGridMask(GRID_MASK, _grid_coefficients)
+GRID_MASK.gpu_kernel = GpuGridMask(
+    GRID_MASK, lambda args, shape: _grid_planes(args[INPUT_LAYOUT], shape), _grid_coefficients
+)
 
 
 # --- sequence_rearrange ----------------------------------------------------------------

@@ -188,11 +188,14 @@ class GpuPaste:
 
 
 class GpuGridMask:
-    """The GPU kernel of ``grid_mask``. ``coefficients(args, shape)`` gives a
-    sample's (cos, sin, shift_x, shift_y, ratio) in tiles, float32, as on the CPU."""
+    """The GPU kernel of ``grid_mask``. ``planes(args, shape)`` gives how a sample
+    splits into (planes, height, width, elements per pixel) images masked alike,
+    ``coefficients(args)`` its grid's (cos, sin, shift_x, shift_y, ratio) in tiles,
+    float32, both as on the CPU. A descriptor row per plane."""
 
-    def __init__(self, op, coefficients):
+    def __init__(self, op, planes, coefficients):
         self.op = op
+        self.planes = planes
         self.coefficients = coefficients
 
     def check(self, ins, args):
@@ -208,10 +211,14 @@ class GpuGridMask:
         for k, (shape, a, in_offset, out_offset) in enumerate(
             zip(source.shapes, args_per_sample(args, batch_size), source.offsets, out.offsets, strict=True)
         ):
-            params += list(self.coefficients(a, shape))
-            pixel = itemsize * (shape[2] if len(shape) == 3 else 1)
-            rows += [in_offset * itemsize, out_offset * itemsize, shape[0], shape[1], pixel, 5 * k]
-            most = max(most, shape[0] * shape[1] * pixel)
+            params += list(self.coefficients(a))
+            planes, height, width, pixel = self.planes(a, shape)
+            plane_bytes = height * width * pixel * itemsize
+            for p in range(planes if plane_bytes else 0):
+                at = p * plane_bytes
+                rows += [in_offset * itemsize + at, out_offset * itemsize + at, height, width]
+                rows += [pixel * itemsize, 5 * k]
+            most = max(most, plane_bytes)
         if most:
             table = device_array.DeviceArray.from_host(np.asarray(params, np.float32), device_id, stream)
             launch_segments(

@@ -78,6 +78,17 @@ def test_grid_mask_matches_the_cpu(dtype, any_gpu):
     _check_batch(ndd.grid_mask, [s[:, :, 0] for s in samples], "HW", tile=7)
 
 
+def test_grid_mask_of_planar_images_and_sequences_matches_the_cpu(any_gpu):
+    images = _images(np.uint8, [(40, 50, 3), (33, 21, 3), (16, 16, 3)])
+    angles = ndd.batch([np.float32(a) for a in (0.0, 1.2, -0.7)])
+    planar = [np.ascontiguousarray(s.transpose(2, 0, 1)) for s in images]
+    _check_batch(ndd.grid_mask, planar, "CHW", tile=9, ratio=0.4, angle=angles)
+    frames = _images(np.int16, [(2, 20, 24, 3), (3, 9, 11, 3), (1, 5, 6, 3)])
+    _check_batch(ndd.grid_mask, frames, "FHWC", tile=6, angle=angles, shift_x=2.0)
+    planar_frames = [np.ascontiguousarray(f.transpose(0, 3, 1, 2)) for f in frames]
+    _check_batch(ndd.grid_mask, planar_frames, "FCHW", tile=6, angle=angles, shift_y=1.0)
+
+
 def test_erase_fills_every_region_of_a_batch_in_one_launch(fake):
     samples = [np.zeros(s, np.uint8) for s in RAGGED]
     ndd.erase(ndd.batch(samples, layout="HWC").gpu(), anchor=[1, 1, 3, 3], shape=[1, 1, 2, 2]).evaluate()

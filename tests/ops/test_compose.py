@@ -7,9 +7,11 @@ from crop_goldens import check_case, crop_cases
 
 import ndd
 
-# Cases the reference rejects and ndd accepts on purpose (see ndd/_ops/compose.py).
+# Cases where ndd differs from the reference on purpose (see ndd/_ops/compose.py): the
+# reference masks the first two dimensions whatever the layout; ndd masks H and W.
 _DIVERGENT = {
-    "case166": "ndd rejects grid_mask on 4-D data, which the reference masks as neither FHWC nor HWC",
+    "case165": "ndd masks a CHW image's H and W; the reference masks it as if it were HWC",
+    "case166": "ndd masks each frame of FHWC data; the reference masks it as neither FHWC nor HWC",
 }
 
 
@@ -167,6 +169,36 @@ def test_paste_takes_images_of_any_channel_count(channels):
     expected[...] = 7
     expected[1:4, 2:6] = image
     np.testing.assert_array_equal(np.asarray(out.select(0)), expected)
+
+
+@pytest.mark.parametrize("layout", ["CHW", "FCHW"])
+def test_grid_mask_masks_the_rows_and_columns_of_planar_layouts(layout):
+    # The reference masks a CHW image as if it were HWC (a grid over C and H); ndd
+    # masks H and W, the same grid on every channel.
+    rng = np.random.default_rng(3)
+    kwargs = {"tile": 7, "ratio": 0.45, "angle": 0.6, "shift_x": 1.5, "shift_y": -2.0}
+    interleaved = rng.integers(1, 256, (2, 17, 23, 3)).astype(np.uint8)
+    expected = np.stack(
+        [np.asarray(ndd.grid_mask(ndd.tensor(f, layout="HWC"), **kwargs)) for f in interleaved]
+    )
+    if layout == "CHW":
+        interleaved, expected = interleaved[0], expected[0]
+    planar = np.ascontiguousarray(np.moveaxis(interleaved, -1, -3))
+    out = np.asarray(ndd.grid_mask(ndd.tensor(planar, layout=layout), **kwargs))
+    np.testing.assert_array_equal(out, np.moveaxis(expected, -1, -3))
+    batch = ndd.grid_mask(ndd.batch([planar, planar[..., :9, :5]], layout=layout), **kwargs)
+    np.testing.assert_array_equal(np.asarray(batch.select(0)), out)
+
+
+def test_grid_mask_needs_the_rows_and_columns_together():
+    with pytest.raises(
+        ValueError, match="ndd.grid_mask: the input's layout must have W right after H, got 'HCW'"
+    ):
+        ndd.grid_mask(ndd.tensor(np.ones((4, 3, 5), np.uint8), layout="HCW"))
+    with pytest.raises(
+        ValueError, match="ndd.grid_mask: an input of 4 dimensions needs a layout with H and W"
+    ):
+        ndd.grid_mask(ndd.tensor(np.ones((2, 4, 3, 5), np.uint8)))
 
 
 @pytest.mark.parametrize("layout", ["FHWC", "DHWC"])
