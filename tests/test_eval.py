@@ -238,6 +238,9 @@ def test_num_threads_defaults_to_affinity_and_can_be_set():
         ndd.set_num_threads(2.0)
     with pytest.raises(ValueError):
         ndd.set_num_threads(0)
+    for bad in (0, -1, 2.0, True):
+        with pytest.raises(ValueError, match=f"EvalContext: num_threads must be a positive int, got {bad!r}"):
+            ndd.EvalContext(num_threads=bad)
 
 
 def test_num_threads_honours_the_environment():

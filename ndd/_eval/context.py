@@ -60,6 +60,10 @@ class EvalContext:
                 f"EvalContext: thread_pool is bound to device {thread_pool.device_id}, "
                 f"the context to device {device_id}"
             )
+        if num_threads is not None and (
+            isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1
+        ):
+            raise ValueError(f"EvalContext: num_threads must be a positive int, got {num_threads!r}")
         self._device_id = device_id
         self._own_pool = (
             ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool
