@@ -54,7 +54,10 @@ def _common_args(shuffle_after_epoch):
             "random_shuffle",
             "bool",
             False,
-            doc="Draw each sample at random from a buffer of ``initial_fill`` upcoming samples.",
+            doc="Draw each sample at random from a buffer of ``initial_fill`` upcoming samples of the "
+            "shard being read, in a fixed order of the dataset that every process shares (shards stay "
+            "disjoint whatever their seeds); with ``pad_last_batch`` the padding repeats the last sample "
+            "drawn.",
         ),
         Arg("read_ahead", "bool", False, doc="Accepted for compatibility; reading ahead is always on."),
         Arg("seed", "int", -1, doc="Seed of ``random_shuffle``; -1 draws one from the operating system."),

@@ -22,11 +22,13 @@ The arithmetic is the reference's (REFERENCE_API.md, section 4.2):
   that shards stay disjoint across processes); with ``pad_last_batch`` the shard
   stays the same, without it the shard advances every epoch and the slices form
   one continuous stream, the last batch of an epoch running into the next slice;
-- ``random_shuffle`` reads the dataset in one fixed random order (drawn from
-  ``seed``) and on top of that draws each sample from a buffer of
-  ``initial_fill`` upcoming samples of the same pass over the data; a buffer
-  never mixes two passes, so an epoch that covers a whole pass is a
-  permutation of it.
+- ``random_shuffle`` reads the dataset in one fixed random order, the same in
+  every process whatever the ``seed`` (so that shards stay disjoint), and on
+  top of that draws each sample from a buffer of ``initial_fill`` upcoming
+  samples of the same pass, drawn with ``seed``. A pass is one shard's samples
+  (the whole dataset when unsharded): a buffer never mixes two shards or two
+  passes, so an epoch that covers a shard is a permutation of it. With
+  ``pad_last_batch`` the padding repeats the last sample drawn.
 """
 
 import random
@@ -34,6 +36,11 @@ import random
 import numpy as np
 
 __all__ = ["OrderConfig", "SampleOrder", "shard_bounds"]
+
+
+# The key of random_shuffle's fixed order of the dataset: a constant, so that every
+# process of a sharded job (whatever its seed) splits the same order into shards.
+_BASE_ORDER_KEY = 0x6E6464
 
 
 def shard_bounds(num_samples: int, shard_id: int, num_shards: int) -> tuple[int, int]:
@@ -123,9 +130,12 @@ class SampleOrder:
         self._pass_end = 0
         self._rng = None
         self._base_order = None
+        # With random_shuffle: indices returned so far, and the last of them (padding).
+        self._returned = 0
+        self._last = 0
         if config.random_shuffle:
             self._rng = random.Random(seed)
-            generator = np.random.Generator(np.random.Philox(key=seed & (2**64 - 1)))
+            generator = np.random.Generator(np.random.Philox(key=_BASE_ORDER_KEY))
             self._base_order = generator.permutation(config.num_samples)
 
     # -- epochs -------------------------------------------------------------
@@ -203,23 +213,47 @@ class SampleOrder:
             return int(self._base_order[index])
         return index
 
-    def _pass_length(self) -> int:
-        """Length of one pass over the data in the underlying stream."""
+    def _end_of_pass(self) -> int:
+        """Stream position where the pass that ``self.position`` is in ends: the end of
+        the shard being read (of the padded segment's real samples with
+        ``pad_last_batch``; of the dataset when unsharded)."""
         c = self.config
+        pos = self.position
         if c.pad_last_batch:
-            return self._segment_length()
+            length = self._segment_length()
+            epoch = pos // length
+            return epoch * length + c.shard_size(self._epoch_shard(epoch))
         if c.stick_to_shard:
-            return c.shard_size(c.shard_id)
-        return c.num_samples
+            size = c.shard_size(c.shard_id)
+            return (pos // size + 1) * size
+        n = c.num_samples
+        begin, _ = shard_bounds(n, c.shard_id, c.num_shards)
+        index = (begin + pos) % n
+        shard = index * c.num_shards // n
+        while shard_bounds(n, shard, c.num_shards)[1] <= index:
+            shard += 1
+        return pos + shard_bounds(n, shard, c.num_shards)[1] - index
 
     def next_index(self) -> int:
         if self._rng is None:
             return self._take()
+        c = self.config
+        if c.pad_last_batch:
+            length = self._segment_length()
+            epoch, offset = divmod(self._returned, length)
+            self._returned += 1
+            if offset >= c.shard_size(self._epoch_shard(epoch)):
+                return self._last  # padding: the last sample drawn once more
         buffer = self._buffer
         if not buffer:
-            pass_length = self._pass_length()
-            self._pass_end = (self.position // pass_length + 1) * pass_length
-            fill = min(self.config.initial_fill, self._pass_end - self.position)
+            if c.pad_last_batch:
+                # The stream's padding positions are not read: on to the next segment.
+                length = self._segment_length()
+                epoch, offset = divmod(self.position, length)
+                if offset >= c.shard_size(self._epoch_shard(epoch)):
+                    self.position = (epoch + 1) * length
+            self._pass_end = self._end_of_pass()
+            fill = min(c.initial_fill, self._pass_end - self.position)
             buffer = self._buffer = [self._take() for _ in range(fill)]
         slot = self._rng.randrange(len(buffer))
         index = buffer[slot]
@@ -229,6 +263,7 @@ class SampleOrder:
             # The pass is exhausted: drain the buffer.
             buffer[slot] = buffer[-1]
             buffer.pop()
+        self._last = index
         return index
 
     # -- state ----------------------------------------------------------------
@@ -238,6 +273,8 @@ class SampleOrder:
             version, internal, gauss = self._rng.getstate()
             state["buffer"] = self._buffer
             state["pass_end"] = self._pass_end
+            state["returned"] = self._returned
+            state["last"] = self._last
             state["rng"] = [version, list(internal), gauss]
         return state
 
@@ -246,6 +283,8 @@ class SampleOrder:
         if self._rng is not None:
             self._buffer = state.get("buffer")
             self._pass_end = state.get("pass_end", 0)
+            self._returned = state.get("returned", 0)
+            self._last = state.get("last", 0)
             if "rng" in state:
                 version, internal, gauss = state["rng"]
                 self._rng.setstate((version, tuple(internal), gauss))

@@ -20,6 +20,8 @@ CONFIGS = [
     {"num_shards": 3, "shard_id": 1},
     {"num_shards": 2, "shard_id": 0, "pad_last_batch": True},
     {"num_shards": 3, "shard_id": 2, "stick_to_shard": True, "random_shuffle": True, "seed": 8},
+    {"num_shards": 3, "shard_id": 1, "random_shuffle": True, "initial_fill": 2, "seed": 4},
+    {"num_shards": 3, "shard_id": 0, "pad_last_batch": True, "random_shuffle": True, "seed": 6},
 ]
 
 

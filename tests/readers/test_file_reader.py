@@ -180,6 +180,66 @@ def test_shuffle_after_epoch_is_a_new_permutation_per_epoch_shared_by_shards(roo
     assert epochs == shards(3)
 
 
+def _shard_sizes(num_shards):
+    n = len(LISTED)
+    return [(k + 1) * n // num_shards - k * n // num_shards for k in range(num_shards)]
+
+
+@pytest.mark.parametrize("num_shards", [2, 3])
+@pytest.mark.parametrize("batch_size", [2, 3])
+@pytest.mark.parametrize("pad_last_batch", [False, True])
+def test_random_shuffle_keeps_shards_disjoint_whatever_the_seeds(
+    root, num_shards, batch_size, pad_last_batch
+):
+    # Every rank with its own seed: together their first epochs read each sample once
+    # (the reference's shards, too, are slices of one order that no seed changes).
+    firsts = []
+    for shard, size in enumerate(_shard_sizes(num_shards)):
+        reader = ndd.readers.File(
+            file_root=root,
+            random_shuffle=True,
+            seed=10 + shard,
+            num_shards=num_shards,
+            shard_id=shard,
+            pad_last_batch=pad_last_batch,
+        )
+        epoch = [n for b in epoch_items(reader, batch_size) for n, _ in b]
+        firsts += epoch[:size]
+        if pad_last_batch:
+            # Padding repeats the last sample drawn, as in the reference.
+            assert epoch[size:] == [epoch[size - 1]] * (len(epoch) - size)
+    assert sorted(firsts) == sorted(p for p, _ in LISTED)
+
+
+@pytest.mark.parametrize("shard_id", [0, 2])
+@pytest.mark.parametrize("batch_size", [2, 4])
+def test_random_shuffle_draws_within_one_shard_at_a_time(root, shard_id, batch_size):
+    # The reader's stream runs through the shards in turn (shard_id, shard_id + 1, ...);
+    # the shuffle buffer never mixes two of them, whatever the epochs' boundaries.
+    # With initial_fill=1 there is no mixing: the fixed order, the same for any seed.
+    def stream(seed, initial_fill):
+        reader = ndd.readers.File(
+            file_root=root,
+            random_shuffle=True,
+            seed=seed,
+            initial_fill=initial_fill,
+            num_shards=3,
+            shard_id=shard_id,
+        )
+        return [n for _ in range(4) for b in epoch_items(reader, batch_size) for n, _ in b]
+
+    fixed = stream(1, 1)
+    assert fixed == stream(2, 1)
+    shuffled = stream(3, 100)
+    assert shuffled != fixed
+    sizes = _shard_sizes(3)
+    start, shard = 0, shard_id
+    while start + sizes[shard] <= len(fixed):
+        end = start + sizes[shard]
+        assert sorted(shuffled[start:end]) == sorted(fixed[start:end])
+        start, shard = end, (shard + 1) % 3
+
+
 def test_random_shuffle_mixes_uniformly(root):
     """Each sample appears in each position of an epoch about equally often."""
     reader = ndd.readers.File(file_root=root, random_shuffle=True, seed=1, initial_fill=8)
