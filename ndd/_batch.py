@@ -337,6 +337,7 @@ class Batch(BatchBase, ResultMetadata):
     # -- metadata ---------------------------------------------------------
     @property
     def batch_size(self) -> int:
+        """Number of samples."""
         return self._batch_size
 
     @property
@@ -350,23 +351,28 @@ class Batch(BatchBase, ResultMetadata):
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions of each sample (they all have the same)."""
         shapes = self.shape
         return len(shapes[0]) if shapes else len(self._layout)
 
     @property
     def tensors(self) -> _TensorList:
+        """The samples as a sequence of ``Tensor``: ``batch.tensors[i]``, ``len(batch.tensors)``."""
         return _TensorList(self)
 
     @property
     def slice(self) -> _BatchSlicer:
+        """Index every sample alike: ``batch.slice[1:3, ::2]`` (see ``Tensor`` indexing)."""
         return _BatchSlicer(self)
 
     # -- evaluation and transfer ------------------------------------------
     def evaluate(self) -> "Batch":
+        """Run the work that produces this batch, if not done yet, and return the batch."""
         batch_wait(self)
         return self
 
     def to_device(self, device, force_copy: bool = False) -> "Batch":
+        """The batch on ``device`` (``"cpu"``, ``"gpu"``, ``"gpu:1"`` or an ``ndd.Device``); itself when already there, unless ``force_copy``."""
         dev = to_device(device)
         if dev == self._device and not force_copy:
             return self

@@ -105,6 +105,7 @@ class ResultMetadata:
 
     @property
     def dtype(self) -> DType:
+        """The element type (``ndd.DType``)."""
         return self._dtype
 
     @property
@@ -114,6 +115,7 @@ class ResultMetadata:
 
     @property
     def device(self) -> Device:
+        """Where the data is (``ndd.Device``: CPU or a GPU)."""
         return self._device
 
     def cpu(self):
@@ -165,18 +167,22 @@ class Tensor(TensorBase, ResultMetadata):
 
     @property
     def ndim(self) -> int:
+        """Number of dimensions."""
         return len(self.shape)
 
     @property
     def size(self) -> int:
+        """Number of elements."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     @property
     def itemsize(self) -> int:
+        """Bytes per element."""
         return self._dtype.bytes
 
     @property
     def nbytes(self) -> int:
+        """Bytes of the data: ``size * itemsize``."""
         return self.size * self._dtype.bytes
 
     # -- evaluation and transfer ------------------------------------------

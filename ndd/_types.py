@@ -126,10 +126,12 @@ class DType:
 
     @property
     def is_integer(self):
+        """True for the signed and unsigned integer types (not bool)."""
         return self.kind is DType.Kind.signed or self.kind is DType.Kind.unsigned
 
     @property
     def is_float(self):
+        """True for the floating-point types."""
         return self.kind is DType.Kind.float
 
     @staticmethod

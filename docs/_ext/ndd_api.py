@@ -480,12 +480,22 @@ def _first_sentence(doc):
     return sentence.rstrip(".") + "." if sentence else ""
 
 
+def _documents_its_constructor(cls):
+    """Readers: their constructor's docstring lists their arguments (made from their
+    specs by ndd.readers), which the class docstring does not repeat."""
+    from ndd.readers._base import Reader
+
+    return issubclass(cls, Reader) and cls is not Reader
+
+
 def _autodoc(entry):
     namespace, name = entry.qualname.rsplit(".", 1)
     if entry.kind == "class":
         lines = [f".. autoclass:: {entry.qualname}", "   :members:"]
         if not issubclass(entry.obj, enum.Enum):  # not the methods of int
             lines += ["   :inherited-members:"]
+        if _documents_its_constructor(entry.obj):
+            lines += ["   :special-members: __init__"]
         return lines
     if entry.kind == "function":
         return [f".. autofunction:: {entry.qualname}"]

@@ -90,14 +90,17 @@ class EvalContext:
 
     @property
     def device_id(self):
+        """The GPU the context's work runs on (None without one)."""
         return self._device_id
 
     @property
     def thread_pool(self) -> ThreadPool:
+        """The ``ThreadPool`` that runs the context's CPU work."""
         return self._own_pool if self._own_pool is not None else default_thread_pool(self._device_id)
 
     @property
     def num_threads(self) -> int:
+        """Number of threads of the context's thread pool."""
         return self.thread_pool.num_threads
 
     @property

@@ -42,16 +42,19 @@ class Stream:
 
     @property
     def handle(self) -> int:
+        """The CUDA stream handle (``CUstream``) as an int."""
         return self._handle
 
     @property
     def device_id(self) -> int:
+        """The GPU the stream belongs to."""
         return self._device_id
 
     def __cuda_stream__(self):
         return (0, self._handle)
 
     def synchronize(self) -> None:
+        """Wait until all work queued on the stream has run."""
         from .._cuda import streams
 
         streams.synchronize(self._handle)

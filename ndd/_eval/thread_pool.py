@@ -105,10 +105,12 @@ class ThreadPool:
 
     @property
     def num_threads(self) -> int:
+        """Number of threads, the calling thread included."""
         return self._num_threads
 
     @property
     def device_id(self) -> int | None:
+        """The GPU the threads are bound to (None: no GPU affinity)."""
         return self._device_id
 
     def map(self, fn, items):

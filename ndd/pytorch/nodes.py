@@ -110,6 +110,10 @@ class _OneSourceNode(_DeviceBoundNode):
 class Reader(_DeviceBoundNode):
     """An ndd reader as a node: one dict of outputs per batch (or per sample).
 
+    Each ``reset()`` starts the reader's next epoch; ``reset(state)`` with a state
+    from ``get_state`` constructs a new reader and continues where that state
+    was taken.
+
     Parameters
     ----------
     reader_type : type
@@ -125,10 +129,6 @@ class Reader(_DeviceBoundNode):
     **reader_kwargs
         Arguments of the reader. ``enable_checkpointing`` defaults to True, so
         that ``get_state`` (``Loader.state_dict``) works.
-
-    Each ``reset()`` starts the reader's next epoch; ``reset(state)`` with a state
-    from ``get_state`` constructs a new reader and continues where that state
-    was taken.
     """
 
     _WHERE = "ndd.pytorch.nodes.Reader"

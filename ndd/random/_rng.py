@@ -133,7 +133,7 @@ class RNG(Philox):
 
     @property
     def seed(self):
-        """Write-only: assigning a seed restarts the sequence from that seed."""
+        """Assigning a seed restarts the sequence from that seed (the property is write-only)."""
         raise AttributeError("ndd.random.RNG: 'seed' is write-only; read 'state' to save the generator")
 
     @seed.setter
