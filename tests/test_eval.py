@@ -393,3 +393,24 @@ def test_thread_pool_map_raises_the_first_error_after_every_thread_stops():
 def test_a_bad_device_names_the_operator_and_the_argument(device):
     with pytest.raises(ValueError, match=r"^ndd\.flip: 'device': "):
         ndd.flip(np.zeros((4, 4, 3), np.uint8), device=device)
+
+
+def test_a_long_deferred_chain_evaluates_without_nesting():
+    # A running total kept over an epoch: each step's input is the step before. The
+    # run phase takes the chain in order, without a nested call per step (which
+    # overflowed the stack near 10,000 steps, in a thread sooner).
+    def running_total(steps, out):
+        with ndd.EvalMode.deferred:
+            total = ndd.batch([np.zeros(2, np.float32), np.ones(3, np.float32)])
+            scale = ndd.tensor(np.float32(1))
+            for _ in range(steps):
+                total = total + scale
+                scale = scale * 1
+        out.append([np.asarray(s) for s in total.tensors])
+
+    got = []
+    worker = threading.Thread(target=running_total, args=(30_000, got))
+    worker.start()
+    worker.join()
+    np.testing.assert_array_equal(got[0][0], [30_000, 30_000])
+    np.testing.assert_array_equal(got[0][1], [30_001] * 3)

@@ -248,6 +248,83 @@ cdef list _execute(Invocation inv):
     return [[r[k] for r in results] for k in range(nout)]
 
 
+cdef inline Invocation _deferred_producer(object x):
+    """The deferred invocation, not run yet, that produces ``x`` (an input or a
+    pending argument's source), or None."""
+    cdef object producer
+    if x is None:
+        return None
+    if isinstance(x, TensorBase):
+        producer = (<TensorBase>x)._inv
+    elif isinstance(x, BatchBase):
+        producer = (<BatchBase>x)._inv
+    else:
+        return None
+    if producer is None:
+        return None
+    if (<Invocation>producer).done or not (<Invocation>producer).deferred:
+        return None
+    return <Invocation>producer
+
+
+cdef list _deferred_inputs(Invocation inv):
+    cdef list found = []
+    cdef Invocation producer
+    if inv.inputs is not None:
+        for x in inv.inputs:
+            producer = _deferred_producer(x)
+            if producer is not None:
+                found.append(producer)
+    if inv.args is not None:
+        for v in inv.args.values():
+            if type(v) is PendingArg:
+                producer = _deferred_producer((<PendingArg>v).source)
+                if producer is not None:
+                    found.append(producer)
+    return found
+
+
+cdef bint _has_deferred_input(Invocation inv):
+    if inv.inputs is not None:
+        for x in inv.inputs:
+            if _deferred_producer(x) is not None:
+                return True
+    if inv.args is not None:
+        for v in inv.args.values():
+            if type(v) is PendingArg and _deferred_producer((<PendingArg>v).source) is not None:
+                return True
+    return False
+
+
+cdef _run_deferred_ancestors(Invocation root):
+    """Run the deferred invocations ``root`` depends on, inputs before the calls that
+    use them, with an explicit stack: reaching them through the kernels' reads of
+    their inputs would nest one C call per step of the chain (a running total kept
+    over an epoch is thousands of steps deep) and overflow the thread's stack."""
+    cdef list stack = [(root, False)]
+    cdef list order = []
+    cdef set seen = set()
+    cdef Invocation inv
+    cdef bint expanded
+    while stack:
+        item = stack.pop()
+        inv = <Invocation>item[0]
+        expanded = item[1]
+        if expanded:
+            if inv is not root:
+                order.append(inv)
+            continue
+        if id(inv) in seen or inv.done:
+            continue
+        seen.add(id(inv))
+        stack.append((inv, True))
+        for producer in _deferred_inputs(inv):
+            if id(producer) not in seen:
+                stack.append((producer, False))
+    for inv in order:
+        inv.ensure_run()
+
+
 cdef class Invocation:
     """One operator call. ``outputs`` holds, per output, an array (sample mode) or
     a list of arrays (batch mode) once ``done``; ``error`` a run-phase exception."""
@@ -261,6 +338,8 @@ cdef class Invocation:
 
     cpdef run(self):
         """Run the kernel(s) now on this thread, recording outputs or the error."""
+        if _has_deferred_input(self):
+            _run_deferred_ancestors(self)
         # Arrays the kernels create come from the host pool (see ndd/_cpu/host_pool.pyx).
         previous_allocator = host_pool.activate()
         try:
