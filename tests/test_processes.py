@@ -1,7 +1,12 @@
 """ndd in child processes: forked children (whose parent's worker threads did
 not survive the fork) and spawned ones."""
 
+import gc
 import multiprocessing
+import subprocess
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -37,3 +42,52 @@ def test_operators_work_in_child_processes(method):
         pytest.fail(f"the {method} child hung")
     assert child.exitcode == 0
     assert results.get() == EXPECTED
+
+
+_FORK_WHILE_RUNNING = """
+import os, sys
+import numpy as np
+import ndd
+
+images = ndd.batch([np.full((1000, 1000, 3), 9, np.uint8)] * 8, layout="HWC")
+images.evaluate()
+running = ndd.resize(images, size=[900, 900])  # eager: on the worker thread when we fork
+queued = ndd.flip(running)
+pid = os.fork()
+if pid == 0:
+    ok = np.asarray(queued.select(7))[5, 5, 0] == 9 and np.asarray(running.select(0)).shape == (900, 900, 3)
+    os._exit(0 if ok else 3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_fork_while_an_eager_operator_runs_finishes_it_in_the_child():
+    # The task the parent's worker was running when the process forked is run again
+    # in the child (it hung there, waiting for a thread that does not exist).
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("fork is not available here")
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", _FORK_WHILE_RUNNING], timeout=120, capture_output=True)
+        assert done.returncode == 0, done.stderr.decode()
+
+
+def test_worker_threads_end_with_their_contexts():
+    # A context's worker thread ends when the context is freed: contexts made per
+    # step, and the default contexts of short-lived threads, left one thread each.
+    def eval_threads():
+        return [t for t in threading.enumerate() if t.name.startswith("ndd-eval-")]
+
+    before = len(eval_threads())
+    for _ in range(40):
+        with ndd.EvalContext():
+            np.asarray(ndd.tensor([1.0]) * 2)
+    for _ in range(20):
+        thread = threading.Thread(target=lambda: np.asarray(ndd.tensor([1.0]) * 2))
+        thread.start()
+        thread.join()
+    gc.collect()
+    deadline = time.monotonic() + 30
+    while len(eval_threads()) > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(eval_threads()) <= before

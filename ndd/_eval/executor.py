@@ -3,11 +3,49 @@ invocations in submission order."""
 
 import queue
 import threading
+import weakref
 
 from .fork import on_fork_in_child
 from .mode import EvalMode
 
 __all__ = ["AsyncExecutor"]
+
+# Put on a worker's queue when its executor is gone: the thread ends.
+_STOP = object()
+
+
+class _Worker:
+    """What an executor shares with its thread: the queue, the condition waiters
+    sleep on, how many are waiting, and the task being run. The thread holds this,
+    never the executor, so that an executor nobody uses any more (a context left,
+    a thread's default context when the thread ends) is freed and stops its thread."""
+
+    __slots__ = ("tasks", "cond", "waiting", "running")
+
+    def __init__(self, tasks=None):
+        self.tasks = queue.SimpleQueue() if tasks is None else tasks
+        self.cond = threading.Condition(threading.Lock())
+        self.waiting = 0
+        self.running = None
+
+
+def _work(worker):
+    # Operators called from a task (none of ours do) run inline.
+    EvalMode.sync_cpu.__enter__()
+    get = worker.tasks.get
+    while True:
+        task = get()
+        if task is _STOP:
+            return
+        worker.running = task
+        task.run()
+        worker.running = None
+        # Not kept while waiting for the next one: it may own memory (a GPU output),
+        # and it holds its context, which holds the executor.
+        task = None
+        if worker.waiting:
+            with worker.cond:
+                worker.cond.notify_all()
 
 
 class AsyncExecutor:
@@ -15,15 +53,15 @@ class AsyncExecutor:
 
     Waiting uses one condition shared by all tasks; the worker only touches it
     when someone waits, so a stream of submissions costs one queue put each.
-    The thread starts on the first submission, and again in a forked child.
+    The thread starts on the first submission or wait, and again in a forked
+    child; it ends when the executor is freed.
     """
 
     def __init__(self, name: str):
         self._name = name
-        self._queue = queue.SimpleQueue()
-        self._cond = threading.Condition(threading.Lock())
-        self._waiting = 0
+        self._worker = _Worker()
         self._thread = None
+        self._stop = None
         self._start_lock = threading.Lock()
         on_fork_in_child(self)
 
@@ -34,55 +72,56 @@ class AsyncExecutor:
     def submit(self, task) -> None:
         if self._thread is None:
             self._start()
-        self._queue.put(task)
+        self._worker.tasks.put(task)
 
     def _start(self):
         with self._start_lock:
             if self._thread is None:
-                thread = threading.Thread(
-                    target=self._work, args=(self._queue,), name=self._name, daemon=True
-                )
+                worker = self._worker
+                thread = threading.Thread(target=_work, args=(worker,), name=self._name, daemon=True)
                 thread.start()
                 self._thread = thread
+                self._stop = weakref.finalize(self, worker.tasks.put, _STOP)
 
     def wait(self, task) -> None:
         """Block until ``task.done`` is true."""
         if task.done:
             return
-        with self._cond:
-            self._waiting += 1
+        if self._thread is None:
+            self._start()  # in a forked child: the tasks carried over from the parent
+        worker = self._worker
+        with worker.cond:
+            worker.waiting += 1
             try:
                 while not task.done:
-                    self._cond.wait()
+                    worker.cond.wait()
             finally:
-                self._waiting -= 1
-
-    def _work(self, tasks):
-        # Operators called from a task (none of ours do) run inline.
-        EvalMode.sync_cpu.__enter__()
-        get = tasks.get
-        while True:
-            task = get()
-            task.run()
-            # Not kept while waiting for the next one: it may own memory (a GPU output).
-            task = None
-            if self._waiting:
-                with self._cond:
-                    self._cond.notify_all()
+                worker.waiting -= 1
 
     def _after_fork_in_child(self):
         # The worker thread did not survive the fork, and its locks may have been
-        # held at that moment: take new ones, and keep the tasks still queued.
-        old = self._queue
-        self._queue = queue.SimpleQueue()
+        # held at that moment: take new ones. The tasks still queued run on a new
+        # thread, after the one the old thread was running, which never finished here.
+        old = self._worker
+        tasks = queue.SimpleQueue()
+        running = old.running
+        if running is not None and not running.done:
+            if running.outputs is not None or running.error is not None:
+                running.done = True  # forked between its last steps: it has its results
+            else:
+                tasks.put(running)
         while True:
             try:
-                self._queue.put(old.get_nowait())
+                task = old.tasks.get_nowait()
             except queue.Empty:
                 break
-        self._cond = threading.Condition(threading.Lock())
-        self._waiting = 0
+            if task is not _STOP:
+                tasks.put(task)
+        if self._stop is not None:
+            self._stop.detach()
+            self._stop = None
+        self._worker = _Worker(tasks)
         self._start_lock = threading.Lock()
+        # The new thread starts on the next submission or wait, once every object
+        # owning threads has dropped its own (a task may use the thread pool).
         self._thread = None
-        if not self._queue.empty():
-            self._start()
