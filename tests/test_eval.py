@@ -5,6 +5,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 
 import numpy as np
 import pytest
@@ -140,6 +141,45 @@ def test_deferred_error_message():
         y = ndd.tensor([1]) % 0
     with pytest.raises(ZeroDivisionError, match="deferred evaluation of operator %"):
         y.evaluate()
+
+
+def test_an_error_read_many_times_keeps_a_short_traceback():
+    # A consumer of a failed result re-raised the same exception object, whose
+    # traceback grew by the raising frames at every access.
+    with ndd.EvalMode.deferred:
+        y = ndd.flip(ndd.tensor([[1]], layout="HW") % 0)
+    lengths = []
+    for _ in range(30):
+        with pytest.raises(ZeroDivisionError) as info:
+            y.evaluate()
+        lengths.append(len(traceback.extract_tb(info.value.__traceback__)))
+    assert lengths[-1] == lengths[1] < 20
+
+
+def test_an_interrupted_deferred_evaluation_runs_again(monkeypatch):
+    # Ctrl-C during an evaluation stops the program, not the operator: nothing is
+    # recorded, and the next evaluation runs it (it re-raised KeyboardInterrupt forever).
+    from ndd._ops.compose import GRID_MASK
+
+    kernel = GRID_MASK.kernel
+    calls = []
+
+    def interrupted_once(arrays, args):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return kernel(arrays, args)
+
+    monkeypatch.setattr(GRID_MASK, "kernel", interrupted_once)
+    image = np.full((8, 8, 1), 5, np.uint8)
+    with ndd.EvalMode.deferred:
+        masked = ndd.grid_mask(ndd.tensor(image, layout="HWC"), tile=4)
+        flipped = ndd.flip(masked)
+    with pytest.raises(KeyboardInterrupt):
+        flipped.evaluate()
+    expected = np.asarray(ndd.grid_mask(ndd.tensor(image, layout="HWC"), tile=4))
+    np.testing.assert_array_equal(np.asarray(flipped), expected[:, ::-1])
+    np.testing.assert_array_equal(np.asarray(masked), expected)
 
 
 def test_sync_error_raises_at_the_call():

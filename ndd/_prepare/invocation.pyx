@@ -345,6 +345,10 @@ cdef class Invocation:
         try:
             execute = self.op.execute
             self.outputs = execute(self) if execute is not None else _execute(self)
+        except (KeyboardInterrupt, SystemExit):
+            # The user stopped the program, not the operator: nothing is recorded,
+            # and a later evaluation runs it again.
+            raise
         except BaseException as exc:
             self.error = exc
         finally:
@@ -383,8 +387,9 @@ def raise_run_error(Invocation inv):
     names the operator and the user's call site, chained to the original."""
     err = inv.error
     if getattr(err, "ndd_from_call", False):
-        # An input's error, already naming its operator and call: said once, not nested.
-        raise err
+        # An input's error, already naming its operator and call: said once, not nested,
+        # and without the frames of its earlier raisings (each one would add to them).
+        raise err.with_traceback(None)
     when = "deferred evaluation" if inv.deferred else "asynchronous execution"
     where = ""
     if inv.call_site is not None:

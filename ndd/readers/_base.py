@@ -332,23 +332,37 @@ class Reader(abc.ABC):
         index, outputs = self._ready.popleft()
         expected = self._order.next_index()
         if index != expected:
-            raise RuntimeError(
-                f"{self._qualname}: internal error: the loading thread read sample {index}, expected {expected}"
-            )
+            # Out of step with the loading thread: an exception (a KeyboardInterrupt,
+            # a signal handler's) stopped an earlier call between the two steps above.
+            # The consumer's order is the truth: read this sample here, and start the
+            # loading thread again from the next one.
+            self._restart_loading()
+            return expected, self._load_or_error(expected)
         return index, outputs
+
+    def _restart_loading(self):
+        if self._loader is not None:
+            self._loader.stop()
+        self._loader = None
+        self._ready = collections.deque()
 
     def _take(self, count):
         """``count`` samples as a list of (index, arrays, source). A sample that
         cannot be read raises here; the samples taken before it in this batch
         are kept for the next call, so only the bad one is skipped."""
         taken = []
-        while len(taken) < count:
-            index, loaded = self._next_loaded()
-            if isinstance(loaded, BaseException):
-                self._put_back(taken)
-                raise loaded
-            arrays, source = loaded
-            taken.append((index, arrays, source))
+        try:
+            while len(taken) < count:
+                index, loaded = self._next_loaded()
+                if isinstance(loaded, BaseException):
+                    raise loaded
+                arrays, source = loaded
+                taken.append((index, arrays, source))
+        except BaseException:
+            # A bad sample, or an interruption (KeyboardInterrupt): the samples
+            # taken so far come first next time.
+            self._put_back(taken)
+            raise
         return taken
 
     def _put_back(self, taken):

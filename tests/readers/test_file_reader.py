@@ -527,3 +527,40 @@ def test_only_epochs_run_to_their_end_move_to_the_next_shard(root, batch_size, s
                 break
         got.append(epoch)
     assert got == expected
+
+
+@pytest.mark.parametrize("where", ["next_index", "_next_loaded"])
+def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, where):
+    # A KeyboardInterrupt (or a signal handler's exception) inside next_epoch, in
+    # the middle of a batch: the samples taken come first next time, and the reader
+    # keeps its place in the stream (interrupted between taking a loaded sample and
+    # advancing its order, it fell out of step with its loading thread and refused
+    # every later call).
+    def stream(reader, interrupt):
+        epoch = reader.next_epoch(batch_size=3)
+        data, _ = next(epoch)
+        names = [sample_name(np.asarray(t)) for t in data.tensors]
+        if interrupt:
+            owner = reader._order if where == "next_index" else reader
+            original, calls = getattr(owner, where), []
+
+            def interrupting(*args):
+                calls.append(1)
+                if len(calls) == 2:  # the second sample of the second batch
+                    raise KeyboardInterrupt
+                return original(*args)
+
+            monkeypatch.setattr(owner, where, interrupting)
+        while len(names) < 3 * len(LISTED):
+            try:
+                for data, _ in epoch:
+                    names += [sample_name(np.asarray(t)) for t in data.tensors]
+            except KeyboardInterrupt:
+                pass
+            epoch = reader.next_epoch(batch_size=3)
+        return names[: 3 * len(LISTED)]
+
+    def reader():
+        return ndd.readers.File(file_root=root, random_shuffle=True, seed=4, initial_fill=3)
+
+    assert stream(reader(), interrupt=True) == stream(reader(), interrupt=False)
