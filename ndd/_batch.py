@@ -351,7 +351,10 @@ class Batch(BatchBase, ResultMetadata):
 
     @property
     def ndim(self) -> int:
-        """Number of dimensions of each sample (they all have the same)."""
+        """Number of dimensions of each sample (they all have the same; known without
+        running the operator that makes the data when the batch has a layout)."""
+        if self._shapes is None and self._layout:
+            return len(self._layout)
         shapes = self.shape
         return len(shapes[0]) if shapes else len(self._layout)
 

@@ -167,7 +167,10 @@ class Tensor(TensorBase, ResultMetadata):
 
     @property
     def ndim(self) -> int:
-        """Number of dimensions."""
+        """Number of dimensions (known without running the operator that makes the
+        data when it has a layout)."""
+        if self._shape is None and self._layout:
+            return len(self._layout)
         return len(self.shape)
 
     @property

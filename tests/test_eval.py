@@ -454,3 +454,27 @@ def test_a_long_deferred_chain_evaluates_without_nesting():
     worker.join()
     np.testing.assert_array_equal(got[0][0], [30_000, 30_000])
     np.testing.assert_array_equal(got[0][1], [30_001] * 3)
+
+
+def test_the_number_of_dimensions_is_known_without_running():
+    # A decoder's output has an unknown shape but a layout: its ndim, and the
+    # operators that need it (resize, rotate, hsv, normalize, slicing), do not run
+    # the decoder at the call; a bad file raises where its data is read.
+    junk = np.frombuffer(b"not an image" * 8, np.uint8)
+    with ndd.EvalMode.deferred:
+        image = ndd.decoders.image(ndd.tensor(junk))
+        images = ndd.decoders.image(ndd.batch([junk, junk]))
+        assert (image.ndim, images.ndim) == (3, 3)
+        outputs = [
+            ndd.resize(image, size=[4, 4]),
+            ndd.resize(images, resize_shorter=8),
+            ndd.random_resized_crop(images, size=[4, 4]),
+            ndd.rotate(image, angle=10),
+            ndd.hsv(images, hue=3),
+            ndd.normalize(image),
+            image[1:3],
+        ]
+    assert not image._inv.done and not images._inv.done
+    for out in outputs:
+        with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode"):
+            out.evaluate()
