@@ -125,6 +125,11 @@ def _bbox_paste_kernel(arrays, args):
     margin = _ONE - scale
     shift_x = np.float32(args["paste_x"]) * margin
     shift_y = np.float32(args["paste_y"]) * margin
+    # As in the reference, a position beyond 1 keeps the image's frame inside the canvas.
+    if scale + shift_x > _ONE:
+        shift_x = _ONE - scale
+    if scale + shift_y > _ONE:
+        shift_y = _ONE - scale
     boxes = _box_rows(arrays[0])
     out = boxes * scale
     out[:, 0] += shift_x
@@ -581,8 +586,10 @@ def _rotate_rows(boxes, geometry, args):
     if args["bbox_layout"] == "xyWH":
         out[:, 2:] -= out[:, :2]
     if args["bbox_normalized"]:
-        # Scaled by the reciprocals, as the reference does (not divided).
-        out *= np.stack([_ONE / out_w, _ONE / out_h, _ONE / out_w, _ONE / out_h], axis=-1)
+        # Scaled by the reciprocals, as the reference does (not divided); an output
+        # size of 0 gives infinities, as there.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out *= np.stack([_ONE / out_w, _ONE / out_h, _ONE / out_w, _ONE / out_h], axis=-1)
     return out, keep
 
 

@@ -305,7 +305,8 @@ def _ranges(name, values, pairs):
     if len(values) == 2:
         values = values * pairs
     if len(values) != 2 * pairs:
-        raise ValueError(f"{_BBOX}: '{name}' must have 2 or {2 * pairs} values, got {values}")
+        counts = "2" if pairs == 1 else f"2 or {2 * pairs}"
+        raise ValueError(f"{_BBOX}: '{name}' must have {counts} values, got {values}")
     ranges = [(values[2 * k], values[2 * k + 1]) for k in range(pairs)]
     for lo, hi in ranges:
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
@@ -400,7 +401,9 @@ class _BBoxPlan:
         self.ratios = self.ratios_error = None
         try:
             pairs = 1 if ndim == 2 else 3
-            self.ratios = np.asarray(_ranges("aspect_ratio", args["_aspect"], pairs), np.float64).ravel()
+            # Six values with 2-D boxes: the first range counts, as in the reference.
+            aspect = args["_aspect"][:2] if pairs == 1 else args["_aspect"]
+            self.ratios = np.asarray(_ranges("aspect_ratio", aspect, pairs), np.float64).ravel()
         except ValueError as error:
             self.ratios_error = error
         self.thresholds = np.asarray(args["thresholds"], np.float32)

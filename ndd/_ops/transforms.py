@@ -185,7 +185,8 @@ def _list_len(qualname, name, value, allowed):
         return None
     if len(value) not in allowed:
         raise InvalidArgumentError(
-            f"{qualname}: '{name}' must have {' or '.join(map(str, allowed))} elements, got {list(value)}"
+            f"{qualname}: '{name}' must have {' or '.join(map(str, allowed))} elements, "
+            f"got {np.asarray(value).tolist()}"
         )
     return len(value)
 
@@ -639,11 +640,13 @@ def _coord_kernel(arrays, args):
     x = arrays[0]
     n_in = x.shape[-1]
     m, t = _coord_plan(args, n_in)
-    points = x.reshape(-1, n_in).astype(_F32)
+    points = x.reshape(math.prod(x.shape[:-1]), n_in).astype(_F32)
     out = np.empty((points.shape[0], m.shape[0]), _F32)
     out[...] = t
-    for j in range(n_in):
-        out += points[:, j : j + 1] * m[:, j]
+    # Infinite coordinates give what IEEE arithmetic gives (inf * 0 is NaN), silently.
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(n_in):
+            out += points[:, j : j + 1] * m[:, j]
     out = out.reshape((*x.shape[:-1], m.shape[0]))
     dtype = args["dtype"]
     return out if dtype is float32 else cast_array(out, dtype.numpy)

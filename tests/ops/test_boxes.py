@@ -276,3 +276,13 @@ def test_anchor_matching_keeps_the_last_of_equal_overlaps_and_skips_nan(anchors_
         np.testing.assert_array_equal(
             match_anchors(boxes, anchors, criteria), _matches_by_rule(boxes, anchors, criteria)
         )
+
+
+@pytest.mark.parametrize("ltrb", [True, False])
+def test_bbox_paste_beyond_one_keeps_the_image_inside_the_canvas(ltrb):
+    # As in the reference: a position beyond 1 counts as 1 (the right or bottom edge).
+    boxes = np.float32([[0.0, 0.0, 1.0, 1.0], [0.1, 0.2, 0.3, 0.4]])
+    beyond = np.asarray(ndd.bbox_paste(boxes, ratio=2.5, paste_x=1.5, paste_y=3.0, ltrb=ltrb))
+    edge = np.asarray(ndd.bbox_paste(boxes, ratio=2.5, paste_x=1.0, paste_y=1.0, ltrb=ltrb))
+    np.testing.assert_array_equal(beyond, edge)
+    np.testing.assert_allclose(edge[0], [0.6, 0.6, 1.0, 1.0] if ltrb else [0.6, 0.6, 0.4, 0.4], rtol=1e-6)

@@ -158,6 +158,19 @@ def test_windows_keep_to_scaling_and_aspect_ratio():
     assert np.sum((counts - expected) ** 2 / expected) < chi2_critical(4)
 
 
+def test_six_aspect_ratio_values_with_2d_boxes_use_the_first_range():
+    # The reference takes 2 values, or 6 for 3-D boxes; with 2-D boxes it uses the first pair.
+    anchor, shape = _windows(
+        200, scaling=[0.3, 0.8], aspect_ratio=[0.5, 0.6, 1, 1, 2, 3], allow_no_crop=False
+    )
+    ratio = shape[:, 0] / shape[:, 1]
+    assert np.all(ratio >= 0.5 - 1e-5) and np.all(ratio <= 0.6 + 1e-5)
+    with pytest.raises(ValueError, match=r"'aspect_ratio' must be 2 or 6 positive values"):
+        ndd.random_bbox_crop(BOXES, aspect_ratio=[0.5, 2, 0.5, 2])
+    with pytest.raises(ValueError, match=r"'scaling' must have 2 values, got \[0.3, 1.0, 0.3, 1.0\]"):
+        ndd.random_bbox_crop(BOXES, scaling=[0.3, 1, 0.3, 1])
+
+
 def test_aspect_ratio_is_in_pixels_with_input_shape():
     anchor, shape = _windows(
         200, scaling=[0.2, 0.9], aspect_ratio=[1.0, 1.0], input_shape=[200, 100], allow_no_crop=False

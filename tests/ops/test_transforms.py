@@ -3,6 +3,7 @@
 
 import json
 import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -140,3 +141,17 @@ def test_coord_transform_keeps_input_type_when_asked():
 def test_errors_name_the_argument(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         np.asarray(call())
+
+
+def test_coord_transform_of_points_without_components_and_of_infinities():
+    out = ndd.coord_transform(np.zeros((3, 0), np.float32))
+    assert np.asarray(out).shape == (3, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no numpy warning escapes: inf * 0 is NaN, as in IEEE
+        moved = np.asarray(ndd.coord_transform(np.float32([[np.inf, 1.0]]), M=[[1, 1], [0, 1]]))
+    np.testing.assert_array_equal(moved, [[np.inf, np.nan]])
+
+
+def test_transform_messages_show_plain_numbers():
+    with pytest.raises(ValueError, match=r"'shear' must have 2 or 6 elements, got \[0.3\]$"):
+        ndd.transforms.shear(shear=0.3)
