@@ -478,3 +478,12 @@ def test_the_number_of_dimensions_is_known_without_running():
     for out in outputs:
         with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode"):
             out.evaluate()
+
+
+def test_thread_pool_map_works_on_when_no_thread_can_start():
+    # At interpreter shutdown (a daemon thread still running an operator) the pool
+    # cannot start threads: the calling thread does the work (it raised a RuntimeError).
+    pool = ndd.ThreadPool(3)
+    assert pool.map(lambda x: x * 2, list(range(5))) == [0, 2, 4, 6, 8]
+    pool._executor.shutdown()
+    assert pool.map(lambda x: x * 2, list(range(5))) == [0, 2, 4, 6, 8]

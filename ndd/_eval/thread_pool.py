@@ -146,7 +146,14 @@ class ThreadPool:
             except BaseException as exc:
                 errors.append(exc)
 
-        futures = [self._executor.submit(work) for _ in range(helpers)]
+        futures = []
+        try:
+            for _ in range(helpers):
+                futures.append(self._executor.submit(work))
+        except RuntimeError:
+            # The interpreter is shutting down (a daemon thread still running an
+            # operator): no new threads; the calling thread does the rest.
+            pass
         work()
         for future in futures:
             future.result()

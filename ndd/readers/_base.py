@@ -8,6 +8,7 @@ import collections
 import inspect
 import json
 import os
+import threading
 
 import numpy as np
 
@@ -191,6 +192,7 @@ class Reader(abc.ABC):
         self._resume_epoch = False
         self._ready = collections.deque()
         self._returned = []
+        self._taking = threading.Lock()
         self._loader = None
         self._started = False
         self._pending_state = None
@@ -350,6 +352,11 @@ class Reader(abc.ABC):
         """``count`` samples as a list of (index, arrays, source). A sample that
         cannot be read raises here; the samples taken before it in this batch
         are kept for the next call, so only the bad one is skipped."""
+        if not self._taking.acquire(blocking=False):
+            raise RuntimeError(
+                f"{self._qualname}: the reader is being read by another thread; a reader is one "
+                "stream, read from one thread at a time (give each thread its own reader)"
+            )
         taken = []
         try:
             while len(taken) < count:
@@ -363,6 +370,8 @@ class Reader(abc.ABC):
             # taken so far come first next time.
             self._put_back(taken)
             raise
+        finally:
+            self._taking.release()
         return taken
 
     def _put_back(self, taken):
@@ -579,6 +588,7 @@ class Reader(abc.ABC):
         # consumer's position, dropping samples read ahead by the old one.
         self._loader = None
         self._ready = collections.deque()
+        self._taking = threading.Lock()
 
     def __del__(self):
         loader = getattr(self, "_loader", None)

@@ -564,3 +564,28 @@ def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, where):
         return ndd.readers.File(file_root=root, random_shuffle=True, seed=4, initial_fill=3)
 
     assert stream(reader(), interrupt=True) == stream(reader(), interrupt=False)
+
+
+def test_one_reader_read_by_two_threads_at_once_says_so(root, monkeypatch):
+    # A reader is one stream: two threads taking from it at once got epochs of
+    # random lengths and lost samples. The second thread is refused, clearly.
+    reader = ndd.readers.File(file_root=root)
+    reader()  # set up; then hold the reader busy the way a slow read does
+    inside, release = threading.Event(), threading.Event()
+    original = reader._next_loaded
+
+    def slow_next_loaded():
+        inside.set()
+        release.wait(10)
+        return original()
+
+    monkeypatch.setattr(reader, "_next_loaded", slow_next_loaded)
+    first = threading.Thread(target=reader)
+    first.start()
+    assert inside.wait(10)
+    with pytest.raises(RuntimeError, match=r"ndd.readers.File: the reader is being read by another thread"):
+        reader()
+    release.set()
+    first.join()
+    monkeypatch.undo()
+    assert sample_name(np.asarray(reader()[0])) == LISTED[2][0]  # the third sample: none lost
