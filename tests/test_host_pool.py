@@ -1,6 +1,8 @@
 """The caching host allocator behind the arrays operators create (ndd/_cpu/host_pool.pyx)."""
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -144,3 +146,19 @@ def test_a_forked_child_allocates_while_a_thread_held_the_lock():
         thread.join()
     del blocks
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_the_idle_limit_comes_from_the_environment():
+    code = "from ndd._cpu import host_pool; print(host_pool.idle_limit_bytes())"
+
+    def limit(value):
+        env = dict(os.environ, NDD_HOST_POOL_MB=value)
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        )
+        return int(done.stdout), done.stderr
+
+    assert limit("64") == (64 << 20, "")
+    assert limit("0")[0] == 0
+    default, warning = limit("lots")
+    assert default == 512 << 20 and "NDD_HOST_POOL_MB must be a non-negative integer" in warning
