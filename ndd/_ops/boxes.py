@@ -301,7 +301,8 @@ def _encoder_prepare(ins, args):
 
 
 def _encoder_types(ins, args):
-    return [(float32, ins[0]._layout), (int32, ins[1]._layout)]
+    # The encoded boxes and labels are new data: no layout, as in the reference.
+    return [(float32, ""), (int32, "")]
 
 
 def _encoder_shape(shapes, args):

@@ -222,26 +222,35 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
 
     total = sum(frame_counts)
     result = invoke(op, tuple(frame_inputs), total, device, frame_kwargs)
-    return _fold(result, frame_counts, bs)
+    return _fold(result, frame_counts, bs, bool(framed_inputs))
 
 
-def _fold(result, frame_counts, bs):
+def _sequence_layout(result, ndim, framed_input):
+    """ "F" + the frames' layout; frames without one are "*" per dimension when an
+    input was a sequence, and the sequence has no layout when only arguments were
+    given per frame (``coord_transform`` of unlabelled points), as in the reference."""
+    if result.layout:
+        return "F" + result.layout
+    return "F" + "*" * ndim if framed_input else ""
+
+
+def _fold(result, frame_counts, bs, framed_input):
     """Stack the results of the frames back into one sequence per sample."""
     if isinstance(result, tuple):
-        return tuple(_fold(r, frame_counts, bs) for r in result)
+        return tuple(_fold(r, frame_counts, bs, framed_input) for r in result)
     if _on_gpu(result):
         result.evaluate()
         frames = result._gpu
-        layout = "F" + (result.layout or "*" * result.ndim)
+        layout = _sequence_layout(result, result.ndim, framed_input)
         folded = _from_device_batch(frames.stack_runs(frame_counts), result.dtype, layout, result.device)
         return folded if bs is not None else folded.select(0)
     frames = [np.asarray(s) for s in result.evaluate()]
-    layout = "F" + (result.layout or "*" * (frames[0].ndim if frames else 0))
+    layout = _sequence_layout(result, frames[0].ndim if frames else 0, framed_input)
     sequences = []
     start = 0
     for n in frame_counts:
         sequences.append(np.stack(frames[start : start + n]))
         start += n
     if bs is None:
-        return as_tensor(sequences[0], layout=layout)
-    return batch(sequences, layout=layout)
+        return as_tensor(sequences[0], layout=layout or None)
+    return batch(sequences, layout=layout or None)

@@ -362,9 +362,10 @@ def _bbox_prepare(ins, args):
 
 
 def _bbox_types(ins, args):
-    types = [(float32, ""), (float32, ""), (float32, ins[0]._layout)]
+    # The kept boxes and labels are new data: no layout, as in the reference.
+    types = [(float32, ""), (float32, ""), (float32, "")]
     if ins[1] is not None:
-        types.append((int32, ins[1]._layout))
+        types.append((int32, ""))
     if args["output_bbox_indices"]:
         types.append((int32, ""))
     return types

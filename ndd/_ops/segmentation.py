@@ -414,7 +414,8 @@ def _select_prepare(ins, args):
 
 
 def _select_types(ins, args):
-    return [(int32, ins[1]._layout), (ins[2]._dtype, ins[2]._layout)]
+    # The selected polygons and vertices are new data: no layout, as in the reference.
+    return [(int32, ""), (ins[2]._dtype, "")]
 
 
 def _select_shape(shapes, args):

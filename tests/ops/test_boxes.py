@@ -286,3 +286,23 @@ def test_bbox_paste_beyond_one_keeps_the_image_inside_the_canvas(ltrb):
     edge = np.asarray(ndd.bbox_paste(boxes, ratio=2.5, paste_x=1.0, paste_y=1.0, ltrb=ltrb))
     np.testing.assert_array_equal(beyond, edge)
     np.testing.assert_allclose(edge[0], [0.6, 0.6, 1.0, 1.0] if ltrb else [0.6, 0.6, 0.4, 0.4], rtol=1e-6)
+
+
+def test_new_box_data_has_no_layout_as_in_the_reference():
+    # Outputs made of new rows (encoded, selected, kept after a crop) do not take the
+    # inputs' layouts; bb_flip maps the same rows and keeps it.
+    boxes = ndd.tensor(np.float32([[0.1, 0.2, 0.5, 0.6]]), layout="NX")
+    labels = ndd.tensor(np.int32([1]), layout="N")
+    encoded = ndd.box_encoder(boxes, labels, anchors=[0, 0, 0.5, 0.5])
+    assert [o.layout for o in encoded] == [None, None]
+    cropped = ndd.random_bbox_crop(boxes, labels, rng=ndd.random.RNG(seed=1))
+    assert [o.layout for o in cropped] == [None] * 4
+    polygons = ndd.tensor(np.int32([[0, 0, 3]]), layout="PX")
+    vertices = ndd.tensor(np.float32([[0, 0], [1, 0], [1, 1]]), layout="VX")
+    selected = ndd.segmentation.select_masks(np.int32([0]), polygons, vertices)
+    assert [o.layout for o in selected] == [None, None]
+    assert ndd.bb_flip(boxes).layout == "NX"
+    points = np.zeros((5, 2), np.float32)
+    per_frame = ndd.coord_transform(points, M=ndd.per_frame(np.ones((4, 2, 2), np.float32)))
+    assert per_frame.shape == (4, 5, 2) and per_frame.layout is None
+    assert ndd.transforms.translation(offset=ndd.per_frame(np.ones((3, 2), np.float32))).layout == "F**"
