@@ -143,15 +143,15 @@ class DType:
             raise KeyError(f"no DType for type id {type_id!r}") from None
 
     @staticmethod
-    def from_fw_type(fw_type):
+    def from_fw_type(numpy_type):
         """The DType of a numpy dtype (or numpy scalar type) or a torch dtype."""
-        if _is_torch_dtype(fw_type):
-            return _from_torch_dtype(fw_type)
+        if _is_torch_dtype(numpy_type):
+            return _from_torch_dtype(numpy_type)
         try:
-            return DType._by_numpy[np.dtype(fw_type)]
+            return DType._by_numpy[np.dtype(numpy_type)]
         except (KeyError, TypeError):
             raise TypeError(
-                f"no ndd DType holds {fw_type!r} (the types are bool, the integers, the floats and bfloat16)"
+                f"no ndd DType holds {numpy_type!r} (the types are bool, the integers, the floats and bfloat16)"
             ) from None
 
     @staticmethod

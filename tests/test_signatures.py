@@ -84,3 +84,16 @@ def test_none_for_an_optional_input_or_argument_is_its_absence():
     assert np.asarray(anchor).tolist() == [3, 2]  # the only window of the ROI's size
     x = ndd.tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
     np.testing.assert_array_equal(np.asarray(ndd.normalize(x, mean=None)), np.asarray(ndd.normalize(x)))
+
+
+def test_class_helpers_take_the_reference_keyword_names():
+    assert list(inspect.signature(ndd.DType.from_fw_type).parameters) == ["numpy_type"]
+    assert ndd.DType.from_fw_type(numpy_type=np.float32) is ndd.float32
+    assert list(inspect.signature(ndd.Device.from_dlpack).parameters) == ["dlpack_device"]
+    assert ndd.Device.from_dlpack(dlpack_device=np.zeros(2)) == ndd.Device("cpu")
+    # ThreadPool's device_id=-1 (its default) means the current device, as in the reference.
+    assert inspect.signature(ndd.ThreadPool).parameters["device_id"].default == -1
+    pool = ndd.ThreadPool(2, device_id=-1)
+    assert pool.device_id == ndd.Device.current().device_id
+    with ndd.EvalContext(thread_pool=pool) as ctx:
+        assert ctx.num_threads == 2

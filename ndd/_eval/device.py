@@ -106,9 +106,9 @@ class Device:
         raise ValueError(f"Unsupported DLPack device type: {dev_type}")
 
     @staticmethod
-    def from_dlpack(obj) -> "Device":
+    def from_dlpack(dlpack_device) -> "Device":
         """The device of an object exposing ``__dlpack_device__``."""
-        dev_type, dev_id = obj.__dlpack_device__()
+        dev_type, dev_id = dlpack_device.__dlpack_device__()
         name = Device.type_from_dlpack(int(dev_type))
         return Device.CPU if name == "cpu" else Device(name, int(dev_id))
 

@@ -89,10 +89,15 @@ class ThreadPool:
     num_threads : int, optional
         Number of threads; defaults to ``get_num_threads()``.
     device_id : int, optional
-        The GPU the threads are bound to (None: no GPU affinity).
+        The GPU the threads are bound to: -1 (the default) for the current device,
+        None for no GPU affinity.
     """
 
-    def __init__(self, num_threads: int | None = None, *, device_id: int | None = None):
+    def __init__(self, num_threads: int | None = None, *, device_id: int | None = -1):
+        if device_id == -1:
+            from .device import Device
+
+            device_id = Device.current().device_id
         if num_threads is None:
             num_threads = get_num_threads()
         if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
