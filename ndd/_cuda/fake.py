@@ -201,7 +201,9 @@ class FakeDriver:
 
     def _allocation(self, address):
         """(base address, bytearray) of the allocation holding device ``address``."""
-        for base, (buffer, _device, _pool) in self.allocations.items():
+        # A snapshot: other threads (the async executor, a finaliser) allocate and
+        # free while this one looks an address up.
+        for base, (buffer, _device, _pool) in list(self.allocations.items()):
             if base <= address < base + max(len(buffer), 1):
                 return base, buffer
         raise ValueError(f"FakeDriver: {address:#x} is not device memory")
