@@ -184,7 +184,12 @@ def orientation(image):
     """The EXIF orientation of ``image`` (1 when absent or invalid)."""
     try:
         value = image.getexif().get(_ORIENTATION_TAG, 1)
-    except Exception:  # a damaged EXIF block does not stop the decoding, as in the reference
+    except Exception as exc:  # a damaged EXIF block does not stop the decoding, as in the reference
+        if getattr(image, "format", None) == "PNG":
+            # Pillow reads a PNG's eXIf chunk, which may follow the pixels, by loading
+            # the image: this was the pixels' error, for ``decode`` to raise (the
+            # image is left half loaded). Its header, and so its shape, are sound.
+            image.ndd_load_error = exc
         return 1
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
 
@@ -480,6 +485,9 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
 def _pixels(image, box, data):
     """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
     decoded by Pillow; ``data`` are the encoded bytes."""
+    failed = getattr(image, "ndd_load_error", None)
+    if failed is not None:
+        raise failed
     mode = image.mode
     deep = _png_rgb16(image, data)
     if deep is not None:
@@ -498,6 +506,11 @@ def _pixels(image, box, data):
         if mode == "I":
             values = np.clip(values, 0, 65535)
         return values.astype(np.uint16)[:, :, None]
+    if mode == "F":
+        # Floating-point samples (a float TIFF) stand for intensities in [0, 1], as in
+        # the reference: kept as they are, then scaled to the output type.
+        image.load()
+        return np.asarray(image.crop(box) if box is not None else image, np.float32)[:, :, None]
     if mode == "CMYK":
         # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's conversion rounds).
         cmyk = np.asarray(image.crop(box) if box is not None else image).astype(np.uint16)
@@ -508,7 +521,7 @@ def _pixels(image, box, data):
             target = "RGB"  # the reference leaves out a palette's transparency (tRNS)
         elif mode == "PA":
             target = "RGBA"
-        elif mode in ("1", "F"):
+        elif mode == "1":
             target = "L"
         else:
             target = "RGBA" if "A" in image.getbands() else "RGB"

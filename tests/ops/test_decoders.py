@@ -526,6 +526,35 @@ def test_corrupt_sample_keeps_the_other_samples():
     np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
 
 
+@pytest.mark.parametrize("adjust_orientation", [True, False])
+def test_a_png_with_broken_pixel_data_fails_to_decode(adjust_orientation):
+    # Reading a PNG's EXIF loads its pixels; that error was taken for a damaged EXIF
+    # block and the half-loaded image returned as decoded.
+    pixels = np.random.default_rng(0).integers(0, 256, (48, 64, 3), np.uint8)
+    stream = io.BytesIO()
+    Image.fromarray(pixels).save(stream, "PNG")
+    broken = bytearray(stream.getvalue())
+    broken[broken.index(b"IDAT") + 40] ^= 0xFF
+    encoded = ndd.tensor(np.frombuffer(bytes(broken), np.uint8))
+    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode: broken data stream"):
+        np.asarray(ndd.decoders.image(encoded, adjust_orientation=adjust_orientation))
+    # The header is sound: its shape is known, as in the reference.
+    assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == [48, 64, 3]
+
+
+def test_float_tiff_samples_are_intensities_from_0_to_1():
+    # Reference values: float samples are scaled to the output type (they were
+    # converted to 8-bit gray first, which kept only 0 and 1).
+    values = np.array([[0.0, 0.25, 0.5], [0.75, 1.0, 0.1]], np.float32)
+    stream = io.BytesIO()
+    Image.fromarray(values, "F").save(stream, "TIFF")
+    encoded = ndd.tensor(np.frombuffer(stream.getvalue(), np.uint8))
+    as_float = np.asarray(ndd.decoders.image(encoded, dtype=ndd.float32))
+    np.testing.assert_array_equal(as_float, np.repeat(values[:, :, None], 3, axis=2))
+    as_bytes = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY))
+    np.testing.assert_array_equal(as_bytes[:, :, 0], [[0, 64, 128], [191, 255, 26]])
+
+
 @pytest.mark.parametrize(
     "data", [np.arange(100, dtype=np.uint8), np.zeros(0, np.uint8)], ids=["garbage", "empty"]
 )
