@@ -174,9 +174,9 @@ def open_image(data):
             f"not an image in a format it reads (JPEG, PNG, BMP, TIFF, WebP, JPEG 2000, PNM, ...): "
             f"{raw.size} bytes starting {start!r}"
         ) from None
-    # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; only its tile, which loading
-    # clears (getexif loads a PNG), says what is stored: 2 channels, as ANY_DATA gives.
-    image.ndd_gray_alpha16 = image.format == "PNG" and bool(image.tile) and image.tile[0][3] == "LA;16B"
+    # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; its header says what is
+    # stored: 2 channels, as ANY_DATA gives.
+    image.ndd_gray_alpha16 = image.format == "PNG" and (_png_header(raw) or (0, 0))[:2] == (16, 4)
     return image
 
 
@@ -393,12 +393,11 @@ def _png_rgb16(image, data):
     if image.format != "PNG":
         return None
     raw = np.ascontiguousarray(data).reshape(-1)
-    # The IHDR chunk comes first: bit depth, colour type, interlace.
-    header = raw[:29].tobytes()
-    if len(header) < 29 or not header.startswith(_PNG_SIGNATURE) or header[12:16] != b"IHDR":
+    header = _png_header(raw)
+    if header is None:
         return None
-    depth, colour, interlace = header[24], header[25], header[28]
-    if depth != 16 or colour not in _PNG16_CHANNELS or interlace != 0:
+    depth, colour, interlace = header
+    if depth != 16 or colour not in _PNG16_CHANNELS or interlace not in (0, 1):
         return None
     raw = raw.tobytes()
     pos, compressed = len(_PNG_SIGNATURE), []
@@ -413,9 +412,36 @@ def _png_rgb16(image, data):
     filtered = np.frombuffer(zlib.decompress(b"".join(compressed)), np.uint8)
     width, height = image.size
     channels = _PNG16_CHANNELS[colour]
-    rows = np.empty((height, width * channels * 2), np.uint8)
-    unfilter_png(filtered, rows, channels * 2)
-    return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
+    if interlace == 0:
+        rows = np.empty((height, width * channels * 2), np.uint8)
+        unfilter_png(filtered, rows, channels * 2)
+        return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
+    # Adam7: seven reduced images, one after the other, each filtered on its own.
+    pixels = np.empty((height, width, channels), np.uint16)
+    start = 0
+    for x0, y0, dx, dy in _ADAM7:
+        columns, lines = -(-max(width - x0, 0) // dx), -(-max(height - y0, 0) // dy)
+        if columns == 0 or lines == 0:
+            continue  # an empty pass has no bytes, not even filter types
+        size = lines * (1 + columns * channels * 2)
+        rows = np.empty((lines, columns * channels * 2), np.uint8)
+        unfilter_png(filtered[start : start + size], rows, channels * 2)
+        start += size
+        pixels[y0::dy, x0::dx] = rows.view(">u2").reshape(lines, columns, channels)
+    return pixels
+
+
+# The passes of Adam7 interlacing: first column and row, then the steps between them.
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
+
+
+def _png_header(raw):
+    """(bit depth, colour type, interlace method) from a PNG's IHDR chunk, which comes
+    first; None when ``raw`` (uint8) does not start so."""
+    header = raw[:29].tobytes()
+    if len(header) < 29 or not header.startswith(_PNG_SIGNATURE) or header[12:16] != b"IHDR":
+        return None
+    return header[24], header[25], header[28]
 
 
 # Pillow's formats of a JPEG stream: MPO files (cameras) start with an ordinary JPEG,

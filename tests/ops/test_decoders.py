@@ -13,6 +13,8 @@ import functools
 import io
 import json
 import pathlib
+import struct
+import zlib
 
 import image_samples
 import numpy as np
@@ -540,6 +542,53 @@ def test_a_png_with_broken_pixel_data_fails_to_decode(adjust_orientation):
         np.asarray(ndd.decoders.image(encoded, adjust_orientation=adjust_orientation))
     # The header is sound: its shape is known, as in the reference.
     assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == [48, 64, 3]
+
+
+def _png16(pixels, colour, interlace):
+    """A 16-bit PNG of ``pixels`` (H, W, C uint16), every row "Up"-filtered (the
+    difference to the row above in the same pass; a pass's first row has none)."""
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    passes = [
+        (0, 0, 8, 8),
+        (4, 0, 8, 8),
+        (0, 4, 4, 8),
+        (2, 0, 4, 4),
+        (0, 2, 2, 4),
+        (1, 0, 2, 2),
+        (0, 1, 1, 2),
+    ]
+    images = [pixels[y0::dy, x0::dx] for x0, y0, dx, dy in passes] if interlace else [pixels]
+    body = b""
+    for image in images:
+        if image.size == 0:
+            continue
+        rows = image.astype(">u2").reshape(image.shape[0], -1).view(np.uint8)
+        above = np.vstack([np.zeros_like(rows[:1]), rows[:-1]])
+        body += b"".join(b"\2" + row.tobytes() for row in rows - above)
+    height, width = pixels.shape[:2]
+    header = struct.pack(">IIBBBBB", width, height, 16, colour, 0, 0, interlace)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(body))
+        + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize("shape, colour", [((6, 5, 3), 2), ((9, 13, 4), 6), ((17, 3, 2), 4), ((1, 1, 3), 2)])
+@pytest.mark.parametrize("interlace", [0, 1])
+def test_16_bit_pngs_keep_their_depth_interlaced_or_not(shape, colour, interlace):
+    # Pillow reads 16-bit colour PNGs at 8 bits; ndd reads them itself, Adam7 passes
+    # included (interlaced ones lost 8 bits, and gray + alpha decoded to 4 channels
+    # where peek_image_shape said 2).
+    pixels = np.random.default_rng(sum(shape)).integers(0, 65536, shape).astype(np.uint16)
+    encoded = ndd.tensor(np.frombuffer(_png16(pixels, colour, interlace), np.uint8))
+    decoded = ndd.decoders.image(encoded, dtype=ndd.uint16, output_type=types.ANY_DATA)
+    np.testing.assert_array_equal(np.asarray(decoded), pixels)
+    assert np.asarray(ndd.peek_image_shape(encoded, image_type=types.ANY_DATA)).tolist() == list(shape)
 
 
 def test_float_tiff_samples_are_intensities_from_0_to_1():
