@@ -673,6 +673,10 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
     else:
         if isinstance(image, _JpegHeader):
             image = Image.open(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
+        if output_type == DALIImageType.GRAY and image.format in _JPEG_FORMATS and image.mode == "RGB":
+            # libjpeg gives the stored luma, as the reference and the simplejpeg path do
+            # (gray computed from the upsampled RGB differs by a few levels).
+            image.draft("L", image.size)
         values, converted = _pixels(image, box, data), False
     if not converted:
         # PNG and CMYK JPEG gray is the reference's 15-bit fixed-point luma, rounded down.

@@ -591,6 +591,23 @@ def test_16_bit_pngs_keep_their_depth_interlaced_or_not(shape, colour, interlace
     assert np.asarray(ndd.peek_image_shape(encoded, image_type=types.ANY_DATA)).tolist() == list(shape)
 
 
+def test_gray_of_a_jpeg_pillow_decodes_is_its_stored_luma():
+    # A stream with a warning (here extra bytes before the end marker) is decoded by
+    # Pillow rather than simplejpeg; GRAY is the stored Y there too, not a gray made
+    # from the upsampled RGB (off by up to 8 levels on this image).
+    stream = io.BytesIO()
+    Image.fromarray(np.random.default_rng(0).integers(0, 256, (32, 48, 3), np.uint8)).save(stream, "JPEG")
+    clean = stream.getvalue()
+    noisy = clean[:-2] + b"\x00\x01\x02" + clean[-2:]
+
+    def gray(data, **kwargs):
+        encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+        return np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY, **kwargs))
+
+    np.testing.assert_array_equal(gray(noisy), gray(clean))
+    np.testing.assert_array_equal(gray(noisy, adjust_orientation=False), gray(clean))
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
