@@ -236,7 +236,7 @@ def _native_channels(image):
         return 1
     if mode in ("LA", "La", "PA"):
         return 4 if mode == "PA" else 2
-    if mode in ("RGBA", "RGBa"):
+    if mode in ("RGBA", "RGBa", "CMYK"):
         return 4
     return 3
 
@@ -541,7 +541,10 @@ def _pixels(image, box, data):
         # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's conversion rounds).
         cmyk = np.asarray(image.crop(box) if box is not None else image).astype(np.uint16)
         ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
-        return (ink // 255).astype(np.uint8)
+        # Four channels, as the reference's ANY_DATA gives: the RGB and an opaque alpha.
+        rgba = np.full((*ink.shape[:2], 4), 255, np.uint8)
+        rgba[:, :, :3] = ink // 255
+        return rgba
     if mode not in ("RGB", "RGBA", "L", "LA"):
         if mode == "P":
             target = "RGB"  # the reference leaves out a palette's transparency (tRNS)

@@ -608,6 +608,19 @@ def test_gray_of_a_jpeg_pillow_decodes_is_its_stored_luma():
     np.testing.assert_array_equal(gray(noisy, adjust_orientation=False), gray(clean))
 
 
+@pytest.mark.parametrize("form", ["TIFF", "JPEG"])
+def test_cmyk_any_data_is_rgb_and_an_opaque_alpha(form):
+    # The reference's ANY_DATA of a CMYK image (and its peek_image_shape): 4 channels.
+    ink = np.random.default_rng(0).integers(0, 256, (4, 5, 4), np.uint8)
+    stream = io.BytesIO()
+    Image.fromarray(ink, "CMYK").save(stream, form)
+    encoded = ndd.tensor(np.frombuffer(stream.getvalue(), np.uint8))
+    any_data = np.asarray(ndd.decoders.image(encoded, output_type=types.ANY_DATA))
+    assert any_data.shape == (4, 5, 4) and (any_data[:, :, 3] == 255).all()
+    np.testing.assert_array_equal(any_data[:, :, :3], np.asarray(ndd.decoders.image(encoded)))
+    assert np.asarray(ndd.peek_image_shape(encoded, image_type=types.ANY_DATA)).tolist() == [4, 5, 4]
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
