@@ -36,6 +36,7 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 
 import functools
 import io
+import re
 import threading
 import zlib
 
@@ -431,6 +432,30 @@ def _png_rgb16(image, data):
     return pixels
 
 
+def _pnm16(image, data):
+    """The pixels of a binary PNM of more than 8 bits (maximum value above 255) as
+    (H, W, C) uint16 scaled to 65535 (rounded); None for other images. Pillow reads
+    16-bit colour PNMs at 8 bits, and gray ones unscaled."""
+    if image.format != "PPM" or not image.tile or image.mode not in ("RGB", "I", "L"):
+        return None
+    offset = image.tile[0][2]
+    raw = np.ascontiguousarray(data).reshape(-1)
+    header = re.sub(rb"#[^\n\r]*", b" ", raw[:offset].tobytes()).split()
+    if len(header) < 4 or header[0] not in (b"P5", b"P6"):
+        return None
+    maxval = int(header[3])
+    if maxval <= 255:
+        return None
+    width, height = image.size
+    channels = 3 if header[0] == b"P6" else 1
+    count = width * height * channels
+    samples = raw[offset : offset + 2 * count]
+    if samples.size < 2 * count:
+        raise ValueError(f"the PNM image is truncated: {samples.size} of {2 * count} bytes of samples")
+    values = samples.view(">u2").astype(np.float64).reshape(height, width, channels)
+    return np.clip(np.rint(values * (65535 / maxval)), 0, 65535).astype(np.uint16)
+
+
 # The passes of Adam7 interlacing: first column and row, then the steps between them.
 _ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 
@@ -516,6 +541,8 @@ def _pixels(image, box, data):
         raise failed
     mode = image.mode
     deep = _png_rgb16(image, data)
+    if deep is None:
+        deep = _pnm16(image, data)
     if deep is not None:
         if box is not None:
             left, upper, right, lower = box

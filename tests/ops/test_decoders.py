@@ -621,6 +621,25 @@ def test_cmyk_any_data_is_rgb_and_an_opaque_alpha(form):
     assert np.asarray(ndd.peek_image_shape(encoded, image_type=types.ANY_DATA)).tolist() == [4, 5, 4]
 
 
+@pytest.mark.parametrize(
+    "magic, maxval, dtype, expected",
+    [
+        (b"P6", 100, ndd.uint8, [0, 128, 255]),  # 0, 50 and 100 of 100
+        (b"P6", 1000, ndd.uint16, [0, 32768, 65535]),  # 0, 500 and 1000 of 1000
+        (b"P6", 65535, ndd.uint16, [0, 500, 65535]),  # at full depth (Pillow reads 8 bits)
+        (b"P5", 65535, ndd.uint16, [500]),
+        (b"P5", 1000, ndd.uint8, [128]),
+    ],
+)
+def test_pnm_samples_are_scaled_from_their_maximum_value(magic, maxval, dtype, expected):
+    values = {100: [0, 50, 100], 1000: [0, 500, 1000], 65535: [0, 500, 65535]}[maxval]
+    values = values if magic == b"P6" else values[1:2]
+    samples = np.asarray(values, ">u2" if maxval > 255 else np.uint8).tobytes()  # 2 bytes above 255
+    encoded = magic + b"\n# made by a test\n1 1\n%d\n" % maxval + samples
+    out = np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(encoded, np.uint8)), dtype=dtype))
+    assert out[0, 0].tolist() == (expected * 3 if magic == b"P5" else expected)
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
