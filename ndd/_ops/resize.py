@@ -35,6 +35,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
 from ..types import DALIInterpType
 from .axes import axes_from_list, axes_from_names
+from .conversions import round_half_away
 from .gpu_image import GpuResample
 from .gpu_segments import once_per_distinct
 from .image_layout import image_axes
@@ -134,8 +135,11 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
         data = _separable_passes(data, steps, pass_dtype)
     if data.dtype != out_dtype:
         if out_dtype.kind in "iu":
+            # Halves away from zero, as the native kernels round; bounds in double
+            # precision (float32 has no int32 maximum: 2**31 - 1 rounds up to 2**31,
+            # which the cast would wrap to the minimum).
             info = np.iinfo(out_dtype)
-            data = np.clip(np.floor(data + 0.5), info.min, info.max)
+            data = np.clip(round_half_away(data.astype(np.float64)), info.min, info.max)
         data = data.astype(out_dtype)
     return data
 

@@ -12,6 +12,7 @@ scale), float32 within 1e-3 of the largest magnitude.
 import json
 import pathlib
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -410,3 +411,16 @@ def test_gaussian_reduction_takes_the_pixels_at_the_ends_of_its_support(width, f
     row = np.asarray(out)[0, :, 0]
     assert np.flatnonzero(row).tolist() == list(range(first, first + 3))
     np.testing.assert_allclose(row[first : first + 3], expected, atol=0.1)  # the reference's table steps
+
+
+def test_types_resampled_in_float_round_halves_away_and_saturate():
+    # int8 and int32 go through float32 passes: halves round away from zero, as the
+    # native kernels and the reference's int16 do, and values that float32 rounds up
+    # to 2**31 saturate (they wrapped to the int32 minimum).
+    halves = ndd.tensor(np.array([-5, -4], np.int8).reshape(1, 2, 1), layout="HWC")
+    assert np.asarray(ndd.resize(halves, size=[1, 1])).ravel().tolist() == [-5]
+    top = np.array([2**31 - 1, 2**31 - 48, -5, 7], np.int32).reshape(1, 4, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = ndd.resize(ndd.tensor(top, layout="HWC"), size=[1, 8], interp_type=ndd.types.INTERP_NN)
+        assert np.asarray(out).ravel().tolist() == [2**31 - 1] * 4 + [-5, -5, 7, 7]
