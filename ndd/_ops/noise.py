@@ -90,6 +90,10 @@ def _draw_gaussian(generator, arr, args):
     noise = generator.standard_normal(arr.shape, dtype=np.float32)
     noise *= np.float32(args["stddev"])
     noise += np.float32(args["mean"])
+    if arr.dtype.itemsize >= 4 and arr.dtype != np.float32:
+        # 32-bit integers and doubles do not fit float32's 24-bit mantissa: the sum is
+        # taken in double precision (int32 values above 2**24 changed with stddev 0).
+        return _to_input_type(arr.astype(np.float64) + noise, arr.dtype)
     noise += arr
     return _to_input_type(noise, arr.dtype)
 

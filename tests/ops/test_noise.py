@@ -149,3 +149,13 @@ def test_known_bad_arguments_raise_at_the_call():
     batch = ndd.batch([np.zeros((4, 4), np.uint8)] * 2)
     with pytest.raises(ValueError, match="'salt_vs_pepper'"):
         ndd.noise.salt_and_pepper(batch, salt_vs_pepper=ndd.batch([np.float32(0.5), np.float32(2.0)]))
+
+
+def test_gaussian_noise_on_32_bit_integers_keeps_their_precision():
+    # Summed in double precision: int32 values beyond float32's 24-bit mantissa were
+    # changed even with stddev 0, and their noise came in steps of 128.
+    image = ndd.tensor(np.full((64, 64), 1_000_000_001, np.int32), layout="HW")
+    same = np.asarray(ndd.noise.gaussian(image, stddev=0.0, rng=ndd.random.RNG(seed=1)))
+    assert np.unique(same).tolist() == [1_000_000_001]
+    noisy = np.asarray(ndd.noise.gaussian(image, stddev=10.0, rng=ndd.random.RNG(seed=1))).astype(np.float64)
+    assert 9 < noisy.std() < 11 and len(np.unique(noisy)) > 30
