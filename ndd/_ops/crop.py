@@ -50,20 +50,14 @@ def _output_layout(op, x, five_dims=""):
 # --- the crop window -----------------------------------------------------------------
 
 
-def _crop_axes(op, layout, count):
-    """The cropped axes of ``layout``, outermost first, for ``count`` crop extents."""
+def _crop_axes(layout, count):
+    """The cropped axes of ``layout``, outermost first, for ``count`` crop extents
+    (3: the depth, D or else F, then H and W)."""
     h, w = layout.index("H"), layout.index("W")
     if count == 2:
         return (h, w)
     depth = layout.find("D")
-    if depth < 0:
-        depth = layout.find("F")
-    if depth < 0:
-        raise InvalidArgumentError(
-            f"{op.qualname}: a depth crop ('crop_d' or a third 'crop' value) needs a D or F axis in the "
-            f"layout, got {layout!r}"
-        )
-    return (depth, h, w)
+    return (depth if depth >= 0 else layout.find("F"), h, w)
 
 
 def _crop_sizes(op, args):
@@ -97,7 +91,9 @@ _POSITION_NAMES = {2: ("crop_pos_y", "crop_pos_x"), 3: ("crop_pos_z", "crop_pos_
 def _crop_window(op, args, layout, shape):
     """[(axis, start, size)] of the cropped axes, before the out-of-bounds policy."""
     sizes = _crop_sizes(op, args)
-    axes = _crop_axes(op, layout, len(sizes))
+    if len(sizes) == 3 and "D" not in layout and "F" not in layout:
+        sizes = sizes[1:]  # a depth the data does not have is ignored, as in the reference
+    axes = _crop_axes(layout, len(sizes))
     truncate = args["rounding"] == "truncate"
     window = []
     for axis, size, pos_name in zip(axes, sizes, _POSITION_NAMES[len(sizes)], strict=True):

@@ -115,6 +115,9 @@ GAUSSIAN = _noise_operator(
 
 def _prepare_salt_and_pepper(op, ins, args):
     layout, ndim = ins[0]._layout, ins[0].ndim
+    if layout and "C" not in layout:
+        args["_channel"] = None  # no channels (HW, FHW...): every value is a pixel
+        return
     channel = layout.find("C") if layout else ndim - 1
     if ndim and channel not in (0, ndim - 1):
         raise InvalidArgumentError(
@@ -153,7 +156,7 @@ def _draw_salt_and_pepper(generator, arr, args):
     salt, pepper = _salt_and_pepper_values(args, arr.dtype)
     shape = arr.shape
     channel = args["_channel"]
-    if arr.ndim and not args["per_channel"]:
+    if arr.ndim and not args["per_channel"] and channel is not None:
         # One draw per pixel, shared by its channels.
         shape = shape[1:] if channel == 0 else shape[:-1]
     draws = generator.random(shape, dtype=np.float32).reshape(-1)
@@ -253,7 +256,7 @@ def _salt_and_pepper_params(args, shape, dtype):
     salt, pepper = _salt_and_pepper_values(args, dtype)
     prob = np.float32(args["prob"])
     channel = args["_channel"]
-    channels = 1 if args["per_channel"] or not shape else shape[channel]
+    channels = 1 if args["per_channel"] or not shape or channel is None else shape[channel]
     return (prob * np.float32(args["salt_vs_pepper"]), prob, salt, pepper, channels, int(channel != 0))
 
 

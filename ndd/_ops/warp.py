@@ -70,10 +70,13 @@ def _output_dtype(op, ins, args):
 
 
 def _check_interp(op, args):
-    kind = args["interp_type"]
+    _check_interp_kind(op.qualname, "interp_type", args["interp_type"])
+
+
+def _check_interp_kind(qualname, name, kind):
     if kind not in _SUPPORTED_INTERP:
         raise InvalidArgumentError(
-            f"{op.qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got {kind!r}"
+            f"{qualname}: '{name}' must be INTERP_NN or INTERP_LINEAR, got {getattr(kind, 'name', kind)}"
         )
 
 
@@ -834,11 +837,7 @@ def _distortion_types(op):
     def types(ins, args):
         x = ins[0]
         _image_axes(op(), x._layout, x.ndim)
-        kind = args["interp_type"]
-        if kind not in _SUPPORTED_INTERP:
-            raise InvalidArgumentError(
-                f"{op().qualname}: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got {kind!r}"
-            )
+        _check_interp_kind(op().qualname, "interp_type", args["interp_type"])
         return [(x._dtype, x._layout)]
 
     return types
@@ -1031,10 +1030,7 @@ def _remap_types(ins, args):
     for name, m in (("mapx", ins[1]), ("mapy", ins[2])):
         if m._dtype.numpy is None or np.dtype(m._dtype.numpy) != np.float32:
             raise InvalidArgumentError(f"{op.qualname}: '{name}' must be float32, got {m._dtype}")
-    if args["interp"] not in _SUPPORTED_INTERP:
-        raise InvalidArgumentError(
-            f"{op.qualname}: 'interp' must be INTERP_NN or INTERP_LINEAR, got {args['interp']!r}"
-        )
+    _check_interp_kind(op.qualname, "interp", args["interp"])
     return [(x._dtype, x._layout)]
 
 

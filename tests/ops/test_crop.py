@@ -199,3 +199,13 @@ def test_flip_and_color_space_conversion_take_5d_data_without_a_layout_as_fdhwc(
     )
     assert converted.layout == "FDHWC"
     np.testing.assert_array_equal(np.asarray(converted), volumes[..., ::-1])
+
+
+def test_a_depth_crop_of_an_image_without_depth_is_ignored():
+    # As in the reference: a third 'crop' value, or 'crop_d', on an HWC image.
+    image = ndd.tensor(np.arange(10 * 12 * 3, dtype=np.uint8).reshape(10, 12, 3), layout="HWC")
+    plain = np.asarray(ndd.crop(image, crop=[6, 7]))
+    np.testing.assert_array_equal(np.asarray(ndd.crop(image, crop=[2, 6, 7])), plain)
+    np.testing.assert_array_equal(np.asarray(ndd.crop(image, crop_d=2, crop_h=6, crop_w=7)), plain)
+    normalized = ndd.crop_mirror_normalize(image, crop_d=2, crop_h=6, crop_w=7)
+    assert np.asarray(normalized).shape == (3, 6, 7)

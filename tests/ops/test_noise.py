@@ -130,7 +130,7 @@ def test_shot_negative_input_and_zero_factor():
     [
         (lambda: ndd.noise.gaussian(ndd.tensor(np.zeros(3, np.float64))), "input type"),
         (lambda: ndd.noise.shot(ndd.tensor(np.zeros(3, bool))), "input type"),
-        (lambda: ndd.noise.salt_and_pepper(ndd.tensor(np.zeros((2, 2), np.uint8), layout="HW")), "'C'"),
+        (lambda: ndd.noise.salt_and_pepper(ndd.tensor(np.zeros((2, 3, 2), np.uint8), layout="HCW")), "'C'"),
         (lambda: ndd.noise.salt_and_pepper(ndd.tensor(np.zeros((2, 2), np.uint8)), prob=1.5), "'prob'"),
         (lambda: ndd.noise.gaussian(ndd.tensor(np.zeros(3, np.float32)), stddev=-1.0), "'stddev'"),
         (lambda: ndd.noise.gaussian(ndd.tensor(np.zeros(3, np.float32)), rng=3), "'rng'"),
@@ -159,3 +159,14 @@ def test_gaussian_noise_on_32_bit_integers_keeps_their_precision():
     assert np.unique(same).tolist() == [1_000_000_001]
     noisy = np.asarray(ndd.noise.gaussian(image, stddev=10.0, rng=ndd.random.RNG(seed=1))).astype(np.float64)
     assert 9 < noisy.std() < 11 and len(np.unique(noisy)) > 30
+
+
+@pytest.mark.parametrize("per_channel", [True, False])
+def test_salt_and_pepper_of_data_without_channels_draws_every_value(per_channel):
+    # A layout without C (HW): each value is a pixel of its own (it was refused).
+    image = ndd.tensor(np.full((40, 40), 100, np.uint8), layout="HW")
+    out = np.asarray(
+        ndd.noise.salt_and_pepper(image, per_channel=per_channel, prob=0.5, rng=ndd.random.RNG(seed=1))
+    )
+    assert out.shape == (40, 40) and set(np.unique(out).tolist()) == {0, 100, 255}
+    assert 0.4 < np.mean(out != 100) < 0.6

@@ -394,3 +394,11 @@ def test_sphere_maps_match_their_formula():
     scale = np.sqrt(dx * dx + dy * dy) / radius
     np.testing.assert_array_equal(map_x, mid_x + scale * dx)
     np.testing.assert_array_equal(map_y, np.broadcast_to(mid_y + scale * dy, (rows, columns)))
+
+
+def test_warp_messages_name_the_interpolation():
+    image = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
+    with pytest.raises(
+        ValueError, match=r"ndd.rotate: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got INTERP_CUBIC$"
+    ):
+        ndd.rotate(image, angle=3, interp_type=ndd.types.INTERP_CUBIC)
