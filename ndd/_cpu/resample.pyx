@@ -44,7 +44,8 @@ FILTER_GAUSSIAN = _GAUSSIAN
 
 # How far past the end of its support (relative) the Gaussian still takes a pixel: the
 # reference takes those a scale like 41/31 puts at the end, which double rounding
-# puts a few units in the last place inside or outside.
+# puts a few units in the last place inside or outside. A pixel exactly at the right
+# end is left out (see _fill_table).
 cdef double _GAUSSIAN_REACH = 1e-6
 
 ctypedef fused src_t:
@@ -146,6 +147,11 @@ cdef void _fill_table(double lo, double scale, double widen, double support, Py_
             offset = k + 0.5 - center
             value = _filter_value(kind, fmin(fabs(offset), support) / widen)
             if value != 0 and (fabs(offset) > reach or fabs(offset) == reach and kind != _GAUSSIAN):
+                value = 0
+            elif kind == _GAUSSIAN and offset == support:
+                # A pixel exactly at the right end of the support (no rounding on the
+                # way there: 17 -> 7 puts the centres on whole pixels) is left out, and
+                # the one exactly at the left end kept, as in the reference.
                 value = 0
             total += value
             weight_row[t] = <float>value

@@ -424,3 +424,17 @@ def test_types_resampled_in_float_round_halves_away_and_saturate():
         warnings.simplefilter("error")
         out = ndd.resize(ndd.tensor(top, layout="HWC"), size=[1, 8], interp_type=ndd.types.INTERP_NN)
         assert np.asarray(out).ravel().tolist() == [2**31 - 1] * 4 + [-5, -5, 7, 7]
+
+
+def test_gaussian_support_ends_on_whole_pixels_keep_the_left_one():
+    # 17 -> 7 without antialiasing puts output pixel 3 on input pixel 8 exactly, the
+    # support's ends on pixels 7 and 9: the reference keeps 7 and leaves 9 out (weights
+    # 18 and 982 of 1000 for pixels 7 and 8, measured).
+    def weights_of(position):
+        impulse = np.zeros((1, 17, 1), np.float32)
+        impulse[0, position, 0] = 1000
+        image = ndd.tensor(impulse, layout="HWC")
+        out = ndd.resize(image, size=[1, 7], interp_type=ndd.types.INTERP_GAUSSIAN, antialias=False)
+        return float(np.asarray(out)[0, 3, 0])
+
+    assert [round(weights_of(p)) for p in (7, 8, 9)] == [18, 982, 0]
