@@ -76,6 +76,11 @@ def imread(filepaths, /, *, device="cpu", **decoder_args):
     if unknown:
         raise TypeError(f"imread() got an unexpected keyword argument {unknown[0]!r}")
     data = io.file.read(_as_paths(filepaths))
+    # The decoders name the file of a sample they cannot decode, as for a reader's.
+    if isinstance(filepaths, (str, os.PathLike)):
+        data._source_info = os.fspath(filepaths)
+    elif isinstance(filepaths, (list, tuple)):
+        data._source_info = [os.fspath(p) for p in filepaths]
     return decoders.image(data, device=device, **decoder_args)
 
 

@@ -170,6 +170,13 @@ def _describe_source(args, index):
     return f" ({', '.join(parts)})" if parts else ""
 
 
+def _reason(exc):
+    """What went wrong, for a message: an exception's text, or its kind when it has
+    none (a MemoryError of a huge image has no text)."""
+    text = str(exc)
+    return text if text else ("out of memory" if isinstance(exc, MemoryError) else type(exc).__name__)
+
+
 def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
     """Decode every sample on the thread pool; collect the failures so that one bad
     image does not discard the others."""
@@ -189,7 +196,7 @@ def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
         exc = results[first][1]
         more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
         raise ImageDecodeError(
-            f"{qualname}: cannot decode{_describe_source(sample_args[first], first)}: {exc}{more}",
+            f"{qualname}: cannot decode{_describe_source(sample_args[first], first)}: {_reason(exc)}{more}",
             decoded=[r for r, _ in results],
             failed=failed,
         ) from exc
@@ -201,7 +208,9 @@ def _sample_kernel(qualname, decode_one):
         try:
             return decode_one(arrays[0], args, None)
         except Exception as exc:
-            raise ImageDecodeError(f"{qualname}: cannot decode{_describe_source(args, None)}: {exc}") from exc
+            raise ImageDecodeError(
+                f"{qualname}: cannot decode{_describe_source(args, None)}: {_reason(exc)}"
+            ) from exc
 
     return kernel
 

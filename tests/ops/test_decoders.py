@@ -976,3 +976,25 @@ def test_inflate_size_checks():
         np.asarray(ndd.decoders.inflate(ndd.tensor(packed[:-3]), shape=[40]))
     with pytest.raises(ValueError, match="'algorithm' must be one of"):
         ndd.decoders.inflate(ndd.tensor(packed), shape=[40], algorithm="ZSTD")
+
+
+def test_imread_names_the_file_it_cannot_decode(tmp_path):
+    bad, good = tmp_path / "bad.jpg", tmp_path / "good.png"
+    bad.write_bytes(b"\xff\xd8\xff" + b"x" * 50)
+    Image.fromarray(np.zeros((4, 4, 3), np.uint8)).save(good)
+    with pytest.raises(RuntimeError, match=rf"cannot decode \(file {bad}\)"):
+        ndd.imread(str(bad)).evaluate()
+    with pytest.raises(RuntimeError, match=rf"cannot decode \(sample 1, file {bad}\)"):
+        ndd.imread([str(good), bad]).evaluate()
+
+
+def test_a_decode_error_without_text_says_what_it_is(monkeypatch):
+    from ndd._ops import image_codec
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(image_codec, "decode", exhausted)
+    encoded = ndd.tensor(np.frombuffer(image_samples.encoded("png_rgb").tobytes(), np.uint8))
+    with pytest.raises(RuntimeError, match=r"ndd.decoders.image: cannot decode: out of memory$"):
+        np.asarray(ndd.decoders.image(encoded))
