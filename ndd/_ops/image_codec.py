@@ -70,6 +70,10 @@ _YCBCR_OFFSET = np.array([1 / 16, 1 / 2, 1 / 2], dtype=np.float32)
 _GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], dtype=np.float32)
 # libpng's rgb_to_gray weights (x / 32768) for 0.299 and 0.587, blue taking the rest.
 _PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
+# OpenCV's (x / 16384), which the reference's BMP and PNM gray comes from.
+_OPENCV_GRAY_WEIGHTS = (4899, 9617, 1868)
+# The gray rule of each format (see _to_gray); CMYK JPEGs take libpng's.
+_GRAY_RULES = {"PNG": "libpng", "BMP": "opencv", "PPM": "opencv", "TIFF": "libtiff"}
 
 
 class ImageDecodeError(RuntimeError):
@@ -594,14 +598,26 @@ def _to_rgb(values):
     return values[:, :, :3]
 
 
-def _to_gray(values, fixed_point):
+def _to_gray(values, rule):
+    """Gray from RGB by the rule of the library the reference decodes that format
+    with: "libpng" (15-bit weights, 8-bit truncated, 16-bit rounded), "opencv" (14-bit
+    weights, rounded; BMP, PNM), "libtiff" (float32, summed in order, halves up), or
+    None (float32, to nearest)."""
     if values.shape[2] <= 2:
         return values[:, :, :1]
     rgb = values[:, :, :3]
-    if fixed_point and rgb.dtype == np.uint8:
-        r, g, b = (rgb[:, :, k].astype(np.uint32) for k in range(3))
-        wr, wg, wb = _PNG_GRAY_WEIGHTS
-        return ((r * wr + g * wg + b * wb) >> 15).astype(np.uint8)[:, :, None]
+    if rule in ("libpng", "opencv") and rgb.dtype.kind == "u" and (rule == "libpng" or rgb.dtype == np.uint8):
+        r, g, b = (rgb[:, :, k].astype(np.uint64) for k in range(3))
+        if rule == "libpng":
+            (wr, wg, wb), shift = _PNG_GRAY_WEIGHTS, 15
+            half = 0 if rgb.dtype == np.uint8 else 1 << 14
+        else:
+            (wr, wg, wb), shift, half = _OPENCV_GRAY_WEIGHTS, 14, 1 << 13
+        return ((r * wr + g * wg + b * wb + half) >> shift).astype(rgb.dtype)[:, :, None]
+    if rule == "libtiff" and rgb.dtype == np.uint8:
+        f = rgb.astype(np.float32)
+        gray = f[:, :, 0] * _GRAY_WEIGHTS[0] + f[:, :, 1] * _GRAY_WEIGHTS[1] + f[:, :, 2] * _GRAY_WEIGHTS[2]
+        return np.floor(gray + np.float32(0.5)).astype(np.uint8)[:, :, None]
     gray = rgb.astype(np.float32) @ _GRAY_WEIGHTS
     return np.rint(gray).astype(rgb.dtype)[:, :, None]
 
@@ -622,12 +638,12 @@ def _to_ycbcr(values, dtype):
     return _saturate(ycbcr, dtype)
 
 
-def _convert(values, output_type, dtype, fixed_point_gray):
+def _convert(values, output_type, dtype, gray_rule):
     """The colour conversion; integer values at the source's depth, or floats in [0, 1]."""
     if output_type == DALIImageType.ANY_DATA:
         return values
     if output_type == DALIImageType.GRAY:
-        return _to_gray(values, fixed_point_gray)
+        return _to_gray(values, gray_rule)
     if output_type == DALIImageType.YCbCr:
         return _to_ycbcr(values, dtype)
     rgb = _to_rgb(values)
@@ -709,6 +725,6 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             image.draft("L", image.size)
         values, converted = _pixels(image, box, data), False
     if not converted:
-        # PNG and CMYK JPEG gray is the reference's 15-bit fixed-point luma, rounded down.
-        values = _convert(values, output_type, dtype, image.format == "PNG" or image.mode == "CMYK")
+        rule = "libpng" if image.mode == "CMYK" else _GRAY_RULES.get(image.format)
+        values = _convert(values, output_type, dtype, rule)
     return _scale(_orient(values, orient), dtype)

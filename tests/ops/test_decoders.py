@@ -640,6 +640,38 @@ def test_pnm_samples_are_scaled_from_their_maximum_value(magic, maxval, dtype, e
     assert out[0, 0].tolist() == (expected * 3 if magic == b"P5" else expected)
 
 
+def _reference_gray(rgb, form):
+    """The reference's gray of each format's decoder, measured: OpenCV's 14-bit
+    weights (BMP, PNM), libtiff's float32 sum with halves up, libpng's 15-bit weights
+    (16-bit samples rounded)."""
+    if form == "TIFF":
+        f = rgb.astype(np.float32)
+        weights = np.float32([0.299, 0.587, 0.114])
+        return np.floor(
+            f[..., 0] * weights[0] + f[..., 1] * weights[1] + f[..., 2] * weights[2] + np.float32(0.5)
+        )
+    r, g, b = (rgb[..., k].astype(np.int64) for k in range(3))
+    if form == "PNG16":
+        return (9797 * r + 19234 * g + 3737 * b + 16384) >> 15
+    return (4899 * r + 9617 * g + 1868 * b + 8192) >> 14
+
+
+@pytest.mark.parametrize("form", ["BMP", "PPM", "TIFF", "PNG16"])
+def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
+    rng = np.random.default_rng(0)
+    if form == "PNG16":
+        rgb = rng.integers(0, 65536, (16, 16, 3)).astype(np.uint16)
+        data, dtype = _png16(rgb, 2, 0), ndd.uint16
+    else:
+        rgb = rng.integers(0, 256, (64, 256, 3), np.uint8)
+        stream = io.BytesIO()
+        Image.fromarray(rgb).save(stream, form)
+        data, dtype = stream.getvalue(), ndd.uint8
+    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    gray = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY, dtype=dtype))[:, :, 0]
+    np.testing.assert_array_equal(gray, _reference_gray(rgb, form))
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
