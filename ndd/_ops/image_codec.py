@@ -145,6 +145,37 @@ def _jpeg_header(raw):
     return None if mode is None else _JpegHeader((width, height), mode)
 
 
+class _WebpHeader(_JpegHeader):
+    """What the header of a WebP file Pillow cannot open says: its size, and whether
+    it has alpha (a ``_JpegHeader`` in all but the format)."""
+
+    format = "WEBP"
+
+
+def _webp_header(raw):
+    """The ``_WebpHeader`` of a WebP file from its first chunk (VP8, VP8L or VP8X), or
+    None when ``raw`` (uint8) is not one or is too short to tell."""
+    head = raw[:30].tobytes()
+    if len(head) < 30 or head[:4] != b"RIFF" or head[8:12] != b"WEBP":
+        return None
+    kind = head[12:16]
+    if kind == b"VP8 " and head[23:26] == b"\x9d\x01\x2a":
+        width = int.from_bytes(head[26:28], "little") & 0x3FFF
+        height = int.from_bytes(head[28:30], "little") & 0x3FFF
+        alpha = False
+    elif kind == b"VP8L" and head[20] == 0x2F:
+        bits = int.from_bytes(head[21:25], "little")
+        width, height = (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+        alpha = bool(bits >> 28 & 1)
+    elif kind == b"VP8X":
+        alpha = bool(head[20] & 0x10)
+        width = int.from_bytes(head[24:27], "little") + 1
+        height = int.from_bytes(head[27:30], "little") + 1
+    else:
+        return None
+    return _WebpHeader((width, height), "RGBA" if alpha else "RGB")
+
+
 _PILLOW_LIMIT_LOCK = threading.Lock()
 
 
@@ -179,6 +210,14 @@ def open_image(data):
             f"not an image in a format it reads (JPEG, PNG, BMP, TIFF, WebP, JPEG 2000, PNM, ...): "
             f"{raw.size} bytes starting {start!r}"
         ) from None
+    except OSError as exc:
+        header = _webp_header(raw)
+        if header is None:
+            raise
+        # A WebP Pillow cannot open (it decodes at opening: a truncated file): its
+        # header still gives the shape, as in the reference; decoding raises the error.
+        header.ndd_load_error = ValueError(f"the WebP data is broken or truncated ({exc})")
+        return header
     # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; its header says what is
     # stored: 2 channels, as ANY_DATA gives.
     image.ndd_gray_alpha16 = image.format == "PNG" and (_png_header(raw) or (0, 0))[:2] == (16, 4)
@@ -540,9 +579,6 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
 def _pixels(image, box, data):
     """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
     decoded by Pillow; ``data`` are the encoded bytes."""
-    failed = getattr(image, "ndd_load_error", None)
-    if failed is not None:
-        raise failed
     mode = image.mode
     deep = _png_rgb16(image, data)
     if deep is None:
@@ -699,6 +735,9 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
         Decode JPEGs with libjpeg-turbo's fast integer IDCT (as the reference's
         ``use_fast_idct``): a little faster, a little less accurate.
     """
+    failed = getattr(image, "ndd_load_error", None)
+    if failed is not None:
+        raise failed
     box = None
     if window is not None:
         width, height = _stored_size(image)
@@ -717,7 +756,7 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             left, upper, right, lower = box
             values = values[upper:lower, left:right]
     else:
-        if isinstance(image, _JpegHeader):
+        if type(image) is _JpegHeader:
             image = Image.open(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
         if output_type == DALIImageType.GRAY and image.format in _JPEG_FORMATS and image.mode == "RGB":
             # libjpeg gives the stored luma, as the reference and the simplejpeg path do

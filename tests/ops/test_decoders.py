@@ -672,6 +672,23 @@ def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
     np.testing.assert_array_equal(gray, _reference_gray(rgb, form))
 
 
+@pytest.mark.parametrize(
+    "alpha, options", [(False, {}), (False, {"lossless": True}), (True, {"lossless": True}), (True, {})]
+)
+def test_a_truncated_webp_has_a_shape_but_no_pixels(alpha, options):
+    # Pillow decodes a WebP as it opens it; the shape comes from the header (VP8, VP8L
+    # or VP8X chunk), as in the reference, and decoding says what is wrong.
+    pixels = np.random.default_rng(0).integers(0, 256, (30, 40, 4 if alpha else 3), np.uint8)
+    stream = io.BytesIO()
+    Image.fromarray(pixels).save(stream, "WEBP", **options)
+    data = stream.getvalue()
+    cut = ndd.tensor(np.frombuffer(data[: len(data) // 2], np.uint8))
+    shape = np.asarray(ndd.peek_image_shape(cut, image_type=types.ANY_DATA)).tolist()
+    assert shape == [30, 40, 4 if alpha else 3]
+    with pytest.raises(RuntimeError, match="cannot decode: the WebP data is broken or truncated"):
+        np.asarray(ndd.decoders.image(cut))
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
