@@ -607,6 +607,10 @@ def _pixels(image, box, data):
     if mode == "CMYK":
         # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's conversion rounds).
         cmyk = np.asarray(image.crop(box) if box is not None else image).astype(np.uint16)
+        if image.format in _JPEG_FORMATS and "adobe" not in image.info:
+            # Pillow reads every CMYK JPEG as Adobe's inverted ink; without Adobe's
+            # marker the samples are the ink itself, as the reference reads them.
+            cmyk = 255 - cmyk
         ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
         # Four channels, as the reference's ANY_DATA gives: the RGB and an opaque alpha.
         rgba = np.full((*ink.shape[:2], 4), 255, np.uint8)

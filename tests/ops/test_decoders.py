@@ -689,6 +689,22 @@ def test_a_truncated_webp_has_a_shape_but_no_pixels(alpha, options):
         np.asarray(ndd.decoders.image(cut))
 
 
+def test_a_cmyk_jpeg_without_adobe_marker_holds_the_ink_itself():
+    # Adobe's marker says the samples are inverted; without it they are the ink, as
+    # the reference reads them: RGB = (255 - C)(255 - K) / 255 of the stored values.
+    ink = np.random.default_rng(0).integers(0, 256, (16, 16, 4), np.uint8)
+    stream = io.BytesIO()
+    Image.fromarray(ink, "CMYK").save(stream, "JPEG", quality=95)
+    adobe = stream.getvalue()
+    at = adobe.index(b"\xff\xee")
+    plain = adobe[:at] + adobe[at + 2 + int.from_bytes(adobe[at + 2 : at + 4], "big") :]
+    stored = 255 - np.asarray(Image.open(io.BytesIO(plain))).astype(np.int64)  # Pillow inverts
+    rgb = np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(plain, np.uint8)))).astype(np.int64)
+    np.testing.assert_array_equal(rgb, (255 - stored[:, :, :3]) * (255 - stored[:, :, 3:]) // 255)
+    inverted = np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(adobe, np.uint8)))).astype(np.int64)
+    assert np.abs(inverted - rgb).max() > 100  # the marker matters
+
+
 def test_float_tiff_samples_are_intensities_from_0_to_1():
     # Reference values: float samples are scaled to the output type (they were
     # converted to 8-bit gray first, which kept only 0 and 1).
