@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .device import Device, device_stack_active
 from .executor import AsyncExecutor
-from .thread_pool import ThreadPool, default_thread_pool
+from .thread_pool import ThreadPool, check_num_threads, default_thread_pool
 
 if TYPE_CHECKING:
     from ..checkpoint import Checkpoint
@@ -60,10 +60,8 @@ class EvalContext:
                 f"EvalContext: thread_pool is bound to device {thread_pool.device_id}, "
                 f"the context to device {device_id}"
             )
-        if num_threads is not None and (
-            isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1
-        ):
-            raise ValueError(f"EvalContext: num_threads must be a positive int, got {num_threads!r}")
+        if num_threads is not None:
+            check_num_threads("EvalContext", num_threads)
         self._device_id = device_id
         self._own_pool = (
             ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool

@@ -6,9 +6,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from .._cpu import host_pool
+from .device import Device
 from .fork import on_fork_in_child
 
-__all__ = ["ThreadPool", "get_num_threads", "set_num_threads"]
+__all__ = ["ThreadPool", "check_num_threads", "get_num_threads", "set_num_threads"]
 
 _explicit_num_threads = None
 _default_num_threads = None
@@ -81,6 +82,12 @@ def default_thread_pool(device_id):
         return pool
 
 
+def check_num_threads(owner: str, num_threads) -> None:
+    """Refuse a thread count that is not a positive int, naming ``owner``."""
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+        raise ValueError(f"{owner}: num_threads must be a positive int, got {num_threads!r}")
+
+
 class ThreadPool:
     """A pool of worker threads over which CPU operators spread their samples.
 
@@ -95,13 +102,10 @@ class ThreadPool:
 
     def __init__(self, num_threads: int | None = None, *, device_id: int | None = -1):
         if device_id == -1:
-            from .device import Device
-
             device_id = Device.current().device_id
         if num_threads is None:
             num_threads = get_num_threads()
-        if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
-            raise ValueError(f"ThreadPool: num_threads must be a positive int, got {num_threads!r}")
+        check_num_threads("ThreadPool", num_threads)
         self._num_threads = num_threads
         self._device_id = device_id
         self._executor = None

@@ -90,14 +90,11 @@ class ImageDecodeError(RuntimeError):
         self.failed = tuple(failed)
 
 
-class _JpegHeader:
-    """What the decoders need of a JPEG that has no APP1 segment, read by simplejpeg
-    (a tenth of the cost of Pillow's header parsing): Pillow's format, mode and size.
-    Without APP1 there is no EXIF block or XMP packet, so Pillow would find no
-    orientation either. ``decode`` opens the file with Pillow if simplejpeg cannot
-    decode it."""
+class _Header:
+    """An image known from its header alone: what the decoders need of a Pillow
+    image (format, mode, size), without EXIF data."""
 
-    format = "JPEG"
+    format = None
     info = {}
 
     def __init__(self, size, mode):
@@ -106,6 +103,15 @@ class _JpegHeader:
 
     def getexif(self):
         return {}
+
+
+class _JpegHeader(_Header):
+    """A JPEG that has no APP1 segment, read by simplejpeg (a tenth of the cost of
+    Pillow's header parsing). Without APP1 there is no EXIF block or XMP packet, so
+    Pillow would find no orientation either. ``decode`` opens the file with Pillow if
+    simplejpeg cannot decode it."""
+
+    format = "JPEG"
 
 
 # simplejpeg's colour spaces -> Pillow's mode; the others (CMYK, YCCK) are Pillow's.
@@ -145,9 +151,8 @@ def _jpeg_header(raw):
     return None if mode is None else _JpegHeader((width, height), mode)
 
 
-class _WebpHeader(_JpegHeader):
-    """What the header of a WebP file Pillow cannot open says: its size, and whether
-    it has alpha (a ``_JpegHeader`` in all but the format)."""
+class _WebpHeader(_Header):
+    """A WebP file Pillow cannot open: its size, and whether it has alpha."""
 
     format = "WEBP"
 
@@ -638,6 +643,13 @@ def _to_rgb(values):
     return values[:, :, :3]
 
 
+def _fixed_point_gray(rgb, weights, shift, half):
+    """``(R wr + G wg + B wb + half) >> shift`` of unsigned ``rgb`` (H, W, 3), (H, W, 1)."""
+    r, g, b = (rgb[:, :, k].astype(np.uint64) for k in range(3))
+    wr, wg, wb = weights
+    return ((r * wr + g * wg + b * wb + half) >> shift).astype(rgb.dtype)[:, :, None]
+
+
 def _to_gray(values, rule):
     """Gray from RGB by the rule of the library the reference decodes that format
     with: "libpng" (15-bit weights, 8-bit truncated, 16-bit rounded), "opencv" (14-bit
@@ -646,14 +658,10 @@ def _to_gray(values, rule):
     if values.shape[2] <= 2:
         return values[:, :, :1]
     rgb = values[:, :, :3]
-    if rule in ("libpng", "opencv") and rgb.dtype.kind == "u" and (rule == "libpng" or rgb.dtype == np.uint8):
-        r, g, b = (rgb[:, :, k].astype(np.uint64) for k in range(3))
-        if rule == "libpng":
-            (wr, wg, wb), shift = _PNG_GRAY_WEIGHTS, 15
-            half = 0 if rgb.dtype == np.uint8 else 1 << 14
-        else:
-            (wr, wg, wb), shift, half = _OPENCV_GRAY_WEIGHTS, 14, 1 << 13
-        return ((r * wr + g * wg + b * wb + half) >> shift).astype(rgb.dtype)[:, :, None]
+    if rule == "libpng" and rgb.dtype.kind == "u":
+        return _fixed_point_gray(rgb, _PNG_GRAY_WEIGHTS, 15, 0 if rgb.dtype == np.uint8 else 1 << 14)
+    if rule == "opencv" and rgb.dtype == np.uint8:
+        return _fixed_point_gray(rgb, _OPENCV_GRAY_WEIGHTS, 14, 1 << 13)
     if rule == "libtiff" and rgb.dtype == np.uint8:
         f = rgb.astype(np.float32)
         gray = f[:, :, 0] * _GRAY_WEIGHTS[0] + f[:, :, 1] * _GRAY_WEIGHTS[1] + f[:, :, 2] * _GRAY_WEIGHTS[2]
@@ -760,7 +768,7 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             left, upper, right, lower = box
             values = values[upper:lower, left:right]
     else:
-        if type(image) is _JpegHeader:
+        if isinstance(image, _JpegHeader):
             image = Image.open(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
         if output_type == DALIImageType.GRAY and image.format in _JPEG_FORMATS and image.mode == "RGB":
             # libjpeg gives the stored luma, as the reference and the simplejpeg path do

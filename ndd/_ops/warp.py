@@ -837,7 +837,7 @@ def _distortion_types(op):
     def types(ins, args):
         x = ins[0]
         _image_axes(op(), x._layout, x.ndim)
-        _check_interp_kind(op().qualname, "interp_type", args["interp_type"])
+        _check_interp(op(), args)
         return [(x._dtype, x._layout)]
 
     return types

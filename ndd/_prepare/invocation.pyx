@@ -284,35 +284,21 @@ cdef list _deferred_inputs(Invocation inv):
     return found
 
 
-cdef bint _has_deferred_input(Invocation inv):
-    if inv.inputs is not None:
-        for x in inv.inputs:
-            if _deferred_producer(x) is not None:
-                return True
-    if inv.args is not None:
-        for v in inv.args.values():
-            if type(v) is PendingArg and _deferred_producer((<PendingArg>v).source) is not None:
-                return True
-    return False
-
-
-cdef _run_deferred_ancestors(Invocation root):
-    """Run the deferred invocations ``root`` depends on, inputs before the calls that
-    use them, with an explicit stack: reaching them through the kernels' reads of
-    their inputs would nest one C call per step of the chain (a running total kept
-    over an epoch is thousands of steps deep) and overflow the thread's stack."""
-    cdef list stack = [(root, False)]
+cdef _run_deferred_ancestors(list pending):
+    """Run the deferred invocations ``pending`` (an invocation's deferred inputs) and
+    those they depend on, inputs before the calls that use them, with an explicit
+    stack: reaching them through the kernels' reads of their inputs would nest one C
+    call per step of the chain (a running total kept over an epoch is thousands of
+    steps deep) and overflow the thread's stack."""
+    cdef list stack = [(producer, False) for producer in pending]
     cdef list order = []
     cdef set seen = set()
     cdef Invocation inv
-    cdef bint expanded
     while stack:
         item = stack.pop()
         inv = <Invocation>item[0]
-        expanded = item[1]
-        if expanded:
-            if inv is not root:
-                order.append(inv)
+        if item[1]:  # its inputs are in ``order`` already
+            order.append(inv)
             continue
         if id(inv) in seen or inv.done:
             continue
@@ -338,8 +324,9 @@ cdef class Invocation:
 
     cpdef run(self):
         """Run the kernel(s) now on this thread, recording outputs or the error."""
-        if _has_deferred_input(self):
-            _run_deferred_ancestors(self)
+        cdef list pending = _deferred_inputs(self)
+        if pending:
+            _run_deferred_ancestors(pending)
         # Arrays the kernels create come from the host pool (see ndd/_cpu/host_pool.pyx).
         previous_allocator = host_pool.activate()
         try:

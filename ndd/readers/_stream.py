@@ -149,6 +149,14 @@ class SampleOrder:
         """Indices per epoch with ``pad_last_batch``: one padded shard, whole batches."""
         return _ceil_div(self.config.padded_shard_size, self.batch_size) * self.batch_size
 
+    def _segment(self, pos: int) -> tuple[int, int, int]:
+        """With ``pad_last_batch``: the start of the segment (epoch) holding stream
+        position ``pos``, the offset of ``pos`` in it, and its count of real samples
+        (its shard's size; the rest is padding)."""
+        length = self._segment_length()
+        epoch, offset = divmod(pos, length)
+        return epoch * length, offset, self.config.shard_size(self._epoch_shard(epoch))
+
     def epoch_length(self, epoch: int) -> int:
         """Number of indices of an epoch after ``epoch`` epochs run to their end."""
         c = self.config
@@ -220,9 +228,8 @@ class SampleOrder:
         c = self.config
         pos = self.position
         if c.pad_last_batch:
-            length = self._segment_length()
-            epoch = pos // length
-            return epoch * length + c.shard_size(self._epoch_shard(epoch))
+            start, _, real = self._segment(pos)
+            return start + real
         if c.stick_to_shard:
             size = c.shard_size(c.shard_id)
             return (pos // size + 1) * size
@@ -239,19 +246,17 @@ class SampleOrder:
             return self._take()
         c = self.config
         if c.pad_last_batch:
-            length = self._segment_length()
-            epoch, offset = divmod(self._returned, length)
+            _, offset, real = self._segment(self._returned)
             self._returned += 1
-            if offset >= c.shard_size(self._epoch_shard(epoch)):
+            if offset >= real:
                 return self._last  # padding: the last sample drawn once more
         buffer = self._buffer
         if not buffer:
             if c.pad_last_batch:
                 # The stream's padding positions are not read: on to the next segment.
-                length = self._segment_length()
-                epoch, offset = divmod(self.position, length)
-                if offset >= c.shard_size(self._epoch_shard(epoch)):
-                    self.position = (epoch + 1) * length
+                start, offset, real = self._segment(self.position)
+                if offset >= real:
+                    self.position = start + self._segment_length()
             self._pass_end = self._end_of_pass()
             fill = min(c.initial_fill, self._pass_end - self.position)
             buffer = self._buffer = [self._take() for _ in range(fill)]
