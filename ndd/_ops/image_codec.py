@@ -37,6 +37,7 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 import functools
 import io
 import re
+import sys
 import threading
 import zlib
 
@@ -72,7 +73,8 @@ _GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], dtype=np.float32)
 _PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
 # OpenCV's (x / 16384), which the reference's BMP and PNM gray comes from.
 _OPENCV_GRAY_WEIGHTS = (4899, 9617, 1868)
-# The gray rule of each format (see _to_gray); CMYK JPEGs take libpng's.
+# The gray rule of each format (see _to_gray); CMYK JPEGs take libpng's, and TIFFs
+# turned by their orientation OpenCV's (the reference reads those with OpenCV).
 _GRAY_RULES = {"PNG": "libpng", "BMP": "opencv", "PPM": "opencv", "TIFF": "libtiff"}
 
 
@@ -480,6 +482,52 @@ def _png_rgb16(image, data):
     return pixels
 
 
+# Pillow's rawmodes of 16-bit samples read one byte of each, the high one for the
+# file's byte order; the other order reads the low one ("N" is the host's).
+_OTHER_BYTE = {"L": "B", "B": "L", "N": "B" if sys.byteorder == "little" else "L"}
+
+
+def _with_rawmodes(image, data, rawmodes):
+    """``image``'s pixels decoded anew from ``data`` with one rawmode per tile."""
+    fresh = Image.open(io.BytesIO(data))
+    tiles = []
+    for tile, rawmode in zip(fresh.tile, rawmodes, strict=True):
+        codec, extents, offset, args = tile
+        changed = (codec, extents, offset, (rawmode, *args[1:]))
+        # Pillow 11 and later keep named tiles (``_Tile``), and its libtiff path reads the names.
+        tiles.append(type(tile)(*changed) if hasattr(tile, "_fields") else changed)
+    fresh.tile = tiles
+    return np.asarray(fresh).astype(np.uint16)
+
+
+def _tiff16(image, data):
+    """The pixels of a 16-bit RGB or RGBA TIFF at full depth, (H, W, C) uint16 (as
+    Pillow orients them); None for other images. Pillow reads these at 8 bits, the
+    high byte of each sample: a second decoding with the other byte order gives the
+    low bytes. Pillow reads separate planes (PlanarConfiguration 2) as 8-bit samples,
+    so those get 16-bit rawmodes; compressed ones, which libtiff reads for Pillow at 8
+    bits whatever the rawmode, keep 8 bits."""
+    if image.format != "TIFF" or image.mode not in ("RGB", "RGBA") or not image.tile:
+        return None
+    if set(image.tag_v2.get(258, ())) != {16}:
+        return None
+    raw = np.ascontiguousarray(data).reshape(-1)
+    planar = image.tag_v2.get(284, 1) == 2
+    order = "B" if raw[:2].tobytes() == b"MM" else "L"
+    high = []
+    for codec, _, _, args in image.tile:
+        rawmode = args[0]
+        if not planar and rawmode in (f"{image.mode};16L", f"{image.mode};16B", f"{image.mode};16N"):
+            high.append(rawmode)
+        elif planar and codec == "raw" and rawmode in ("R", "G", "B", "A"):
+            high.append(f"{rawmode};16{order}")
+        else:
+            return None
+    low = [rawmode[:-1] + _OTHER_BYTE[rawmode[-1]] for rawmode in high]
+    encoded = raw.tobytes()
+    return (_with_rawmodes(image, encoded, high) << 8) | _with_rawmodes(image, encoded, low)
+
+
 def _pnm16(image, data):
     """The pixels of a binary PNM of more than 8 bits (maximum value above 255) as
     (H, W, C) uint16 scaled to 65535 (rounded); None for other images. Pillow reads
@@ -588,6 +636,8 @@ def _pixels(image, box, data):
     deep = _png_rgb16(image, data)
     if deep is None:
         deep = _pnm16(image, data)
+    if deep is None:
+        deep = _tiff16(image, data)
     if deep is not None:
         if box is not None:
             left, upper, right, lower = box
@@ -653,14 +703,14 @@ def _fixed_point_gray(rgb, weights, shift, half):
 def _to_gray(values, rule):
     """Gray from RGB by the rule of the library the reference decodes that format
     with: "libpng" (15-bit weights, 8-bit truncated, 16-bit rounded), "opencv" (14-bit
-    weights, rounded; BMP, PNM), "libtiff" (float32, summed in order, halves up), or
+    weights, rounded; BMP, PNM, turned TIFFs), "libtiff" (float32, summed in order, halves up), or
     None (float32, to nearest)."""
     if values.shape[2] <= 2:
         return values[:, :, :1]
     rgb = values[:, :, :3]
     if rule == "libpng" and rgb.dtype.kind == "u":
         return _fixed_point_gray(rgb, _PNG_GRAY_WEIGHTS, 15, 0 if rgb.dtype == np.uint8 else 1 << 14)
-    if rule == "opencv" and rgb.dtype == np.uint8:
+    if rule == "opencv" and rgb.dtype.kind == "u":
         return _fixed_point_gray(rgb, _OPENCV_GRAY_WEIGHTS, 14, 1 << 13)
     if rule == "libtiff" and rgb.dtype == np.uint8:
         f = rgb.astype(np.float32)
@@ -777,5 +827,7 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
         values, converted = _pixels(image, box, data), False
     if not converted:
         rule = "libpng" if image.mode == "CMYK" else _GRAY_RULES.get(image.format)
+        if rule == "libtiff" and orient != 1:
+            rule = "opencv"
         values = _convert(values, output_type, dtype, rule)
     return _scale(_orient(values, orient), dtype)

@@ -11,6 +11,7 @@ rounds a few halves the other way).
 
 import functools
 import io
+import itertools
 import json
 import pathlib
 import struct
@@ -656,12 +657,34 @@ def _reference_gray(rgb, form):
     return (4899 * r + 9617 * g + 1868 * b + 8192) >> 14
 
 
-@pytest.mark.parametrize("form", ["BMP", "PPM", "TIFF", "PNG16"])
+@pytest.mark.parametrize("form", ["BMP", "PPM", "TIFF", "PNG16", "PPM16", "TIFF16-turned", "TIFF-turned"])
 def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
+    # A TIFF turned by its orientation is read by the reference with OpenCV, whose
+    # rule also holds for 16-bit samples (PNM, turned TIFF): up to 2 levels apart.
     rng = np.random.default_rng(0)
+    if form.endswith("-turned"):
+        if form == "TIFF16-turned":
+            rgb = rng.integers(0, 65536, (16, 16, 3)).astype(np.uint16)
+            data, dtype = _tiff16(rgb, orientation=3), ndd.uint16
+        else:
+            rgb = rng.integers(0, 256, (64, 256, 3), np.uint8)
+            exif = Image.Exif()
+            exif[0x0112] = 3
+            stream = io.BytesIO()
+            Image.fromarray(rgb).save(stream, "TIFF", exif=exif)
+            data, dtype = stream.getvalue(), ndd.uint8
+        encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+        gray = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY, dtype=dtype))[:, :, 0]
+        np.testing.assert_array_equal(gray, _reference_gray(rgb, "PPM")[::-1, ::-1])
+        kept = ndd.decoders.image(encoded, output_type=types.GRAY, dtype=dtype, adjust_orientation=False)
+        np.testing.assert_array_equal(np.asarray(kept)[:, :, 0], _reference_gray(rgb, "TIFF"))
+        return
     if form == "PNG16":
         rgb = rng.integers(0, 65536, (16, 16, 3)).astype(np.uint16)
         data, dtype = _png16(rgb, 2, 0), ndd.uint16
+    elif form == "PPM16":
+        rgb = rng.integers(0, 65536, (16, 16, 3)).astype(np.uint16)
+        data, dtype = b"P6 16 16 65535\n" + rgb.astype(">u2").tobytes(), ndd.uint16
     else:
         rgb = rng.integers(0, 256, (64, 256, 3), np.uint8)
         stream = io.BytesIO()
@@ -670,6 +693,68 @@ def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
     encoded = ndd.tensor(np.frombuffer(data, np.uint8))
     gray = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY, dtype=dtype))[:, :, 0]
     np.testing.assert_array_equal(gray, _reference_gray(rgb, form))
+
+
+def _tiff16(pixels, *, big_endian=False, planar=False, deflate=False, orientation=None):
+    """An RGB(A) TIFF of 16-bit ``pixels`` (H, W, C), one strip per plane."""
+    height, width, channels = pixels.shape
+    order = ">" if big_endian else "<"
+    planes = [pixels[:, :, k] for k in range(channels)] if planar else [pixels]
+    strips = [plane.astype(order + "u2").tobytes() for plane in planes]
+    strips = [zlib.compress(strip) for strip in strips] if deflate else strips
+    offsets = list(itertools.accumulate([8] + [len(strip) for strip in strips[:-1]]))
+    tags = [
+        (256, 3, [width]),
+        (257, 3, [height]),
+        (258, 3, [16] * channels),
+        (259, 3, [8 if deflate else 1]),
+        (262, 3, [2]),
+        (273, 4, offsets),
+        (274, 3, [orientation] if orientation else None),
+        (277, 3, [channels]),
+        (278, 3, [height]),
+        (279, 4, [len(strip) for strip in strips]),
+        (284, 3, [2 if planar else 1]),
+        (338, 3, [2] if channels == 4 else None),  # unassociated alpha
+    ]
+    tags = [tag for tag in tags if tag[2] is not None]
+    body = b"".join(strips) + b"\0" * (sum(map(len, strips)) % 2)
+    ifd_at = 8 + len(body)
+    spill_at = ifd_at + 2 + 12 * len(tags) + 4  # values longer than 4 bytes follow the IFD
+    entries, spill = b"", b""
+    for tag, kind, values in tags:
+        packed = struct.pack(order + ("H" if kind == 3 else "I") * len(values), *values)
+        if len(packed) > 4:
+            field, spill = struct.pack(order + "I", spill_at + len(spill)), spill + packed
+        else:
+            field = packed.ljust(4, b"\0")
+        entries += struct.pack(order + "HHI", tag, kind, len(values)) + field
+    head = (b"MM\0*" if big_endian else b"II*\0") + struct.pack(order + "I", ifd_at)
+    return head + body + struct.pack(order + "H", len(tags)) + entries + b"\0\0\0\0" + spill
+
+
+@pytest.mark.parametrize("channels", [3, 4])
+@pytest.mark.parametrize(
+    "layout",
+    [{}, {"big_endian": True}, {"deflate": True}, {"big_endian": True, "deflate": True}, {"planar": True}],
+)
+def test_16_bit_colour_tiffs_keep_their_depth(channels, layout):
+    # Pillow reads them at 8 bits, its high bytes: uint16 lost 8 bits, and uint8
+    # truncated where the reference rounds (41743 gave 163, the reference 162).
+    # Separate planes were read by Pillow, and are by the reference, as interleaved.
+    pixels = np.random.default_rng(channels).integers(0, 65536, (17, 23, channels)).astype(np.uint16)
+    pixels[0, 0, 0] = 41743
+    encoded = ndd.tensor(np.frombuffer(_tiff16(pixels, **layout), np.uint8))
+    deep = np.asarray(ndd.decoders.image(encoded, dtype=ndd.uint16, output_type=types.ANY_DATA))
+    np.testing.assert_array_equal(deep, pixels)
+    rgb = np.asarray(ndd.decoders.image(encoded))
+    np.testing.assert_array_equal(rgb, np.rint(pixels[:, :, :3] / 257))
+    turned = np.asarray(
+        ndd.decoders.image(
+            ndd.tensor(np.frombuffer(_tiff16(pixels, orientation=3, **layout), np.uint8)), dtype=ndd.uint16
+        )
+    )
+    np.testing.assert_array_equal(turned, pixels[::-1, ::-1, :3])
 
 
 @pytest.mark.parametrize(
