@@ -73,9 +73,18 @@ _GRAY_WEIGHTS = np.array([0.299, 0.587, 0.114], dtype=np.float32)
 _PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
 # OpenCV's (x / 16384), which the reference's BMP and PNM gray comes from.
 _OPENCV_GRAY_WEIGHTS = (4899, 9617, 1868)
+# BT.601's rounded to x / 32768, of the reference's own conversion (WebP, JPEG 2000).
+_BT601_GRAY_WEIGHTS = (9798, 19235, 3735)
 # The gray rule of each format (see _to_gray); CMYK JPEGs take libpng's, and TIFFs
 # turned by their orientation OpenCV's (the reference reads those with OpenCV).
-_GRAY_RULES = {"PNG": "libpng", "BMP": "opencv", "PPM": "opencv", "TIFF": "libtiff"}
+_GRAY_RULES = {
+    "PNG": "libpng",
+    "BMP": "opencv",
+    "PPM": "opencv",
+    "TIFF": "libtiff",
+    "WEBP": "bt601",
+    "JPEG2000": "bt601",
+}
 
 
 class ImageDecodeError(RuntimeError):
@@ -703,7 +712,8 @@ def _fixed_point_gray(rgb, weights, shift, half):
 def _to_gray(values, rule):
     """Gray from RGB by the rule of the library the reference decodes that format
     with: "libpng" (15-bit weights, 8-bit truncated, 16-bit rounded), "opencv" (14-bit
-    weights, rounded; BMP, PNM, turned TIFFs), "libtiff" (float32, summed in order, halves up), or
+    weights, rounded; BMP, PNM, turned TIFFs), "bt601" (15-bit weights, rounded; WebP,
+    JPEG 2000), "libtiff" (float32, summed in order, halves up), or
     None (float32, to nearest)."""
     if values.shape[2] <= 2:
         return values[:, :, :1]
@@ -712,6 +722,8 @@ def _to_gray(values, rule):
         return _fixed_point_gray(rgb, _PNG_GRAY_WEIGHTS, 15, 0 if rgb.dtype == np.uint8 else 1 << 14)
     if rule == "opencv" and rgb.dtype.kind == "u":
         return _fixed_point_gray(rgb, _OPENCV_GRAY_WEIGHTS, 14, 1 << 13)
+    if rule == "bt601" and rgb.dtype == np.uint8:
+        return _fixed_point_gray(rgb, _BT601_GRAY_WEIGHTS, 15, 1 << 14)
     if rule == "libtiff" and rgb.dtype == np.uint8:
         f = rgb.astype(np.float32)
         gray = f[:, :, 0] * _GRAY_WEIGHTS[0] + f[:, :, 1] * _GRAY_WEIGHTS[1] + f[:, :, 2] * _GRAY_WEIGHTS[2]

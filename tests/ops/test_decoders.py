@@ -654,10 +654,14 @@ def _reference_gray(rgb, form):
     r, g, b = (rgb[..., k].astype(np.int64) for k in range(3))
     if form == "PNG16":
         return (9797 * r + 19234 * g + 3737 * b + 16384) >> 15
+    if form in ("WEBP", "JPEG2000"):
+        return (9798 * r + 19235 * g + 3735 * b + 16384) >> 15
     return (4899 * r + 9617 * g + 1868 * b + 8192) >> 14
 
 
-@pytest.mark.parametrize("form", ["BMP", "PPM", "TIFF", "PNG16", "PPM16", "TIFF16-turned", "TIFF-turned"])
+@pytest.mark.parametrize(
+    "form", ["BMP", "PPM", "TIFF", "WEBP", "JPEG2000", "PNG16", "PPM16", "TIFF16-turned", "TIFF-turned"]
+)
 def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
     # A TIFF turned by its orientation is read by the reference with OpenCV, whose
     # rule also holds for 16-bit samples (PNM, turned TIFF): up to 2 levels apart.
@@ -688,9 +692,10 @@ def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
     else:
         rgb = rng.integers(0, 256, (64, 256, 3), np.uint8)
         stream = io.BytesIO()
-        Image.fromarray(rgb).save(stream, form)
+        Image.fromarray(rgb).save(stream, form, **({"lossless": True} if form == "WEBP" else {}))
         data, dtype = stream.getvalue(), ndd.uint8
     encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.image(encoded, dtype=dtype)), rgb)  # lossless
     gray = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY, dtype=dtype))[:, :, 0]
     np.testing.assert_array_equal(gray, _reference_gray(rgb, form))
 
