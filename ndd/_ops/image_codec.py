@@ -208,6 +208,21 @@ def _open_beyond_pillows_limit(raw):
             Image.MAX_IMAGE_PIXELS = limit
 
 
+_TIFF_SIGNATURES = (b"II*\0", b"MM\0*")
+
+
+def _integer_tiff_samples(image):
+    """The type of a TIFF's integer samples when signed or of 32 bits ("int8",
+    "uint32", ...), which Pillow reads as unsigned bytes or clips; None otherwise."""
+    bits, formats = image.tag_v2.get(258, (1,)), image.tag_v2.get(339, (1,))
+    bits = bits if isinstance(bits, tuple) else (bits,)
+    formats = formats if isinstance(formats, tuple) else (formats,)
+    signed = 2 in formats
+    if 3 in formats or not (signed or 32 in bits):
+        return None
+    return f"{'int' if signed else 'uint'}{max(bits)}"
+
+
 def open_image(data):
     """A Pillow image over the encoded bytes ``data`` (a uint8 array), of which only
     the header is read; for most JPEGs, a ``_JpegHeader`` standing for it."""
@@ -222,6 +237,11 @@ def open_image(data):
             image = _open_beyond_pillows_limit(raw)
     except UnidentifiedImageError:  # Pillow's message names its stream object, not the data
         start = raw[:8].tobytes()
+        if start[:4] in _TIFF_SIGNATURES:
+            raise ValueError(
+                "a TIFF of a sample type or layout it does not read (for example float RGB, 64-bit "
+                f"or signed samples): {raw.size} bytes"
+            ) from None
         raise ValueError(
             f"not an image in a format it reads (JPEG, PNG, BMP, TIFF, WebP, JPEG 2000, PNM, ...): "
             f"{raw.size} bytes starting {start!r}"
@@ -237,6 +257,14 @@ def open_image(data):
     # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; its header says what is
     # stored: 2 channels, as ANY_DATA gives.
     image.ndd_gray_alpha16 = image.format == "PNG" and (_png_header(raw) or (0, 0))[:2] == (16, 4)
+    if image.format == "TIFF":
+        kind = _integer_tiff_samples(image)
+        if kind is not None:
+            # Pillow reads them as unsigned bytes or clips them: decoding them is refused,
+            # as in the reference; their shape stands.
+            image.ndd_load_error = ValueError(
+                f"TIFF samples of type {kind} are not read (unsigned 8- and 16-bit, and float, are)"
+            )
     return image
 
 

@@ -21,7 +21,7 @@ import image_samples
 import numpy as np
 import pytest
 from lz4_blocks import lz4_compress
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, TiffImagePlugin
 
 import ndd
 from ndd import types
@@ -760,6 +760,32 @@ def test_16_bit_colour_tiffs_keep_their_depth(channels, layout):
         )
     )
     np.testing.assert_array_equal(turned, pixels[::-1, ::-1, :3])
+
+
+@pytest.mark.parametrize(
+    "values, sample_format, kind",
+    [(np.arange(12, dtype=np.uint8) + 120, 2, "int8"), (np.arange(12, dtype=np.int32) - 5, None, "int32")],
+)
+def test_signed_or_32_bit_integer_tiffs_are_refused_but_have_a_shape(values, sample_format, kind):
+    # Pillow reads signed bytes as unsigned (-128 gave 128) and clips int32; the
+    # reference refuses to decode them, and peek_image_shape gives their shape.
+    info = TiffImagePlugin.ImageFileDirectory_v2()
+    if sample_format is not None:
+        info[339] = sample_format  # SampleFormat: signed integers
+    stream = io.BytesIO()
+    Image.fromarray(values.reshape(3, 4)).save(stream, "TIFF", tiffinfo=info)
+    encoded = ndd.tensor(np.frombuffer(stream.getvalue(), np.uint8))
+    assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == [3, 4, 3]
+    with pytest.raises(RuntimeError, match=f"cannot decode: TIFF samples of type {kind} are not read"):
+        np.asarray(ndd.decoders.image(encoded))
+
+
+def test_a_tiff_pillow_cannot_read_is_named_a_tiff():
+    header = b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", 0) + b"\0" * 4  # no tags at all
+    with pytest.raises(
+        RuntimeError, match="cannot decode: a TIFF of a sample type or layout it does not read"
+    ):
+        np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(header, np.uint8))))
 
 
 @pytest.mark.parametrize(
