@@ -33,6 +33,7 @@ touches the driver at import: ``ndd._cuda`` is imported on first use.
 """
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -778,12 +779,16 @@ class GpuSlice(_LayoutKernel):
     ``bounds(args, in_shape, anchor, shape)`` gives a sample's ``(start, end)`` per
     input dimension (anchor and shape are the host values of the optional inputs);
     ``fill(args, out_shape, dtype)`` the fill values (1-D, of ``dtype``) and the
-    output dimension they are laid along (None for one value)."""
+    output dimension they are laid along (None for one value); ``border(args)``, when
+    given, None, or under a policy that repeats the input's own elements (edge,
+    reflect, wrap) a function of ``(start, end, extent)`` giving the input index each
+    position of an axis reads: such windows are strided copies of their runs."""
 
-    def __init__(self, op, bounds, fill):
+    def __init__(self, op, bounds, fill, border=None):
         super().__init__(op)
         self.bounds = bounds
         self.fill = fill
+        self.border = border
 
     def check(self, ins, args):
         super().check(ins, args)
@@ -823,6 +828,9 @@ class GpuSlice(_LayoutKernel):
             for (lo, hi), n in zip(b, shape, strict=True)
         )
         out_shapes = [tuple(hi - lo for lo, hi in b) for b in bounds]
+        border = None if self.border is None else self.border(args)
+        if not inside and border is not None:
+            return [self._bordered(x, samples, bounds, out_shapes, border, target, batch_size, ctx)]
         if inside:
             windows = []
             for (_, shape), b, out_shape in zip(samples, bounds, out_shapes, strict=True):
@@ -856,6 +864,51 @@ class GpuSlice(_LayoutKernel):
             self.op, segments, x.dtype, _base(out), _base(x), stream, device_id, target if convert else None
         )
         return [out]
+
+    def _bordered(self, x, samples, bounds, out_shapes, border, target, batch_size, ctx):
+        """The windows whose outside repeats the input: one strided copy per block of
+        runs (steps of +1, -1 or 0 along each axis), as one launch for the batch."""
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        out, addresses = _allocate(out_shapes, target, batch_size, stream, device_id)
+        segments = []
+        for (ptr, shape), b, out_shape, address in zip(samples, bounds, out_shapes, addresses, strict=True):
+            in_strides, out_strides = c_strides(shape), c_strides(out_shape)
+            axes = [_runs(border(lo, hi, n)) for (lo, hi), n in zip(b, shape, strict=True)]
+            for block in itertools.product(*axes):
+                segments.append(
+                    Segment(
+                        ptr
+                        + sum(r[1] * st for r, st in zip(block, in_strides, strict=True)) * x.dtype.itemsize,
+                        address
+                        + sum(r[0] * st for r, st in zip(block, out_strides, strict=True)) * target.itemsize,
+                        [r[2] for r in block],
+                        [r[3] * st for r, st in zip(block, in_strides, strict=True)],
+                        out_strides,
+                    )
+                )
+        if target == x.dtype:
+            strided_copy(self.op, segments, target.itemsize, _base(out), [_base(x)], stream, device_id)
+        else:
+            converting_copy(self.op, segments, x.dtype, target, _base(out), _base(x), stream, device_id)
+        return out
+
+
+def _runs(indices):
+    """``[(first position, first index, length, step)]``: ``indices`` cut into runs
+    that step by -1, 0 or +1."""
+    runs = []
+    for position, index in enumerate(indices.tolist()):
+        if runs:
+            first, start, length, step = runs[-1]
+            last = start + (length - 1) * step
+            if length == 1 and abs(index - last) <= 1:
+                runs[-1] = (first, start, 2, index - last)
+                continue
+            if length > 1 and index - last == step:
+                runs[-1] = (first, start, length + 1, step)
+                continue
+        runs.append((position, index, 1, 0))
+    return runs
 
 
 class GpuPad(_LayoutKernel):

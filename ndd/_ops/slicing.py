@@ -11,6 +11,7 @@ Deliberate divergences from the reference:
   literal lists written at the call site.
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -22,10 +23,18 @@ from .conversions import c_cast, convert_saturating, round_half_away
 from .gpu_layout import GpuSlice
 from .schema import Arg, Input, Operator
 
+# The policies that fill the outside of the input with its own elements, and the
+# names each is also known by ("pad" is also "constant").
+_BORDERS = ("edge", "reflect", "reflect_101", "wrap")
+_POLICY_NAMES = {"constant": "pad", "clamp": "edge", "reflect_1001": "reflect"}
+
 
 def _slice_prepare(ins, args):
-    """Record the input layout and map the deprecated arguments of ``slice``."""
+    """Record the input layout, name the policy by its main name and map the
+    deprecated arguments of ``slice``."""
     record_layout(ins, args)
+    policy = args["out_of_bounds_policy"]
+    args["out_of_bounds_policy"] = _POLICY_NAMES.get(policy, policy)
     if args["image_type"] is not None:
         warnings.warn("ndd.slice: 'image_type' is deprecated and ignored", DeprecationWarning, stacklevel=3)
     if args["output_dtype"] is not None:
@@ -202,8 +211,30 @@ def _slice_bounds(args, in_shape, anchor=None, shape=None):
                 f"ndd.slice: the slice [{lo}, {hi}) of axis {d} is out of bounds of the input shape "
                 f"{tuple(in_shape)}; pass out_of_bounds_policy='pad' or 'trim_to_shape'"
             )
+        elif policy in _BORDERS and extent == 0 and hi > lo:
+            raise ValueError(
+                f"ndd.slice: out_of_bounds_policy={policy!r} has no elements to repeat: axis {d} of "
+                f"the input shape {tuple(in_shape)} is empty"
+            )
         bounds[d] = (lo, hi)
     return bounds
+
+
+def border_indices(lo, hi, extent, policy):
+    """The input index each position ``lo .. hi - 1`` of an axis of ``extent``
+    elements reads under a border ``policy`` (int64 array)."""
+    index = np.arange(lo, hi, dtype=np.int64)
+    if policy == "edge":
+        return np.clip(index, 0, extent - 1)
+    if policy == "wrap":
+        return index % extent
+    if policy == "reflect":  # ... 1 0 | 0 1 2 ... n-1 | n-1 n-2 ...
+        index %= 2 * extent
+        return np.where(index < extent, index, 2 * extent - 1 - index)
+    if extent == 1:  # reflect_101 of one element
+        return np.zeros_like(index)
+    index %= 2 * extent - 2  # ... 2 1 | 0 1 2 ... n-1 | n-2 ...
+    return np.where(index < extent, index, 2 * extent - 2 - index)
 
 
 def _fill_channel_axis(args, out_shape):
@@ -241,6 +272,10 @@ def _slice_kernel(arrays, args):
         (min(max(lo, 0), n), min(max(hi, 0), n)) for (lo, hi), n in zip(bounds, data.shape, strict=True)
     ]
     # The trailing Ellipsis keeps the region of a 0-D input an array (not a numpy scalar).
+    policy = args["out_of_bounds_policy"]
+    if policy in _BORDERS and any(lo < 0 or hi > n for (lo, hi), n in zip(bounds, data.shape, strict=True)):
+        indices = [border_indices(lo, hi, n, policy) for (lo, hi), n in zip(bounds, data.shape, strict=True)]
+        return convert_saturating(data[np.ix_(*indices)], target)
     region = convert_saturating(data[tuple(slice(a, b) for a, b in inside) + (Ellipsis,)], target)
     out_shape = tuple(hi - lo for lo, hi in bounds)
     channel = _fill_channel_axis(args, out_shape)
@@ -307,9 +342,24 @@ SLICE = Operator(
             "out_of_bounds_policy",
             "str",
             "error",
-            choices=("error", "pad", "trim_to_shape"),
-            doc="What a window reaching outside the input does: ``'error'`` raises, ``'pad'`` fills the "
-            "outside with ``fill_values``, ``'trim_to_shape'`` shrinks the window to the input.",
+            choices=(
+                "error",
+                "pad",
+                "constant",
+                "edge",
+                "clamp",
+                "reflect",
+                "reflect_1001",
+                "reflect_101",
+                "wrap",
+                "trim_to_shape",
+            ),
+            doc="What a window reaching outside the input does: ``'error'`` raises; ``'pad'`` (or "
+            "``'constant'``) fills the outside with ``fill_values``; ``'edge'`` (or ``'clamp'``) repeats "
+            "the edge elements; ``'reflect'`` (or ``'reflect_1001'``) mirrors the input, edge elements "
+            "included (``1 0 | 0 1 2``); ``'reflect_101'`` mirrors it about the edge elements "
+            "(``2 1 | 0 1 2``); ``'wrap'`` repeats the input; ``'trim_to_shape'`` shrinks the window "
+            "to the input.",
             type_doc="str",
         ),
         Arg("output_dtype", "dtype", None, doc="Deprecated alias of ``dtype``.", type_doc="DType"),
@@ -377,6 +427,12 @@ def _gpu_fill(args, out_shape, dtype):
     return (fill if channel is not None else fill[:1]), channel
 
 
-SLICE.gpu_kernel = GpuSlice(SLICE, _slice_bounds, _gpu_fill)
+def _gpu_border(args):
+    """Under a border policy, ``border_indices`` for it; None under the others."""
+    policy = args["out_of_bounds_policy"]
+    return functools.partial(border_indices, policy=policy) if policy in _BORDERS else None
+
+
+SLICE.gpu_kernel = GpuSlice(SLICE, _slice_bounds, _gpu_fill, _gpu_border)
 
 OPERATORS = [SLICE]

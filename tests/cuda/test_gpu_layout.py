@@ -239,6 +239,19 @@ def test_slice_matches_the_cpu(dtype, any_gpu):
     )
 
 
+@pytest.mark.parametrize("policy", ["edge", "reflect", "reflect_101", "wrap"])
+def test_slice_border_policies_match_the_cpu(policy, any_gpu):
+    values = _values(np.int16, (5, 4, 3))
+    _check(ndd.slice, values, "HWC", start=[-3, -2], shape=[9, 12], out_of_bounds_policy=policy)
+    _check(
+        ndd.slice, values, "HWC", start=[-1, 2], shape=[3, 3], out_of_bounds_policy=policy, dtype=ndd.float32
+    )
+    # Every sample has elements to repeat (an empty one is refused, as on the CPU).
+    samples = [_values(np.uint8, s, i) for i, s in enumerate(RAGGED) if 0 not in s]
+    _check_batch(ndd.slice, samples, "HWC", start=[-2, 1], shape=[6, 7], out_of_bounds_policy=policy)
+    _check_batch(ndd.slice, samples, "HWC", start=[-20], shape=[50], axes=[1], out_of_bounds_policy=policy)
+
+
 def test_slice_with_per_sample_and_input_windows_matches_the_cpu(any_gpu):
     samples = [_values(np.int16, s, i) for i, s in enumerate(RAGGED)]
     start = ndd.batch([np.array([0, 1]), np.array([2, 2]), np.array([0, 0]), np.array([-1, 3])])

@@ -203,6 +203,47 @@ def test_slice_fill_values_convert_like_a_c_cast(dtype, fill, expected):
     np.testing.assert_array_equal(np.asarray(out), np.array([0, expected], dtype))
 
 
+# The reference's results (DALI 2.4) of slicing [1 2 3 4 5] from -2, 9 long.
+_BORDER_CASES = {
+    "pad": [0, 0, 1, 2, 3, 4, 5, 0, 0],
+    "constant": [0, 0, 1, 2, 3, 4, 5, 0, 0],
+    "edge": [1, 1, 1, 2, 3, 4, 5, 5, 5],
+    "clamp": [1, 1, 1, 2, 3, 4, 5, 5, 5],
+    "reflect": [2, 1, 1, 2, 3, 4, 5, 5, 4],
+    "reflect_1001": [2, 1, 1, 2, 3, 4, 5, 5, 4],
+    "reflect_101": [3, 2, 1, 2, 3, 4, 5, 4, 3],
+    "wrap": [4, 5, 1, 2, 3, 4, 5, 1, 2],
+}
+
+
+@pytest.mark.parametrize("policy", sorted(_BORDER_CASES))
+def test_slice_border_policies_as_the_reference(policy):
+    # ndd took only 'error', 'pad' and 'trim_to_shape'.
+    x = ndd.tensor(np.arange(1, 6, dtype=np.int32))
+    out = ndd.slice(x, -2, 9, axes=[0], out_of_bounds_policy=policy, fill_values=0)
+    assert np.asarray(out).tolist() == _BORDER_CASES[policy]
+
+
+def test_slice_border_policies_in_two_dimensions_as_the_reference():
+    x = ndd.tensor(np.arange(12, dtype=np.uint8).reshape(3, 4, 1), layout="HWC")
+    options = {"axes": [0, 1], "normalized_anchor": False, "normalized_shape": False}
+    rows, columns = [2, 1, 0, 0, 1, 2, 2, 1, 0], [1, 0, 0, 1, 2, 3, 3, 2]  # reflect: -3..5, -2..5
+    out = np.asarray(ndd.slice(x, [-3, -2], [9, 8], out_of_bounds_policy="reflect", **options))
+    np.testing.assert_array_equal(out[:, :, 0], (4 * np.array(rows)[:, None] + np.array(columns)))
+    # One element repeats under every policy; windows far outside wrap around many times.
+    one = ndd.tensor(np.array([7], np.int32))
+    for policy in ("edge", "reflect", "reflect_101", "wrap"):
+        assert np.asarray(ndd.slice(one, -2, 5, axes=[0], out_of_bounds_policy=policy)).tolist() == [7] * 5
+    far = ndd.slice(ndd.tensor(np.arange(3)), -100, 7, axes=[0], out_of_bounds_policy="wrap")
+    assert np.asarray(far).tolist() == [(i - 100) % 3 for i in range(7)]
+
+
+def test_slice_border_policy_of_an_empty_axis_is_refused():
+    out = ndd.slice(ndd.tensor(np.zeros(0, np.int32)), 0, 3, axes=[0], out_of_bounds_policy="edge")
+    with pytest.raises(ValueError, match="'edge' has no elements to repeat: axis 0 of the input shape"):
+        np.asarray(out)
+
+
 @pytest.mark.parametrize(
     "start, shape, window",
     [
