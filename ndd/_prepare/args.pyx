@@ -6,6 +6,8 @@ Each schema argument has a kind; ``Arg.convert`` turns what the user gave
 kernels see, or raises naming the operator and the argument.
 """
 
+import operator
+
 import numpy as np
 
 from libc.math cimport isfinite
@@ -108,6 +110,9 @@ cdef class Arg:
             if not isinstance(value, int):
                 if isinstance(value, float) and value.is_integer():
                     return int(value)
+                if hasattr(type(value), "__index__"):
+                    # An integer enum of another library: the reference's types.INTERP_LINEAR.
+                    return operator.index(value)
                 self._fail(op, "an integer", value)
             return value
         if kind == "float":

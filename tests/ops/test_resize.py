@@ -438,3 +438,25 @@ def test_gaussian_support_ends_on_whole_pixels_keep_the_left_one():
         return float(np.asarray(out)[0, 3, 0])
 
     assert [round(weights_of(p)) for p in (7, 8, 9)] == [18, 982, 0]
+
+
+class _ForeignEnum:
+    """An integer enum of another library, as the reference's ``types.INTERP_NN`` (a
+    pybind11 enum: ``__index__``, not an ``int``)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
+def test_interp_type_takes_another_librarys_integer_enum():
+    image = ndd.tensor(np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3), layout="HWC")
+    foreign = ndd.resize(image, size=[3, 5], interp_type=_ForeignEnum(int(ndd.types.INTERP_NN)))
+    own = ndd.resize(image, size=[3, 5], interp_type=ndd.types.INTERP_NN)
+    np.testing.assert_array_equal(np.asarray(foreign), np.asarray(own))
+    rotated = ndd.rotate(image, angle=90.0, interp_type=_ForeignEnum(int(ndd.types.INTERP_NN)))
+    np.testing.assert_array_equal(np.asarray(rotated), np.rot90(np.asarray(image)))
+    with pytest.raises(ValueError, match="'interp_type' must be an integer"):
+        ndd.resize(image, size=[3, 5], interp_type="linear")
