@@ -20,6 +20,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
 from .conversions import cast_array
 from .gpu_normalize import GpuNormalize
+from .reductions import reduce_over
 from .schema import Arg, Input, Operator
 
 _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
@@ -143,12 +144,12 @@ def _stats(samples, axes, args, mean):
     ``samples`` together."""
     count = sum(int(np.prod([s.shape[a] for a in axes])) for s in samples)
     if mean is None:
-        total = sum(s.sum(axis=axes, keepdims=True, dtype=np.float64) for s in samples)
+        total = sum(reduce_over(np.sum, s, axes, dtype=np.float64) for s in samples)
         mean = total / max(count, 1)
     stddev = args["_stddev"]
     if stddev is not None:
         return mean, _given_inverse(stddev, args["epsilon"])
-    squares = sum(np.square(s - mean).sum(axis=axes, keepdims=True) for s in samples)
+    squares = sum(reduce_over(np.sum, np.square(s - mean), axes) for s in samples)
     dof = count - args["ddof"]
     variance = squares / dof if dof > 0 else squares
     return mean, _inverse_stddev(variance, args["epsilon"], dof > 0)
@@ -196,20 +197,39 @@ def _kernel(arrays, args):
         return _whole_sample(arr, args)
     count = int(np.prod([arr.shape[a] for a in axes]))
     if mean is None:
-        mean = arr.sum(axis=axes, keepdims=True, dtype=np.float64) / max(count, 1)
+        mean = reduce_over(np.sum, arr, axes, dtype=np.float64) / max(count, 1)
     # One float32 array serves for the deviations and becomes the result.
     out = arr.astype(np.float32)
-    out -= np.asarray(mean, np.float32)
+    rows, centre = _as_rows(out, mean)
+    rows -= centre
     if stddev is not None:
         inv = _given_inverse(stddev, args["epsilon"])
     else:
-        squares = np.square(out).sum(axis=axes, keepdims=True, dtype=np.float64)
+        squares = reduce_over(np.sum, np.square(out), axes, dtype=np.float64)
         dof = count - args["ddof"]
         inv = _inverse_stddev(squares / dof if dof > 0 else squares, args["epsilon"], dof > 0)
-    out *= (inv * args["scale"]).astype(np.float32)
+    rows, factor = _as_rows(out, inv * args["scale"])
+    rows *= factor
     out += np.float32(args["shift"])
     target = args["dtype"].numpy
     return out if target == np.float32 else cast_array(out, target)
+
+
+def _as_rows(values, param):
+    """``values`` (C-contiguous) and ``param`` (float32, broadcast against it) as arrays
+    that broadcast alike: a parameter varying only along a few innermost axes (one
+    value per channel) is tiled along a 2-D view's rows, which numpy broadcasts about
+    20 times faster than rows of 3."""
+    param = np.asarray(param, np.float32)
+    shape = values.shape
+    if param.ndim == 0 or param.ndim != values.ndim or param.shape == shape:
+        return values, param
+    inner = values.ndim
+    while inner > 0 and param.shape[inner - 1] == shape[inner - 1]:
+        inner -= 1
+    if inner == 0 or any(n != 1 for n in param.shape[:inner]) or param.size > 64:
+        return values, param
+    return values.reshape(-1, shape[inner - 1] * param.size), np.tile(param.reshape(-1), shape[inner - 1])
 
 
 def _batch_kernel(inputs, sample_args, batch_size, ctx):

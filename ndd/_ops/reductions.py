@@ -132,13 +132,38 @@ def _output_layout(qualname, layout, args):
 # (extent 1); the kernel reshapes it to the output shape.
 
 
+# numpy reduces slowly over outer axes into a few kept inner elements (per-channel
+# statistics of HWC images: 7 to 20 times slower than reducing each channel alone).
+_FEW_KEPT = 64
+_SMALL = 4096
+
+
+def reduce_over(reduce, values, axes, **kwargs):
+    """``reduce(values, axis=axes, keepdims=True, **kwargs)`` (``reduce``: ``np.sum``
+    or a ufunc's ``reduce``); when the innermost axis is kept with few elements, one
+    strided reduction per kept element."""
+    kept = [d for d in range(values.ndim) if d not in axes]
+    kept_shape = tuple(values.shape[d] for d in kept)
+    if (
+        not axes
+        or not kept
+        or kept[-1] != values.ndim - 1
+        or values.size < _SMALL
+        or math.prod(kept_shape) > _FEW_KEPT
+    ):
+        return reduce(values, axis=axes, keepdims=True, **kwargs)
+    moved = values.transpose(kept + [d for d in range(values.ndim) if d in axes])
+    parts = [np.asarray(reduce(moved[index], axis=None, **kwargs)) for index in np.ndindex(*kept_shape)]
+    return np.stack(parts).reshape(_kept_shape(values.shape, axes))
+
+
 def _to_float32(values):
     with np.errstate(over="ignore"):
         return np.asarray(values).astype(np.float32)
 
 
 def _float_sum(values, axes):
-    return np.sum(values, axis=axes, dtype=np.float64, keepdims=True)
+    return reduce_over(np.sum, values, axes, dtype=np.float64)
 
 
 def _float_mean(values, axes, n):
@@ -160,7 +185,7 @@ def _integer_total(x, axes, n, power):
         x = x.astype(object)
         acc = None
     values = x if power == 1 else np.square(x, dtype=acc)
-    return np.sum(values, axis=axes, dtype=acc, keepdims=True)
+    return reduce_over(np.sum, values, axes, dtype=acc)
 
 
 def _truncated_quotient(total, n):
@@ -182,7 +207,7 @@ def _sum(x, axes, n, out):
         return _to_float32(_float_sum(x, axes))
     # Like numpy's sum with an integer dtype: wraps around when the total does not fit.
     acc = np.int64 if x.dtype.kind == "i" else np.uint64
-    return np.sum(x, axis=axes, dtype=acc, keepdims=True).astype(out)
+    return reduce_over(np.sum, x, axes, dtype=acc).astype(out)
 
 
 def _mean(x, axes, n, out):
@@ -223,7 +248,7 @@ def _extreme(x, axes, n, *, largest):
         reduce = np.fmax.reduce if largest else np.fmin.reduce
     else:
         reduce = np.maximum.reduce if largest else np.minimum.reduce
-    return np.asarray(reduce(x, axis=axes, keepdims=True))
+    return np.asarray(reduce_over(reduce, x, axes))
 
 
 def _min(x, axes, n, out):

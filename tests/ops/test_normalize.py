@@ -142,3 +142,19 @@ def test_the_whole_sample_moments_follow_their_summation_order_exactly(count):
         out = np.empty(count, np.float32)
         normalize_values(values, out, mean, np.float32(0.0173), np.float32(5.5))
         np.testing.assert_array_equal(out, deviations * np.float32(0.0173) + np.float32(5.5))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_normalize_per_channel_of_an_image_matches_numpy(dtype):
+    # Per-channel parameters are tiled along rows (numpy broadcasts rows of 3 slowly).
+    x = np.random.default_rng(0).uniform(0, 255, (48, 64, 3)).astype(dtype)
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), axes=[0, 1], scale=2.0, shift=1.0))
+    wide = x.astype(np.float64)
+    mean, std = wide.mean(axis=(0, 1)), wide.std(axis=(0, 1))
+    np.testing.assert_allclose(out, (wide - mean) / std * 2.0 + 1.0, rtol=1e-5, atol=1e-5)
+    given = np.asarray(
+        ndd.normalize(
+            ndd.tensor(x, layout="HWC"), mean=np.float32([[[1, 2, 3]]]), stddev=np.float32([[[2, 4, 8]]])
+        )
+    )
+    np.testing.assert_allclose(given, (wide - [1, 2, 3]) / [2, 4, 8], rtol=1e-6)

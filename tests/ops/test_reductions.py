@@ -123,6 +123,19 @@ def test_reduction_matches_numpy(op, dtype, axis_kwargs, axes, keep_dims):
     assert result.dtype == ndd.dtype(out)
 
 
+@pytest.mark.parametrize(
+    "shape, axes", [((48, 64, 3), (0, 1)), ((6, 40, 30, 2), (0, 1, 2)), ((50, 90, 4), (0,))]
+)
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float32"])
+@pytest.mark.parametrize("op", OPS)
+def test_reduction_into_a_few_inner_elements_matches_numpy(op, dtype, shape, axes):
+    # Per-channel statistics of images reduce one channel at a time (numpy's own
+    # reduction over the outer axes was 7 to 20 times slower); the values do not change.
+    x = _data(dtype, shape)
+    result = _reduce(op, ndd.tensor(x), axes=list(axes))
+    _assert_values(result, _expected(op, x, axes, False, np.dtype(OUTPUT_TYPES[op][dtype][0])))
+
+
 @pytest.mark.parametrize("dtype", SUPPORTED)
 @pytest.mark.parametrize("op", OPS)
 def test_default_output_type(op, dtype):
