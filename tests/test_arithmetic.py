@@ -867,6 +867,17 @@ def test_broadcast_mismatch(a_shape, b_shape):
         operator.lt(b, a)
 
 
+def test_broadcast_mismatch_of_batches_names_the_sample_where_it_differs():
+    # Uniform batches fail in every sample: no index (it named a garbage one,
+    # "sample 94270146893360"); ragged ones name the first sample that fails.
+    uniform = ndd.batch([np.zeros(7)] * 2), ndd.batch([np.zeros((2, 3))] * 2)
+    with pytest.raises(ValueError, match=r"broadcast shapes \(7,\) and \(2, 3\)$"):
+        uniform[0] + uniform[1]
+    ragged = ndd.batch([np.zeros(3), np.zeros(7)]), ndd.batch([np.zeros((2, 3))] * 2)
+    with pytest.raises(ValueError, match=r"broadcast shapes \(7,\) and \(2, 3\) \(sample 1\)$"):
+        ragged[0] + ragged[1]
+
+
 @pytest.mark.parametrize(
     ("operands", "layout"),
     [

@@ -163,7 +163,8 @@ cpdef object apply(op, tuple operands):
                     shapes.append((_broadcast_all([(<TensorBase>x)._shape if isinstance(x, TensorBase)
                                                    else (<BatchBase>x)._shapes[i] for x in ins]),))
         except ValueError as exc:
-            where = f" (sample {i})" if bs >= 0 else ""
+            # A uniform batch fails the same way in every sample: no index to name.
+            where = f" (sample {i})" if bs >= 0 and not uniform else ""
             raise ValueError(f"{op.qualname}: {exc}{where}") from None
         if shapes:  # an empty batch keeps its layout
             nd = len(shapes[0][0])
