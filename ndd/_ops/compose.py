@@ -644,6 +644,8 @@ def _convert_rounding(region, target):
         return region
     if target.kind in "iu":
         info = np.iinfo(target)
+        if region.dtype == np.bool_:
+            region = region.view(np.uint8)  # numpy cannot clip bools to integer bounds
         if region.dtype.kind == "f":
             region = round_half_away(region.astype(np.float64))
         return np.clip(region, info.min, info.max).astype(target)

@@ -211,3 +211,12 @@ def test_grid_mask_of_a_sequence_or_volume_masks_every_frame_alike(layout):
             masked, np.asarray(ndd.grid_mask(ndd.tensor(frame, layout="HWC"), **kwargs))
         )
     assert 0 < (out == 0).all(-1).mean() < 1  # some pixels masked, not all
+
+
+@pytest.mark.parametrize("dtype", [ndd.uint64, ndd.int64, ndd.uint8])
+def test_multi_paste_of_bools_into_integers_gives_zeros_and_ones(dtype):
+    # np.clip of a bool array to uint64's bounds raised OverflowError.
+    mask = np.zeros((4, 4, 1), bool)
+    mask[1:3, 1:3] = True
+    out = ndd.multi_paste(ndd.batch([mask] * 2, layout="HWC"), in_ids=[1, 0], dtype=dtype)
+    np.testing.assert_array_equal(np.asarray(out.select(0)), mask.astype(np.dtype(dtype.numpy)))
