@@ -135,8 +135,10 @@ __device__ inline float color_load(const unsigned char* p) { return (float)*p; }
 __device__ inline float color_load(const short* p) { return (float)*p; }
 __device__ inline float color_load(const int* p) { return __int2float_rn(*p); }
 __device__ inline float color_load(const float* p) { return *p; }
+__device__ inline float color_load(const ndd_half* p) { return half_bits_to_float(p->bits); }
 
 __device__ inline void color_store(float* out, float v, int) { *out = v; }
+__device__ inline void color_store(ndd_half* out, float v, int) { out->bits = float_to_half_bits(v); }
 __device__ inline void color_store(unsigned char* out, float v, int rounding) {
   if (rounding == COLOR_HALF_UP) {
     v += 0.5f;
@@ -198,12 +200,14 @@ __device__ inline void color_element(const In* __restrict__ in, Out* __restrict_
   COLOR(IN_NAME, IN, u8, unsigned char)                                                   \
   COLOR(IN_NAME, IN, i16, short)                                                          \
   COLOR(IN_NAME, IN, i32, int)                                                            \
-  COLOR(IN_NAME, IN, f32, float)
+  COLOR(IN_NAME, IN, f32, float)                                                          \
+  COLOR(IN_NAME, IN, f16, ndd_half)
 
 COLOR_TO_ALL(u8, unsigned char)
 COLOR_TO_ALL(i16, short)
 COLOR_TO_ALL(i32, int)
 COLOR_TO_ALL(f32, float)
+COLOR_TO_ALL(f16, ndd_half)
 
 // -- equalize: the histogram of each plane (a channel of a frame) and its table ----
 //

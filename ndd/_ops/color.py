@@ -345,10 +345,17 @@ def _apply_matrix(arr, matrix, offset, out_type):
         out = np.empty(arr.shape, arr.dtype)
         color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
         return out
+    # Products and sums one at a time in float32, in the GPU kernel's order (a BLAS
+    # product sums in its own order: a last bit apart, then 1 apart in int16).
     pixels = arr.reshape(-1, 3).astype(np.float32)
-    result = pixels @ matrix.T.astype(np.float32)
-    if np.any(offsets):
-        result += offsets.astype(np.float32)
+    weights, offsets = np.asarray(matrix, np.float32), offsets.astype(np.float32)
+    result = np.empty_like(pixels)
+    for c in range(3):
+        row = pixels[:, 0] * weights[c, 0]
+        row += pixels[:, 1] * weights[c, 1]
+        row += pixels[:, 2] * weights[c, 2]
+        row += offsets[c]
+        result[:, c] = row
     return _to_output(result, out_type).reshape(arr.shape)
 
 

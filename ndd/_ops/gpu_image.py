@@ -302,7 +302,7 @@ COLOR_AFFINE = 0
 COLOR_MATRIX = 1
 COLOR_HALF_AWAY = 0
 COLOR_HALF_UP = 1
-COLOR_TYPES = suffixes(np.uint8, np.int16, np.int32, np.float32)
+COLOR_TYPES = suffixes(np.uint8, np.int16, np.int32, np.float32, np.float16)
 
 
 class ColorPart:
