@@ -43,7 +43,8 @@
 #define WARP_MAP_SPHERE 2
 // jitter: the transform holds the degree, its half, and the four key words (their
 // bits) of the call's RandomKey; each output pixel draws its moves from its own
-// Philox block (counter: pixel index, frame, sample ^ k3, k2), a whole number in
+// Philox block (counter: pixel index, frame, sample ^ k3, k2; the sample index
+// follows the key words in the transform), a whole number in
 // [0, degree) minus the half along x, then along y, from the pixel's centre.
 #define WARP_MAP_JITTER 3
 
@@ -184,8 +185,10 @@ __device__ inline void warp_mapped_pixel(const T* __restrict__ in, T* __restrict
   if (mode == WARP_MAP_JITTER) {
     const unsigned int degree = (unsigned int)map[0];
     const float half = map[1];
+    // map[6]: the sample's index in the batch (blockIdx.y restarts in each launch).
     const unsigned int counter[4] = {(unsigned int)(at.y * s.columns + at.x), (unsigned int)at.frame,
-                                     (unsigned int)blockIdx.y ^ __float_as_uint(map[5]), __float_as_uint(map[4])};
+                                     __float_as_uint(map[6]) ^ __float_as_uint(map[5]),
+                                     __float_as_uint(map[4])};
     unsigned int words[4];
     philox4x32_10(counter, __float_as_uint(map[2]), __float_as_uint(map[3]), words);
     const float move_x = __fsub_rn((float)__umulhi(words[0], degree), half);

@@ -66,7 +66,8 @@ class MapPlan:
     """How a distortion warps one sample: its ``axes``, ``mode`` (MAP_WATER: the
     ``transform`` holds the x displacement of each row, then the y displacement
     of each column; MAP_SPHERE: the centre x, y and the radius; MAP_JITTER: the
-    degree, its half and the call's key words as float bits; None for a sample
+    degree, its half and the call's key words as float bits (the kernel also gets the
+    sample's index, as float bits, after them); None for a sample
     passed through unchanged), the per-channel ``fills`` (float32) and ``interp``
     (0 nearest neighbour, 1 bilinear)."""
 
@@ -265,11 +266,16 @@ class GpuDistortion:
 
         def rows_of(out_offsets, table):
             rows, most = [], 0
-            for plan, shape, in_offset, out_offset in zip(
-                plans, source.shapes, source.offsets, out_offsets, strict=True
+            for index, (plan, shape, in_offset, out_offset) in enumerate(
+                zip(plans, source.shapes, source.offsets, out_offsets, strict=True)
             ):
                 fills_at = table.add(plan.fills)
-                transform_at = table.add(plan.transform) if plan.mode is not None else 0
+                transform = plan.transform
+                if plan.mode == MAP_JITTER:
+                    # The sample's index keys its draws (as float bits): a launch's
+                    # blockIdx.y starts again every MAX_SEGMENTS samples.
+                    transform = np.append(transform, np.array([index], np.uint32).view(np.float32))
+                transform_at = table.add(transform) if plan.mode is not None else 0
                 mode = _MAP_COPY if plan.mode is None else plan.mode
                 row, pixels = _row(
                     plan.axes,

@@ -324,6 +324,20 @@ def test_jitter_moves_each_pixel_within_the_degree(any_gpu):
     assert np.all(out[~inside] == -1.0) and (~inside).any()
 
 
+def test_jitter_draws_apart_for_samples_of_different_launches(any_gpu, monkeypatch):
+    # A batch of more segments than one launch takes (65,535) is split into launches;
+    # the draws were keyed by blockIdx.y, so sample i + 65535 repeated sample i.
+    if any_gpu == "device":
+        pytest.skip("the launch size is patched on the host kernels only")
+    from ndd._ops import gpu_segments
+
+    monkeypatch.setattr(gpu_segments, "MAX_SEGMENTS", 2)
+    image = np.arange(20 * 30, dtype=np.float32).reshape(20, 30, 1)
+    out = ndd.jitter(ndd.batch([image] * 4, layout="HWC").gpu(), nDegree=5, rng=ndd.random.RNG(seed=1)).cpu()
+    results = [np.asarray(s) for s in out]
+    assert not np.array_equal(results[0], results[2]) and not np.array_equal(results[1], results[3])
+
+
 def test_jitter_repeats_for_a_seed_and_copies_masked_samples(any_gpu):
     rng = np.random.default_rng(0)
     samples = [rng.integers(0, 255, (20, 30, 3)).astype(np.uint8) for _ in range(3)]
