@@ -9,6 +9,7 @@ import inspect
 import json
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -196,6 +197,11 @@ class Reader(abc.ABC):
         self._loader = None
         self._started = False
         self._pending_state = None
+        # path -> (read-only descriptor, size in bytes), opened on first read and closed
+        # with the reader: reads use os.pread, so the loading thread, the caller's thread
+        # and forked children share them.
+        self._descriptors = {}
+        weakref.finalize(self, _close_all, self._descriptors)
         on_fork_in_child(self)
         if not args["lazy_init"]:
             self._ensure_listed()
@@ -317,6 +323,25 @@ class Reader(abc.ABC):
                 f"{self._qualname}: batch_size {batch_size} is larger than the reader's max_batch_size "
                 f"{self.max_batch_size}"
             )
+
+    def _descriptor(self, path, what):
+        """(descriptor, size) of the file at ``path``, open while the reader lives;
+        ``what`` names the file in the error of one that cannot be opened."""
+        opened = self._descriptors.get(path)
+        if opened is None:
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            except OSError as exc:
+                raise type(exc)(
+                    f"{self._qualname}: cannot read {what} '{path}': {exc.strerror or exc}"
+                ) from None
+            opened = (fd, os.fstat(fd).st_size)
+            # Two threads may open the same file at once: one descriptor is kept.
+            kept = self._descriptors.setdefault(path, opened)
+            if kept is not opened:
+                os.close(fd)
+            opened = kept
+        return opened
 
     # -- taking samples -------------------------------------------------------
     def _chunk_size(self):
@@ -664,3 +689,8 @@ def _init_doc(cls):
         if spec.doc:
             lines.append(f"    {spec.doc}")
     return "\n".join(lines)
+
+
+def _close_all(descriptors):
+    for fd, _ in descriptors.values():
+        os.close(fd)

@@ -25,7 +25,6 @@ import bisect
 import itertools
 import os
 import struct
-import weakref
 
 import numpy as np
 
@@ -68,10 +67,6 @@ class MXNet(Reader):
         Arg("path", "any", doc="RecordIO (.rec) file, or a list of them.", type_doc="str or list of str"),
     )
     OUTPUTS = ("image", "label")
-    # file index -> open file descriptor, opened on first use and closed with
-    # the reader (reads use os.pread, so the loading thread and the caller's
-    # thread can share a descriptor).
-    _descriptors = None
 
     def _validate_args(self, args):
         q = self._qualname
@@ -150,7 +145,7 @@ class MXNet(Reader):
 
     def _payload(self, entry):
         """The record's payload, its parts joined by the magic number they were split at."""
-        fd = self._descriptor(entry[0])
+        fd, _ = self._descriptor(self._args["path"][entry[0]], "RecordIO file")
         position = entry[1]
         parts = []
         while True:
@@ -178,33 +173,8 @@ class MXNet(Reader):
             if flag in (_WHOLE, _LAST):
                 return _MAGIC_BYTES.join(parts)
 
-    def _descriptor(self, index):
-        if self._descriptors is None:
-            self._descriptors = {}
-            weakref.finalize(self, _close_all, self._descriptors)
-        fd = self._descriptors.get(index)
-        if fd is None:
-            path = self._args["path"][index]
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except OSError as exc:
-                raise type(exc)(
-                    f"{self._qualname}: cannot read RecordIO file '{path}': {exc.strerror or exc}"
-                ) from None
-            # Two threads may open the same file at once: keep one descriptor.
-            kept = self._descriptors.setdefault(index, fd)
-            if kept != fd:
-                os.close(fd)
-            fd = kept
-        return fd
-
     def _error(self, entry, message):
         return ValueError(f"{self._qualname}: record '{self._describe(entry)}': {message}")
 
     def _output_types(self):
         return [(uint8, ""), (float32, "")]
-
-
-def _close_all(descriptors):
-    for fd in descriptors.values():
-        os.close(fd)

@@ -206,7 +206,12 @@ class TFRecord(Reader):
     def _read(self, entry):
         path, offset, size = entry
         where = f"{self._qualname}: '{path}', record at offset {offset}"
-        data = _read_record(where, path, offset, size)
+        fd, file_size = self._descriptor(path, "TFRecord file")
+        try:
+            record = os.pread(fd, size, offset)
+        except OSError as exc:
+            raise type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}") from exc
+        data = _check_record(where, record, offset, size, file_size)
         example = example_message_class()()
         try:
             example.ParseFromString(data)
@@ -247,15 +252,9 @@ def _read_index(qualname, index):
     return spans
 
 
-def _read_record(where, path, offset, size):
-    """The data of one record, checked against its framing and checksums."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            record = fh.read(size)
-            file_size = os.fstat(fh.fileno()).st_size
-    except OSError as exc:
-        raise type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}") from exc
+def _check_record(where, record, offset, size, file_size):
+    """The data of one record (``size`` bytes read at ``offset`` of a file of
+    ``file_size``), checked against its framing and checksums."""
     header_bytes, footer_bytes = tfrec.RECORD_HEADER_BYTES, tfrec.RECORD_FOOTER_BYTES
     if offset >= file_size:
         raise ValueError(f"{where}: the index points past the end of the file ({file_size} bytes)")

@@ -284,35 +284,32 @@ class Webdataset(Reader):
     def _read(self, entry):
         path, outputs = entry
         arrays = []
-        try:
-            with open(path, "rb") as fh:
-                for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
-                    if component is None:
-                        arrays.append(np.empty(0, dtype.numpy))
-                    else:
-                        arrays.append(self._read_component(fh, path, component, dtype))
-        except OSError as exc:
-            raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
+        fd, _ = self._descriptor(path, "archive")
+        for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
+            if component is None:
+                arrays.append(np.empty(0, dtype.numpy))
+                continue
+            try:
+                # The header before the data is read too: its size field tells whether
+                # the index describes this archive.
+                buffer = _pread(fd, _TAR_BLOCK + component.size, component.offset - _TAR_BLOCK)
+            except OSError as exc:
+                raise type(exc)(
+                    f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}"
+                ) from exc
+            arrays.append(self._component(buffer, path, component, dtype))
         return tuple(arrays)
 
-    def _read_component(self, fh, path, component, dtype):
-        # The header before the data is read too: its size field tells whether
-        # the index describes this archive.
-        fh.seek(component.offset - _TAR_BLOCK)
-        buffer = bytearray(_TAR_BLOCK + component.size)
-        got = fh.readinto(buffer)
+    def _component(self, buffer, path, component, dtype):
         where = f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"
-        if got < len(buffer):
+        if len(buffer) < _TAR_BLOCK + component.size:
             raise ValueError(f"{where}: the archive is truncated")
-        try:
-            header = tarfile.TarInfo.frombuf(bytes(buffer[:_TAR_BLOCK]), "utf-8", "surrogateescape")
-        except tarfile.HeaderError as exc:
+        size = _tar_member_size(buffer)
+        if size is None:
+            raise ValueError(f"{where}: no tar header precedes the data; is the index stale?")
+        if size != component.size:
             raise ValueError(
-                f"{where}: no tar header precedes the data ({exc}); is the index stale?"
-            ) from None
-        if header.size != component.size:
-            raise ValueError(
-                f"{where}: the index says {component.size} bytes, the archive's header {header.size}; "
+                f"{where}: the index says {component.size} bytes, the archive's header {size}; "
                 "is the index stale?"
             )
         return np.frombuffer(buffer, dtype.numpy, offset=_TAR_BLOCK)
@@ -323,3 +320,36 @@ class Webdataset(Reader):
 
     def _output_types(self):
         return [(dtype, "") for dtype in self._args["dtypes"]]
+
+
+def _pread(fd, size, offset):
+    """Up to ``size`` bytes at ``offset`` of ``fd`` in a new bytearray (writable, so the
+    arrays made over it are)."""
+    if not hasattr(os, "preadv"):
+        return bytearray(os.pread(fd, size, offset))
+    buffer = bytearray(size)
+    got = os.preadv(fd, [buffer], offset) if size else 0
+    del buffer[got:]  # a short read: the file ends first
+    return buffer
+
+
+def _tar_member_size(block):
+    """The size field of the tar header at the start of ``block`` (bytes), or None
+    when its checksum says it is no header (tarfile's test, without parsing the rest)."""
+    header = block[:_TAR_BLOCK]
+    try:
+        stored = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
+        field = header[124:136]
+        if field[0] & 0x80:  # base-256, for sizes beyond 8 GiB
+            size = int.from_bytes(field[1:], "big")
+        else:
+            size = int(field.split(b"\0", 1)[0].strip() or b"0", 8)
+    except ValueError:
+        return None
+    # The checksum counts its own field as eight spaces, the bytes unsigned (or, by
+    # some old tars, signed).
+    rest = header[:148] + header[156:]
+    unsigned = sum(rest) + 256
+    if stored == unsigned or stored == unsigned - 256 * sum(b >= 128 for b in rest):
+        return size
+    return None
