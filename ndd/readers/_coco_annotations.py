@@ -16,6 +16,11 @@ import os
 
 import numpy as np
 
+try:
+    import orjson as _orjson
+except ImportError:  # optional: the 'readers' extra
+    _orjson = None
+
 __all__ = [
     "Annotations",
     "describe_annotation",
@@ -30,7 +35,7 @@ _FORMAT = "ndd.readers.COCO preprocessed annotations, version 1"
 # Files written by the reference implementation's own (binary) preprocessed format.
 _REFERENCE_PREPROCESSED = ("boxes.dat", "labels.dat", "filenames.dat")
 
-_INT32 = np.iinfo(np.int32)
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
 class Annotations:
@@ -101,11 +106,23 @@ class _JsonTexts:
 # -- the annotations file -------------------------------------------------------
 
 
+def _parse_json(raw):
+    """The JSON document ``raw`` (bytes): by orjson when installed (the 'readers'
+    extra; about 8 times faster on COCO's files), else by the standard library, which
+    also reads what orjson refuses (NaN, huge integers) and says where a file is broken."""
+    if _orjson is not None:
+        try:
+            return _orjson.loads(raw)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
 def load_annotations_file(path: str, qualname: str) -> Annotations:
     """Parse a COCO annotations file; errors name the reader, the file and the entry."""
     try:
         with open(path, "rb") as fh:
-            data = json.load(fh)
+            data = _parse_json(fh.read())
     except FileNotFoundError:
         raise FileNotFoundError(f"{qualname}: 'annotations_file' '{path}' does not exist") from None
     except OSError as exc:
@@ -142,7 +159,7 @@ class _Parser:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(f"{where}: '{key}' must be an integer, got {value!r}")
-        if not _INT32.min <= value <= _INT32.max:
+        if not _INT32_MIN <= value <= _INT32_MAX:
             self.fail(f"{where}: '{key}' {value} does not fit in int32")
         return value
 
@@ -193,9 +210,10 @@ class _Parser:
         position = {int(image_id): i for i, image_id in enumerate(result.image_ids)}
         per_image = [[] for _ in position]
         for index, ann in enumerate(entries):
-            ann_id = ann.get("id")
-            where = f"annotation {ann_id!r}" if ann_id is not None else f"annotation #{index}"
-            image = position.get(self.integer(ann, "image_id", where))
+            image_id = ann.get("image_id")
+            if type(image_id) is not int or not _INT32_MIN <= image_id <= _INT32_MAX:
+                image_id = self.integer(ann, "image_id", _where(ann, index))  # raises, naming it
+            image = position.get(image_id)
             if image is None:
                 # Annotations of images that are not listed are left out, as the
                 # reference does: subsets are often made by editing 'images' only.
@@ -209,23 +227,31 @@ class _Parser:
         iscrowd = np.zeros(len(order), dtype=bool)
         annotation_ids = np.full(len(order), -1, dtype=np.int64)
         segmentations = []
+        box_rows = []
         for row, index in enumerate(order):
             ann = entries[index]
             ann_id = ann.get("id")
-            where = f"annotation {ann_id!r}" if ann_id is not None else f"annotation #{index}"
-            if isinstance(ann_id, int) and not isinstance(ann_id, bool) and ann_id >= 0:
+            if type(ann_id) is int and ann_id >= 0:
                 annotation_ids[row] = ann_id
-            boxes[row] = self.bbox(ann, where)
-            category_ids[row] = self.integer(ann, "category_id", where)
+            bbox = ann.get("bbox")
+            if type(bbox) is not list or len(bbox) != 4 or not all(type(v) in (int, float) for v in bbox):
+                bbox = self.bbox(ann, _where(ann, index))  # raises, naming it
+            box_rows.append(bbox)
+            category = ann.get("category_id")
+            if type(category) is not int or not _INT32_MIN <= category <= _INT32_MAX:
+                category = self.integer(ann, "category_id", _where(ann, index))  # raises, naming it
+            category_ids[row] = category
             crowd = ann.get("iscrowd", 0)
-            if isinstance(crowd, bool) or (isinstance(crowd, int) and crowd in (0, 1)):
+            if crowd in (0, 1) and type(crowd) in (int, bool):
                 iscrowd[row] = bool(crowd)
             else:
-                self.fail(f"{where}: 'iscrowd' must be 0 or 1, got {crowd!r}")
+                self.fail(f"{_where(ann, index)}: 'iscrowd' must be 0 or 1, got {crowd!r}")
             segmentation = ann.get("segmentation")
-            if segmentation is not None and not isinstance(segmentation, (list, dict)):
-                self.fail(f"{where}: 'segmentation' must be a list of polygons or an RLE object")
+            if segmentation is not None and type(segmentation) not in (list, dict):
+                self.fail(f"{_where(ann, index)}: 'segmentation' must be a list of polygons or an RLE object")
             segmentations.append(segmentation)
+        if box_rows:
+            boxes[:] = box_rows
         result.boxes = boxes
         result.category_ids = category_ids
         result.iscrowd = iscrowd
@@ -241,6 +267,12 @@ class _Parser:
         ):
             self.fail(f"{where}: 'bbox' must be 4 numbers [x, y, width, height], got {bbox!r}")
         return bbox
+
+
+def _where(ann, index):
+    """How an error names an annotation: by its id, else by its position."""
+    ann_id = ann.get("id")
+    return f"annotation {ann_id!r}" if ann_id is not None else f"annotation #{index}"
 
 
 # -- the preprocessed form --------------------------------------------------------

@@ -110,6 +110,25 @@ def test_signature_matches_the_reference():
     assert ours == GOLDEN["signature"]
 
 
+@pytest.mark.parametrize("parser", ["orjson", "json"])
+def test_annotations_parse_alike_with_or_without_orjson(dataset, parser, monkeypatch):
+    # orjson (the 'readers' extra) parses the file when installed; the standard
+    # library otherwise, and for what orjson refuses (NaN here).
+    from ndd.readers import _coco_annotations
+
+    if parser == "json":
+        monkeypatch.setattr(_coco_annotations, "_orjson", None)
+    elif _coco_annotations._orjson is None:
+        pytest.skip("orjson is not installed")
+    path = dataset["annotations_file"]
+    parsed = _coco_annotations.load_annotations_file(path, "q")
+    expected = _coco_annotations._Parser(path, "q").parse(json.loads(pathlib.Path(path).read_text()))
+    for field in ("image_ids", "starts", "boxes", "category_ids", "iscrowd", "annotation_ids"):
+        np.testing.assert_array_equal(getattr(parsed, field), getattr(expected, field))
+    assert parsed.file_names == expected.file_names and parsed.segmentations == expected.segmentations
+    assert np.isnan(_coco_annotations._parse_json(b'{"a": NaN}')["a"])  # orjson refuses NaN: json reads it
+
+
 def test_annotations_of_unlisted_images_are_ignored(dataset):
     # The dataset file holds an annotation of image 99, which 'images' does not list.
     listed = {image["id"] for image in annotations_json()["images"]}
