@@ -19,9 +19,10 @@ from .._types import dtype as to_dtype
 REQUIRED = object()
 
 
-class InvalidArgumentError(ValueError, TypeError):
-    """An operator argument of the wrong type or value. It is both a ValueError
-    (what the reference raises) and a TypeError (what Python code expects)."""
+class InvalidArgumentError(ValueError, TypeError, RuntimeError):
+    """An operator argument of the wrong type or value. It is a ValueError and a
+    TypeError (what Python code expects), and a RuntimeError (what the reference
+    raises for every failure of an operator)."""
 
 
 cdef frozenset KINDS = frozenset(

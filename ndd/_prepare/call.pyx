@@ -9,6 +9,7 @@ from .invocation cimport (
 from .args cimport Arg, draw_random_key
 from .args import REQUIRED, InvalidArgumentError
 
+from .._errors import as_runtime_error
 from .._eval.device import Device, device as to_device
 from .._cuda import driver
 
@@ -180,8 +181,19 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     """Prepare one call of ``op`` and schedule its run; return its result(s).
 
     ``inputs`` are the positional inputs in schema order (None for an absent
-    optional one); ``kwargs`` maps every schema argument name to its value.
+    optional one); ``kwargs`` maps every schema argument name to its value. An
+    error of the call is also a RuntimeError, as in the reference (ndd/_errors.py).
     """
+    try:
+        return _invoke(op, inputs, batch_size, device, kwargs)
+    except Exception as exc:
+        converted = as_runtime_error(exc)
+        if converted is exc:
+            raise
+        raise converted from exc.__cause__
+
+
+cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwargs):
     cdef list ins = []
     cdef Py_ssize_t bs = -1
     cdef bint external = False

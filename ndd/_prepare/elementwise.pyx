@@ -6,6 +6,7 @@ from .storage cimport TensorBase, BatchBase
 from .invocation cimport Invocation, schedule
 from .call import gpu_device, make_results
 
+from .._errors import as_runtime_error
 from .._eval.device import Device
 
 cdef object _CPU = Device.CPU
@@ -88,7 +89,18 @@ cdef bint _dense_broadcast_ok(list ins):
 
 cpdef object apply(op, tuple operands):
     """Prepare and schedule an elementwise operator on Tensors, Batches,
-    tensor-likes and Python scalars; return a Tensor or a Batch."""
+    tensor-likes and Python scalars; return a Tensor or a Batch. An error of the
+    call is also a RuntimeError, as in the reference (ndd/_errors.py)."""
+    try:
+        return _apply(op, operands)
+    except Exception as exc:
+        converted = as_runtime_error(exc)
+        if converted is exc:
+            raise
+        raise converted from exc.__cause__
+
+
+cdef object _apply(op, tuple operands):
     cdef list ins = []
     cdef Py_ssize_t bs = -1
     cdef bint external = False, any_gpu = False, shapes_known = True, uniform = True

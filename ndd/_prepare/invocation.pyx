@@ -9,6 +9,7 @@ import threading
 from .storage cimport TensorBase, BatchBase, tensor_data, batch_samples, batch_dense, batch_wait
 
 from .._cpu import host_pool
+from .._errors import as_runtime_error
 from .._eval.mode import EvalMode
 from .._eval.context import EvalContext
 from .._eval.device import Device
@@ -370,8 +371,9 @@ cdef class Invocation:
 
 
 def raise_run_error(Invocation inv):
-    """Raise the run-phase error of ``inv`` as an exception of the same type that
-    names the operator and the user's call site, chained to the original."""
+    """Raise the run-phase error of ``inv`` as an exception of the same type (also a
+    RuntimeError, as in the reference: ndd/_errors.py) that names the operator and the
+    user's call site, chained to the original."""
     err = inv.error
     if getattr(err, "ndd_from_call", False):
         # An input's error, already naming its operator and call: said once, not nested,
@@ -383,7 +385,7 @@ def raise_run_error(Invocation inv):
         where = f" (called at {inv.call_site[0]}:{inv.call_site[1]})"
     message = f"An error happened during {when} of {inv.op.qualname}{where}: {err}"
     try:
-        wrapped = type(err)(message)
+        wrapped = as_runtime_error(type(err)(message))
     except Exception:
         wrapped = RuntimeError(message)
     wrapped.ndd_from_call = True

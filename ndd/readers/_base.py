@@ -13,6 +13,7 @@ import weakref
 
 import numpy as np
 
+from .._errors import as_runtime_error
 from .._eval.device import Device
 from .._eval.fork import on_fork_in_child
 from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
@@ -231,16 +232,27 @@ class Reader(abc.ABC):
 
     def _ensure_listed(self):
         if self._entries is None:
-            entries = self._list_samples()
-            if len(entries) == 0:
-                raise ValueError(f"{self._qualname}: the dataset is empty ({self._dataset_description()})")
-            if len(entries) < self._args["num_shards"]:
-                raise ValueError(
-                    f"{self._qualname}: 'num_shards'={self._args['num_shards']} is more than the "
-                    f"{len(entries)} samples of the dataset"
-                )
-            self._entries = entries
+            try:
+                self._entries = self._checked_entries()
+            except Exception as exc:
+                # A dataset that cannot be listed (a missing folder, a broken index) is
+                # also a RuntimeError, as in the reference (ndd/_errors.py).
+                converted = as_runtime_error(exc)
+                if converted is exc:
+                    raise
+                raise converted from exc.__cause__
         return self._entries
+
+    def _checked_entries(self):
+        entries = self._list_samples()
+        if len(entries) == 0:
+            raise ValueError(f"{self._qualname}: the dataset is empty ({self._dataset_description()})")
+        if len(entries) < self._args["num_shards"]:
+            raise ValueError(
+                f"{self._qualname}: 'num_shards'={self._args['num_shards']} is more than the "
+                f"{len(entries)} samples of the dataset"
+            )
+        return entries
 
     def _dataset_description(self):
         return "no samples found"
@@ -387,7 +399,8 @@ class Reader(abc.ABC):
             while len(taken) < count:
                 index, loaded = self._next_loaded()
                 if isinstance(loaded, BaseException):
-                    raise loaded
+                    # A sample that cannot be read is also a RuntimeError (ndd/_errors.py).
+                    raise as_runtime_error(loaded)
                 arrays, source = loaded
                 taken.append((index, arrays, source))
         except BaseException:

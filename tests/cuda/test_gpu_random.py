@@ -562,5 +562,5 @@ def test_arguments_computed_later_fail_as_on_the_cpu(any_gpu):
             return ndd.random.uniform(range=bad_range, shape=[3], device=device, rng=ndd.random.RNG(seed=1))
 
     gpu, cpu = _error(lambda: call("gpu")), _error(lambda: call(None))
-    assert gpu is not None and gpu[0] is cpu[0] is ValueError
+    assert gpu is not None and gpu[0] is cpu[0] and issubclass(gpu[0], ValueError)
     assert "'range' [lo, hi] must have lo < hi" in gpu[1] and "'range' [lo, hi] must have lo < hi" in cpu[1]

@@ -1,0 +1,93 @@
+"""Operator errors are RuntimeErrors too, as in the reference (ndd/_errors.py)."""
+
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ndd
+from ndd import _errors
+
+
+def _error(call):
+    try:
+        result = call()
+        if hasattr(result, "evaluate"):
+            result.evaluate()
+    except Exception as exc:  # noqa: BLE001 - the error under test
+        return exc
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize(
+    "call, kind",
+    [
+        (lambda: ndd.tensor(np.zeros(3)) + ndd.tensor(np.zeros(4)), ValueError),
+        (lambda: ndd.cat(ndd.tensor(np.zeros(3, np.float32)), ndd.tensor(np.zeros(3, np.int32))), TypeError),
+        (lambda: ndd.crop(ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC"), crop=(8, 8)), ValueError),
+        (lambda: ndd.reshape(ndd.tensor(np.zeros(6)), shape=[4, 2]), ValueError),
+        (lambda: ndd.resize(ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")), ValueError),
+        (lambda: ndd.readers.File(file_root="/nonexistent/ndd-test"), FileNotFoundError),
+    ],
+    ids=["broadcast", "cat", "crop", "reshape", "resize", "reader"],
+)
+def test_errors_of_operators_are_their_type_and_a_runtime_error(call, kind):
+    # The reference raises RuntimeError for each: code written for it catches them.
+    error = _error(call)
+    assert isinstance(error, kind) and isinstance(error, RuntimeError)
+    assert type(error).__name__ == kind.__name__ or issubclass(type(error), kind)
+
+
+def test_errors_of_deferred_runs_are_runtime_errors_too():
+    with ndd.EvalMode.deferred:
+        out = ndd.crop(
+            ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC"), crop_h=ndd.random.uniform(range=[8, 9])
+        )
+    error = _error(lambda: out)
+    assert isinstance(error, ValueError) and isinstance(error, RuntimeError)
+    assert "deferred evaluation of ndd.crop" in str(error)
+
+
+def test_a_bad_sample_of_a_reader_is_a_runtime_error(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.jpg").write_bytes(b"1")
+    reader = ndd.readers.File(file_root=str(tmp_path))
+    os.remove(tmp_path / "a" / "x.jpg")
+    error = _error(lambda: reader(batch_size=1))
+    assert isinstance(error, OSError) and isinstance(error, RuntimeError)
+
+
+def test_converted_errors_keep_arguments_attributes_cause_and_traceback():
+    try:
+        try:
+            raise KeyError("inner")
+        except KeyError as inner:
+            raise FileNotFoundError(2, "No such file", "/x") from inner
+    except FileNotFoundError as exc:
+        exc.extra = 7
+        original, converted = exc, _errors.as_runtime_error(exc)
+    assert isinstance(converted, FileNotFoundError) and isinstance(converted, RuntimeError)
+    assert (converted.errno, converted.filename, converted.extra) == (2, "/x", 7)
+    assert isinstance(converted.__cause__, KeyError) and converted.__traceback__ is original.__traceback__
+    for same in (RuntimeError("x"), StopIteration(), ndd._prepare.args.InvalidArgumentError("x")):
+        assert _errors.as_runtime_error(same) is same
+
+
+def test_converted_errors_pickle_by_reference_into_a_fresh_process():
+    # A DataLoader worker sends its error's type to the main process.
+    error = _errors.as_runtime_error(ValueError("bad sample"))
+    assert pickle.loads(pickle.dumps(error)).args == ("bad sample",)
+    code = (
+        "import pickle, sys; e = pickle.loads(sys.stdin.buffer.read()); "
+        "print(type(e).__module__, isinstance(e, ValueError), isinstance(e, RuntimeError))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=pickle.dumps((type(error), error))[0:0] + pickle.dumps(error),
+        capture_output=True,
+        check=True,
+    )
+    assert done.stdout.decode().split() == ["ndd._errors", "True", "True"]
