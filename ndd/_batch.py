@@ -464,8 +464,11 @@ class Batch(BatchBase, ResultMetadata):
             samples = host_samples if host_samples is not None else list(dense)
         else:
             samples = batch_samples(self)
-        bodies = [np.array2string(s, prefix="    ") for s in samples]
-        lines = ["Batch(", "    [" + ",\n    ".join(bodies) + "],", f"    dtype={self._dtype},"]
+        # As the reference prints it: numpy's summaries (two items at each end), and
+        # samples apart by one line less than their dimensions, as numpy's nested rows.
+        bodies = [np.array2string(s, prefix="    ", edgeitems=2) for s in samples]
+        apart = ",\n" + "\n" * max(max((s.ndim for s in samples), default=1) - 1, 0) + "    "
+        lines = ["Batch(", "    [" + apart.join(bodies) + "],", f"    dtype={self._dtype},"]
         if self._layout:
             lines.append(f'    layout="{self._layout}",')
         lines.append(f'    device="{self._device}",')

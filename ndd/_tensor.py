@@ -291,7 +291,9 @@ class Tensor(TensorBase, ResultMetadata):
 
     def __repr__(self):
         arr = _to_host(tensor_data(self))
-        body = np.array2string(arr, prefix="    ") if arr.dtype.kind != "V" else str(arr.tolist())
+        body = (
+            np.array2string(arr, prefix="    ", edgeitems=2) if arr.dtype.kind != "V" else str(arr.tolist())
+        )
         lines = ["Tensor(", f"    {body},", f"    dtype={self._dtype},"]
         if self._layout:
             lines.append(f'    layout="{self._layout}",')

@@ -274,3 +274,17 @@ def test_operators_on_an_empty_batch_give_an_empty_batch(call, dtype, mode):
     assert out.batch_size == 0
     assert str(out.dtype) == dtype
     assert out.shape == []
+
+
+def test_repr_lays_out_samples_and_summaries_as_the_reference():
+    # The reference's text (DALI 2.4): samples apart by a blank line per dimension
+    # beyond the first, two items at each end of a summarized array.
+    batch = ndd.batch(
+        [np.arange(6, dtype=np.int16).reshape(2, 3), np.arange(3, dtype=np.int16).reshape(1, 3)]
+    )
+    assert repr(batch) == (
+        "Batch(\n    [[[0 1 2]\n     [3 4 5]],\n\n    [[0 1 2]]],\n    dtype=i16,\n"
+        '    device="cpu",\n    num_samples=2,\n    shape=[(2, 3), (1, 3)])'
+    )
+    long = ndd.tensor(np.arange(2000, dtype=np.int32))
+    assert repr(long).splitlines()[1] == "    [   0    1 ... 1998 1999],"
