@@ -261,10 +261,6 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
     if prepare_args is not None:
         prepare_args(ins, args)
     types = op.infer_types(ins, args)
-    if dev is not _CPU and dev.device_type == "gpu":
-        check = getattr(op.gpu_kernel, "check", None)
-        if check is not None:
-            check(ins, args)
 
     shapes = None
     cdef bint uniform = False
@@ -283,6 +279,12 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
             shapes = infer_each(infer_shape, ins, sample_args, bs)
             if None in shapes:
                 shapes = None
+    if dev is not _CPU and dev.device_type == "gpu":
+        # After the checks the CPU makes too: a wrong argument is named as on the CPU,
+        # whatever the GPU kernel lacks.
+        check = getattr(op.gpu_kernel, "check", None)
+        if check is not None:
+            check(ins, args)
 
     # Every call draws from its RNG now, the default one included: the run phase then
     # gives the same result in every EvalMode and on any thread. A call that failed

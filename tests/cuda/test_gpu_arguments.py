@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("cuda.bindings")
 
 import ndd  # noqa: E402
+from ndd._prepare.args import InvalidArgumentError  # noqa: E402
 
 
 def test_a_per_sample_gpu_batch_argument_is_read_on_the_host(any_gpu):
@@ -22,3 +23,13 @@ def test_a_gpu_tensor_argument_is_read_on_the_host(any_gpu):
     image = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
     flipped = ndd.flip(ndd.tensor(image, layout="HWC"), horizontal=ndd.tensor(np.int32(1)).gpu())
     np.testing.assert_array_equal(np.asarray(flipped), image[:, ::-1])
+
+
+def test_a_wrong_argument_is_named_before_what_the_gpu_lacks(fake):
+    # resize has no int8 kernel on the GPU; the wrong 'size' was reported as that.
+    volume = ndd.tensor(np.zeros((3, 4, 5, 3), np.int8), layout="DHWC")
+    for x in (volume, volume.gpu()):
+        with pytest.raises(InvalidArgumentError, match="'size' must have 1 or 3 elements for layout DHWC"):
+            ndd.resize(x, size=[1, 40])
+    with pytest.raises(NotImplementedError, match="GPU"):
+        ndd.resize(volume.gpu(), size=[1, 40, 4])
