@@ -84,6 +84,7 @@ OPS = [
     "noise.shot",
     "jpeg_compression_distortion",
     "decoders.image",
+    "decoders.image_random_crop",
     "bb_flip",
     "coord_flip",
     "random_bbox_crop",
@@ -209,6 +210,7 @@ def operator_calls(ndd, types, data):
         "noise.shot": lambda: ndd.noise.shot(images, factor=2.0, rng=rng),
         "jpeg_compression_distortion": lambda: ndd.jpeg_compression_distortion(images, quality=50),
         "decoders.image": lambda: ndd.decoders.image(jpegs),
+        "decoders.image_random_crop": lambda: ndd.decoders.image_random_crop(jpegs, rng=rng),
         "bb_flip": lambda: ndd.bb_flip(boxes, ltrb=True, horizontal=1),
         "coord_flip": lambda: ndd.coord_flip(points, layout="xy", flip_x=1),
         "random_bbox_crop": lambda: ndd.random_bbox_crop(
