@@ -1,12 +1,16 @@
 """Reader throughput, ndd against the reference, in one run.
 
 ``readers.File`` over 1,000 small files (1-4 KiB of random bytes in 10 class
-folders) and ``readers.Numpy`` over 1,000 small ``.npy`` files (64x64
-float32), in batches of 64. A measurement is several full epochs of an
-already-started reader; every batch is touched the same way on both sides
-(File: the labels as one numpy array and the sizes of the byte samples; Numpy:
-the batch as one numpy array and its sum). The data is written once per run to
-a temporary folder, removed at the end.
+folders), ``readers.Numpy`` over 1,000 small ``.npy`` files (64x64 float32),
+``readers.TFRecord`` over one file of 1,000 small records (a 200-byte string
+and an int64 label each) and ``readers.Webdataset`` over one tar of 1,000
+samples (a 200-byte ``.bin`` and a ``.cls`` each), in batches of 64; the small
+records show each reader's cost per sample. A measurement is several full
+epochs of an already-started reader; every batch is touched the same way on
+both sides (the labels as one numpy array and the sizes of the byte samples;
+Numpy: the batch as one numpy array and its sum). The data is written once per
+run to a temporary folder, removed at the end; the TFRecord and tar files and
+their indexes by the tests' writers (``tests/readers``).
 
 Each implementation runs in its own worker process (ndd from this interpreter,
 the reference from its side virtualenv); the driver interleaves them, repeats,
@@ -29,7 +33,10 @@ import time
 NUM_FILES = 1000
 NUM_CLASSES = 10
 BATCH_SIZE = 64
-CASES = ["File", "Numpy"]
+CASES = ["File", "Numpy", "TFRecord", "Webdataset"]
+RECORD_BYTES = 200
+# The tests' TFRecord and tar writers (plain Python, for both interpreters).
+TEST_READERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "readers")
 
 
 def make_data(root):
@@ -47,7 +54,23 @@ def make_data(root):
     os.makedirs(numpy_root)
     for i in range(NUM_FILES):
         np.save(os.path.join(numpy_root, f"{i:04d}.npy"), rng.random((64, 64), dtype=np.float32))
-    return {"File": files_root, "Numpy": numpy_root}
+    sys.path.insert(0, TEST_READERS)
+    import tfrecord_dataset
+    import webdataset_dataset
+
+    payloads = [rng.integers(0, 256, RECORD_BYTES, dtype=np.uint8).tobytes() for _ in range(NUM_FILES)]
+    tfrecord = os.path.join(root, "small.tfrecord")
+    examples = [
+        tfrecord_dataset.encode_example({"data": ("bytes", [p]), "label": ("int64", [i % NUM_CLASSES])})
+        for i, p in enumerate(payloads)
+    ]
+    tfrecord_dataset.write_index(tfrecord + ".idx", tfrecord_dataset.write_tfrecord(tfrecord, examples))
+    tar = os.path.join(root, "small.tar")
+    members = []
+    for i, p in enumerate(payloads):
+        members += [(f"{i:04d}.bin", p), (f"{i:04d}.cls", str(i % NUM_CLASSES).encode())]
+    webdataset_dataset.write_index(tar + ".idx", webdataset_dataset.write_tar(tar, members))
+    return {"File": files_root, "Numpy": numpy_root, "TFRecord": tfrecord, "Webdataset": tar}
 
 
 def _worker(impl, roots):
@@ -56,8 +79,10 @@ def _worker(impl, roots):
 
     if impl == "ndd":
         import ndd
+        from ndd import tfrecord as tfrec
     else:
         import nvidia.dali.experimental.dynamic as ndd
+        import nvidia.dali.tfrecord as tfrec
 
     def touch_file_batch(batch):
         data, label = batch
@@ -69,11 +94,33 @@ def _worker(impl, roots):
         (array,) = batch
         return float(np.asarray(ndd.as_tensor(array)).sum())
 
-    readers, touch = {}, {"File": touch_file_batch, "Numpy": touch_numpy_batch}
+    def touch_record_batch(batch):
+        data, label = (batch["data"], batch["label"]) if isinstance(batch, dict) else batch
+        return touch_file_batch((data, label))
+
+    touch = {
+        "File": touch_file_batch,
+        "Numpy": touch_numpy_batch,
+        "TFRecord": touch_record_batch,
+        "Webdataset": touch_record_batch,
+    }
+    readers = {}
     if hasattr(ndd.readers, "File"):
         readers["File"] = ndd.readers.File(file_root=roots["File"])
     if hasattr(ndd.readers, "Numpy"):
         readers["Numpy"] = ndd.readers.Numpy(file_root=roots["Numpy"])
+    if hasattr(ndd.readers, "TFRecord"):
+        features = {
+            "data": tfrec.FixedLenFeature((), tfrec.string, ""),
+            "label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
+        }
+        path = roots["TFRecord"]
+        readers["TFRecord"] = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=features)
+    if hasattr(ndd.readers, "Webdataset"):
+        path = roots["Webdataset"]
+        readers["Webdataset"] = ndd.readers.Webdataset(
+            paths=path, index_paths=path + ".idx", ext=["bin", "cls"]
+        )
     for case, reader in readers.items():
         # Warm-up: the first epoch starts the loading thread and fills the caches.
         for batch in reader.next_epoch(batch_size=BATCH_SIZE):
@@ -153,22 +200,22 @@ def main():
         shutil.rmtree(data_dir)
 
     print(
-        f"samples/s over {args.epochs} epochs of {NUM_FILES} files, batch {BATCH_SIZE}: "
+        f"samples/s over {args.epochs} epochs of {NUM_FILES} files or records, batch {BATCH_SIZE}: "
         f"median [min-max] of {args.repeats} interleaved repeats"
     )
-    header = f"{'reader':<8} {'ndd samples/s':>26} {'reference samples/s':>26} {'ndd/ref':>8}"
+    header = f"{'reader':<10} {'ndd samples/s':>26} {'reference samples/s':>26} {'ndd/ref':>8}"
     print(header)
     print("-" * len(header))
     for case in CASES:
         if case not in rates:
             missing = [name for name, w in (("ndd", ours), ("reference", ref)) if case not in w.cases]
-            print(f"{case:<8} skipped: readers.{case} is missing in {' and '.join(missing)}")
+            print(f"{case:<10} skipped: readers.{case} is missing in {' and '.join(missing)}")
             continue
         r_ours, r_ref = rates[case]
         m_ours, m_ref = statistics.median(r_ours), statistics.median(r_ref)
         spread_ours = f"{m_ours:9.0f} [{min(r_ours):.0f}-{max(r_ours):.0f}]"
         spread_ref = f"{m_ref:9.0f} [{min(r_ref):.0f}-{max(r_ref):.0f}]"
-        print(f"{case:<8} {spread_ours:>26} {spread_ref:>26} {m_ours / m_ref:8.2f}")
+        print(f"{case:<10} {spread_ours:>26} {spread_ref:>26} {m_ours / m_ref:8.2f}")
     print("target: ndd/ref >= 1.0")
 
 
