@@ -283,28 +283,39 @@ class Webdataset(Reader):
     # -- reading --------------------------------------------------------------------
     def _read(self, entry):
         path, outputs = entry
-        arrays = []
         fd, _ = self._descriptor(path, "archive")
-        for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
-            if component is None:
-                arrays.append(np.empty(0, dtype.numpy))
-                continue
-            try:
-                # The header before the data is read too: its size field tells whether
-                # the index describes this archive.
-                buffer = _pread(fd, _TAR_BLOCK + component.size, component.offset - _TAR_BLOCK)
-            except OSError as exc:
-                raise type(exc)(
-                    f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}"
-                ) from exc
-            arrays.append(self._component(buffer, path, component, dtype))
+        present = [c for c in outputs if c is not None]
+        # The header before each member's data is read too: its size field tells
+        # whether the index describes this archive. A sample's members lie together
+        # in the archive: one read takes them all (unless far apart).
+        first = min((c.offset for c in present), default=0) - _TAR_BLOCK
+        last = max((c.offset + c.size for c in present), default=0)
+        needed = sum(_TAR_BLOCK + c.size for c in present)
+        try:
+            if present and last - first <= 2 * needed + 4 * _TAR_BLOCK:
+                span, base = _pread(fd, last - first, first), first
+            else:
+                span, base = None, 0
+            arrays = []
+            for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
+                if component is None:
+                    arrays.append(np.empty(0, dtype.numpy))
+                    continue
+                if span is None:
+                    buffer, at = _pread(fd, _TAR_BLOCK + component.size, component.offset - _TAR_BLOCK), 0
+                else:
+                    buffer, at = span, component.offset - _TAR_BLOCK - base
+                arrays.append(self._component(buffer, at, path, component, dtype))
+        except OSError as exc:
+            raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
         return tuple(arrays)
 
-    def _component(self, buffer, path, component, dtype):
+    def _component(self, buffer, at, path, component, dtype):
+        """The member's data, at ``at + 512`` of ``buffer`` after its header, checked."""
         where = f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"
-        if len(buffer) < _TAR_BLOCK + component.size:
+        if len(buffer) < at + _TAR_BLOCK + component.size:
             raise ValueError(f"{where}: the archive is truncated")
-        size = _tar_member_size(buffer)
+        size = _tar_member_size(buffer, at)
         if size is None:
             raise ValueError(f"{where}: no tar header precedes the data; is the index stale?")
         if size != component.size:
@@ -312,7 +323,8 @@ class Webdataset(Reader):
                 f"{where}: the index says {component.size} bytes, the archive's header {size}; "
                 "is the index stale?"
             )
-        return np.frombuffer(buffer, dtype.numpy, offset=_TAR_BLOCK)
+        itemsize = np.dtype(dtype.numpy).itemsize
+        return np.frombuffer(buffer, dtype.numpy, count=component.size // itemsize, offset=at + _TAR_BLOCK)
 
     def _describe(self, entry):
         path, outputs = entry
@@ -333,17 +345,20 @@ def _pread(fd, size, offset):
     return buffer
 
 
-def _tar_member_size(block):
-    """The size field of the tar header at the start of ``block`` (bytes), or None
-    when its checksum says it is no header (tarfile's test, without parsing the rest)."""
-    header = block[:_TAR_BLOCK]
+def _tar_member_size(block, at=0):
+    """The size field of the tar header at ``at`` of ``block`` (bytes), or None when it
+    is no header: POSIX and GNU headers say "ustar" at byte 257; others (v7) must have
+    a right checksum, tarfile's test."""
+    header = bytes(block[at : at + _TAR_BLOCK])
     try:
-        stored = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
         field = header[124:136]
         if field[0] & 0x80:  # base-256, for sizes beyond 8 GiB
             size = int.from_bytes(field[1:], "big")
         else:
             size = int(field.split(b"\0", 1)[0].strip() or b"0", 8)
+        if header[257:262] == b"ustar":
+            return size
+        stored = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
     except ValueError:
         return None
     # The checksum counts its own field as eight spaces, the bytes unsigned (or, by

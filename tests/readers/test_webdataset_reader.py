@@ -345,3 +345,38 @@ def test_an_archive_without_samples_adds_none(shards, tmp_path):
     assert epoch(r) == [["t000|cls|###"], [""], ["t002|cls|###"]]
     with pytest.raises(ValueError, match="the dataset is empty .*no samples in the archives"):
         ndd.readers.Webdataset(paths=empty, ext="cls")
+
+
+@pytest.mark.parametrize("tar_format", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, "v7"])
+def test_members_near_or_far_apart_and_old_headers_are_read(tmp_path, tar_format):
+    # A sample's members are read in one go when they lie together, one by one when a
+    # large member the reader skips lies between them; a v7 header (no "ustar" magic)
+    # is recognised by its checksum.
+    path = tmp_path / "a.tar"
+    members = [
+        ("a.bin", b"12345"),
+        ("a.big", bytes(300_000)),
+        ("a.cls", b"7"),
+        ("b.bin", b"xy"),
+        ("b.cls", b"3"),
+    ]
+    with tarfile.open(
+        path, "w", format=tarfile.USTAR_FORMAT if tar_format == "v7" else tar_format
+    ) as archive:
+        for name, data in members:
+            wds.add_member(archive, name, data)
+    if tar_format == "v7":  # blank the magic of every header, and fix the checksums
+        raw = bytearray(path.read_bytes())
+        with tarfile.open(path) as archive:
+            headers = [m.offset for m in archive.getmembers()]
+        for at in headers:
+            raw[at + 257 : at + 265] = bytes(8)
+            raw[at + 148 : at + 156] = b" " * 8
+            raw[at + 148 : at + 155] = b"%06o\0" % sum(raw[at : at + 512])
+        path.write_bytes(raw)
+    with tarfile.open(path) as archive:
+        spans = [(m.name, m.offset_data, m.size) for m in archive.getmembers() if m.isreg()]
+    wds.write_index(str(path) + ".idx", spans)
+    reader = ndd.readers.Webdataset(paths=str(path), index_paths=str(path) + ".idx", ext=["bin", "cls"])
+    samples = [[bytes(np.asarray(t)) for t in sample] for sample in reader.next_epoch()]
+    assert samples == [[b"12345", b"7"], [b"xy", b"3"]]
