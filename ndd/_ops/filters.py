@@ -5,7 +5,7 @@ Every operator works on the spatial axes of a sample (all but the frame ``F`` an
 channel ``C`` axes of its layout) and computes in float32, as the reference does;
 integer outputs are rounded (halves away from zero) and saturated. Borders follow
 np.pad's modes: the correlations (gaussian_blur, laplacian, filter on images) read
-each row padded on the fly through index maps of the border (``_border_map``), so
+each row padded on the fly through index maps of the border (``border_map``), so
 no padded copy of a sample is made; filter on volumes, median_blur, dilate and
 erode pad the sample first (``_pad_planes``). The nogil kernels of
 ``ndd._cpu.convolution`` then slide the window over the (padded) planes. On the GPU
@@ -57,7 +57,7 @@ from .gpu_morphology import GpuMedian, GpuMorphology, MedianPlan, MorphologyPlan
 from .schema import Arg, Input, Operator
 
 # Border names of filter (and morphology) -> np.pad modes.
-_PAD_MODES = {
+PAD_MODES = {
     "reflect_101": "reflect",  # dcb|abcd|cba: the edge value is not repeated
     "reflect_1001": "symmetric",  # cba|abcd|dcb
     "reflect": "symmetric",
@@ -231,7 +231,7 @@ def _axis_pass(shape, axis, window, anchor, mode):
     view, the float32 weights and the border map of the axis (np.pad ``mode``)."""
     extent = shape[axis]
     size = len(window)
-    border = _border_map(extent, anchor, size - 1 - anchor, mode)
+    border = border_map(extent, anchor, size - 1 - anchor, mode)
     view = (math.prod(shape[:axis]), extent, math.prod(shape[axis + 1 :]))
     return view, np.asarray(window, np.float32), border
 
@@ -694,7 +694,7 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
 
 
 @functools.lru_cache(maxsize=256)
-def _border_map(n, before, after, mode):
+def border_map(n, before, after, mode):
     """Source index of each of the ``before + n + after`` padded positions of an axis
     of ``n`` (np.pad ``mode``; -1 where ``constant`` padding puts the fill value).
     Cached (samples of a batch often share their sizes), hence read-only."""
@@ -726,8 +726,7 @@ def _gpu_window(shape, dtype, spatial, weights, anchors, pad_mode, fill=0.0):
     if pad_mode is None:
         return FilterWindow(view, weights, [np.arange(n) for n in extents], slices=volume)
     maps = [
-        _border_map(n, a, s - 1 - a, pad_mode)
-        for n, a, s in zip(extents, anchors, weights.shape, strict=True)
+        border_map(n, a, s - 1 - a, pad_mode) for n, a, s in zip(extents, anchors, weights.shape, strict=True)
     ]
     return FilterWindow(view, weights, maps, _fill_in(_kernel_type(dtype), fill), slices=volume)
 
@@ -738,8 +737,8 @@ def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
     outer, height, width, inner = planes.shape
     weights = np.ascontiguousarray(weights, dtype=np.float32)
     (top, left), (wrows, wcols) = anchors, weights.shape
-    rows = _border_map(height, top, wrows - 1 - top, pad_mode)
-    cols = _border_map(width, left, wcols - 1 - left, pad_mode)
+    rows = border_map(height, top, wrows - 1 - top, pad_mode)
+    cols = border_map(width, left, wcols - 1 - left, pad_mode)
     kernel_type = _kernel_type(out_type)
     out = np.empty((outer, height, width * inner), kernel_type)
     correlate_bordered(
@@ -787,7 +786,7 @@ def _filter_border(args, fill):
     """(np.pad mode, fill value) of filter's borders; mode None in 'valid' mode (no padding)."""
     if args["mode"] == "valid":
         return None, 0.0
-    return _PAD_MODES[args["border"]], 0.0 if fill is None else np.asarray(fill).reshape(()).item()
+    return PAD_MODES[args["border"]], 0.0 if fill is None else np.asarray(fill).reshape(()).item()
 
 
 def _filter_kernel(arrays, args):
@@ -962,7 +961,7 @@ def _morphology_padding(op, args):
     """(mask width, mask height, rows' padding, columns' padding, np.pad mode) of a
     sample, each padding a (before, after) pair."""
     mask_w, mask_h, ax, ay = _morphology_window(op, args)
-    return mask_w, mask_h, (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), _PAD_MODES[args["border_mode"]]
+    return mask_w, mask_h, (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), PAD_MODES[args["border_mode"]]
 
 
 def _morphology_kernel(op, reduce, erode):
@@ -1000,7 +999,7 @@ def _morphology_gpu_plan(op):
         view = _image_planes(op, args[INPUT_LAYOUT], shape)
         _, _, rows_padding, columns_padding, mode = _morphology_padding(op, args)
         return MorphologyPlan(
-            view, _border_map(view[1], *rows_padding, mode), _border_map(view[2], *columns_padding, mode)
+            view, border_map(view[1], *rows_padding, mode), border_map(view[2], *columns_padding, mode)
         )
 
     return plan

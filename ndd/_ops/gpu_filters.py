@@ -5,7 +5,7 @@ The CPU's plan, the GPU's pixels. For each sample the operator's own module
 passes of gaussian_blur and laplacian, laplacian's single 2-D window, filter's
 window), each a list of ``FilterWindow`` (the whole sample, or one frame with its
 own filter and fill value) holding the window, the index maps of its borders (the
-CPU's ``_border_map``) and the fill value converted as the CPU converts it. Here
+CPU's ``border_map``) and the fill value converted as the CPU converts it. Here
 they become tables uploaded per call (a descriptor row per window, the index maps,
 the non-zero taps and their weights), and step ``k`` of every sample of a batch is
 one launch of ``filter_<in>_to_<out>`` (more only where per-sample arguments give

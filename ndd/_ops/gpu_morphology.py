@@ -4,7 +4,7 @@
 The CPU's plan, the GPU's pixels. For each sample the operators' own module
 (``filters.py``) gives the plan its CPU kernel follows: the sample as (planes,
 height, width, inner) elements and, for a median, the window; for dilate and erode,
-the index maps of the padded rows and columns (``_border_map``, the padding of
+the index maps of the padded rows and columns (``border_map``, the padding of
 ``_pad_planes``, with ``iterations`` already folded into the mask as the CPU folds
 it). Both operators are selections, so the results equal the CPU's to the bit:
 
@@ -71,7 +71,7 @@ MEDIAN_TYPES = {t: s for t, s in MORPHOLOGY_TYPES.items() if t != np.float16}
 
 class MorphologyPlan:
     """How dilate or erode reduce one sample: its ``view`` (planes, height, width,
-    inner) and the index maps of its padded rows and columns (``_border_map``; their
+    inner) and the index maps of its padded rows and columns (``border_map``; their
     lengths minus the extents are the mask's height and width minus one)."""
 
     __slots__ = ("column_map", "row_map", "view")

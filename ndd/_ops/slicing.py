@@ -20,6 +20,7 @@ from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, uint8
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast, convert_saturating, round_half_away
+from .filters import PAD_MODES, border_map
 from .gpu_layout import GpuSlice
 from .schema import Arg, Input, Operator
 
@@ -222,19 +223,10 @@ def _slice_bounds(args, in_shape, anchor=None, shape=None):
 
 def border_indices(lo, hi, extent, policy):
     """The input index each position ``lo .. hi - 1`` of an axis of ``extent``
-    elements reads under a border ``policy`` (int64 array)."""
-    index = np.arange(lo, hi, dtype=np.int64)
-    if policy == "edge":
-        return np.clip(index, 0, extent - 1)
-    if policy == "wrap":
-        return index % extent
-    if policy == "reflect":  # ... 1 0 | 0 1 2 ... n-1 | n-1 n-2 ...
-        index %= 2 * extent
-        return np.where(index < extent, index, 2 * extent - 1 - index)
-    if extent == 1:  # reflect_101 of one element
-        return np.zeros_like(index)
-    index %= 2 * extent - 2  # ... 2 1 | 0 1 2 ... n-1 | n-2 ...
-    return np.where(index < extent, index, 2 * extent - 2 - index)
+    elements reads under a border ``policy`` (int64 array, read-only): filter's
+    padding maps, whose np.pad names these policies have (``edge`` is np.pad's own)."""
+    before, after = max(0, -lo), max(0, hi - extent)
+    return border_map(extent, before, after, PAD_MODES.get(policy, policy))[lo + before : hi + before]
 
 
 def _fill_channel_axis(args, out_shape):
