@@ -15,7 +15,7 @@ error to the main process) and unpickle in a fresh process.
 
 import builtins
 
-__all__ = ["as_runtime_error"]
+__all__ = ["as_runtime_error", "raise_as_runtime_error"]
 
 # Errors that are not failures: they steer iteration.
 _SIGNALS = (StopIteration, StopAsyncIteration)
@@ -65,3 +65,11 @@ def as_runtime_error(exc):
     converted.__suppress_context__ = exc.__suppress_context__
     converted.__context__ = exc.__context__
     return converted.with_traceback(exc.__traceback__)
+
+
+def raise_as_runtime_error(exc):
+    """Raise ``exc`` (being handled) as ``as_runtime_error`` converts it, chained to its
+    cause; return when it stays as it is, for the caller's bare ``raise``."""
+    converted = as_runtime_error(exc)
+    if converted is not exc:
+        raise converted from exc.__cause__

@@ -9,7 +9,7 @@ from .invocation cimport (
 from .args cimport Arg, draw_random_key
 from .args import REQUIRED, InvalidArgumentError
 
-from .._errors import as_runtime_error
+from .._errors import raise_as_runtime_error
 from .._eval.device import Device, device as to_device
 from .._cuda import driver
 
@@ -187,10 +187,8 @@ cpdef object invoke(op, tuple inputs, object batch_size, object device, dict kwa
     try:
         return _invoke(op, inputs, batch_size, device, kwargs)
     except Exception as exc:
-        converted = as_runtime_error(exc)
-        if converted is exc:
-            raise
-        raise converted from exc.__cause__
+        raise_as_runtime_error(exc)
+        raise
 
 
 cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwargs):

@@ -6,7 +6,7 @@ from .storage cimport TensorBase, BatchBase
 from .invocation cimport Invocation, schedule
 from .call import gpu_device, make_results
 
-from .._errors import as_runtime_error
+from .._errors import raise_as_runtime_error
 from .._eval.device import Device
 
 cdef object _CPU = Device.CPU
@@ -94,10 +94,8 @@ cpdef object apply(op, tuple operands):
     try:
         return _apply(op, operands)
     except Exception as exc:
-        converted = as_runtime_error(exc)
-        if converted is exc:
-            raise
-        raise converted from exc.__cause__
+        raise_as_runtime_error(exc)
+        raise
 
 
 cdef object _apply(op, tuple operands):

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from .._errors import as_runtime_error
+from .._errors import as_runtime_error, raise_as_runtime_error
 from .._eval.device import Device
 from .._eval.fork import on_fork_in_child
 from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
@@ -237,10 +237,8 @@ class Reader(abc.ABC):
             except Exception as exc:
                 # A dataset that cannot be listed (a missing folder, a broken index) is
                 # also a RuntimeError, as in the reference (ndd/_errors.py).
-                converted = as_runtime_error(exc)
-                if converted is exc:
-                    raise
-                raise converted from exc.__cause__
+                raise_as_runtime_error(exc)
+                raise
         return self._entries
 
     def _checked_entries(self):
