@@ -524,8 +524,8 @@ def _png_rgb16(image, data):
 _OTHER_BYTE = {"L": "B", "B": "L", "N": "B" if sys.byteorder == "little" else "L"}
 
 
-def _with_rawmodes(image, data, rawmodes):
-    """``image``'s pixels decoded anew from ``data`` with one rawmode per tile."""
+def _with_rawmodes(data, rawmodes):
+    """The pixels of the image in ``data`` (bytes) decoded with one rawmode per tile."""
     fresh = Image.open(io.BytesIO(data))
     tiles = []
     for tile, rawmode in zip(fresh.tile, rawmodes, strict=True):
@@ -562,7 +562,7 @@ def _tiff16(image, data):
             return None
     low = [rawmode[:-1] + _OTHER_BYTE[rawmode[-1]] for rawmode in high]
     encoded = raw.tobytes()
-    return (_with_rawmodes(image, encoded, high) << 8) | _with_rawmodes(image, encoded, low)
+    return (_with_rawmodes(encoded, high) << 8) | _with_rawmodes(encoded, low)
 
 
 def _pnm16(image, data):
