@@ -2,6 +2,7 @@
 
 import os
 import sys
+import tempfile
 
 import numpy
 from Cython.Build import cythonize
@@ -12,11 +13,14 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CYTHON_MODULES = ["philox", "storage", "invocation", "args", "call", "elementwise"]
+# The cropping JPEG decoder links libjpeg-turbo, and is built only where its headers are
+# found (the image decoders decode whole images without it).
+JPEG_REGION = "jpeg_region"
 # Run-phase CPU kernels (nogil loops), one module per kernel family.
 CPU_KERNEL_MODULES = sorted(
     os.path.splitext(name)[0]
     for name in os.listdir(os.path.join(HERE, "ndd", "_cpu"))
-    if name.endswith(".pyx")
+    if name.endswith(".pyx") and not name.startswith(JPEG_REGION)
 )
 # The GPU runtime's compiled modules (ndd/_cuda/*.pyx), one concept per module.
 CUDA_MODULES = sorted(
@@ -25,7 +29,9 @@ CUDA_MODULES = sorted(
     if name.endswith(".pyx")
 )
 CPU_KERNEL_HEADERS = sorted(
-    f"ndd/_cpu/{name}" for name in os.listdir(os.path.join(HERE, "ndd", "_cpu")) if name.endswith(".h")
+    f"ndd/_cpu/{name}"
+    for name in os.listdir(os.path.join(HERE, "ndd", "_cpu"))
+    if name.endswith(".h") and not name.startswith(JPEG_REGION)
 )
 
 
@@ -44,14 +50,41 @@ class BuildPyWithKernels(build_py):
         super().run()
 
 
+def _links_libjpeg_turbo(compiler):
+    """Whether a program calling libjpeg-turbo's cropping API compiles and links here."""
+    program = (
+        "#include <stdio.h>\n#include <jpeglib.h>\n"
+        "int main(void) { void (*crop)(j_decompress_ptr, JDIMENSION *, JDIMENSION *) = jpeg_crop_scanline;"
+        " return crop == NULL; }\n"
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        source = os.path.join(scratch, "probe.c")
+        with open(source, "w") as f:
+            f.write(program)
+        try:
+            objects = compiler.compile([source], output_dir=scratch)
+            compiler.link_executable(objects, "probe", output_dir=scratch, libraries=["jpeg"])
+        except Exception:
+            return False
+    return True
+
+
 class BuildExtOnEveryCore(build_ext):
     """Compile the extension modules side by side, one per core, unless ``-j`` says otherwise:
-    about 40 generated C files take minutes one at a time."""
+    about 40 generated C files take minutes one at a time. The cropping JPEG decoder is left
+    out, with a note, where libjpeg-turbo's headers or library are missing."""
 
     def finalize_options(self):
         super().finalize_options()
         if not self.parallel:
             self.parallel = os.cpu_count() or 1
+
+    def build_extensions(self):
+        name = f"ndd._cpu.{JPEG_REGION}"
+        if any(ext.name == name for ext in self.extensions) and not _links_libjpeg_turbo(self.compiler):
+            print(f"note: {name} not built (no libjpeg-turbo headers): cropping decoders decode whole JPEGs")
+            self.extensions = [ext for ext in self.extensions if ext.name != name]
+        super().build_extensions()
 
 
 # Debug information makes the generated C files half as slow again to compile (a full build
@@ -85,6 +118,16 @@ extensions = (
             depends=CPU_KERNEL_HEADERS,
         )
         for name in CPU_KERNEL_MODULES
+    ]
+    + [
+        Extension(
+            f"ndd._cpu.{JPEG_REGION}",
+            [f"ndd/_cpu/{JPEG_REGION}.pyx"],
+            include_dirs=[numpy.get_include()],
+            libraries=["jpeg"],
+            extra_compile_args=["-O3", *COMPILE_ARGS],
+            depends=[f"ndd/_cpu/{JPEG_REGION}.h"],
+        )
     ]
     + [
         Extension(

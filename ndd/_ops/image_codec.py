@@ -16,15 +16,20 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   int16 = v * 32767 / 255); float32 is value / (2^bits - 1). YCbCr of a type other than
   uint8 is computed in floats (offsets 1/16 and 1/2 instead of 16/255 and 128/255).
 - JPEGs (baseline or progressive, gray or 3-component) are decoded by
-  ``simplejpeg`` (libjpeg-turbo's TurboJPEG, without the GIL) straight into RGB,
-  BGR or gray, with the accurate integer IDCT and fancy upsampling: the same
-  libjpeg-turbo code paths as Pillow, so the same pixels, in less time. simplejpeg
-  also reads the header of JPEGs without an APP1 segment (no EXIF orientation);
-  Pillow opens the others (format, mode, EXIF orientation, and its error messages
-  for files that cannot be read); whatever simplejpeg refuses (CMYK/YCCK, unusual
-  chroma sampling, any warning of a damaged stream) is decoded by Pillow as
-  before. A crop window is cut from the whole decoded image (in a reused buffer),
-  unless it ends in the upper 85% of a colour image (see below).
+  libjpeg-turbo without Pillow, straight into RGB, BGR or gray, with the accurate
+  integer IDCT and fancy upsampling: the same libjpeg-turbo code paths as Pillow, so
+  the same pixels, in less time. Whole images are decoded by ``simplejpeg``
+  (TurboJPEG, without the GIL). A crop window is decoded alone
+  (``ndd/_cpu/jpeg_region.pyx``): the rows above it are skipped without their IDCT,
+  those below it are not decoded, nor are the columns of blocks beside it, as the
+  reference's cropping decoders do. simplejpeg also reads the header of JPEGs
+  without an APP1 segment (no EXIF orientation); Pillow opens the others (format,
+  mode, EXIF orientation, and its error messages for files that cannot be read);
+  whatever these decoders refuse (CMYK/YCCK, unusual chroma sampling, any warning of
+  a damaged stream) is decoded by Pillow as before.
+- Where ``jpeg_region`` was not built (no libjpeg-turbo headers), a crop window is
+  cut from the whole image simplejpeg decodes (in a reused buffer), unless it ends
+  in the upper 85% of a colour image: Pillow decodes that one (see below).
 - Pillow decodes JPEG colour images into a numpy buffer and the pixels are packed
   from its 4-byte form without the GIL (Pillow's own ``tobytes`` holds it), so that
   the samples of a batch decode in parallel; a crop window stops the decoding at
@@ -46,6 +51,11 @@ import simplejpeg
 from PIL import Image, UnidentifiedImageError
 
 from .._cpu.pixels import pack_three_channels, unfilter_png
+
+try:
+    from .._cpu.jpeg_region import decode_window
+except ImportError:  # built without libjpeg's headers: whole images are decoded
+    decode_window = None
 from ..types import DALIImageType
 
 __all__ = [
@@ -621,18 +631,21 @@ def _scratch_bytes(size):
 
 
 def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
-    """The pixels of a gray or 3-component JPEG decoded by simplejpeg, (H, W, C)
-    uint8 (inside ``box``, if given), and whether they are already in
-    ``output_type`` (RGB or BGR). None when simplejpeg cannot decode the image
-    (Pillow then decodes it, or reports why it cannot). ``fast_idct`` selects
-    libjpeg-turbo's fast integer IDCT, which only simplejpeg offers."""
+    """The pixels of a gray or 3-component JPEG decoded by libjpeg-turbo without
+    Pillow, (H, W, C) uint8 (inside ``box``, if given), and whether they are already
+    in ``output_type`` (RGB or BGR). A window is decoded alone by ``decode_window``
+    (``ndd/_cpu/jpeg_region.pyx``); a whole image by simplejpeg, which also cuts
+    windows from whole images where that module was not built. None when they cannot
+    decode the image (Pillow then decodes it, or reports why it cannot).
+    ``fast_idct`` selects libjpeg-turbo's fast integer IDCT, which Pillow does not offer."""
     if image.format not in _JPEG_FORMATS or image.mode not in ("RGB", "L"):
         return None
     gray = output_type == DALIImageType.GRAY
     if (
-        not fast_idct
+        box is not None
+        and decode_window is None
+        and not fast_idct
         and not gray
-        and box is not None
         and image.mode == "RGB"
         and _IN_PLACE_JPEG
         and box[3] <= _PARTIAL_DECODE * image.size[1]
@@ -647,20 +660,26 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
     else:
         colorspace = "RGB"  # gray sources repeated into 3 channels, as _to_rgb
     raw = np.ascontiguousarray(data).reshape(-1)
-    options = {"colorspace": colorspace, "fastdct": fast_idct, "fastupsample": False, "strict": True}
-    try:
-        if box is None:
-            values = simplejpeg.decode_jpeg(raw, **options)
-        else:
-            width, height = image.size
-            channels = 1 if colorspace == "GRAY" else 3
-            buffer = _scratch_bytes(height * width * channels)
-            whole = simplejpeg.decode_jpeg(raw, buffer=buffer, **options)
-            left, upper, right, lower = box
-            # A copy: the window must not share the scratch buffer.
-            values = np.array(whole[upper:lower, left:right])
-    except Exception:  # any refusal or damage: Pillow's path decides
-        return None
+    if box is not None and decode_window is not None:
+        left, upper, right, lower = box
+        values = decode_window(raw, colorspace, upper, left, lower - upper, right - left, fast_idct)
+        if values is None:
+            return None
+    else:
+        options = {"colorspace": colorspace, "fastdct": fast_idct, "fastupsample": False, "strict": True}
+        try:
+            if box is None:
+                values = simplejpeg.decode_jpeg(raw, **options)
+            else:
+                width, height = image.size
+                channels = 1 if colorspace == "GRAY" else 3
+                buffer = _scratch_bytes(height * width * channels)
+                whole = simplejpeg.decode_jpeg(raw, buffer=buffer, **options)
+                left, upper, right, lower = box
+                # A copy: the window must not share the scratch buffer.
+                values = np.array(whole[upper:lower, left:right])
+        except Exception:  # any refusal or damage: Pillow's path decides
+            return None
     if values.ndim == 2:
         values = values[:, :, None]
     return values, output_type in (DALIImageType.RGB, DALIImageType.BGR) or gray

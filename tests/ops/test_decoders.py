@@ -333,6 +333,76 @@ def test_photo_simplejpeg_equals_pillow(path, output_type):
     np.testing.assert_array_equal(out, expected.reshape(out.shape))
 
 
+def _spy_on_windows(monkeypatch):
+    """Record the windows the cropping decoder decodes; refuse whole-image decoding."""
+    from ndd._ops import image_codec
+
+    if image_codec.decode_window is None:
+        pytest.skip("ndd._cpu.jpeg_region was not built (no libjpeg-turbo headers)")
+    windows, decode_window = [], image_codec.decode_window
+
+    def spy(raw, colorspace, top, left, height, width, fast_idct):
+        windows.append((top, left, height, width))
+        return decode_window(raw, colorspace, top, left, height, width, fast_idct)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the whole image was decoded")
+
+    monkeypatch.setattr(image_codec, "decode_window", spy)
+    monkeypatch.setattr(image_codec.simplejpeg, "decode_jpeg", refuse)
+    _no_pillow_pixels(monkeypatch)
+    return windows
+
+
+@pytest.mark.parametrize("orientation", [1, 3, 6, 8])
+@pytest.mark.parametrize("output_type", ["RGB", "BGR", "GRAY"])
+def test_crop_windows_are_decoded_alone(monkeypatch, orientation, output_type):
+    data = ndd.tensor(image_samples.encoded(f"jpeg_exif{orientation}"))
+    kind = getattr(types, output_type)
+    whole = np.asarray(ndd.decoders.image(data, output_type=kind))
+    windows = _spy_on_windows(monkeypatch)
+    crop = np.asarray(
+        ndd.decoders.image_crop(data, crop=(7, 9), crop_pos_x=0.25, crop_pos_y=0.8, output_type=kind)
+    )
+    y, x = round(0.8 * (whole.shape[0] - 7)), round(0.25 * (whole.shape[1] - 9))
+    np.testing.assert_array_equal(crop, whole[y : y + 7, x : x + 9])
+    # Slice's default axes are (x, y).
+    sliced = np.asarray(ndd.decoders.image_slice(data, start=[2, 3], shape=[10, 6], output_type=kind))
+    np.testing.assert_array_equal(sliced, whole[3:9, 2:12])
+    random = np.asarray(ndd.decoders.image_random_crop(data, output_type=kind, rng=ndd.random.RNG(seed=3)))
+    assert random.shape[2] == whole.shape[2]
+    # The stored image is turned by the orientation: windows are (y, x, h, w) in it.
+    stored = [(7, 9), (6, 10), random.shape[:2]]
+    if orientation in (6, 8):
+        stored = [(w, h) for h, w in stored]
+    assert [window[2:] for window in windows] == [tuple(shape) for shape in stored]
+
+
+@pytest.mark.parametrize("name", _JPEG_SAMPLES)
+@pytest.mark.parametrize("output_type", _COLOUR_TYPES)
+def test_windows_are_the_same_without_the_cropping_decoder(monkeypatch, name, output_type):
+    from ndd._ops import image_codec
+
+    data = image_samples.encoded(name)
+    alone = _decode_variants(data, output_type)
+    monkeypatch.setattr(image_codec, "decode_window", None)
+    cut = _decode_variants(data, output_type)
+    for ours, theirs in zip(alone, cut, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_fast_idct_windows_are_decoded_alone(monkeypatch):
+    data = ndd.tensor(image_samples.encoded("jpeg_q90_422"))
+    whole = np.asarray(ndd.decoders.image(data, use_fast_idct=True))
+    windows = _spy_on_windows(monkeypatch)
+    crop = np.asarray(
+        ndd.decoders.image_crop(data, crop=(7, 9), crop_pos_x=1.0, crop_pos_y=0.5, use_fast_idct=True)
+    )
+    y = round(0.5 * (whole.shape[0] - 7))
+    np.testing.assert_array_equal(crop, whole[y : y + 7, -9:])
+    assert windows == [(y, whole.shape[1] - 9, 7, 9)]
+
+
 def test_mpo_decodes_its_first_image(monkeypatch):
     first, second = Image.fromarray(image_samples.pixels()), Image.fromarray(image_samples.pixels(seed=1))
     buf = io.BytesIO()

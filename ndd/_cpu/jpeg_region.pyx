@@ -1,0 +1,53 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Decoding a window of a JPEG with libjpeg-turbo, without the GIL.
+
+The cropping decoders need a small part of most images: rows above the window are
+skipped without their IDCT, rows below it are never decoded, and only the columns of
+blocks that hold it are (see ``jpeg_region.h``). The pixels are those of a whole
+decode cut to the window. Built only where libjpeg's headers are found; the image
+decoders decode whole images without it.
+"""
+
+import threading
+
+import numpy as np
+
+cdef extern from "jpeg_region.h" nogil:
+    int NDD_JPEG_RGB, NDD_JPEG_BGR, NDD_JPEG_GRAY, NDD_JPEG_DONE, NDD_JPEG_SCRATCH
+    int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space, int fast_idct,
+                               int top, int left, int height, int width, unsigned char *out,
+                               unsigned char *scratch, size_t *scratch_size)
+
+_SPACES = {"RGB": NDD_JPEG_RGB, "BGR": NDD_JPEG_BGR, "GRAY": NDD_JPEG_GRAY}
+# Each thread's rows of decoded columns, kept between images.
+_SCRATCH = threading.local()
+
+
+def decode_window(const unsigned char[::1] data, str colorspace, int top, int left, int height, int width,
+                  bint fast_idct=False):
+    """The window (``top``, ``left``, ``height``, ``width``) of the stored image, as
+    (height, width, channels) uint8 in ``colorspace`` (RGB, BGR or GRAY), or None when
+    the stream is not a gray or 3-component JPEG, the window is empty or outside the
+    image, or libjpeg reports any error or warning (the caller's other decoder then
+    decides). ``fast_idct``: libjpeg-turbo's fast integer IDCT instead of the accurate one."""
+    cdef int space = _SPACES[colorspace]
+    cdef int result
+    cdef size_t scratch_size
+    cdef unsigned char[::1] scratch
+    if height <= 0 or width <= 0 or data.shape[0] == 0:
+        return None
+    out = np.empty((height, width, 1 if space == NDD_JPEG_GRAY else 3), np.uint8)
+    cdef unsigned char[:, :, ::1] pixels = out
+    while True:
+        scratch = getattr(_SCRATCH, "rows", None)
+        if scratch is None:
+            scratch = _SCRATCH.rows = np.empty(1 << 16, np.uint8)
+        scratch_size = scratch.shape[0]
+        with nogil:
+            result = ndd_jpeg_decode_window(
+                &data[0], data.shape[0], space, fast_idct, top, left, height, width, &pixels[0, 0, 0],
+                &scratch[0], &scratch_size
+            )
+        if result != NDD_JPEG_SCRATCH:
+            return out if result == NDD_JPEG_DONE else None
+        _SCRATCH.rows = np.empty(scratch_size, np.uint8)
