@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from .._cpu.random_windows import choose_windows
 from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples
 from .._types import bool as bool_
@@ -591,10 +592,6 @@ CHOICE.gpu_kernel = GpuChoice(CHOICE, _choice_count, _check_p)
 # but a 4:3 window is in range).
 CROP_ASPECT_RATIO_DEFAULT = [0.75, 4 / 3]
 
-# Window sides are capped here (ratios near 0 or float32's limit give sides beyond
-# any image, or infinite ones).
-_MAX_SIDE = np.float32(1 << 30)
-
 
 def _range_arg(name, values, *, positive, qualname="ndd.random_crop_generator"):
     """A range argument of ``random_crop_generator`` (and of the operators that choose
@@ -641,18 +638,6 @@ def _crop_shape(shapes, args):
     return [(2,), (2,)]
 
 
-def _round_half_up(x):
-    """``roundf`` for non-negative float32 values: halves go up (numpy rounds them to even)."""
-    whole = np.floor(x)
-    whole += x - whole >= 0.5
-    return whole
-
-
-def _whole_side(length):
-    """A window side of ``length`` pixels (float32) truncated to whole pixels, at least 1."""
-    return np.maximum(np.minimum(np.trunc(length), _MAX_SIDE), 1)
-
-
 def _crop_windows(generator, extents, args):
     """Anchors and shapes (both (y, x) order, int32, one row per sample) of random
     windows in images of ``extents`` (rows of H, W).
@@ -671,65 +656,28 @@ def _crop_windows(generator, extents, args):
         raise ValueError(
             f"ndd.random_crop_generator: the input shape must not be negative, got {extents.tolist()}"
         )
-    # Sides are whole numbers in float32 (exact below 2**24 pixels), so that its
-    # products round as the reference's integer products converted to float do.
     f32 = np.float32
     count = extents.shape[0]
-    height = extents[:, 0].astype(f32)
-    width = extents[:, 1].astype(f32)
     area_lo, area_hi = (f32(v) for v in args["_area"])
     ratio_lo, ratio_hi = (f32(v) for v in args["_aspect_ratio"])
-    image_area = height * width
-    min_area = image_area * area_lo
-    max_w = _whole_side(height * ratio_hi)
-    max_h = _whole_side(width * (f32(1) / ratio_lo))
-    too_wide = height * max_w < min_area
-    too_tall = ~too_wide & (width * max_h < min_area)
-    # An image without pixels has an empty window at the origin.
-    empty = image_area == 0
-    # A window larger than the image (random_area[0] > 1) is clipped to it.
-    h = np.where(too_tall, np.minimum(max_h, height), height)
-    w = np.where(too_wide, np.minimum(max_w, width), width)
-    fallback = ~(too_wide | too_tall | empty)
-    attempts = args["num_attempts"]
-    if attempts:
-        area_draw, ratio_draw = generator.random((2, count, attempts), dtype=f32)
-        target = area_draw * (area_hi - area_lo)
-        target += area_lo
-        target *= image_area[:, None]
-        log_lo, log_hi = np.log(ratio_lo), np.log(ratio_hi)
-        ratio_draw *= log_hi - log_lo
-        ratio_draw += log_lo
-        ratio = np.exp(ratio_draw)
-        attempt_w = np.maximum(_round_half_up(np.sqrt(target * ratio)), 1)
-        attempt_h = np.maximum(_round_half_up(np.sqrt(target / ratio)), 1)
-        # The reference judges the rounded window, ratio included.
-        rounded_ratio = attempt_w / attempt_h
-        fits = attempt_w <= width[:, None]
-        fits &= attempt_h <= height[:, None]
-        fits &= rounded_ratio >= ratio_lo
-        fits &= rounded_ratio <= ratio_hi
-        found = fallback & fits.any(axis=1)
-        rows = np.flatnonzero(found)
-        first = np.argmax(fits[rows], axis=1)
-        h[rows] = attempt_h[rows, first]
-        w[rows] = attempt_w[rows, first]
-        fallback &= ~found
-    if fallback.any():
-        rows = np.flatnonzero(fallback)
-        image_ratio = width[rows] / height[rows]
-        fallback_h = np.where(image_ratio < ratio_lo, max_h[rows], height[rows])
-        fallback_w = np.where(image_ratio > ratio_hi, max_w[rows], width[rows])
-        max_area = area_hi * width[rows] * height[rows]
-        shrink = np.sqrt(np.minimum(f32(1), max_area / (fallback_h * fallback_w)))
-        h[rows] = np.maximum(np.trunc(fallback_h * shrink), 1)
-        w[rows] = np.maximum(np.trunc(fallback_w * shrink), 1)
-    h[empty] = 0
-    w[empty] = 0
-    free = np.stack([height - h, width - w], axis=1).astype(np.int64)
-    free[empty] = 0
-    anchor = np.minimum(np.floor(generator.random((count, 2)) * (free + 1)), free)
-    return anchor.astype(np.int32), np.stack([h, w], axis=1).astype(np.int32)
+    area_draw, ratio_draw = np.empty((2, count, 0), f32)
+    if args["num_attempts"]:
+        area_draw, ratio_draw = generator.random((2, count, args["num_attempts"]), dtype=f32)
+    log_lo, log_hi = np.log(ratio_lo), np.log(ratio_hi)
+    ratio_draw *= log_hi - log_lo
+    ratio_draw += log_lo
+    ratio = np.exp(ratio_draw)
+    anchor_draw = generator.random((count, 2))
+    return choose_windows(
+        np.ascontiguousarray(extents, np.int64),
+        area_lo,
+        area_hi,
+        ratio_lo,
+        ratio_hi,
+        area_draw,
+        ratio,
+        anchor_draw,
+    )
 
 
 def _crop_kernel(arrays, args):

@@ -653,6 +653,77 @@ def test_random_crop_of_an_empty_image_is_empty():
     assert np.asarray(anchor).tolist() == [0, 0] and np.asarray(shape).tolist() == [0, 0]
 
 
+def _windows_by_the_rules(generator, extents, area, ratio, attempts):
+    """random_crop_generator's rules, in float32 numpy arrays, from the draws of
+    ``generator`` in the operator's order: attempts (area fractions, then log ratios),
+    then anchors."""
+    f32 = np.float32
+    count = extents.shape[0]
+    height, width = extents[:, 0].astype(f32), extents[:, 1].astype(f32)
+    area_lo, area_hi = f32(area[0]), f32(area[1])
+    ratio_lo, ratio_hi = f32(ratio[0]), f32(ratio[1])
+    image_area = height * width
+    min_area = image_area * area_lo
+
+    def whole(side):
+        return np.maximum(np.minimum(np.trunc(side), f32(1 << 30)), 1)
+
+    def round_half_up(x):
+        return np.floor(x) + (x - np.floor(x) >= 0.5)
+
+    max_w, max_h = whole(height * ratio_hi), whole(width * (f32(1) / ratio_lo))
+    too_wide = height * max_w < min_area
+    too_tall = ~too_wide & (width * max_h < min_area)
+    empty = image_area == 0
+    h = np.where(too_tall, np.minimum(max_h, height), height)
+    w = np.where(too_wide, np.minimum(max_w, width), width)
+    fallback = ~(too_wide | too_tall | empty)
+    if attempts:
+        area_draw, ratio_draw = generator.random((2, count, attempts), dtype=f32)
+        target = (area_draw * (area_hi - area_lo) + area_lo) * image_area[:, None]
+        log_lo, log_hi = np.log(ratio_lo), np.log(ratio_hi)
+        drawn_ratio = np.exp(ratio_draw * (log_hi - log_lo) + log_lo)
+        attempt_w = np.maximum(round_half_up(np.sqrt(target * drawn_ratio)), 1)
+        attempt_h = np.maximum(round_half_up(np.sqrt(target / drawn_ratio)), 1)
+        fits = (attempt_w <= width[:, None]) & (attempt_h <= height[:, None])
+        fits &= (attempt_w / attempt_h >= ratio_lo) & (attempt_w / attempt_h <= ratio_hi)
+        for i in np.flatnonzero(fallback & fits.any(axis=1)):
+            first = np.argmax(fits[i])
+            h[i], w[i] = attempt_h[i, first], attempt_w[i, first]
+            fallback[i] = False
+    for i in np.flatnonzero(fallback):
+        fallback_h = max_h[i] if width[i] / height[i] < ratio_lo else height[i]
+        fallback_w = max_w[i] if width[i] / height[i] > ratio_hi else width[i]
+        shrink = np.sqrt(np.minimum(f32(1), area_hi * width[i] * height[i] / (fallback_h * fallback_w)))
+        h[i], w[i] = (
+            np.maximum(np.trunc(fallback_h * shrink), 1),
+            np.maximum(np.trunc(fallback_w * shrink), 1),
+        )
+    h[empty], w[empty] = 0, 0
+    free = np.where(empty[:, None], 0, np.stack([height - h, width - w], axis=1).astype(np.int64))
+    anchor = np.minimum(np.floor(generator.random((count, 2)) * (free + 1)), free)
+    return anchor.astype(np.int32), np.stack([h, w], axis=1).astype(np.int32)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_crop_windows_follow_the_rules_draw_for_draw(seed):
+    from ndd._ops.random_ops import _crop_windows
+
+    rng_ = np.random.default_rng(seed)
+    # Small images put windows on the image's edges and halves of pixels often.
+    extents = rng_.integers(0, 12 if seed % 2 else 3000, (int(rng_.integers(1, 40)), 2))
+    extents[rng_.random(len(extents)) < 0.1, rng_.integers(0, 2)] = rng_.integers(0, 4)
+    area = sorted(rng_.choice([0.0, 0.08, 0.5, 1.0, 1.5, 1e30, rng_.uniform(0, 2)], 2))
+    ratio = sorted(rng_.choice([0.75, 4 / 3, 1.0, 1e-30, 10.0, 1e30, rng_.uniform(0.01, 5)], 2))
+    attempts = int(rng_.choice([0, 1, 10, 100]))
+    args = {"_area": tuple(area), "_aspect_ratio": tuple(ratio), "num_attempts": attempts}
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        expected = _windows_by_the_rules(np.random.default_rng(seed), extents, area, ratio, attempts)
+    anchor, shape = _crop_windows(np.random.default_rng(seed), extents, args)
+    np.testing.assert_array_equal(shape, expected[1])
+    np.testing.assert_array_equal(anchor, expected[0])
+
+
 def test_random_crop_windows_feed_slice():
     image = np.arange(100 * 200, dtype=np.int32).reshape(100, 200)
     anchor, shape = ndd.random_crop_generator(np.int64(image.shape), rng=rng(51))
