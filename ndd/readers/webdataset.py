@@ -168,7 +168,7 @@ class Webdataset(Reader):
             for key, components, origin in samples:
                 outputs = self._match_outputs(key, components, origin)
                 if outputs is not None:
-                    entries.append((path, outputs))
+                    entries.append((path, outputs, _span(outputs)))
         return entries
 
     def _match_outputs(self, key, components, origin):
@@ -282,29 +282,22 @@ class Webdataset(Reader):
 
     # -- reading --------------------------------------------------------------------
     def _read(self, entry):
-        path, outputs = entry
+        path, outputs, span = entry
         fd, _ = self._descriptor(path, "archive")
-        present = [c for c in outputs if c is not None]
-        # The header before each member's data is read too: its size field tells
-        # whether the index describes this archive. A sample's members lie together
-        # in the archive: one read takes them all (unless far apart).
-        first = min((c.offset for c in present), default=0) - _TAR_BLOCK
-        last = max((c.offset + c.size for c in present), default=0)
-        needed = sum(_TAR_BLOCK + c.size for c in present)
         try:
-            if present and last - first <= 2 * needed + 4 * _TAR_BLOCK:
-                span, base = _pread(fd, last - first, first), first
-            else:
-                span, base = None, 0
+            if span is not None:
+                base, length = span
+                buffer = _pread(fd, length, base)
             arrays = []
             for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
                 if component is None:
                     arrays.append(np.empty(0, dtype.numpy))
                     continue
+                header = component.offset - _TAR_BLOCK
                 if span is None:
-                    buffer, at = _pread(fd, _TAR_BLOCK + component.size, component.offset - _TAR_BLOCK), 0
+                    buffer, at = _pread(fd, _TAR_BLOCK + component.size, header), 0
                 else:
-                    buffer, at = span, component.offset - _TAR_BLOCK - base
+                    at = header - base
                 arrays.append(self._component(buffer, at, path, component, dtype))
         except OSError as exc:
             raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
@@ -312,22 +305,25 @@ class Webdataset(Reader):
 
     def _component(self, buffer, at, path, component, dtype):
         """The member's data, at ``at + 512`` of ``buffer`` after its header, checked."""
-        where = f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"
         if len(buffer) < at + _TAR_BLOCK + component.size:
-            raise ValueError(f"{where}: the archive is truncated")
+            raise ValueError(f"{self._where(path, component)}: the archive is truncated")
         size = _tar_member_size(buffer, at)
-        if size is None:
-            raise ValueError(f"{where}: no tar header precedes the data; is the index stale?")
         if size != component.size:
+            if size is None:
+                raise ValueError(
+                    f"{self._where(path, component)}: no tar header precedes the data; is the index stale?"
+                )
             raise ValueError(
-                f"{where}: the index says {component.size} bytes, the archive's header {size}; "
-                "is the index stale?"
+                f"{self._where(path, component)}: the index says {component.size} bytes, the archive's "
+                f"header {size}; is the index stale?"
             )
-        itemsize = np.dtype(dtype.numpy).itemsize
-        return np.frombuffer(buffer, dtype.numpy, count=component.size // itemsize, offset=at + _TAR_BLOCK)
+        return np.frombuffer(buffer, dtype.numpy, count=component.size // dtype.bytes, offset=at + _TAR_BLOCK)
+
+    def _where(self, path, component):
+        return f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"
 
     def _describe(self, entry):
-        path, outputs = entry
+        path, outputs, _ = entry
         return tuple("" if c is None else f"{path}:{c.offset}:{c.name}" for c in outputs)
 
     def _output_types(self):
@@ -345,19 +341,32 @@ def _pread(fd, size, offset):
     return buffer
 
 
+def _span(outputs):
+    """``(start, length)`` of the bytes that hold a sample's members with their headers,
+    read at once; None when they lie far apart (each is then read alone). A sample's
+    members usually follow each other in the archive."""
+    present = [c for c in outputs if c is not None]
+    if not present:
+        return None
+    first = min(c.offset for c in present) - _TAR_BLOCK
+    last = max(c.offset + c.size for c in present)
+    needed = sum(_TAR_BLOCK + c.size for c in present)
+    return (first, last - first) if last - first <= 2 * needed + 4 * _TAR_BLOCK else None
+
+
 def _tar_member_size(block, at=0):
     """The size field of the tar header at ``at`` of ``block`` (bytes), or None when it
     is no header: POSIX and GNU headers say "ustar" at byte 257; others (v7) must have
     a right checksum, tarfile's test."""
-    header = bytes(block[at : at + _TAR_BLOCK])
     try:
-        field = header[124:136]
+        field = block[at + 124 : at + 136]
         if field[0] & 0x80:  # base-256, for sizes beyond 8 GiB
             size = int.from_bytes(field[1:], "big")
         else:
             size = int(field.split(b"\0", 1)[0].strip() or b"0", 8)
-        if header[257:262] == b"ustar":
+        if block[at + 257 : at + 262] == b"ustar":
             return size
+        header = bytes(block[at : at + _TAR_BLOCK])
         stored = int(header[148:156].split(b"\0", 1)[0].strip() or b"0", 8)
     except ValueError:
         return None
