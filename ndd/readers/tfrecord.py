@@ -205,23 +205,31 @@ class TFRecord(Reader):
 
     def _read(self, entry):
         path, offset, size = entry
-        where = f"{self._qualname}: '{path}', record at offset {offset}"
         fd, file_size = self._descriptor(path, "TFRecord file")
         try:
             record = os.pread(fd, size, offset)
+            data = _check_record(record, offset, size, file_size)
+            example = example_message_class()()
+            try:
+                example.ParseFromString(data)
+            except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, whatever its module
+                raise _RecordError(f"not a tf.train.Example ({exc})") from None
+            stored = example.features.feature
+            return tuple(
+                [
+                    _extract(name, spec, stored[name] if name in stored else None)
+                    for name, spec in self._args["features"].items()
+                ]
+            )
         except OSError as exc:
+            where = f"{self._qualname}: '{path}', record at offset {offset}"
             raise type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}") from exc
-        data = _check_record(where, record, offset, size, file_size)
-        example = example_message_class()()
-        try:
-            example.ParseFromString(data)
-        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, whatever its module
-            raise ValueError(f"{where}: not a tf.train.Example ({exc})") from None
-        stored = example.features.feature
-        return tuple(
-            _extract(where, name, spec, stored[name] if name in stored else None)
-            for name, spec in self._args["features"].items()
-        )
+        except _RecordError as exc:
+            raise ValueError(f"{self._qualname}: '{path}', record at offset {offset}: {exc}") from None
+
+
+class _RecordError(ValueError):
+    """What is wrong with one record; ``_read`` names the record (built only then)."""
 
 
 def _read_index(qualname, index):
@@ -252,39 +260,39 @@ def _read_index(qualname, index):
     return spans
 
 
-def _check_record(where, record, offset, size, file_size):
+def _check_record(record, offset, size, file_size):
     """The data of one record (``size`` bytes read at ``offset`` of a file of
     ``file_size``), checked against its framing and checksums."""
     header_bytes, footer_bytes = tfrec.RECORD_HEADER_BYTES, tfrec.RECORD_FOOTER_BYTES
     if offset >= file_size:
-        raise ValueError(f"{where}: the index points past the end of the file ({file_size} bytes)")
+        raise _RecordError(f"the index points past the end of the file ({file_size} bytes)")
     if len(record) < size:
-        raise ValueError(
-            f"{where}: the record is truncated (the index says {size} bytes, the file ends after {len(record)})"
+        raise _RecordError(
+            f"the record is truncated (the index says {size} bytes, the file ends after {len(record)})"
         )
     if size < header_bytes + footer_bytes:
-        raise ValueError(f"{where}: the index gives the record {size} bytes, too few for a TFRecord record")
+        raise _RecordError(f"the index gives the record {size} bytes, too few for a TFRecord record")
     (length,) = struct.unpack_from("<Q", record)
     crc32c = _crc32c()
     if crc32c is not None:
         (length_crc,) = struct.unpack_from("<I", record, 8)
         if _masked(crc32c(record[:8])) != length_crc:
-            raise ValueError(f"{where}: corrupted record (the checksum of its length does not match)")
+            raise _RecordError("corrupted record (the checksum of its length does not match)")
     needed = header_bytes + length + footer_bytes
     if needed != size:
-        raise ValueError(
-            f"{where}: the index says the record has {size} bytes, the record says {needed} "
+        raise _RecordError(
+            f"the index says the record has {size} bytes, the record says {needed} "
             "(is the index file made for this TFRecord file?)"
         )
     data = record[header_bytes : header_bytes + length]
     if crc32c is not None:
         (data_crc,) = struct.unpack_from("<I", record, header_bytes + length)
         if _masked(crc32c(data)) != data_crc:
-            raise ValueError(f"{where}: corrupted record (the checksum of its data does not match)")
+            raise _RecordError("corrupted record (the checksum of its data does not match)")
     return data
 
 
-def _extract(where, name, spec, feature):
+def _extract(name, spec, feature):
     """The output array of one feature of a record (``feature`` None when absent)."""
     kind = feature.WhichOneof("kind") if feature is not None else None
     if kind is None:
@@ -295,27 +303,26 @@ def _extract(where, name, spec, feature):
         return np.full(spec.shape, spec.default_value, _NUMPY_TYPES[spec.dtype])
     expected = _VALUE_LISTS[spec.dtype]
     if kind != expected:
-        raise ValueError(
-            f"{where}: feature {name!r} holds {_LIST_TYPES[kind]} values, its spec asks for "
-            f"{_LIST_TYPES[expected]}"
+        raise _RecordError(
+            f"feature {name!r} holds {_LIST_TYPES[kind]} values, its spec asks for {_LIST_TYPES[expected]}"
         )
     values = getattr(feature, kind).value
     if spec.dtype == tfrec.string:
         if len(values) != 1:
-            raise ValueError(f"{where}: feature {name!r} holds {len(values)} strings, its spec reads one")
+            raise _RecordError(f"feature {name!r} holds {len(values)} strings, its spec reads one")
         return np.frombuffer(values[0], np.uint8).copy()
-    array = np.array(values, _NUMPY_TYPES[spec.dtype])
+    array = np.fromiter(values, _NUMPY_TYPES[spec.dtype], len(values))
     if spec.variable_length:
         group = spec.num_elements
         if group == 0 or array.size % group:
-            raise ValueError(
-                f"{where}: feature {name!r} has {array.size} values, not a multiple of "
+            raise _RecordError(
+                f"feature {name!r} has {array.size} values, not a multiple of "
                 f"partial_shape {list(spec.shape)}"
             )
         return array.reshape(-1, *spec.shape)
     if array.size != spec.num_elements:
-        raise ValueError(
-            f"{where}: feature {name!r} has {array.size} values, FixedLenFeature({list(spec.shape)}) "
+        raise _RecordError(
+            f"feature {name!r} has {array.size} values, FixedLenFeature({list(spec.shape)}) "
             f"needs {spec.num_elements}"
         )
     return array.reshape(spec.shape)
