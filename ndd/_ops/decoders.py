@@ -3,12 +3,14 @@
 ``ndd.experimental.decoders``), ``ndd.peek_image_shape`` (and
 ``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy``, ``ndd.decoders.inflate`` and ``ndd.io.file.read``.
 
-Images are decoded by ``image_codec.py`` (JPEGs with simplejpeg, libjpeg-turbo's
-TurboJPEG; everything else, and the JPEGs it refuses, with Pillow), one sample per
-task on the context's thread pool; both decoders release the GIL. The crop decoders
-cut their window out of the decoded image before converting colours, so only the
-window's pixels are converted and copied (neither offers cropped JPEG decoding;
-Pillow's decoding stops at the window's bottom row).
+Images are decoded by ``image_codec.py`` (JPEGs with libjpeg-turbo: whole images
+by simplejpeg, windows by ``ndd/_cpu/jpeg_region.pyx``; everything else, and the
+JPEGs they refuse, with Pillow), one sample per task on the context's thread pool;
+the decoders release the GIL. The crop decoders decode only the window of a JPEG, as
+the reference does: rows above it are skipped without their inverse DCT, rows below
+it and the blocks beside it are not decoded, and the pixels are those of a whole
+decode. Other formats are decoded whole and the window is cut out before colours
+are converted, so only its pixels are converted and copied.
 
 Errors: a sample that cannot be decoded (corrupt, truncated, unknown format) makes
 the call fail with ``ImageDecodeError`` (a RuntimeError) naming the operator, the
