@@ -31,8 +31,11 @@ def _error(call):
         (lambda: ndd.reshape(ndd.tensor(np.zeros(6)), shape=[4, 2]), ValueError),
         (lambda: ndd.resize(ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")), ValueError),
         (lambda: ndd.readers.File(file_root="/nonexistent/ndd-test"), FileNotFoundError),
+        (lambda: ndd.tensor(np.zeros((2, 3)))[5], IndexError),
+        (lambda: ndd.tensor(np.zeros((2, 3)))[0, 0, 0], IndexError),
+        (lambda: ndd.batch([np.zeros(3)] * 2).slice[7], IndexError),
     ],
-    ids=["broadcast", "cat", "crop", "reshape", "resize", "reader"],
+    ids=["broadcast", "cat", "crop", "reshape", "resize", "reader", "index", "indices", "batch-slice"],
 )
 def test_errors_of_operators_are_their_type_and_a_runtime_error(call, kind):
     # The reference raises RuntimeError for each: code written for it catches them.

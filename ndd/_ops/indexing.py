@@ -3,6 +3,7 @@ steps, Ellipsis; no fancy indexing). Results are views of the input."""
 
 import numpy as np
 
+from .._errors import raise_as_runtime_error
 from .._prepare.call import invoke
 from .._prepare.invocation import PerSample
 from .._prepare.storage import BatchBase, TensorBase, batch_samples
@@ -136,7 +137,17 @@ def _resolve_batch_component(c, batch_size, what):
 
 
 def subscript(x, index):
-    """``x[index]`` for a Tensor, or the same index on every sample of a Batch."""
+    """``x[index]`` for a Tensor, or the same index on every sample of a Batch. Its
+    errors are also RuntimeErrors (``ndd/_errors.py``); an IndexError stays one, which
+    ends the iteration over a Tensor's first dimension."""
+    try:
+        return _subscript(x, index)
+    except Exception as exc:  # noqa: BLE001 - converted, not handled
+        raise_as_runtime_error(exc)
+        raise
+
+
+def _subscript(x, index):
     what = "Tensor indexing" if isinstance(x, TensorBase) else "Batch.slice"
     raw = index if isinstance(index, tuple) else (index,)
     if isinstance(x, BatchBase):
