@@ -278,9 +278,30 @@ def test_num_threads_defaults_to_affinity_and_can_be_set():
         ndd.set_num_threads(2.0)
     with pytest.raises(ValueError):
         ndd.set_num_threads(0)
-    for bad in (0, -1, 2.0, True):
+    for bad in (0, -1):
         with pytest.raises(ValueError, match=f"EvalContext: num_threads must be a positive int, got {bad!r}"):
             ndd.EvalContext(num_threads=bad)
+    # Not integers: TypeError, as the reference.
+    for bad in (2.0, "2", True):
+        with pytest.raises(
+            TypeError, match=f"EvalContext: num_threads must be an int, got {type(bad).__name__}"
+        ):
+            ndd.EvalContext(num_threads=bad)
+        with pytest.raises(
+            TypeError, match=f"ThreadPool: num_threads must be an int, got {type(bad).__name__}"
+        ):
+            ndd.ThreadPool(bad)
+
+
+@pytest.mark.parametrize("count", [np.int64(2), np.int32(2), np.uint8(2)])
+def test_thread_counts_may_be_numpy_integers(count):
+    assert ndd.EvalContext(num_threads=count).num_threads == 2
+    assert type(ndd.ThreadPool(count).num_threads) is int
+    ndd.set_num_threads(count)
+    try:
+        assert ndd.get_num_threads() == 2 and type(ndd.get_num_threads()) is int
+    finally:
+        ndd.set_num_threads(None)
 
 
 def test_num_threads_honours_the_environment():

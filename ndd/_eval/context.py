@@ -61,7 +61,7 @@ class EvalContext:
                 f"the context to device {device_id}"
             )
         if num_threads is not None:
-            check_num_threads("EvalContext", num_threads)
+            num_threads = check_num_threads("EvalContext", num_threads)
         self._device_id = device_id
         self._own_pool = (
             ThreadPool(num_threads, device_id=device_id) if num_threads is not None else thread_pool

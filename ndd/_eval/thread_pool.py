@@ -1,6 +1,7 @@
 """``ThreadPool`` for per-sample CPU work, and the process-wide thread count."""
 
 import itertools
+import operator
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -62,8 +63,7 @@ def set_num_threads(n: int | None) -> None:
     """
     global _explicit_num_threads
     if n is not None:
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise TypeError(f"set_num_threads: expected an int, got {type(n).__name__}")
+        n = _thread_count("set_num_threads", n)
         limit = 100 * _cpu_count()
         if not 0 < n <= limit:
             raise ValueError(f"set_num_threads: the thread count must be in range [1, {limit}], got {n}")
@@ -82,10 +82,20 @@ def default_thread_pool(device_id):
         return pool
 
 
-def check_num_threads(owner: str, num_threads) -> None:
-    """Refuse a thread count that is not a positive int, naming ``owner``."""
-    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+def _thread_count(owner: str, num_threads) -> int:
+    """``num_threads`` as an int: any integer (numpy's too, as the reference takes them),
+    not a bool; TypeError naming ``owner`` for anything else."""
+    if isinstance(num_threads, bool) or not hasattr(type(num_threads), "__index__"):
+        raise TypeError(f"{owner}: num_threads must be an int, got {type(num_threads).__name__}")
+    return operator.index(num_threads)
+
+
+def check_num_threads(owner: str, num_threads) -> int:
+    """``num_threads`` as a positive int; TypeError or ValueError naming ``owner``."""
+    num_threads = _thread_count(owner, num_threads)
+    if num_threads < 1:
         raise ValueError(f"{owner}: num_threads must be a positive int, got {num_threads!r}")
+    return num_threads
 
 
 class ThreadPool:
@@ -105,8 +115,7 @@ class ThreadPool:
             device_id = Device.current().device_id
         if num_threads is None:
             num_threads = get_num_threads()
-        check_num_threads("ThreadPool", num_threads)
-        self._num_threads = num_threads
+        self._num_threads = check_num_threads("ThreadPool", num_threads)
         self._device_id = device_id
         self._executor = None
         self._lock = threading.Lock()
