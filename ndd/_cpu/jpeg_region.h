@@ -49,8 +49,8 @@ static void ndd_jpeg_emit_message(j_common_ptr cinfo, int level)
 /* The window (top, left, height, width) of the stored image into `out`, rows of
  * width * channels bytes. Only gray and YCbCr / RGB 3-component streams are taken
  * (CMYK and YCCK are DECLINED). `scratch` holds the decoded rows when they are wider
- * than the window; the caller keeps it between images (a new buffer per image, the
- * heap grown and trimmed each time, costs a tenth of the decoding time). */
+ * than the window; the caller keeps it between images rather than have libjpeg
+ * allocate rows for every image. */
 static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space,
                                   int fast_idct, int top, int left, int height, int width,
                                   unsigned char *out, unsigned char *scratch,
