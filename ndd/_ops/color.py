@@ -684,6 +684,7 @@ def _jpeg_prepare(ins, args):
             f"{op.qualname}: expected HWC images or FHWC sequences, got {ins[0].ndim}-D data with layout "
             f"{ins[0]._layout!r}"
         )
+    args["_layout"] = layout
 
 
 def _jpeg_round_trip(frame, quality, out=None):
@@ -732,6 +733,8 @@ JPEG_COMPRESSION_DISTORTION = Operator(
         )
     ],
     prepare_args=_jpeg_prepare,
+    # An input without a layout gets the one it is read as (HWC, FHWC), as in the reference.
+    infer_types=lambda ins, args: [(ins[0]._dtype, args["_layout"])],
     infer_shape=_check_three_channels_of("ndd.jpeg_compression_distortion"),
     kernel=_jpeg_kernel,
     doc="Add JPEG compression artifacts: encode each image (4:2:0) at ``quality`` and decode it again.",

@@ -526,7 +526,8 @@ def _make_resize(name, module):
             _check_size_methods(op, args)
 
     def types(ins, args):
-        out = [(args["_dtype"], ins[0]._layout)]
+        # An input without a layout gets the one it is read as (HWC, FHWC, ...), as in the reference.
+        out = [(args["_dtype"], args["_axes"].layout)]
         if args["save_attrs"]:
             out.append((int32, ""))
         return out
@@ -850,7 +851,7 @@ RESIZE_CROP_MIRROR = Operator(
     ],
     prepare_args=_rcm_prepare,
     infer_shape=_rcm_shape,
-    infer_types=lambda ins, args: [(args["_dtype"], ins[0]._layout)],
+    infer_types=lambda ins, args: [(args["_dtype"], args["_axes"].layout)],
     kernel=_rcm_kernel,
     doc="Resize, then crop a window of the resized image, then flip it by ``mirror``, in one pass.\n\n"
     "The resize takes the arguments of ``resize``; the window's extents come from ``crop`` (or "

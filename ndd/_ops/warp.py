@@ -284,10 +284,10 @@ def _warp_affine_prepare(ins, args):
 def _warp_affine_types(ins, args):
     op = WARP_AFFINE
     x = ins[0]
-    _image_axes(op, x._layout, x.ndim, volume=True)
+    axes = _image_axes(op, x._layout, x.ndim, volume=True)
     if ins[1] is not None and ins[1]._dtype.numpy is not None and np.dtype(ins[1]._dtype.numpy).kind != "f":
         raise InvalidArgumentError(f"ndd.warp_affine: the 'mtx' input must be float, got {ins[1]._dtype}")
-    return [(_output_dtype(op, ins, args), x._layout)]
+    return [(_output_dtype(op, ins, args), axes.layout)]
 
 
 def _warp_affine_shape(shapes, args):
@@ -535,7 +535,7 @@ def _rotate_types(ins, args):
         )
     if axes.depth is not None and not given:
         raise InvalidArgumentError("ndd.rotate: volumes need the rotation 'axis'")
-    return [(_output_dtype(ROTATE, ins, args), x._layout)]
+    return [(_output_dtype(ROTATE, ins, args), axes.layout)]
 
 
 def _rotate_shape(shapes, args):
@@ -698,7 +698,7 @@ def _perspective_types(ins, args):
             f"{WARP_PERSPECTIVE.qualname}: 'fill_value' must be one value for planar layouts ({axes.layout}), "
             f"got {list(fill)}"
         )
-    return [(x._dtype, x._layout)]
+    return [(x._dtype, axes.layout)]
 
 
 def _perspective_shape(shapes, args):
@@ -836,9 +836,9 @@ WARP_PERSPECTIVE = Operator(
 def _distortion_types(op):
     def types(ins, args):
         x = ins[0]
-        _image_axes(op(), x._layout, x.ndim)
+        axes = _image_axes(op(), x._layout, x.ndim)
         _check_interp(op(), args)
-        return [(x._dtype, x._layout)]
+        return [(x._dtype, axes.layout)]
 
     return types
 
@@ -1026,12 +1026,12 @@ def _map_hw(op, shape, name, frames):
 def _remap_types(ins, args):
     op = REMAP
     x = ins[0]
-    _image_axes(op, x._layout, x.ndim)
+    axes = _image_axes(op, x._layout, x.ndim)
     for name, m in (("mapx", ins[1]), ("mapy", ins[2])):
         if m._dtype.numpy is None or np.dtype(m._dtype.numpy) != np.float32:
             raise InvalidArgumentError(f"{op.qualname}: '{name}' must be float32, got {m._dtype}")
     _check_interp_kind(op.qualname, "interp", args["interp"])
-    return [(x._dtype, x._layout)]
+    return [(x._dtype, axes.layout)]
 
 
 def _remap_shape(shapes, args):
