@@ -40,12 +40,13 @@ from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16,
 from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
 from ..types import DALIImageType, enum_value
 from . import image_codec
-from .conversions import cast_array
+from .conversions import cast_array, round_half_away
 from .gpu_decoding import GpuImageDecoder
 from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
 from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows
 from .schema import Arg, Input, Operator, given
+from .slicing import named_window, positional_window
 
 __all__ = ["OPERATORS", "ImageDecodeError"]
 
@@ -179,6 +180,14 @@ def _reason(exc):
     return text if text else ("out of memory" if isinstance(exc, MemoryError) else type(exc).__name__)
 
 
+def _failure(qualname, exc, source):
+    """The message of a sample that failed: its window's arguments (their error names
+    the operator), or its decoding."""
+    if isinstance(exc, InvalidArgumentError):
+        return f"{_reason(exc)}{source}"
+    return f"{qualname}: cannot decode{source}: {_reason(exc)}"
+
+
 def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
     """Decode every sample on the thread pool; collect the failures so that one bad
     image does not discard the others."""
@@ -198,7 +207,7 @@ def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
         exc = results[first][1]
         more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
         raise ImageDecodeError(
-            f"{qualname}: cannot decode{_describe_source(sample_args[first], first)}: {_reason(exc)}{more}",
+            _failure(qualname, exc, _describe_source(sample_args[first], first)) + more,
             decoded=[r for r, _ in results],
             failed=failed,
         ) from exc
@@ -210,9 +219,7 @@ def _sample_kernel(qualname, decode_one):
         try:
             return decode_one(arrays[0], args, None)
         except Exception as exc:
-            raise ImageDecodeError(
-                f"{qualname}: cannot decode{_describe_source(args, None)}: {_reason(exc)}"
-            ) from exc
+            raise ImageDecodeError(_failure(qualname, exc, _describe_source(args, None))) from exc
 
     return kernel
 
@@ -279,10 +286,8 @@ def _anchor(position, free, rounding):
 
 def _crop_prepare(qualname, ins, args):
     crop = args["crop"]
-    if isinstance(crop, tuple) and len(crop) != 2:
-        raise InvalidArgumentError(
-            f"{qualname}: 'crop' must have 2 values (height, width) for an image, got {list(crop)}"
-        )
+    if isinstance(crop, tuple):
+        _crop_extents(qualname, crop)
     # As in the reference, presence counts: crop_w=0 is a width (the whole one).
     given_w = given(args, _CROP_SPECS["crop_w"])
     given_h = given(args, _CROP_SPECS["crop_h"])
@@ -290,19 +295,40 @@ def _crop_prepare(qualname, ins, args):
         raise InvalidArgumentError(f"{qualname}: 'crop' and 'crop_w'/'crop_h' are mutually exclusive")
     if crop is None and given_w != given_h:
         raise InvalidArgumentError(f"{qualname}: 'crop_w' and 'crop_h' must be given together")
+    if given(args, _CROP_SPECS["crop_d"]) and not (given_w and given_h):
+        raise InvalidArgumentError(f"{qualname}: 'crop_d' must be given together with 'crop_w' and 'crop_h'")
+    for name in ("crop_pos_x", "crop_pos_y"):
+        if type(args[name]) is float:
+            _check_position(qualname, name, args[name])
+
+
+def _crop_extents(qualname, crop):
+    """(height, width) of ``crop``: 2 values, or 3 (a volume's depth first, which an
+    image does not have: ignored, as in the reference)."""
+    if len(crop) not in (2, 3):
+        raise InvalidArgumentError(
+            f"{qualname}: 'crop' must have 2 values (height, width) or 3 (depth, height, width), got {list(crop)}"
+        )
+    return crop[-2], crop[-1]
+
+
+def _check_position(qualname, name, value):
+    # The reference refuses positions outside [0, 1] even where the window would fit.
+    if not 0.0 <= value <= 1.0:
+        raise InvalidArgumentError(f"{qualname}: '{name}' must be within [0, 1], got {value}")
 
 
 def _crop_window(qualname, size, data, args, index):
     height, width = size
     crop = args["crop"]
     if crop is not None:
-        if len(crop) != 2:
-            raise ValueError(f"'crop' must have 2 values (height, width), got {list(crop)}")
-        crop_h, crop_w = crop
+        crop_h, crop_w = _crop_extents(qualname, crop)
     elif given(args, _CROP_SPECS["crop_h"]):
         crop_h, crop_w = args["crop_h"], args["crop_w"]
     else:
         return None  # no window given: the whole image, as the reference decodes it
+    for name in ("crop_pos_x", "crop_pos_y"):
+        _check_position(qualname, name, args[name])
     # The window's size is truncated whatever 'rounding' says, as in the reference;
     # an extent of 0 or less keeps the image's.
     h, w = int(crop_h), int(crop_w)
@@ -311,9 +337,9 @@ def _crop_window(qualname, size, data, args, index):
     y = _anchor(args["crop_pos_y"], height - h, args["rounding"])
     x = _anchor(args["crop_pos_x"], width - w, args["rounding"])
     if y < 0 or x < 0 or y + h > height or x + w > width:
-        raise ValueError(
-            f"the crop window [{y}..{y + h}, {x}..{x + w}] (rows, columns) does not fit the image "
-            f"of {height} x {width}"
+        raise InvalidArgumentError(
+            f"{qualname}: the crop window [{y}..{y + h}, {x}..{x + w}] (rows, columns) does not fit the "
+            f"image of {height} x {width}"
         )
     return (y, x, h, w)
 
@@ -475,58 +501,25 @@ def _slice_axes(axes, axis_names):
     return chosen
 
 
-def _relative(value, extent):
-    # Single precision, as the reference: 0.35 * 10 is 3.5 in float32 (3.4999... in float64).
-    return float(np.float32(value) * np.float32(extent))
-
-
-def _values_per_axis(name, values, count):
-    if len(values) == 1:
-        values = tuple(values) * count
-    if len(values) != count:
-        raise ValueError(f"'{name}' must have 1 value or one per sliced axis ({count}), got {list(values)}")
-    return values
-
-
 def _slice_window(qualname, size, data, args, index):
     axes = _slice_axes(args["axes"], args["axis_names"])
-    start = [0.0, 0.0]
-    end = [float(size[0]), float(size[1])]
-    positional = args.get("_anchor") is not None
-    if positional:
-        anchor = np.asarray(args["_anchor"]).reshape(-1)
-        shape = np.asarray(args["_shape_input"]).reshape(-1)
-        anchor = _values_per_axis("anchor", anchor.tolist(), len(axes))
-        shape = _values_per_axis("shape_input", shape.tolist(), len(axes))
-        scale_anchor = args["normalized_anchor"] and args["_anchor"].dtype.kind == "f"
-        scale_shape = args["normalized_shape"] and args["_shape_input"].dtype.kind == "f"
-    for i, d in enumerate(axes):
-        extent = size[d]
-        if positional:
-            lo = anchor[i] * extent if scale_anchor else float(anchor[i])
-            hi = lo + (shape[i] * extent if scale_shape else float(shape[i]))
-        else:
-            lo = 0.0
-            if args["start"] is not None:
-                lo = float(_values_per_axis("start", args["start"], len(axes))[i])
-            elif args["rel_start"] is not None:
-                lo = _relative(_values_per_axis("rel_start", args["rel_start"], len(axes))[i], extent)
-            hi = float(extent)
-            if args["shape"] is not None:
-                hi = lo + _values_per_axis("shape", args["shape"], len(axes))[i]
-            elif args["rel_shape"] is not None:
-                hi = lo + _relative(_values_per_axis("rel_shape", args["rel_shape"], len(axes))[i], extent)
-            elif args["end"] is not None:
-                hi = float(_values_per_axis("end", args["end"], len(axes))[i])
-            elif args["rel_end"] is not None:
-                hi = _relative(_values_per_axis("rel_end", args["rel_end"], len(axes))[i], extent)
-        # Halves away from zero, as slice.
-        start[d] = math.copysign(math.floor(abs(lo) + 0.5), lo)
-        end[d] = math.copysign(math.floor(abs(hi) + 0.5), hi)
-    y0, x0, y1, x1 = int(start[0]), int(start[1]), int(end[0]), int(end[1])
+    if args.get("_anchor") is not None:
+        window = positional_window(
+            args, axes, size, np.asarray(args["_anchor"]), np.asarray(args["_shape_input"]), qualname
+        )
+    else:
+        window = named_window(args, axes, size, qualname)
+    start, end = [0, 0], list(size)
+    for d, (lo, hi) in zip(axes, window, strict=True):
+        if hi < lo:
+            raise InvalidArgumentError(
+                f"{qualname}: the slice of axis {'HW'[d]} ends ({hi}) before it starts ({lo})"
+            )
+        start[d], end[d] = round_half_away(lo), round_half_away(hi)
+    y0, x0, y1, x1 = start[0], start[1], end[0], end[1]
     if y0 < 0 or x0 < 0 or y1 > size[0] or x1 > size[1] or y1 < y0 or x1 < x0:
-        raise ValueError(
-            f"the slice [{y0}..{y1}, {x0}..{x1}] (rows, columns) does not fit the image "
+        raise InvalidArgumentError(
+            f"{qualname}: the slice [{y0}..{y1}, {x0}..{x1}] (rows, columns) does not fit the image "
             f"of {size[0]} x {size[1]}"
         )
     return (y0, x0, y1 - y0, x1 - x0)

@@ -132,8 +132,10 @@ def _relative(value, extent):
     return float(np.float32(value) * np.float32(extent))
 
 
-def _named_window(args, axes, in_shape):
-    """(start, end) floats per sliced axis from the named arguments."""
+def named_window(args, axes, in_shape, qualname="ndd.slice"):
+    """(start, end) floats per sliced axis (``axes``, dimensions of ``in_shape``) from
+    the named arguments start/rel_start and end/rel_end/shape/rel_shape, one value or
+    one per axis; the errors name ``qualname``."""
     values = {}
     for name in _STARTS + _ENDS:
         v = args[name]
@@ -142,8 +144,8 @@ def _named_window(args, axes, in_shape):
         if len(v) == 1:  # one value applies to every sliced axis
             v = v * len(axes)
         if len(v) != len(axes):
-            raise ValueError(
-                f"ndd.slice: '{name}' must have 1 value or one per sliced axis ({len(axes)}), got {list(v)}"
+            raise InvalidArgumentError(
+                f"{qualname}: '{name}' must have 1 value or one per sliced axis ({len(axes)}), got {list(v)}"
             )
         values[name] = v
     window = []
@@ -156,10 +158,21 @@ def _named_window(args, axes, in_shape):
         else:
             lo = 0.0
         if "shape" in values or "rel_shape" in values:
-            size = values["shape"][i] if "shape" in values else _relative(values["rel_shape"][i], extent)
+            if "shape" in values:
+                size = values["shape"][i]
+                hi = lo + size
+            elif "rel_start" in values:
+                # Both relative: the reference adds the fractions (in double) and then
+                # scales: 0.35 of 50 from 0 ends at 17, where 0 + float32(17.5) gives 18.
+                size = values["rel_shape"][i]
+                hi = (float(np.float32(values["rel_start"][i])) + float(np.float32(size))) * extent
+            else:
+                size = _relative(values["rel_shape"][i], extent)
+                hi = lo + size
             if size < 0:
-                raise ValueError(f"ndd.slice: the slice shape must not be negative, got {size} for axis {d}")
-            hi = lo + size
+                raise InvalidArgumentError(
+                    f"{qualname}: the slice shape must not be negative, got {size} for axis {d}"
+                )
         elif "end" in values:
             hi = float(values["end"][i])
         elif "rel_end" in values:
@@ -170,15 +183,16 @@ def _named_window(args, axes, in_shape):
     return window
 
 
-def _positional_window(args, axes, in_shape, anchor, shape):
-    """(start, end) floats per sliced axis from the anchor and shape inputs; float
-    inputs are fractions of the extent when normalized_anchor/normalized_shape say so."""
+def positional_window(args, axes, in_shape, anchor, shape, qualname="ndd.slice"):
+    """(start, end) floats per sliced axis from the anchor and shape inputs, one value
+    per axis; float inputs are fractions of the extent when normalized_anchor /
+    normalized_shape say so. The errors name ``qualname``."""
     anchor = anchor.reshape(-1)
     shape = shape.reshape(-1)
     for name, v in (("anchor", anchor), ("shape_input", shape)):
         if v.size != len(axes):
-            raise ValueError(
-                f"ndd.slice: input '{name}' must have one value per sliced axis ({len(axes)}), "
+            raise InvalidArgumentError(
+                f"{qualname}: input '{name}' must have one value per sliced axis ({len(axes)}), "
                 f"got {v.tolist()}"
             )
     scale_anchor = args["normalized_anchor"] and anchor.dtype.kind == "f"
@@ -196,9 +210,9 @@ def _slice_bounds(args, in_shape, anchor=None, shape=None):
     ndim = len(in_shape)
     axes = _slice_axes(args, ndim)
     if anchor is not None:
-        window = _positional_window(args, axes, in_shape, anchor, shape)
+        window = positional_window(args, axes, in_shape, anchor, shape)
     else:
-        window = _named_window(args, axes, in_shape)
+        window = named_window(args, axes, in_shape)
     policy = args["out_of_bounds_policy"]
     bounds = [(0, n) for n in in_shape]
     for d, (lo, hi) in zip(axes, window, strict=True):

@@ -1023,7 +1023,14 @@ _DATA = image_samples.encoded("png_rgb")
         (lambda: ndd.decoders.image(_DATA, output_type="GRAY"), "'output_type' must be an image type"),
         (lambda: ndd.decoders.image(_DATA, dtype=ndd.float64), "'dtype' must be one of"),
         (lambda: ndd.decoders.image(np.zeros(3, np.float32)), "encoded image bytes"),
-        (lambda: ndd.decoders.image_crop(_DATA, crop=(1, 2, 3)), "'crop' must have 2 values"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(1, 2, 3, 4)), "'crop' must have 2 values"),
+        # As the reference: positions outside [0, 1] are refused even where the window fits.
+        (
+            lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), crop_pos_x=1.0000001),
+            "'crop_pos_x' must be within",
+        ),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), crop_pos_y=-0.5), "'crop_pos_y' must be within"),
+        (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), crop_d=2), "'crop_d' must be given together"),
         (lambda: ndd.decoders.image_crop(_DATA, crop_w=3), "must be given together"),
         (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), rounding="up"), "'rounding' must be one of"),
         (lambda: ndd.decoders.image_crop(_DATA, crop=(2, 2), crop_h=0), "mutually exclusive"),
@@ -1040,6 +1047,34 @@ _DATA = image_samples.encoded("png_rgb")
 def test_bad_arguments_fail_at_the_call(call, message):
     with pytest.raises((ValueError, TypeError), match=message):
         call()
+
+
+def test_a_crop_of_three_values_takes_the_last_two():
+    # (depth, height, width): an image has no depth, as in the reference.
+    whole = np.asarray(ndd.decoders.image(_DATA))
+    out = np.asarray(ndd.decoders.image_crop(_DATA, crop=(9, 4, 6), crop_pos_x=0.0, crop_pos_y=0.0))
+    np.testing.assert_array_equal(out, whole[:4, :6])
+
+
+def test_a_bad_window_of_one_sample_names_its_argument_and_the_sample():
+    data = ndd.batch([_DATA, _DATA])
+    with pytest.raises(RuntimeError) as info:
+        np.asarray(
+            ndd.decoders.image_crop(data, crop=(2, 2), crop_pos_x=ndd.batch(np.float32([0.5, 1.5]))).tensors[
+                1
+            ]
+        )
+    message = str(info.value.__cause__ or info.value)
+    assert "ndd.decoders.image_crop: 'crop_pos_x' must be within [0, 1], got 1.5 (sample 1)" in message
+    assert "cannot decode" not in message
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_slice_inputs_need_one_value_per_axis(count):
+    # The reference refuses them; one value is not spread over the axes.
+    anchor = np.full(count, 0.25, np.float32)
+    with pytest.raises(RuntimeError, match="input 'anchor' must have one value per sliced axis"):
+        np.asarray(ndd.decoders.image_slice(_DATA, anchor, np.full(2, 0.5, np.float32)))
 
 
 def test_image_crop_without_a_window_decodes_the_whole_image():
