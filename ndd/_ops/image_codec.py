@@ -679,7 +679,14 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
                 # A copy: the window must not share the scratch buffer.
                 values = np.array(whole[upper:lower, left:right])
         except Exception:  # any refusal or damage: Pillow's path decides
-            return None
+            if box is not None or decode_window is None:
+                return None
+            # Chroma sampling TurboJPEG has no name for (3x1, 4x2, mixed): libjpeg decodes
+            # the whole image as a window, with the fast IDCT when asked (Pillow has none);
+            # a damaged stream it leaves to Pillow too.
+            values = decode_window(raw, colorspace, 0, 0, image.size[1], image.size[0], fast_idct)
+            if values is None:
+                return None
     if values.ndim == 2:
         values = values[:, :, None]
     return values, output_type in (DALIImageType.RGB, DALIImageType.BGR) or gray

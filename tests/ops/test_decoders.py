@@ -403,6 +403,20 @@ def test_fast_idct_windows_are_decoded_alone(monkeypatch):
     assert windows == [(y, whole.shape[1] - 9, 7, 9)]
 
 
+@pytest.mark.parametrize("name", ["sampling_1x2", "sampling_4x2_progressive", "sampling_4x1_restart"])
+def test_unusual_chroma_sampling_is_decoded_without_pillow(monkeypatch, name):
+    path = pathlib.Path(__file__).parent / "jpeg_streams" / f"{name}.jpg"
+    data = ndd.tensor(np.frombuffer(path.read_bytes(), np.uint8))
+    expected = np.asarray(Image.open(path).convert("RGB"))
+    _no_pillow_pixels(monkeypatch)
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.image(data)), expected)
+    # The fast IDCT applies to the whole image as to its windows (Pillow has none).
+    fast = np.asarray(ndd.decoders.image(data, use_fast_idct=True))
+    assert not np.array_equal(fast, expected)
+    window = ndd.decoders.image_slice(data, start=[1, 2], shape=[9, 7], use_fast_idct=True)
+    np.testing.assert_array_equal(np.asarray(window), fast[2:9, 1:10])
+
+
 def test_mpo_decodes_its_first_image(monkeypatch):
     first, second = Image.fromarray(image_samples.pixels()), Image.fromarray(image_samples.pixels(seed=1))
     buf = io.BytesIO()
