@@ -85,7 +85,7 @@ _PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
 _OPENCV_GRAY_WEIGHTS = (4899, 9617, 1868)
 # BT.601's rounded to x / 32768, of the reference's own conversion (WebP, JPEG 2000).
 _BT601_GRAY_WEIGHTS = (9798, 19235, 3735)
-# The gray rule of each format (see _to_gray); CMYK JPEGs take libpng's, and TIFFs
+# The gray rule of each format (see _to_gray); CMYK JPEGs take "truncated", and TIFFs
 # turned by their orientation OpenCV's (the reference reads those with OpenCV).
 _GRAY_RULES = {
     "PNG": "libpng",
@@ -730,7 +730,8 @@ def _pixels(image, box, data):
             # marker the samples are the ink itself, as the reference reads them.
             cmyk = 255 - cmyk
         ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
-        # Four channels, as the reference's ANY_DATA gives: the RGB and an opaque alpha.
+        # Four channels, as the reference's ANY_DATA gives for a CMYK TIFF (and its
+        # peek_image_shape for a JPEG, whose decoding it fails): RGB and an opaque alpha.
         rgba = np.full((*ink.shape[:2], 4), 255, np.uint8)
         rgba[:, :, :3] = ink // 255
         return rgba
@@ -767,8 +768,8 @@ def _to_gray(values, rule):
     """Gray from RGB by the rule of the library the reference decodes that format
     with: "libpng" (15-bit weights, 8-bit truncated, 16-bit rounded), "opencv" (14-bit
     weights, rounded; BMP, PNM, turned TIFFs), "bt601" (15-bit weights, rounded; WebP,
-    JPEG 2000), "libtiff" (float32, summed in order, halves up), or
-    None (float32, to nearest)."""
+    JPEG 2000), "libtiff" (float32, summed in order, halves up), "truncated" (the
+    same sum, truncated; CMYK JPEGs), or None (float32, to nearest)."""
     if values.shape[2] <= 2:
         return values[:, :, :1]
     rgb = values[:, :, :3]
@@ -778,10 +779,12 @@ def _to_gray(values, rule):
         return _fixed_point_gray(rgb, _OPENCV_GRAY_WEIGHTS, 14, 1 << 13)
     if rule == "bt601" and rgb.dtype == np.uint8:
         return _fixed_point_gray(rgb, _BT601_GRAY_WEIGHTS, 15, 1 << 14)
-    if rule == "libtiff" and rgb.dtype == np.uint8:
+    if rule in ("libtiff", "truncated") and rgb.dtype == np.uint8:
         f = rgb.astype(np.float32)
         gray = f[:, :, 0] * _GRAY_WEIGHTS[0] + f[:, :, 1] * _GRAY_WEIGHTS[1] + f[:, :, 2] * _GRAY_WEIGHTS[2]
-        return np.floor(gray + np.float32(0.5)).astype(np.uint8)[:, :, None]
+        if rule == "libtiff":
+            gray += np.float32(0.5)
+        return np.floor(gray).astype(np.uint8)[:, :, None]
     gray = rgb.astype(np.float32) @ _GRAY_WEIGHTS
     return np.rint(gray).astype(rgb.dtype)[:, :, None]
 
@@ -892,7 +895,7 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             image.draft("L", image.size)
         values, converted = _pixels(image, box, data), False
     if not converted:
-        rule = "libpng" if image.mode == "CMYK" else _GRAY_RULES.get(image.format)
+        rule = "truncated" if image.mode == "CMYK" else _GRAY_RULES.get(image.format)
         if rule == "libtiff" and orient != 1:
             rule = "opencv"
         values = _convert(values, output_type, dtype, rule)

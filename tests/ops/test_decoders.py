@@ -693,9 +693,26 @@ def test_gray_of_a_jpeg_pillow_decodes_is_its_stored_luma():
     np.testing.assert_array_equal(gray(noisy, adjust_orientation=False), gray(clean))
 
 
+def test_cmyk_gray_truncates_the_weighted_sum_as_the_reference():
+    # The reference's gray of a CMYK JPEG: floor(0.299 R + 0.587 G + 0.114 B) in float32
+    # of its RGB (checked on 4,096 random pixels; libpng's rule was 1 level off on 3).
+    ink = np.random.default_rng(0).integers(0, 256, (64, 64, 4), np.uint8)
+    stream = io.BytesIO()
+    Image.fromarray(ink, "CMYK").save(stream, "JPEG", quality=95)
+    encoded = ndd.tensor(np.frombuffer(stream.getvalue(), np.uint8))
+    rgb = np.asarray(ndd.decoders.image(encoded)).astype(np.float32)
+    weights = [np.float32(w) for w in (0.299, 0.587, 0.114)]
+    expected = np.floor(rgb[:, :, 0] * weights[0] + rgb[:, :, 1] * weights[1] + rgb[:, :, 2] * weights[2])
+    gray = np.asarray(ndd.decoders.image(encoded, output_type=types.GRAY))
+    np.testing.assert_array_equal(gray[:, :, 0], expected.astype(np.uint8))
+    for r, g, b, level in [(203, 249, 89, 217), (164, 32, 177, 87), (183, 114, 12, 123)]:
+        assert (gray[(rgb == [r, g, b]).all(axis=2)] == level).all()
+
+
 @pytest.mark.parametrize("form", ["TIFF", "JPEG"])
 def test_cmyk_any_data_is_rgb_and_an_opaque_alpha(form):
-    # The reference's ANY_DATA of a CMYK image (and its peek_image_shape): 4 channels.
+    # The reference's ANY_DATA of a CMYK TIFF (and its peek_image_shape of a JPEG, whose
+    # decoding with ANY_DATA it fails): 4 channels.
     ink = np.random.default_rng(0).integers(0, 256, (4, 5, 4), np.uint8)
     stream = io.BytesIO()
     Image.fromarray(ink, "CMYK").save(stream, form)
