@@ -35,16 +35,21 @@ _f32 = np.float32
 
 
 @functools.lru_cache(maxsize=256)
-def _image_layout(op, layout, ndim, five_dims=""):
+def _image_layout(op, layout, ndim, five_dims="", four_dims="FHWC"):
     """The layout of an image sample: its own, or the usual one for its dimensions."""
-    return image_axes(op, layout, ndim, five_dims=five_dims).layout
+    return image_axes(op, layout, ndim, four_dims=four_dims, five_dims=five_dims).layout
 
 
-def _output_layout(op, x, five_dims=""):
+def _output_layout(op, x, five_dims="", four_dims="FHWC"):
     if x._layout:
         return x._layout
     ndim = known_ndim(x)
-    return _image_layout(op, "", ndim, five_dims) if ndim is not None else ""
+    return _image_layout(op, "", ndim, five_dims, four_dims) if ndim is not None else ""
+
+
+# The reference's crop reads 4-D data without a layout as a volume (DHWC), where flip,
+# crop_mirror_normalize and the resampling operators read a sequence (FHWC).
+_CROP_FOUR_DIMS = "DHWC"
 
 
 # --- the crop window -----------------------------------------------------------------
@@ -145,7 +150,7 @@ def _crop_types(ins, args):
         dtype = args["dtype"] = args["output_dtype"]
     x = ins[0]
     check_window_dtype("ndd.crop", dtype, x._dtype)
-    return [(dtype or x._dtype, _output_layout(op, x))]
+    return [(dtype or x._dtype, _output_layout(op, x, four_dims=_CROP_FOUR_DIMS))]
 
 
 def _fill_shape(op, args, layout, out_shape, count):
@@ -163,7 +168,7 @@ def _fill_shape(op, args, layout, out_shape, count):
 
 def _crop_shape(shapes, args):
     shape = shapes[0]
-    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(shape))
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(shape), four_dims=_CROP_FOUR_DIMS)
     out_shape = tuple(hi - lo for lo, hi in _crop_bounds(CROP, args, layout, shape))
     if args["out_of_bounds_policy"] == "pad":
         _fill_shape(CROP, args, layout, out_shape, len(args["fill_values"]))
@@ -172,7 +177,7 @@ def _crop_shape(shapes, args):
 
 def _crop_kernel(arrays, args):
     data = arrays[0]
-    layout = _image_layout(CROP, args[INPUT_LAYOUT], data.ndim)
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], data.ndim, four_dims=_CROP_FOUR_DIMS)
     bounds = _crop_bounds(CROP, args, layout, data.shape)
     inside = _inside(bounds, data.shape)
     target = args["dtype"].numpy if args["dtype"] is not None else data.dtype
@@ -783,7 +788,7 @@ class _GpuCrop(GpuSlice):
 
 
 def _crop_gpu_bounds(args, in_shape, anchor=None, shape=None):
-    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(in_shape))
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(in_shape), four_dims=_CROP_FOUR_DIMS)
     return _crop_bounds(CROP, args, layout, in_shape)
 
 
@@ -793,7 +798,7 @@ def _crop_gpu_fill(args, out_shape, dtype):
     fill = c_cast(args["fill_values"], dtype).reshape(-1)
     if fill.size == 1:
         return fill, None
-    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(out_shape))
+    layout = _image_layout(CROP, args[INPUT_LAYOUT], len(out_shape), four_dims=_CROP_FOUR_DIMS)
     _fill_shape(CROP, args, layout, out_shape, fill.size)
     return fill, layout.index("C")
 

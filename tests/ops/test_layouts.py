@@ -1,4 +1,4 @@
-"""Image operators given data without a layout read it as HWC (3-D) or FHWC (4-D)
+"""Image operators given data without a layout read it as HWC (3-D) or FHWC (4-D; crop: DHWC)
 and label their output so, as the reference does (checked by running it: its
 resize, rotate, warp_affine, warp_perspective, water, sphere, resize_crop_mirror
 and jpeg_compression_distortion give HWC / FHWC here, like flip and crop)."""
@@ -10,7 +10,6 @@ import ndd
 
 _CALLS = {
     "flip": lambda x: ndd.flip(x, horizontal=1),
-    "crop": lambda x: ndd.crop(x, crop=(4, 4)),
     "resize": lambda x: ndd.resize(x, size=(4, 5)),
     "resize_crop_mirror": lambda x: ndd.resize_crop_mirror(x, size=(6, 6), crop=(4, 4)),
     "rotate": lambda x: ndd.rotate(x, angle=30),
@@ -20,6 +19,7 @@ _CALLS = {
     "brightness": lambda x: ndd.brightness(x, brightness=1.5),
 }
 _IMAGE_ONLY = {
+    "crop": lambda x: ndd.crop(x, crop=(4, 4)),
     "water": lambda x: ndd.water(x),
     "sphere": lambda x: ndd.sphere(x),
     "random_resized_crop": lambda x: ndd.random_resized_crop(x, size=(3, 3)),
@@ -38,6 +38,14 @@ def test_an_image_without_a_layout_comes_out_as_hwc(name):
 def test_a_sequence_without_a_layout_comes_out_as_fhwc(name):
     x = ndd.tensor(np.random.default_rng(0).integers(0, 255, (2, 8, 10, 3), dtype=np.uint8))
     assert _CALLS[name](x).layout == "FHWC"
+
+
+def test_crop_reads_4d_data_without_a_layout_as_a_volume():
+    # As the reference: DHWC where the others read FHWC; a third crop extent cuts the depth.
+    x = ndd.tensor(np.arange(2 * 8 * 10 * 3, dtype=np.int32).reshape(2, 8, 10, 3))
+    out = ndd.crop(x, crop=(1, 4, 4), crop_pos_z=0.0, crop_pos_y=0.0, crop_pos_x=0.0)
+    assert out.layout == "DHWC"
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(x)[:1, :4, :4])
 
 
 @pytest.mark.parametrize("name", sorted(_CALLS))
