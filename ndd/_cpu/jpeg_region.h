@@ -19,7 +19,7 @@
 
 #include <jpeglib.h>
 
-enum { NDD_JPEG_RGB = 0, NDD_JPEG_BGR = 1, NDD_JPEG_GRAY = 2 };
+enum { NDD_JPEG_RGB = 0, NDD_JPEG_BGR = 1, NDD_JPEG_GRAY = 2, NDD_JPEG_CMYK = 3 };
 
 /* Results: the window was written; the stream is not a JPEG this decoder takes or
  * libjpeg failed (the caller's other decoder decides, and reports why); the scratch
@@ -47,8 +47,9 @@ static void ndd_jpeg_emit_message(j_common_ptr cinfo, int level)
 }
 
 /* The window (top, left, height, width) of the stored image into `out`, rows of
- * width * channels bytes. Only gray and YCbCr / RGB 3-component streams are taken
- * (CMYK and YCCK are DECLINED). `scratch` holds the decoded rows when they are wider
+ * width * channels bytes. Gray and YCbCr / RGB 3-component streams are taken for RGB,
+ * BGR and GRAY; CMYK and YCCK 4-component ones for CMYK (the stored ink, YCCK turned
+ * into it), and only for it: the others are DECLINED. `scratch` holds the decoded rows when they are wider
  * than the window; the caller keeps it between images rather than have libjpeg
  * allocate rows for every image. */
 static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space,
@@ -58,7 +59,8 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
 {
     struct jpeg_decompress_struct cinfo;
     ndd_jpeg_errors errors;
-    int channels = space == NDD_JPEG_GRAY ? 1 : 3;
+    int channels = space == NDD_JPEG_GRAY ? 1 : space == NDD_JPEG_CMYK ? 4 : 3;
+    int ink;
     JDIMENSION first_column, columns;
     size_t skip, row_bytes = (size_t)width * channels, scratch_row;
     int direct;
@@ -73,9 +75,12 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
     }
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
-    if (!(cinfo.num_components == 1 && cinfo.jpeg_color_space == JCS_GRAYSCALE)
-        && !(cinfo.num_components == 3
-             && (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_RGB))) {
+    ink = cinfo.num_components == 4
+          && (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK);
+    if (ink != (space == NDD_JPEG_CMYK)
+        || (!ink && !(cinfo.num_components == 1 && cinfo.jpeg_color_space == JCS_GRAYSCALE)
+            && !(cinfo.num_components == 3
+                 && (cinfo.jpeg_color_space == JCS_YCbCr || cinfo.jpeg_color_space == JCS_RGB)))) {
         jpeg_destroy_decompress(&cinfo);
         return NDD_JPEG_DECLINED;
     }
@@ -85,9 +90,10 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
         jpeg_destroy_decompress(&cinfo);
         return NDD_JPEG_DECLINED;
     }
-    cinfo.out_color_space = space == NDD_JPEG_GRAY ? JCS_GRAYSCALE
-                            : space == NDD_JPEG_BGR ? JCS_EXT_BGR
-                                                    : JCS_EXT_RGB;
+    cinfo.out_color_space = space == NDD_JPEG_GRAY   ? JCS_GRAYSCALE
+                            : space == NDD_JPEG_BGR  ? JCS_EXT_BGR
+                            : space == NDD_JPEG_CMYK ? JCS_CMYK
+                                                     : JCS_EXT_RGB;
     cinfo.dct_method = fast_idct ? JDCT_IFAST : JDCT_ISLOW;
     cinfo.do_fancy_upsampling = TRUE;
     jpeg_start_decompress(&cinfo);

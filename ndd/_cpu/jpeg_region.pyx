@@ -13,12 +13,13 @@ import threading
 import numpy as np
 
 cdef extern from "jpeg_region.h" nogil:
-    int NDD_JPEG_RGB, NDD_JPEG_BGR, NDD_JPEG_GRAY, NDD_JPEG_DONE, NDD_JPEG_SCRATCH
+    int NDD_JPEG_RGB, NDD_JPEG_BGR, NDD_JPEG_GRAY, NDD_JPEG_CMYK, NDD_JPEG_DONE, NDD_JPEG_SCRATCH
     int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space, int fast_idct,
                                int top, int left, int height, int width, unsigned char *out,
                                unsigned char *scratch, size_t *scratch_size)
 
-_SPACES = {"RGB": NDD_JPEG_RGB, "BGR": NDD_JPEG_BGR, "GRAY": NDD_JPEG_GRAY}
+_SPACES = {"RGB": NDD_JPEG_RGB, "BGR": NDD_JPEG_BGR, "GRAY": NDD_JPEG_GRAY, "CMYK": NDD_JPEG_CMYK}
+_CHANNELS = {"RGB": 3, "BGR": 3, "GRAY": 1, "CMYK": 4}
 # Each thread's rows of decoded columns, kept between images.
 _SCRATCH = threading.local()
 
@@ -26,17 +27,17 @@ _SCRATCH = threading.local()
 def decode_window(const unsigned char[::1] data, str colorspace, int top, int left, int height, int width,
                   bint fast_idct=False):
     """The window (``top``, ``left``, ``height``, ``width``) of the stored image, as
-    (height, width, channels) uint8 in ``colorspace`` (RGB, BGR or GRAY), or None when
-    the stream is not a gray or 3-component JPEG, the window is empty or outside the
-    image, or libjpeg reports any error or warning (the caller's other decoder then
-    decides). ``fast_idct``: libjpeg-turbo's fast integer IDCT instead of the accurate one."""
+    (height, width, channels) uint8 in ``colorspace``: RGB, BGR or GRAY of a gray or
+    3-component JPEG, or CMYK (the stored ink) of a CMYK or YCCK one. None for any
+    other stream, a window that is empty or outside the image, or any error or
+    warning libjpeg reports (the caller's other decoder then decides). ``fast_idct``: libjpeg-turbo's fast integer IDCT instead of the accurate one."""
     cdef int space = _SPACES[colorspace]
     cdef int result
     cdef size_t scratch_size
     cdef unsigned char[::1] scratch
     if height <= 0 or width <= 0 or data.shape[0] == 0:
         return None
-    out = np.empty((height, width, 1 if space == NDD_JPEG_GRAY else 3), np.uint8)
+    out = np.empty((height, width, _CHANNELS[colorspace]), np.uint8)
     cdef unsigned char[:, :, ::1] pixels = out
     while True:
         scratch = getattr(_SCRATCH, "rows", None)

@@ -638,7 +638,11 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
     windows from whole images where that module was not built. None when they cannot
     decode the image (Pillow then decodes it, or reports why it cannot).
     ``fast_idct`` selects libjpeg-turbo's fast integer IDCT, which Pillow does not offer."""
-    if image.format not in _JPEG_FORMATS or image.mode not in ("RGB", "L"):
+    if image.format not in _JPEG_FORMATS:
+        return None
+    if image.mode == "CMYK":
+        return _jpeg_ink(image, box, data, fast_idct)
+    if image.mode not in ("RGB", "L"):
         return None
     gray = output_type == DALIImageType.GRAY
     if (
@@ -692,6 +696,33 @@ def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
     return values, output_type in (DALIImageType.RGB, DALIImageType.BGR) or gray
 
 
+def _ink_to_rgba(cmyk):
+    """RGB of (H, W, 4) uint8 ink: (255 - C)(255 - K) / 255 truncated, as the reference
+    (Pillow's conversion rounds); four channels, as the reference's ANY_DATA gives for a
+    CMYK TIFF (and its peek_image_shape for a JPEG, whose decoding it fails): RGB and an
+    opaque alpha."""
+    cmyk = cmyk.astype(np.uint16)
+    ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
+    rgba = np.full((*ink.shape[:2], 4), 255, np.uint8)
+    rgba[:, :, :3] = ink // 255
+    return rgba
+
+
+def _jpeg_ink(image, box, data, fast_idct):
+    """The RGBA (``_ink_to_rgba``) of a CMYK or YCCK JPEG decoded by libjpeg (its
+    window alone, with the fast IDCT if asked), and False (not yet in the output type);
+    None without the cropping decoder or when libjpeg cannot decode it."""
+    if decode_window is None:
+        return None
+    left, upper, right, lower = box if box is not None else (0, 0, *image.size)
+    raw = np.ascontiguousarray(data).reshape(-1)
+    stored = decode_window(raw, "CMYK", upper, left, lower - upper, right - left, fast_idct)
+    if stored is None:
+        return None
+    # Adobe's files store the ink inverted; others the ink itself, as the reference reads them.
+    return _ink_to_rgba(255 - stored if "adobe" in image.info else stored), False
+
+
 def _pixels(image, box, data):
     """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
     decoded by Pillow; ``data`` are the encoded bytes."""
@@ -723,18 +754,12 @@ def _pixels(image, box, data):
         image.load()
         return np.asarray(image.crop(box) if box is not None else image, np.float32)[:, :, None]
     if mode == "CMYK":
-        # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's conversion rounds).
-        cmyk = np.asarray(image.crop(box) if box is not None else image).astype(np.uint16)
+        cmyk = np.asarray(image.crop(box) if box is not None else image)
         if image.format in _JPEG_FORMATS and "adobe" not in image.info:
             # Pillow reads every CMYK JPEG as Adobe's inverted ink; without Adobe's
             # marker the samples are the ink itself, as the reference reads them.
             cmyk = 255 - cmyk
-        ink = (255 - cmyk[:, :, :3]) * (255 - cmyk[:, :, 3:])
-        # Four channels, as the reference's ANY_DATA gives for a CMYK TIFF (and its
-        # peek_image_shape for a JPEG, whose decoding it fails): RGB and an opaque alpha.
-        rgba = np.full((*ink.shape[:2], 4), 255, np.uint8)
-        rgba[:, :, :3] = ink // 255
-        return rgba
+        return _ink_to_rgba(cmyk)
     if mode not in ("RGB", "RGBA", "L", "LA"):
         if mode == "P":
             target = "RGB"  # the reference leaves out a palette's transparency (tRNS)

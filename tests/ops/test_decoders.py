@@ -428,17 +428,42 @@ def test_mpo_decodes_its_first_image(monkeypatch):
     np.testing.assert_array_equal(out, np.asarray(Image.open(io.BytesIO(buf.getvalue()))))
 
 
-def test_cmyk_jpeg_falls_back_to_pillow():
+def _without_adobe_marker(data):
+    app14 = data.find(b"\xff\xee")
+    return data[:app14] + data[app14 + 2 + int.from_bytes(data[app14 + 2 : app14 + 4], "big") :]
+
+
+@pytest.mark.parametrize("adobe", [True, False])
+@pytest.mark.parametrize("output_type", ["RGB", "GRAY", "ANY_DATA"])
+def test_cmyk_jpeg_is_decoded_without_pillow_as_pillow_reads_it(monkeypatch, adobe, output_type):
     from ndd._ops import image_codec
 
-    cmyk = Image.fromarray(image_samples.pixels(channels=4), "CMYK")
+    if image_codec.decode_window is None:
+        pytest.skip("ndd._cpu.jpeg_region was not built (no libjpeg-turbo headers)")
     buf = io.BytesIO()
-    cmyk.save(buf, "JPEG", quality=90)
-    data = np.frombuffer(buf.getvalue(), np.uint8)
-    image = image_codec.open_image(data)
-    assert image.mode == "CMYK"
-    assert image_codec._jpeg_pixels(image, None, data, types.RGB) is None
-    out = np.asarray(ndd.decoders.image(ndd.tensor(data)))
+    Image.fromarray(image_samples.pixels(channels=4), "CMYK").save(buf, "JPEG", quality=90)
+    data = buf.getvalue() if adobe else _without_adobe_marker(buf.getvalue())
+    assert ("adobe" in Image.open(io.BytesIO(data)).info) == adobe
+    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    kind = getattr(types, output_type)
+    monkeypatch.setattr(image_codec, "decode_window", None)
+    by_pillow = np.asarray(ndd.decoders.image(encoded, output_type=kind))
+    monkeypatch.undo()
+    _no_pillow_pixels(monkeypatch)
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.image(encoded, output_type=kind)), by_pillow)
+    crop = ndd.decoders.image_crop(encoded, crop=(7, 9), crop_pos_x=0.3, crop_pos_y=0.8, output_type=kind)
+    y, x = round(0.8 * (by_pillow.shape[0] - 7)), round(0.3 * (by_pillow.shape[1] - 9))
+    np.testing.assert_array_equal(np.asarray(crop), by_pillow[y : y + 7, x : x + 9])
+    # The fast IDCT, which Pillow does not offer, applies.
+    assert not np.array_equal(
+        np.asarray(ndd.decoders.image(encoded, use_fast_idct=True, output_type=kind)), by_pillow
+    )
+
+
+def test_cmyk_jpeg_rgb_is_the_ink_product():
+    buf = io.BytesIO()
+    Image.fromarray(image_samples.pixels(channels=4), "CMYK").save(buf, "JPEG", quality=90)
+    out = np.asarray(ndd.decoders.image(ndd.tensor(np.frombuffer(buf.getvalue(), np.uint8))))
     # (255 - C)(255 - K) / 255 truncated, as the reference (Pillow's convert rounds).
     stored = np.asarray(Image.open(io.BytesIO(buf.getvalue()))).astype(np.int64)
     expected = (255 - stored[:, :, :3]) * (255 - stored[:, :, 3:]) // 255

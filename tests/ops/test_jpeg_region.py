@@ -1,7 +1,7 @@
 """The cropping JPEG decoder (``ndd/_cpu/jpeg_region.pyx``): a window decoded alone
 is the same window cut from the whole image decoded by Pillow, for every chroma
 sampling, progressive and arithmetic streams, restart markers, and windows at every
-edge; streams it does not take come back as None."""
+edge; the ink of CMYK streams as stored; streams it does not take come back as None."""
 
 import io
 import os
@@ -111,10 +111,28 @@ def test_window_outside_the_image_is_not_decoded(window):
     assert jpeg_region.decode_window(raw, "RGB", *window) is None
 
 
-def test_cmyk_is_left_to_the_other_decoder():
+@pytest.mark.parametrize("progressive", [False, True])
+def test_cmyk_windows_are_the_stored_samples(progressive):
+    cmyk = Image.fromarray(image_samples.pixels(29, 37, channels=4), "CMYK")
+    data = _pillow_jpeg(cmyk, progressive=progressive)
+    # Pillow reads the samples of every CMYK JPEG inverted (Adobe's convention).
+    stored = 255 - np.asarray(Image.open(io.BytesIO(data)))
+    raw = np.frombuffer(data, np.uint8)
+    for top, left, h, w in _windows(29, 37, np.random.default_rng(4)):
+        got = jpeg_region.decode_window(raw, "CMYK", top, left, h, w)
+        np.testing.assert_array_equal(got, stored[top : top + h, left : left + w])
+
+
+@pytest.mark.parametrize("colorspace", ["RGB", "BGR", "GRAY"])
+def test_cmyk_gives_only_its_ink(colorspace):
     cmyk = Image.fromarray(image_samples.pixels(channels=4), "CMYK")
     raw = np.frombuffer(_pillow_jpeg(cmyk), np.uint8)
-    assert jpeg_region.decode_window(raw, "RGB", 0, 0, 5, 5) is None
+    assert jpeg_region.decode_window(raw, colorspace, 0, 0, 5, 5) is None
+
+
+def test_only_cmyk_gives_ink():
+    raw = np.frombuffer(_STREAMS["small_4:2:0"], np.uint8)
+    assert jpeg_region.decode_window(raw, "CMYK", 0, 0, 5, 5) is None
 
 
 @pytest.mark.parametrize("damage", ["truncated", "bytes before a marker", "not a JPEG", "empty"])
