@@ -28,9 +28,10 @@ def decode_window(const unsigned char[::1] data, str colorspace, int top, int le
                   bint fast_idct=False):
     """The window (``top``, ``left``, ``height``, ``width``) of the stored image, as
     (height, width, channels) uint8 in ``colorspace``: RGB, BGR or GRAY of a gray or
-    3-component JPEG, or CMYK (the stored ink) of a CMYK or YCCK one. None for any
-    other stream, a window that is empty or outside the image, or any error or
-    warning libjpeg reports (the caller's other decoder then decides). ``fast_idct``: libjpeg-turbo's fast integer IDCT instead of the accurate one."""
+    3-component JPEG, or CMYK (the stored samples) of a CMYK or YCCK one. None for
+    any other stream, a window that is empty or outside the image, or any error or
+    warning libjpeg reports (the caller's other decoder then decides).
+    ``fast_idct``: libjpeg-turbo's fast integer IDCT instead of the accurate one."""
     cdef int space = _SPACES[colorspace]
     cdef int result
     cdef size_t scratch_size
