@@ -210,6 +210,9 @@ _ROUNDINGS = {
 }
 
 
+_SMALLEST_SUBPIXEL_SIZE = 0.1
+
+
 def resize_geometry(
     requested,
     in_extents,
@@ -241,10 +244,11 @@ def resize_geometry(
         wanted = abs(wanted)
         size = max(1, to_int(wanted)) if in_extents[d] > 0 else 0
         if subpixel_scale and wanted > 0 and size != wanted:
-            # Keep the requested scale: the region grows or shrinks about its alignment point.
+            # Keep the requested scale: the region grows or shrinks about its alignment
+            # point. As in the reference, a size below 0.1 scales as 0.1 does.
             align = 0.5 if alignment is None else alignment[d]
             anchor = (1 - align) * lo[d] + align * hi[d]
-            extent = (hi[d] - lo[d]) * size / wanted
+            extent = (hi[d] - lo[d]) * size / max(wanted, _SMALLEST_SUBPIXEL_SIZE)
             lo[d], hi[d] = anchor - align * extent, anchor + (1 - align) * extent
         sizes.append(size)
     return Geometry(sizes, lo, hi)

@@ -460,3 +460,14 @@ def test_interp_type_takes_another_librarys_integer_enum():
     np.testing.assert_array_equal(np.asarray(rotated), np.rot90(np.asarray(image)))
     with pytest.raises(ValueError, match="'interp_type' must be an integer"):
         ndd.resize(image, size=[3, 5], interp_type="linear")
+
+
+@pytest.mark.parametrize("size", [0.02, 0.05])
+def test_a_subpixel_size_below_a_tenth_scales_as_a_tenth(size):
+    # The reference clamps the scale of a fractional output size at 0.1 (its output for
+    # a 60-row column resized to 0.05 rows is 0.49554458, as for 0.1).
+    x = ndd.tensor(np.random.default_rng(1).random((60, 1, 1)).astype(np.float32), layout="HWC")
+    tenth = np.asarray(ndd.resize(x, size=[0.1, 1]))
+    np.testing.assert_array_equal(np.asarray(ndd.resize(x, size=[size, 1])), tenth)
+    np.testing.assert_allclose(tenth.ravel(), [0.49554458], rtol=1e-6)
+    assert not np.array_equal(np.asarray(ndd.resize(x, size=[0.12, 1])), tenth)
