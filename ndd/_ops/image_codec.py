@@ -15,18 +15,18 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   types' maxima, rounded (uint16 = 8-bit value * 257, uint8 from 16 bits = v / 257,
   int16 = v * 32767 / 255); float32 is value / (2^bits - 1). YCbCr of a type other than
   uint8 is computed in floats (offsets 1/16 and 1/2 instead of 16/255 and 128/255).
-- JPEGs (baseline or progressive, gray or 3-component) are decoded by
-  libjpeg-turbo without Pillow, straight into RGB, BGR or gray, with the accurate
-  integer IDCT and fancy upsampling: the same libjpeg-turbo code paths as Pillow, so
-  the same pixels, in less time. Whole images are decoded by ``simplejpeg``
-  (TurboJPEG, without the GIL). A crop window is decoded alone
-  (``ndd/_cpu/jpeg_region.pyx``): the rows above it are skipped without their IDCT,
-  those below it are not decoded, nor are the columns of blocks beside it, as the
-  reference's cropping decoders do. simplejpeg also reads the header of JPEGs
-  without an APP1 segment (no EXIF orientation); Pillow opens the others (format,
-  mode, EXIF orientation, and its error messages for files that cannot be read);
-  whatever these decoders refuse (CMYK/YCCK, unusual chroma sampling, any warning of
-  a damaged stream) is decoded by Pillow as before.
+- JPEGs (baseline or progressive, gray, 3-component or CMYK/YCCK) are decoded by
+  libjpeg-turbo without Pillow, straight into RGB, BGR, gray or the stored ink, with
+  the accurate integer IDCT and fancy upsampling: the same libjpeg-turbo code paths
+  as Pillow, so the same pixels, in less time. Whole gray and colour images are
+  decoded by ``simplejpeg`` (TurboJPEG, without the GIL). A crop window is decoded
+  alone (``ndd/_cpu/jpeg_region.pyx``): the rows above it are skipped without their
+  IDCT, those below it are not decoded, nor are the columns of blocks beside it, as
+  the reference's cropping decoders do; so are the whole images simplejpeg refuses
+  (CMYK/YCCK, chroma sampling TurboJPEG has no name for). simplejpeg also reads the
+  header of JPEGs without an APP1 segment (no EXIF orientation); Pillow opens the
+  others (format, mode, EXIF orientation, and its error messages for files that
+  cannot be read); a stream libjpeg warns about (damaged) is decoded by Pillow.
 - Where ``jpeg_region`` was not built (no libjpeg-turbo headers), a crop window is
   cut from the whole image simplejpeg decodes (in a reused buffer), unless it ends
   in the upper 85% of a colour image: Pillow decodes that one (see below).
@@ -51,12 +51,12 @@ import simplejpeg
 from PIL import Image, UnidentifiedImageError
 
 from .._cpu.pixels import pack_three_channels, unfilter_png
+from ..types import DALIImageType
 
 try:
     from .._cpu.jpeg_region import decode_window
-except ImportError:  # built without libjpeg's headers: whole images are decoded
+except ImportError:  # built without libjpeg-turbo's headers: windows are cut from whole images
     decode_window = None
-from ..types import DALIImageType
 
 __all__ = [
     "ImageDecodeError",
@@ -85,8 +85,8 @@ _PNG_GRAY_WEIGHTS = (9797, 19234, 3737)
 _OPENCV_GRAY_WEIGHTS = (4899, 9617, 1868)
 # BT.601's rounded to x / 32768, of the reference's own conversion (WebP, JPEG 2000).
 _BT601_GRAY_WEIGHTS = (9798, 19235, 3735)
-# The gray rule of each format (see _to_gray); CMYK JPEGs take "truncated", and TIFFs
-# turned by their orientation OpenCV's (the reference reads those with OpenCV).
+# The gray rule of each format (see _to_gray). CMYK JPEGs take "truncated"; CMYK TIFFs
+# and TIFFs turned by their orientation OpenCV's (the reference reads those with OpenCV).
 _GRAY_RULES = {
     "PNG": "libpng",
     "BMP": "opencv",
@@ -631,13 +631,14 @@ def _scratch_bytes(size):
 
 
 def _jpeg_pixels(image, box, data, output_type, fast_idct=False):
-    """The pixels of a gray or 3-component JPEG decoded by libjpeg-turbo without
-    Pillow, (H, W, C) uint8 (inside ``box``, if given), and whether they are already
-    in ``output_type`` (RGB or BGR). A window is decoded alone by ``decode_window``
-    (``ndd/_cpu/jpeg_region.pyx``); a whole image by simplejpeg, which also cuts
-    windows from whole images where that module was not built. None when they cannot
-    decode the image (Pillow then decodes it, or reports why it cannot).
-    ``fast_idct`` selects libjpeg-turbo's fast integer IDCT, which Pillow does not offer."""
+    """The pixels of a JPEG decoded by libjpeg-turbo without Pillow, (H, W, C) uint8
+    (inside ``box``, if given), and whether they are already in ``output_type`` (RGB
+    or BGR). A window is decoded alone by ``decode_window``
+    (``ndd/_cpu/jpeg_region.pyx``); a whole gray or colour image by simplejpeg, which
+    also cuts windows from whole images where that module was not built; CMYK by
+    ``_jpeg_ink``. None when they cannot decode the image (Pillow then decodes it, or
+    reports why it cannot). ``fast_idct`` selects libjpeg-turbo's fast integer IDCT,
+    which Pillow does not offer."""
     if image.format not in _JPEG_FORMATS:
         return None
     if image.mode == "CMYK":
@@ -920,7 +921,9 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             image.draft("L", image.size)
         values, converted = _pixels(image, box, data), False
     if not converted:
-        rule = "truncated" if image.mode == "CMYK" else _GRAY_RULES.get(image.format)
+        rule = _GRAY_RULES.get(image.format)
+        if image.mode == "CMYK":
+            rule = "truncated" if image.format in _JPEG_FORMATS else "opencv"
         if rule == "libtiff" and orient != 1:
             rule = "opencv"
         values = _convert(values, output_type, dtype, rule)
