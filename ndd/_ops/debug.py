@@ -14,7 +14,7 @@ import numpy as np
 
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 
 def _prepare(ins, args):
@@ -52,7 +52,7 @@ def _kernel(arrays, args):
 
 
 def _batch_kernel(inputs, sample_args, batch_size, ctx):
-    samples = inputs[0]
+    samples = batch_samples_of(inputs[0], batch_size)
     for i in range(batch_size):
         _write(i, np.asarray(samples[i]), sample_args[i]["suffix"])
     return [list(samples)]

@@ -21,7 +21,7 @@ from .._types import float32, int8, int16, int32, int64, uint8, uint16
 from .conversions import c_cast, cast_array
 from .gpu_random import GpuNoise
 from .random_ops import RNG_ARG, known_values
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 _NOISE_TYPES = (uint8, int8, uint16, int16, int32, int64, float32)
 
@@ -56,7 +56,7 @@ def _noise_operator(name, args, draw, doc, prepare=None, checks=None):
         return draw(a["rng"].generator(), arrays[0], a)
 
     def batch_kernel(inputs, sample_args, batch_size, ctx):
-        samples = inputs[0]
+        samples = batch_samples_of(inputs[0], batch_size)
         key = sample_args[0]["rng"]
 
         def one(i):

@@ -21,7 +21,7 @@ from .._types import float32, int8, int16, int32, uint8, uint16
 from .conversions import cast_array
 from .gpu_normalize import GpuNormalize
 from .reductions import reduce_over
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _OUTPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
@@ -234,7 +234,7 @@ def _as_rows(values, param):
 
 def _batch_kernel(inputs, sample_args, batch_size, ctx):
     args = sample_args[0]
-    samples = inputs[0]
+    samples = batch_samples_of(inputs[0], batch_size)
     if not args["batch"]:
         if sum(s.size for s in samples) >= _PARALLEL_MIN_ELEMENTS:
             return [ctx.thread_pool.map(lambda i: _kernel([samples[i]], sample_args[i]), range(batch_size))]

@@ -3,7 +3,7 @@
 from .._prepare.args import REQUIRED, Arg
 from .._prepare.call import invoke
 
-__all__ = ["Arg", "Input", "Operator", "REQUIRED", "given", "same_as_input"]
+__all__ = ["Arg", "Input", "Operator", "REQUIRED", "batch_samples_of", "given", "same_as_input"]
 
 # Argument kinds whose converted value is the default's own object only when the
 # argument was omitted (unlike ints and bools, which Python shares between callers).
@@ -39,6 +39,12 @@ def same_as_input(ins, args):
     """Type rule: one output with the dtype and layout of the first input."""
     x = ins[0]
     return [(x._dtype, x._layout)]
+
+
+def batch_samples_of(data, batch_size):
+    """The samples of a batch kernel's input: a Batch's (a list), or a Tensor's one array
+    for every sample (a Tensor given with ``batch_size`` or beside Batch arguments)."""
+    return data if isinstance(data, list) else [data] * batch_size
 
 
 def given(args, arg):

@@ -37,7 +37,7 @@ from .gpu_remap import GpuRemap
 from .gpu_warp import MAP_JITTER, MAP_SPHERE, MAP_WATER, GpuDistortion, GpuWarp, MapPlan
 from .image_layout import image_axes
 from .random_ops import RNG_ARG
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 # Element types the kernels work in directly; others go through float32.
 _KERNEL_TYPES = (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.float32, np.float64)
@@ -1167,7 +1167,7 @@ def _jitter_kernel(arrays, args):
 
 
 def _jitter_batch_kernel(inputs, sample_args, batch_size, ctx):
-    samples = inputs[0]
+    samples = batch_samples_of(inputs[0], batch_size)
     key = sample_args[0]["rng"]
 
     def one(i):
