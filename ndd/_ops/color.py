@@ -189,17 +189,16 @@ def _float_arg(name, default, doc):
 
 
 def _check_number_args(op, ins, args, layout):
-    """Numeric arguments are finite numbers, or 1-D (one value per frame) for FHWC input."""
+    """Numeric arguments are finite numbers (an array of one value is one, as in the
+    reference), or 1-D (one value per frame) for FHWC input."""
     for spec in op.arg_specs:
         if spec.kind != "array":
             continue
         for value in known_values(args[spec.name]):
             if value is None:
                 continue
-            if (
-                value.dtype.kind not in "biuf"
-                or value.ndim > 1
-                or (value.ndim == 1 and not layout.startswith("F"))
+            if value.dtype.kind not in "biuf" or (
+                value.size != 1 and (value.ndim > 1 or (value.ndim == 1 and not layout.startswith("F")))
             ):
                 raise InvalidArgumentError(
                     f"{op.qualname}: '{spec.name}' must be a number (or one number per frame of a sequence), "
@@ -215,9 +214,15 @@ def frame_parts(args, shape, qualname):
     """The parts of a sample that share scalar arguments: ``[(None, args)]``, or one
     ``(frame, args)`` per frame of a sequence when an argument has one value per frame."""
     frame_args = [
-        n for n, v in args.items() if isinstance(v, np.ndarray) and v.ndim == 1 and not n.startswith("_")
+        n
+        for n, v in args.items()
+        if isinstance(v, np.ndarray) and v.ndim == 1 and v.size != 1 and not n.startswith("_")
     ]
-    scalars = {n: float(v) if isinstance(v, np.ndarray) and v.ndim == 0 else v for n, v in args.items()}
+    # One value, whatever its array's shape ((1,), (1, 1)), is a number for every frame.
+    scalars = {
+        n: float(v.reshape(())) if isinstance(v, np.ndarray) and v.size == 1 and not n.startswith("_") else v
+        for n, v in args.items()
+    }
     if not frame_args:
         return [(None, scalars)]
     frames = shape[0]

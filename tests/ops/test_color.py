@@ -557,3 +557,27 @@ def test_hue_family_takes_float16_as_float32_rounded(name):
 def test_brightness_refuses_float16_as_the_reference():
     with pytest.raises(ValueError, match="ndd.brightness: the input type must be one of"):
         ndd.brightness(ndd.tensor(np.zeros((2, 2, 3), np.float16), layout="HWC"), brightness=2.0)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 1)])
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("brightness", {"brightness": 2.0}),
+        ("contrast", {"contrast": 1.5}),
+        ("brightness_contrast", {"brightness": 1.5, "contrast": 0.5}),
+        ("hue", {"hue": 30.0}),
+        ("saturation", {"saturation": 0.5}),
+        ("hsv", {"value": 1.5}),
+        ("color_twist", {"saturation": 0.5}),
+    ],
+)
+def test_an_array_of_one_value_is_a_number(shape, name, kwargs):
+    # As the reference: ndd.tensor([2.0]) or np.array([[2.0]]) for brightness=2.0.
+    x = ndd.tensor(np.random.default_rng(0).integers(0, 256, (4, 5, 3), dtype=np.uint8), layout="HWC")
+    op = getattr(ndd, name)
+    expected = np.asarray(op(x, **kwargs))
+    arrays = {k: np.full(shape, v, np.float32) for k, v in kwargs.items()}
+    np.testing.assert_array_equal(np.asarray(op(x, **arrays)), expected)
+    tensors = {k: ndd.tensor(v) for k, v in arrays.items()}
+    np.testing.assert_array_equal(np.asarray(op(x, **tensors)), expected)
