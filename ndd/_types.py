@@ -236,7 +236,9 @@ def dtype(*args):
             return DType._by_numpy[np.dtype(obj)]
         except (KeyError, TypeError):
             raise ValueError(f"unknown type name {obj!r}") from None
-    if obj is int or obj is float or obj is builtins.bool:
+    if obj is builtins.bool:
+        return bool  # the reference takes Python's bool for its BOOL
+    if obj is int or obj is float:
         raise ValueError(f"Do not use Python built-in type {obj!r}; use an ndd DType such as ndd.int32")
     # A plain int is a type id, as in the reference.
     if type(obj).__name__ == "DALIDataType" or type(obj) is int:

@@ -81,10 +81,18 @@ def test_dtype_factory_several_args_builds_a_dtype():
     assert dt == ndd.float32
 
 
-@pytest.mark.parametrize("bad", [int, float, bool])
+@pytest.mark.parametrize("bad", [int, float])
 def test_python_builtin_types_are_rejected(bad):
     with pytest.raises(ValueError, match="built-in"):
         ndd.dtype(bad)
+
+
+def test_python_bool_is_the_bool_type():
+    # As the reference, in ndd.dtype and in operators' dtype= keywords.
+    assert ndd.dtype(bool) is ndd.bool
+    out = ndd.cast(ndd.tensor([0, 2]), dtype=bool)
+    assert out.dtype == ndd.bool and np.asarray(out).tolist() == [False, True]
+    assert ndd.zeros(shape=[2], dtype=bool).dtype == ndd.bool
 
 
 def test_unknown_names_are_rejected():
