@@ -116,6 +116,12 @@ def _erase_regions(args, layout, shape):
     return regions
 
 
+def _erase_prepare(ins, args):
+    record_layout(ins, args)
+    if type(args["fill_value"]) is tuple and not args["fill_value"]:
+        args["fill_value"] = (0.0,)  # as the reference: no fill value fills with 0
+
+
 def _erase_kernel(arrays, args):
     data = arrays[0]
     layout = args[INPUT_LAYOUT]
@@ -207,7 +213,7 @@ ERASE = Operator(
             type_doc="list of float",
         ),
     ],
-    prepare_args=record_layout,
+    prepare_args=_erase_prepare,
     infer_shape=_erase_shape,
     kernel=_erase_kernel,
     doc="Fill rectangular regions of the data with a value.\n\n"

@@ -220,3 +220,12 @@ def test_multi_paste_of_bools_into_integers_gives_zeros_and_ones(dtype):
     mask[1:3, 1:3] = True
     out = ndd.multi_paste(ndd.batch([mask] * 2, layout="HWC"), in_ids=[1, 0], dtype=dtype)
     np.testing.assert_array_equal(np.asarray(out.select(0)), mask.astype(np.dtype(dtype.numpy)))
+
+
+def test_erase_with_no_fill_value_fills_zeros():
+    # As the reference: fill_value=[] is 0.
+    x = ndd.tensor(np.full((4, 5, 1), 9, np.uint8), layout="HWC")
+    out = np.asarray(ndd.erase(x, anchor=[1, 1], shape=[2, 2], fill_value=[]))
+    expected = np.full((4, 5, 1), 9, np.uint8)
+    expected[1:3, 1:3] = 0
+    np.testing.assert_array_equal(out, expected)
