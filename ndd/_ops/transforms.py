@@ -195,9 +195,9 @@ def _check_center(qualname, a, ndim):
     c = a.get("center")
     if c is None or _pending(c) or ndim is None:
         return
-    if len(c) != ndim:
+    if len(c) not in (1, ndim):  # one value is every coordinate, as in the reference
         raise InvalidArgumentError(
-            f"{qualname}: 'center' must have {ndim} elements for a {ndim}-D transform, got {list(c)}"
+            f"{qualname}: 'center' must have 1 or {ndim} elements for a {ndim}-D transform, got {list(c)}"
         )
 
 
@@ -567,6 +567,8 @@ def _coord_matrix(name, value, ncols_needed, n_in):
     if value is None:
         return None
     m = np.asarray(value, _F32)
+    if m.size == 0:  # as the reference; it would map every point to no coordinates
+        raise InvalidArgumentError(f"ndd.coord_transform: '{name}' must not be empty")
     if m.ndim == 0 or m.size == 1:
         scalar = _F32(m.reshape(-1)[0])
         eye = np.eye(n_in, dtype=_F32) * scalar

@@ -155,3 +155,27 @@ def test_coord_transform_of_points_without_components_and_of_infinities():
 def test_transform_messages_show_plain_numbers():
     with pytest.raises(ValueError, match=r"'shear' must have 2 or 6 elements, got \[0.3\]$"):
         ndd.transforms.shear(shear=0.3)
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        # The reference's matrices for a center of one value: every coordinate.
+        (lambda: ndd.transforms.rotation(angle=90.0, center=1.0), [[0, -1, 2], [1, 0, 0]]),
+        (lambda: ndd.transforms.scale(scale=[2.0, 2.0], center=1.0), [[2, 0, -1], [0, 2, -1]]),
+        (
+            lambda: ndd.transforms.scale(scale=[2.0, 2.0, 2.0], center=1.0),
+            [[2, 0, 0, -1], [0, 2, 0, -1], [0, 0, 2, -1]],
+        ),
+    ],
+)
+def test_a_center_of_one_value_is_every_coordinate(call, expected):
+    np.testing.assert_allclose(np.asarray(call()), expected, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["M", "MT"])
+def test_coord_transform_refuses_an_empty_matrix(name):
+    # As the reference; an empty M gave points of no coordinates.
+    points = ndd.tensor(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=f"'{name}' must not be empty"):
+        np.asarray(ndd.coord_transform(points, **{name: []}))
