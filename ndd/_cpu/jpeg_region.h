@@ -2,9 +2,9 @@
  * skipped (entropy-decoded, no IDCT, upsampling or colour conversion), the rows below
  * it are never read, and only the iMCU columns that hold it are decoded
  * (jpeg_crop_scanline). The IDCT (accurate or fast integer) and fancy upsampling are
- * those of a whole decode; ndd_jpeg_decode_window returns the same pixels as decoding the whole
- * image and cutting the window (tests/ops/test_jpeg_region.py), which is what the
- * reference's cropping decoders give.
+ * those of a whole decode; ndd_jpeg_decode_window returns the same pixels as decoding
+ * the whole image and cutting the window (tests/ops/test_jpeg_region.py), which is
+ * what the reference's cropping decoders give.
  *
  * libjpeg reports errors by calling error_exit, which must not return: it jumps back
  * here. A warning (a damaged stream libjpeg would decode anyway) is treated as an
@@ -26,9 +26,10 @@ enum { NDD_JPEG_RGB = 0, NDD_JPEG_BGR = 1, NDD_JPEG_GRAY = 2, NDD_JPEG_CMYK = 3 
  * is too small (*scratch_size says how large it must be). */
 enum { NDD_JPEG_DONE = 0, NDD_JPEG_DECLINED = 1, NDD_JPEG_FAILED = 2, NDD_JPEG_SCRATCH = 3 };
 
-/* MARGIN: see below. ROWS_PER_CALL: rows read at once; one at a time costs libjpeg a
- * copy of every row (a whole decode is 15% slower), 16 make that vanish. */
-enum { MARGIN = 2, ROWS_PER_CALL = 16 };
+/* NDD_JPEG_MARGIN: see ndd_jpeg_decode_window. NDD_JPEG_ROWS_PER_CALL: rows read at
+ * once; one at a time costs libjpeg a copy of every row (windows decoded 15% slower on
+ * 500x375 photos), 16 make that vanish. */
+enum { NDD_JPEG_MARGIN = 2, NDD_JPEG_ROWS_PER_CALL = 16 };
 
 typedef struct {
     struct jpeg_error_mgr base;
@@ -49,9 +50,9 @@ static void ndd_jpeg_emit_message(j_common_ptr cinfo, int level)
 /* The window (top, left, height, width) of the stored image into `out`, rows of
  * width * channels bytes. Gray and YCbCr / RGB 3-component streams are taken for RGB,
  * BGR and GRAY; CMYK and YCCK 4-component ones for CMYK (the stored ink, YCCK turned
- * into it), and only for it: the others are DECLINED. `scratch` holds the decoded rows when they are wider
- * than the window; the caller keeps it between images rather than have libjpeg
- * allocate rows for every image. */
+ * into it), and only for it: the others are DECLINED. `scratch` holds the decoded
+ * rows when they are wider than the window; the caller keeps it between images rather
+ * than have libjpeg allocate rows for every image. */
 static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space,
                                   int fast_idct, int top, int left, int height, int width,
                                   unsigned char *out, unsigned char *scratch,
@@ -98,11 +99,11 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
     cinfo.do_fancy_upsampling = TRUE;
     jpeg_start_decompress(&cinfo);
     /* Fancy upsampling of a pixel reads the chroma samples beside its own; at the edges
-     * of the decoded columns they are replicated instead. MARGIN more columns on each
-     * side (one chroma sample) keep the window's edges as in a whole decode. */
-    first_column = (JDIMENSION)(left > MARGIN ? left - MARGIN : 0);
-    columns = (JDIMENSION)(left + width) + MARGIN < cinfo.image_width
-                  ? (JDIMENSION)(left + width) + MARGIN - first_column
+     * of the decoded columns they are replicated instead. NDD_JPEG_MARGIN more columns on
+     * each side (one chroma sample) keep the window's edges as in a whole decode. */
+    first_column = (JDIMENSION)(left > NDD_JPEG_MARGIN ? left - NDD_JPEG_MARGIN : 0);
+    columns = (JDIMENSION)(left + width) + NDD_JPEG_MARGIN < cinfo.image_width
+                  ? (JDIMENSION)(left + width) + NDD_JPEG_MARGIN - first_column
                   : cinfo.image_width - first_column;
     jpeg_crop_scanline(&cinfo, &first_column, &columns);
     skip = (size_t)(left - (int)first_column) * channels;
@@ -110,16 +111,17 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
      * columns (the whole image, say): then rows go straight to `out`. */
     direct = skip == 0 && columns == (JDIMENSION)width;
     scratch_row = (size_t)columns * channels;
-    if (!direct && scratch_row * ROWS_PER_CALL > *scratch_size) {
-        *scratch_size = scratch_row * ROWS_PER_CALL;
+    if (!direct && scratch_row * NDD_JPEG_ROWS_PER_CALL > *scratch_size) {
+        *scratch_size = scratch_row * NDD_JPEG_ROWS_PER_CALL;
         jpeg_destroy_decompress(&cinfo);
         return NDD_JPEG_SCRATCH;
     }
     if (top > 0)
         jpeg_skip_scanlines(&cinfo, (JDIMENSION)top);
     for (y = 0; y < height;) {
-        JSAMPROW rows[ROWS_PER_CALL];
-        int wanted = height - y < ROWS_PER_CALL ? height - y : ROWS_PER_CALL, got, i;
+        JSAMPROW rows[NDD_JPEG_ROWS_PER_CALL];
+        int wanted = height - y < NDD_JPEG_ROWS_PER_CALL ? height - y : NDD_JPEG_ROWS_PER_CALL;
+        int got, i;
         for (i = 0; i < wanted; i++)
             rows[i] = direct ? out + (size_t)(y + i) * row_bytes : scratch + i * scratch_row;
         got = (int)jpeg_read_scanlines(&cinfo, rows, (JDIMENSION)wanted);
