@@ -7,11 +7,10 @@ import io
 import os
 import pathlib
 
+import image_samples
 import numpy as np
 import pytest
 from PIL import Image
-
-from tests.ops import image_samples
 
 if os.path.exists("/usr/include/jpeglib.h"):
     # Where libjpeg-turbo's headers are, the build must not have left the decoder out.
