@@ -7,7 +7,7 @@ from .._prepare.storage import BatchBase
 from .._types import int32
 from .gpu_layout import GpuPick
 from .random_ops import RNG_ARG
-from .schema import Arg, Input, Operator, same_as_input
+from .schema import Arg, Input, Operator, batch_samples_of, same_as_input
 
 # ---------------------------------------------------------------------------
 # permute_batch
@@ -73,7 +73,7 @@ def _permute_kernel(arrays, args):
 
 def _permute_batch_kernel(inputs, sample_args, batch_size, ctx):
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     order = _permutation([a["indices"] for a in sample_args], batch_size)
     return [[samples[j] for j in order]]
 

@@ -27,7 +27,7 @@ from .conversions import c_cast, convert_saturating, round_half_away
 from .gpu_compose import GpuErase, GpuGridMask, GpuMultiPaste, GpuPaste, GpuRearrange
 from .gpu_layout import GpuView
 from .image_layout import known_ndim
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 _f32 = np.float32
 
@@ -736,7 +736,7 @@ def _paste_regions(index, sources, args, target, common_size):
 
 
 def _multi_paste_batch_kernel(inputs, sample_args, batch_size, ctx):
-    sources = [x if isinstance(x, list) else [x] * batch_size for x in inputs if x is not None]
+    sources = [batch_samples_of(x, batch_size) for x in inputs if x is not None]
     shapes = {s.shape[:2] for s in sources[0]}
     common_size = shapes.pop() if len(shapes) == 1 else None
     target = sample_args[0]["dtype"].numpy if sample_args and sample_args[0]["dtype"] is not None else None

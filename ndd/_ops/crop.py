@@ -28,7 +28,7 @@ from .conversions import c_cast, convert_saturating, round_half_away
 from .gpu_image import GpuCropMirrorNormalize, WindowPlan
 from .gpu_layout import GpuSlice, GpuWindow, c_strides
 from .image_layout import image_axes, known_ndim
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 from .slicing import check_window_dtype
 
 _f32 = np.float32
@@ -558,7 +558,7 @@ def _cmn_batch_kernel(inputs, sample_args, batch_size, ctx):
     array: one allocation, reused by the allocator from batch to batch, instead of
     fresh pages for every sample."""
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     recipes = [_cmn_recipe(_recipe_key(a, x.shape)) for x, a in zip(samples, sample_args, strict=True)]
     shapes = {recipe.out_shape for recipe in recipes}
     target = sample_args[0]["dtype"].numpy if batch_size else None

@@ -45,7 +45,7 @@ from .gpu_decoding import GpuImageDecoder
 from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
 from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows
-from .schema import Arg, Input, Operator, given
+from .schema import Arg, Input, Operator, batch_samples_of, given
 from .slicing import named_window, positional_window
 
 __all__ = ["OPERATORS", "ImageDecodeError"]
@@ -192,7 +192,7 @@ def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
     """Decode every sample on the thread pool; collect the failures so that one bad
     image does not discard the others."""
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
 
     def one(i):
         try:
@@ -726,7 +726,7 @@ def _read_kernel(arrays, args):
 
 def _read_batch_kernel(inputs, sample_args, batch_size, ctx):
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     return [ctx.thread_pool.map(lambda i: _read_file(samples[i]), range(batch_size))]
 
 
@@ -828,7 +828,7 @@ def _numpy_kernel(arrays, args):
 def _numpy_batch_kernel(inputs, sample_args, batch_size, ctx):
     """The samples decoded on the thread pool; a batch needs them all of one rank."""
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
 
     def one(i):
         try:
@@ -964,7 +964,7 @@ def _inflate_kernel(arrays, args):
 
 def _inflate_batch_kernel(inputs, sample_args, batch_size, ctx):
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     return [ctx.thread_pool.map(lambda i: _inflate_kernel((samples[i],), sample_args[i]), range(batch_size))]
 
 

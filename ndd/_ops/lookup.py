@@ -10,7 +10,7 @@ from .._types import NUMERIC_TYPES, float32
 from .._types import bool as bool_
 from .conversions import c_cast, cast_array
 from .gpu_indexing import GpuLookupTable, GpuOneHot
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 # Keys of lookup_table index a dense table; the reference caps them at this value.
 MAX_LOOKUP_KEY = 65535
@@ -127,7 +127,7 @@ def _one_hot_kernel(arrays, args):
 
 
 def _one_hot_batch_kernel(inputs, sample_args, batch_size, ctx):
-    samples = inputs[0] if isinstance(inputs[0], list) else [inputs[0]] * batch_size
+    samples = batch_samples_of(inputs[0], batch_size)
     # As in the reference, single-element samples are scalar labels only if all are.
     scalar_labels = all(s.size == 1 for s in samples)
     return [

@@ -14,7 +14,7 @@ import numpy as np
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast
 from .gpu_layout import GpuPad
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 
 def _pad_types(ins, args):
@@ -93,7 +93,7 @@ def _pad_kernel(arrays, args):
 
 def _pad_batch_kernel(inputs, sample_args, batch_size, ctx):
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     batch_max = tuple(max(extents) for extents in zip(*(s.shape for s in samples), strict=True))
     return [[_pad_array(s, a, batch_max) for s, a in zip(samples, sample_args, strict=True)]]
 

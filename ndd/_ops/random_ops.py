@@ -34,7 +34,7 @@ from .._types import bool as bool_
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .conversions import cast_array
 from .gpu_random import GpuChoice, GpuDistribution, GpuUniform
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 # Below this many output elements per batch, spreading samples over threads costs
 # more than it saves.
@@ -689,7 +689,7 @@ def _crop_batch_kernel(inputs, sample_args, batch_size, ctx):
     if batch_size == 0:
         return [[], []]
     data = inputs[0]
-    samples = data if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     extents = np.stack([s[:2].astype(np.int64) for s in samples])
     anchor, shape = _crop_windows(sample_args[0]["rng"].generator(), extents, sample_args[0])
     return [anchor, shape]

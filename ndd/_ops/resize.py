@@ -40,7 +40,7 @@ from .gpu_image import GpuResample
 from .gpu_segments import once_per_distinct
 from .image_layout import image_axes
 from .random_ops import CROP_ASPECT_RATIO_DEFAULT, RNG_ARG, _crop_windows, _range_arg
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 _RESAMPLED_TYPES = (np.uint8, np.int16, np.uint16, np.float32)
 _LAYOUTS_DOC = "HWC, CHW, FHWC, FCHW, CFHW (sequences, per frame), DHWC, CDHW, FDHWC, ... (volumes)"
@@ -658,7 +658,7 @@ def _rrc_batch_kernel(inputs, sample_args, batch_size, ctx):
     if batch_size == 0:
         return [[]]
     data = inputs[0]
-    samples = list(data) if isinstance(data, list) else [data] * batch_size
+    samples = batch_samples_of(data, batch_size)
     first = sample_args[0]
     # All windows come from one generator, in sample order, as random_crop_generator draws them.
     anchor, extent = _crop_windows(
