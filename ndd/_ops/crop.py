@@ -93,6 +93,13 @@ def _crop_sizes(op, args):
 _POSITION_NAMES = {2: ("crop_pos_y", "crop_pos_x"), 3: ("crop_pos_z", "crop_pos_y", "crop_pos_x")}
 
 
+def check_crop_position(qualname, name, value):
+    """Refuse a relative crop position outside [0, 1], as the reference does even where
+    the window would fit (crop, crop_mirror_normalize, decoders.image_crop)."""
+    if not 0.0 <= value <= 1.0:
+        raise InvalidArgumentError(f"{qualname}: '{name}' must be within [0, 1], got {value}")
+
+
 def _crop_window(op, args, layout, shape):
     """[(axis, start, size)] of the cropped axes, before the out-of-bounds policy."""
     sizes = _crop_sizes(op, args)
@@ -103,8 +110,7 @@ def _crop_window(op, args, layout, shape):
     window = []
     for axis, size, pos_name in zip(axes, sizes, _POSITION_NAMES[len(sizes)], strict=True):
         pos = args[pos_name]
-        if not 0.0 <= pos <= 1.0:
-            raise InvalidArgumentError(f"{op.qualname}: '{pos_name}' must be within [0, 1], got {pos}")
+        check_crop_position(op.qualname, pos_name, pos)
         extent = shape[axis]
         size = int(size)
         if size <= 0:

@@ -41,6 +41,7 @@ from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
 from ..types import DALIImageType, enum_value
 from . import image_codec
 from .conversions import cast_array, round_half_away
+from .crop import check_crop_position
 from .gpu_decoding import GpuImageDecoder
 from .gpu_inflate import GpuInflate
 from .image_codec import ImageDecodeError
@@ -299,7 +300,7 @@ def _crop_prepare(qualname, ins, args):
         raise InvalidArgumentError(f"{qualname}: 'crop_d' must be given together with 'crop_w' and 'crop_h'")
     for name in ("crop_pos_x", "crop_pos_y"):
         if type(args[name]) is float:
-            _check_position(qualname, name, args[name])
+            check_crop_position(qualname, name, args[name])
 
 
 def _crop_extents(qualname, crop):
@@ -312,12 +313,6 @@ def _crop_extents(qualname, crop):
     return crop[-2], crop[-1]
 
 
-def _check_position(qualname, name, value):
-    # The reference refuses positions outside [0, 1] even where the window would fit.
-    if not 0.0 <= value <= 1.0:
-        raise InvalidArgumentError(f"{qualname}: '{name}' must be within [0, 1], got {value}")
-
-
 def _crop_window(qualname, size, data, args, index):
     height, width = size
     crop = args["crop"]
@@ -328,7 +323,7 @@ def _crop_window(qualname, size, data, args, index):
     else:
         return None  # no window given: the whole image, as the reference decodes it
     for name in ("crop_pos_x", "crop_pos_y"):
-        _check_position(qualname, name, args[name])
+        check_crop_position(qualname, name, args[name])
     # The window's size is truncated whatever 'rounding' says, as in the reference;
     # an extent of 0 or less keeps the image's.
     h, w = int(crop_h), int(crop_w)
