@@ -354,7 +354,7 @@ def _span(outputs):
     return (first, last - first) if last - first <= 2 * needed + 4 * _TAR_BLOCK else None
 
 
-def _tar_member_size(block, at=0):
+def _tar_member_size(block, at):
     """The size field of the tar header at ``at`` of ``block`` (bytes), or None when it
     is no header: POSIX and GNU headers say "ustar" at byte 257; others (v7) must have
     a right checksum, tarfile's test."""
