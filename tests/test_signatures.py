@@ -66,7 +66,11 @@ def test_class_constructor_parameters_match_reference(name):
     [
         (lambda x: ndd.cast(None, dtype=ndd.int32), "ndd.cast: input 'input' is required, got None"),
         (lambda x: ndd.reductions.sum(None), "ndd.reductions.sum: input 'input' is required, got None"),
-        (lambda x: ndd.stack(x, None), "ndd.stack: input 'inputs' is required, got None"),
+        (
+            lambda x: ndd.multi_paste(x, None, in_anchors=[[0]], in_ids=[0]),
+            "ndd.multi_paste: input 'inputs' is required, got None",
+        ),
+        (lambda x: ndd.stack(None), "ndd.stack: input 'input_0' is required; got 0 input"),
         (lambda x: ndd.cast(x, dtype=None), "ndd.cast: missing required argument 'dtype' \\(got None\\)"),
         (lambda x: ndd.expand_dims(x, axes=None), "ndd.expand_dims: missing required argument 'axes'"),
     ],

@@ -127,6 +127,7 @@ def _cat_place(shapes, args):
 
 
 CAT.gpu_kernel = GpuJoin(CAT, _cat_place)
+CAT.skip_absent_inputs = True
 
 
 def _stack_position(axis, ndim):
@@ -214,5 +215,6 @@ def _stack_place(shapes, args):
 
 
 STACK.gpu_kernel = GpuJoin(STACK, _stack_place)
+STACK.skip_absent_inputs = True
 
 OPERATORS = [CAT, STACK]

@@ -1,5 +1,6 @@
 """The declarative operator schema and the generation of public functions."""
 
+from .._errors import as_runtime_error
 from .._prepare.args import REQUIRED, Arg
 from .._prepare.call import invoke
 
@@ -53,6 +54,20 @@ def given(args, arg):
     presence (``crop_w=0`` counts as a crop width). An omitted or None argument
     arrives as the very object converted from the default."""
     return args[arg.name] is not arg.converted_default
+
+
+def _present_inputs(op, inputs):
+    """``inputs`` without the Nones, for an operator whose None inputs are absent
+    ones; the required inputs must still be there."""
+    present = tuple(x for x in inputs if x is not None)
+    required = [i for i in op.inputs if not i.variadic and not i.optional]
+    if len(present) < len(required):
+        error = TypeError(
+            f"{op.qualname}: input '{required[len(present)].name}' is required; "
+            f"got {len(present)} input(s) that are not None"
+        )
+        raise as_runtime_error(error)
+    return present
 
 
 class Operator:
@@ -114,6 +129,9 @@ class Operator:
     # see frames.py.
     per_frame_args = ()
     frames_from_args = False
+    # Whether None among the positional inputs means "no input" (cat, stack,
+    # transforms.combine), as in the reference: the others close up.
+    skip_absent_inputs = False
 
     def __init__(
         self,
@@ -198,15 +216,19 @@ class Operator:
         if variadic:
             input_tuple = f"{input_tuple} + {variadic}"
         kwargs = "{" + ", ".join(f"{a.name!r}: {a.name}" for a in self.arg_specs) + "}"
+        body = ""
+        if self.skip_absent_inputs:
+            body = f"    _ins = _present(_op, {input_tuple})\n"
+            input_tuple = "_ins"
         source = (
-            f"def {self.name}({', '.join(params)}):\n"
+            f"def {self.name}({', '.join(params)}):\n{body}"
             f"    return _invoke(_op, {input_tuple}, batch_size, device, {kwargs})\n"
         )
         if self.per_frame_args or self.frames_from_args:
             from .frames import invoke_per_frame as invoke_here
         else:
             invoke_here = invoke
-        namespace = {"_invoke": invoke_here, "_op": self, "_defaults": defaults}
+        namespace = {"_invoke": invoke_here, "_op": self, "_defaults": defaults, "_present": _present_inputs}
         # Named after this file, so that error messages point at the user's call rather
         # than at the generated function (call sites skip frames of the ndd package).
         code = compile(source, f"{__file__}<{self.qualname}>", "exec")

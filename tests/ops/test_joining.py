@@ -142,3 +142,22 @@ def test_stack_axis_name_needs_a_layout():
 def test_stack_rejects_mixed_dtypes_at_the_call():
     with pytest.raises(TypeError, match="ndd.stack: all inputs must have the same dtype"):
         ndd.stack(numbered((2, 3)), numbered((2, 3), np.uint8))
+
+
+# --------------------------------------------------------------------------- None inputs
+
+
+def test_none_inputs_are_absent_ones():
+    """As in the reference, None among cat's and stack's inputs is no input: the others close up."""
+    a, b = numbered((2, 3)), numbered((1, 3)) + 10
+    np.testing.assert_array_equal(np.asarray(ndd.cat(None, a, None, b)), np.concatenate([a, b]))
+    np.testing.assert_array_equal(np.asarray(ndd.stack(a[:1], None, b)), np.stack([a[:1], b]))
+    batch = ndd.batch([a, a[:1]], layout="HW")
+    out = ndd.cat(batch, None, batch)
+    assert out.shape == [(4, 3), (2, 3)] and out.layout == "HW"
+
+
+@pytest.mark.parametrize("op", [ndd.cat, ndd.stack])
+def test_only_none_inputs_are_refused(op):
+    with pytest.raises(TypeError, match=rf"{op.__name__}: input 'input_0' is required; got 0 input\(s\)"):
+        op(None, None)
