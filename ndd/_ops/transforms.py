@@ -294,8 +294,8 @@ def _rotation_dims(qualname, a):
     elif _pending(axis):
         ndim = 3
     else:
-        if len(axis) != 3:
-            raise InvalidArgumentError(f"{qualname}: 'axis' must have 3 elements, got {list(axis)}")
+        if len(axis) not in (1, 3):  # one value is every component, as in the reference
+            raise InvalidArgumentError(f"{qualname}: 'axis' must have 1 or 3 elements, got {list(axis)}")
         if not any(axis):
             raise InvalidArgumentError(f"{qualname}: 'axis' must have a non-zero length, got {list(axis)}")
         ndim = 3
@@ -310,6 +310,10 @@ def _rotation_build(qualname, a, ndim):
         linear = np.array([[c, -s], [s, c]], _F32)
     else:
         axis = np.asarray(a["axis"], _F32)
+        if axis.size == 1:
+            axis = np.full(3, axis[0], _F32)
+        elif axis.size != 3:  # a per-sample axis, known only now
+            raise InvalidArgumentError(f"{qualname}: 'axis' must have 1 or 3 elements, got {axis.tolist()}")
         norm = _F32(
             math.sqrt(
                 float(_F32(_F32(axis[0] * axis[0]) + _F32(axis[1] * axis[1])) + _F32(axis[2] * axis[2]))
@@ -345,7 +349,8 @@ ROTATION = _transform_op(
             "float_list",
             None,
             per_sample=True,
-            doc="Rotation axis of a 3-D transform (need not be normalised); without it the transform is 2-D.",
+            doc="Rotation axis of a 3-D transform (need not be normalised; one value is every component); "
+            "without it the transform is 2-D.",
             type_doc="list of float",
         ),
         _center_arg("Center of the rotation; the origin by default."),
@@ -557,6 +562,7 @@ COMBINE = Operator(
     kernel=_combine_kernel,
     doc="Compose affine transform matrices: by default the first input is applied first.",
 )
+COMBINE.skip_absent_inputs = True
 
 
 # -- coord_transform ----------------------------------------------------------------

@@ -179,3 +179,26 @@ def test_coord_transform_refuses_an_empty_matrix(name):
     points = ndd.tensor(np.ones((3, 2), np.float32))
     with pytest.raises(ValueError, match=f"'{name}' must not be empty"):
         np.asarray(ndd.coord_transform(points, **{name: []}))
+
+
+def test_a_rotation_axis_of_one_value_is_every_component():
+    """As in the reference: axis=1.0 (or [1.0]) rotates about (1, 1, 1), per sample too."""
+    expected = np.asarray(ndd.transforms.rotation(angle=30.0, axis=[1.0, 1.0, 1.0]))
+    assert expected.shape == (3, 4)
+    np.testing.assert_array_equal(np.asarray(ndd.transforms.rotation(angle=30.0, axis=1.0)), expected)
+    per_sample = ndd.transforms.rotation(
+        angle=30.0, axis=ndd.as_batch([np.float32([2.0]), np.float32([0, 0, 1])])
+    )
+    np.testing.assert_array_equal(np.asarray(per_sample.select(0)), expected)
+    np.testing.assert_allclose(
+        np.asarray(per_sample.select(1)), np.asarray(ndd.transforms.rotation(angle=30.0, axis=[0, 0, 1]))
+    )
+    with pytest.raises(ValueError, match=r"'axis' must have 1 or 3 elements, got \[1.0, 2.0\]"):
+        ndd.transforms.rotation(angle=30.0, axis=ndd.as_batch([np.float32([1, 2])])).evaluate()
+
+
+def test_combine_skips_none_inputs():
+    m = ndd.transforms.translation(offset=[1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(ndd.transforms.combine(m, None, m)), [[1, 0, 2], [0, 1, 4]])
+    with pytest.raises(TypeError, match="input 'input_1' is required"):
+        ndd.transforms.combine(m, None)
