@@ -529,10 +529,7 @@ def _rotate_types(ins, args):
     axes = _image_axes(ROTATE, x._layout, x.ndim, volume=True)
     axis = args["axis"]
     given = axis is not None and (_pending(axis) or type(axis) is not tuple or len(axis) > 0)
-    if axes.depth is None and given:
-        raise InvalidArgumentError(
-            "ndd.rotate: 'axis' applies only to volumes (DHWC); 2-D images take 'angle' alone"
-        )
+    # An 'axis' of a 2-D image is not read (the reference takes and ignores it too).
     if axes.depth is not None and not given:
         raise InvalidArgumentError("ndd.rotate: volumes need the rotation 'axis'")
     return [(_output_dtype(ROTATE, ins, args), axes.layout)]
@@ -616,7 +613,8 @@ ROTATE = Operator(
             "float_list",
             None,
             per_sample=True,
-            doc="Rotation axis (x, y, z) of volumes; the rotation is right-handed about it.",
+            doc="Rotation axis (x, y, z) of volumes; the rotation is right-handed about it. Not read for "
+            "2-D images (rotated in their plane).",
             type_doc="list of float",
         ),
         *_DTYPE_ARGS,
@@ -646,6 +644,8 @@ ROTATE = Operator(
 def _perspective_matrix(value, inverse_map, origin):
     """The 3x3 map from output pixel centres to source points (pixel-centre convention)."""
     m = np.asarray(value, np.float64).reshape(-1)
+    if m.size == 1:  # one value is every element, as in the reference
+        m = np.full(9, m[0])
     if m.size != 9:
         raise InvalidArgumentError(
             f"{WARP_PERSPECTIVE.qualname}: the matrix must be 3x3, got {m.size} values"
@@ -709,9 +709,10 @@ def _perspective_shape(shapes, args):
             f"{WARP_PERSPECTIVE.qualname}: the 'matrix_input' input must be 3x3, got shape {shapes[1]}"
         )
     matrix = args["matrix"]
-    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 9):
+    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 1, 9):
         raise InvalidArgumentError(
-            f"{WARP_PERSPECTIVE.qualname}: 'matrix' must be 3x3 (9 elements), got {np.size(matrix)}"
+            f"{WARP_PERSPECTIVE.qualname}: 'matrix' must be 3x3 (9 elements) or one value for all, got "
+            f"{np.size(matrix)}"
         )
     fill = args["fill_value"]
     channels = shape[axes.channel] if axes.channel is not None else 1
@@ -806,7 +807,7 @@ WARP_PERSPECTIVE = Operator(
             "array",
             [],
             per_sample=True,
-            doc="The 3x3 perspective matrix (homography) acting on ``(x, y, 1)``.",
+            doc="The 3x3 perspective matrix (homography) acting on ``(x, y, 1)``; one value is every element.",
             type_doc="3x3 array of float",
         ),
         Arg(

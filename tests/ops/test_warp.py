@@ -190,7 +190,6 @@ def test_chw_rejected_and_hw_accepted():
         (lambda img: ndd.warp_affine(img, matrix=[0, 0, 0, 0, 0, 0], inverse_map=False), "invertible"),
         (lambda img: ndd.rotate(img, angle=10, interp_type=DALIInterpType.INTERP_LANCZOS3), "interp_type"),
         (lambda img: ndd.rotate(img, angle=10, size=[1, 2, 3]), "'size'"),
-        (lambda img: ndd.rotate(img, angle=10, axis=[0, 0, 1]), "axis"),
         (lambda img: ndd.rotate(img), "angle"),
     ],
 )
@@ -402,3 +401,24 @@ def test_warp_messages_name_the_interpolation():
         ValueError, match=r"ndd.rotate: 'interp_type' must be INTERP_NN or INTERP_LINEAR, got INTERP_CUBIC$"
     ):
         ndd.rotate(image, angle=3, interp_type=ndd.types.INTERP_CUBIC)
+
+
+@pytest.mark.parametrize("matrix", [2.0, [2.0]])
+def test_warp_perspective_matrix_of_one_value_is_every_element(matrix):
+    """As in the reference: every element 2 maps each output point to (1, 1), the corner shared
+    by the first four pixels, so every pixel is their mean (the reference gave 12, 13, 14 here)."""
+    img = np.arange(6 * 7 * 3, dtype=np.uint8).reshape(6, 7, 3)
+    out = np.asarray(ndd.experimental.warp_perspective(ndd.as_tensor(img, layout="HWC"), matrix=matrix))
+    mean = img[:2, :2].reshape(4, 3).mean(axis=0)
+    np.testing.assert_array_equal(out, np.broadcast_to(mean, img.shape).astype(np.uint8))
+    np.testing.assert_array_equal(out[0, 0], [12, 13, 14])
+
+
+def test_rotate_takes_and_ignores_an_axis_for_2d_images():
+    """The reference accepts 'axis' with a 2-D image and rotates it in its plane."""
+    img = ndd.as_tensor(np.arange(6 * 7 * 3, dtype=np.uint8).reshape(6, 7, 3), layout="HWC")
+    plain = np.asarray(ndd.rotate(img, angle=30.0))
+    for axis in ([0, 0, 1], [1, 0, 0], [1, 0]):
+        np.testing.assert_array_equal(np.asarray(ndd.rotate(img, angle=30.0, axis=axis)), plain)
+    with pytest.raises(ValueError, match="volumes need the rotation 'axis'"):
+        ndd.rotate(ndd.as_tensor(np.zeros((2, 4, 5, 3), np.uint8), layout="DHWC"), angle=30.0)
