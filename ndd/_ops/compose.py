@@ -154,7 +154,9 @@ ERASE = Operator(
             "float_list",
             [],
             per_sample=True,
-            doc="Start of each region, one value per erased axis, regions one after another.",
+            rows=True,
+            doc="Start of each region, one value per erased axis, regions one after another (or one row "
+            "per region).",
             type_doc="list of float",
         ),
         _ERASE_AXES,
@@ -209,7 +211,9 @@ ERASE = Operator(
             "float_list",
             [],
             per_sample=True,
-            doc="Size of each region, one value per erased axis, regions one after another.",
+            rows=True,
+            doc="Size of each region, one value per erased axis, regions one after another (or one row per "
+            "region).",
             type_doc="list of float",
         ),
     ],

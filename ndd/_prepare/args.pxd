@@ -9,6 +9,7 @@ cdef class Arg:
     cdef public object converted_default
     cdef readonly bint draws_random
     cdef readonly bint finite
+    cdef readonly bint rows
 
     cpdef object convert(self, op, object value)
     cdef tuple _convert_list(self, op, object value, bint integer)

@@ -16,6 +16,8 @@ class Arg:
     type_doc: str
     converted_default: Any
     draws_random: bool
+    finite: bool
+    rows: bool
     def __init__(
         self,
         name: str,
@@ -26,6 +28,8 @@ class Arg:
         choices: Any = None,
         doc: str = "",
         type_doc: str = "",
+        nonfinite: bool = False,
+        rows: bool = False,
     ) -> None: ...
     @property
     def required(self) -> bool: ...

@@ -69,10 +69,13 @@ cdef class Arg:
     nonfinite : bool
         Whether a float or float_list argument takes NaN and infinities (a fill
         value, say); by default they are refused at the call.
+    rows : bool
+        Whether an int_list or float_list argument may also be given as rows (a 2-D
+        array or a list of lists), read one row after another (erase's regions).
     """
 
     def __init__(self, name, kind, default=REQUIRED, *, per_sample=False, choices=None, doc="",
-                 type_doc="", nonfinite=False):
+                 type_doc="", nonfinite=False, rows=False):
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         if kind == "rng" and (per_sample or default is not None):
@@ -87,6 +90,7 @@ cdef class Arg:
         self.converted_default = None
         self.draws_random = kind == "rng"
         self.finite = not nonfinite
+        self.rows = rows
 
     @property
     def required(self):
@@ -160,9 +164,13 @@ cdef class Arg:
         raise AssertionError(kind)
 
     cdef tuple _convert_list(self, op, object value, bint integer):
+        if self.rows and isinstance(value, (list, tuple)) and value and all(
+            isinstance(row, (list, tuple, np.ndarray)) for row in value
+        ):
+            value = [v for row in value for v in (row.tolist() if isinstance(row, np.ndarray) else row)]
         if isinstance(value, np.ndarray):
-            if value.ndim > 1:
-                self._fail(op, "a scalar or a 1-D list", value)
+            if value.ndim > 2 or (value.ndim == 2 and not self.rows):
+                self._fail(op, "a scalar or a 1-D list" + (" or rows" if self.rows else ""), value)
             if integer and value.dtype.kind == "f":
                 if not np.all(np.mod(value, 1) == 0):
                     self._fail(op, "integers", value)

@@ -37,6 +37,30 @@ def test_erase_fills_the_regions_and_keeps_the_rest():
     np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize(
+    "rows",
+    [
+        lambda a: np.array(a, np.float32),
+        lambda a: a,
+        lambda a: [np.array(r) for r in a],
+        lambda a: ndd.as_tensor(np.array(a, np.float32)),
+    ],
+    ids=["array", "lists", "list of arrays", "tensor"],
+)
+def test_erase_regions_may_be_rows(rows):
+    """As in the reference, a region per row of a 2-D anchor and shape."""
+    img = _image()
+    flat = np.asarray(ndd.erase(ndd.as_tensor(img, layout="HWC"), anchor=[2, 3, 8, 10], shape=[3, 4, 9, 9]))
+    out = ndd.erase(
+        ndd.as_tensor(img, layout="HWC"), anchor=rows([[2, 3], [8, 10]]), shape=rows([[3, 4], [9, 9]])
+    )
+    np.testing.assert_array_equal(np.asarray(out), flat)
+    with pytest.raises(ValueError, match="'anchor' must be a scalar or a 1-D list or rows"):
+        ndd.erase(ndd.as_tensor(img, layout="HWC"), anchor=np.zeros((1, 2, 2)), shape=[1, 1])
+    with pytest.raises(ValueError, match="'crop' must be a scalar or a 1-D list, got"):
+        ndd.crop(ndd.as_tensor(img, layout="HWC"), crop=np.array([[2, 3]]))
+
+
 def test_paste_places_the_image_on_a_canvas():
     img = _image()
     out = np.asarray(
