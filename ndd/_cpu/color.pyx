@@ -33,11 +33,12 @@ cdef inline float _round_even(float value) noexcept nogil:
 
 
 def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const float[::1] coeffs):
-    """``target[p, i] = sum_j coeffs[3 i + j] * source[p, j] + coeffs[9 + i]`` for every pixel ``p``
-    of 3 channels (uint8 in and out, rounded and saturated, or float32 in and out)."""
+    """``target[p, i] = sum_j coeffs[3 i + j] * (source[p, j] - coeffs[12 + j]) + coeffs[9 + i]``
+    for every pixel ``p`` of 3 channels (uint8 in and out, rounded and saturated, or float32 in
+    and out), summed left to right in float32."""
     cdef Py_ssize_t p, n = source.shape[0]
-    if source.shape[1] != 3 or target.shape[0] != n or target.shape[1] != 3 or coeffs.shape[0] != 12:
-        raise ValueError("color_matrix: expected (n, 3) pixels in and out and 12 coefficients")
+    if source.shape[1] != 3 or target.shape[0] != n or target.shape[1] != 3 or coeffs.shape[0] != 15:
+        raise ValueError("color_matrix: expected (n, 3) pixels in and out and 15 coefficients")
     if n == 0:
         return
     if pixel_t is uchar:
@@ -49,11 +50,12 @@ def color_matrix(const pixel_t[:, ::1] source, pixel_t[:, ::1] target, const flo
     cdef float m3 = coeffs[3], m4 = coeffs[4], m5 = coeffs[5]
     cdef float m6 = coeffs[6], m7 = coeffs[7], m8 = coeffs[8]
     cdef float o0 = coeffs[9], o1 = coeffs[10], o2 = coeffs[11]
+    cdef float i0 = coeffs[12], i1 = coeffs[13], i2 = coeffs[14]
     with nogil:
         for p in range(n):
-            r = source[p, 0]
-            g = source[p, 1]
-            b = source[p, 2]
+            r = source[p, 0] - i0
+            g = source[p, 1] - i1
+            b = source[p, 2] - i2
             target[p, 0] = m0 * r + m1 * g + m2 * b + o0
             target[p, 1] = m3 * r + m4 * g + m5 * b + o1
             target[p, 2] = m6 * r + m7 * g + m8 * b + o2
@@ -162,13 +164,14 @@ cdef extern from *:
             dst[p] = ndd_gray_round(w0 * src[3 * p] + w1 * src[3 * p + 1] + w2 * src[3 * p + 2] + offset);
     }
 
-    /* out[i] = round(k[3i] r + k[3i+1] g + k[3i+2] b + k[9+i]) of 3-channel uint8 pixels,
-     * summed left to right in float32, rounded as ndd_gray_round (hue, saturation, hsv,
-     * color_twist and the YCbCr conversions). */
+    /* out[i] = round(k[3i] r + k[3i+1] g + k[3i+2] b + k[9+i]) of 3-channel uint8 pixels
+     * less the input offsets k[12..14] (r = R - k[12], ...), summed left to right in
+     * float32, rounded as ndd_gray_round (hue, saturation, hsv, color_twist and the YCbCr
+     * conversions). */
     static void ndd_matrix_base(const uint8_t *src, uint8_t *dst, ptrdiff_t n, const float *k)
     {
         for (ptrdiff_t p = 0; p < n; p++) {
-            const float r = src[3 * p], g = src[3 * p + 1], b = src[3 * p + 2];
+            const float r = src[3 * p] - k[12], g = src[3 * p + 1] - k[13], b = src[3 * p + 2] - k[14];
             for (int c = 0; c < 3; c++)
                 dst[3 * p + c] =
                     ndd_gray_round(k[3 * c] * r + k[3 * c + 1] * g + k[3 * c + 2] * b + k[9 + c]);
@@ -230,13 +233,16 @@ cdef extern from *:
     __attribute__((target("avx2"))) static void ndd_matrix_avx2(const uint8_t *src, uint8_t *dst, ptrdiff_t n,
                                                                 const float *k)
     {
-        __m256 m[12];
-        for (int i = 0; i < 12; i++) m[i] = _mm256_set1_ps(k[i]);
+        __m256 m[15];
+        for (int i = 0; i < 15; i++) m[i] = _mm256_set1_ps(k[i]);
         uint8_t planes[3][8];
         ptrdiff_t p = 0;
         for (; 3 * p + 28 <= 3 * n; p += 8) {
             __m256 r, g, b;
             ndd_load8_rgb(src + 3 * p, &r, &g, &b);
+            r = _mm256_sub_ps(r, m[12]);
+            g = _mm256_sub_ps(g, m[13]);
+            b = _mm256_sub_ps(b, m[14]);
             for (int c = 0; c < 3; c++) {
                 __m256 v = _mm256_add_ps(_mm256_mul_ps(m[3 * c], r), _mm256_mul_ps(m[3 * c + 1], g));
                 v = _mm256_add_ps(v, _mm256_mul_ps(m[3 * c + 2], b));

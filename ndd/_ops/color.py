@@ -53,6 +53,7 @@ from .conversions import cast_array
 from .gpu_clahe import GpuClahe
 from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor, GpuEqualize
 from .gpu_jpeg_distortion import GpuJpegDistortion
+from .image_codec import BT601_KB, BT601_KG, BT601_KR, YCBCR_MATRIX
 from .image_layout import image_axes
 from .random_ops import known_values
 from .schema import Arg, Input, Operator
@@ -340,19 +341,19 @@ def _hsv_matrix(hue, saturation, value):
     return _YIQ_TO_RGB @ yiq @ _RGB_TO_YIQ
 
 
-def _apply_matrix(arr, matrix, offset, out_type):
-    """``out[..., i] = sum_j matrix[i, j] * in[..., j] + offset[i]`` in float32 (``offset``: one
-    value, or one per output channel)."""
+def _apply_matrix(arr, matrix, offset, out_type, pre=(0.0, 0.0, 0.0)):
+    """``out[..., i] = sum_j matrix[i, j] * (in[..., j] - pre[j]) + offset[i]`` in float32
+    (``offset``: one value, or one per output channel)."""
     offsets = np.broadcast_to(np.asarray(offset, np.float64), (3,))
     if arr.dtype == out_type and arr.dtype in (np.uint8, np.float32):
         # The common cases in one compiled pass.
-        coeffs = np.concatenate([np.asarray(matrix).reshape(-1), offsets]).astype(np.float32)
+        coeffs = np.concatenate([np.asarray(matrix).reshape(-1), offsets, pre]).astype(np.float32)
         out = np.empty(arr.shape, arr.dtype)
         color_matrix(np.ascontiguousarray(arr).reshape(-1, 3), out.reshape(-1, 3), coeffs)
         return out
     # Products and sums one at a time in float32, in the GPU kernel's order (a BLAS
     # product sums in its own order: a last bit apart, then 1 apart in int16).
-    pixels = arr.reshape(-1, 3).astype(np.float32)
+    pixels = arr.reshape(-1, 3).astype(np.float32) - np.asarray(pre, np.float32)
     weights, offsets = np.asarray(matrix, np.float32), offsets.astype(np.float32)
     result = np.empty_like(pixels)
     for c in range(3):
@@ -434,12 +435,19 @@ COLOR_TWIST = _value_operator(
 
 # -- color_space_conversion -----------------------------------------------------------------
 
-# RGB -> YCbCr (ITU-R BT.601, studio range), per 8-bit value.
-_RGB_TO_YCBCR = (
-    np.array([[65.481, 128.553, 24.966], [-37.797, -74.203, 112.0], [112.0, -93.786, -18.214]]) / 255.0
-)
+# RGB -> YCbCr (ITU-R BT.601, studio range), per 8-bit value: the decoders' single-precision
+# weights. YCbCr -> RGB: its inverse written from the same Kr, Kb (not the inverse of the
+# rounded matrix), applied to Y - 16, Cb - 128, Cr - 128. Both, summed in float32 in channel
+# order and rounded half up, equal the reference for every one of the 2^24 values.
+_RGB_TO_YCBCR = YCBCR_MATRIX.astype(np.float64)
 _YCBCR_OFFSET = np.array([16.0, 128.0, 128.0])
-_YCBCR_TO_RGB = np.linalg.inv(_RGB_TO_YCBCR)
+_YCBCR_TO_RGB = np.array(
+    [
+        [1.0, 0.0, 2 * (1 - BT601_KR)],
+        [1.0, -2 * (1 - BT601_KB) * BT601_KB / BT601_KG, -2 * (1 - BT601_KR) * BT601_KR / BT601_KG],
+        [1.0, 2 * (1 - BT601_KB), 0.0],
+    ]
+) * np.array([255 / 219, 255 / 224, 255 / 224])
 # BT.601 luma in 15-bit fixed point, as the reference: (9798 R + 19235 G + 3735 B + 2^14) >> 15.
 # The float32 weighted sum of uint8 values with these weights is exact (23 significant
 # bits), so the kernels' float32 sum rounded half up gives those integers.
@@ -469,9 +477,9 @@ def _csc_kernel(arrays, args):
         if target is DALIImageType.GRAY:
             centered = arr[..., :1].astype(np.float32) - np.float32(_YCBCR_OFFSET[0])
             return _round_u8(centered * np.float32(255.0 / 219.0))
-        # rgb = M (ycc - offset) = M ycc - M offset, in one compiled pass.
+        # rgb = M (ycc - offset), in one compiled pass.
         matrix = _YCBCR_TO_RGB if target is DALIImageType.RGB else _YCBCR_TO_RGB[::-1]
-        return _apply_matrix(arr, matrix, -(matrix @ _YCBCR_OFFSET), np.dtype(np.uint8))
+        return _apply_matrix(arr, matrix, 0.0, np.dtype(np.uint8), pre=_YCBCR_OFFSET)
     if target is DALIImageType.BGR or target is DALIImageType.RGB:
         return np.ascontiguousarray(arr[..., ::-1])
     if target is DALIImageType.GRAY:
@@ -479,9 +487,11 @@ def _csc_kernel(arrays, args):
         weights = _GRAY_WEIGHTS[::-1] if source is DALIImageType.BGR else _GRAY_WEIGHTS
         weighted_channels(arr.reshape(-1, 3), out.reshape(-1, 1), weights.astype(np.float32), 0.0)
         return out
-    # YCbCr: the matrix over the source's channel order, plus the offsets, in one compiled pass.
-    matrix = _RGB_TO_YCBCR if source is not DALIImageType.BGR else _RGB_TO_YCBCR[:, ::-1]
-    return _apply_matrix(arr, matrix, _YCBCR_OFFSET, np.dtype(np.uint8))
+    # YCbCr: the matrix plus the offsets, in one compiled pass, over RGB (BGR reordered first:
+    # the sums run R, G, B, as the reference's, which rounds 1 in 100,000 values otherwise).
+    if source is DALIImageType.BGR:
+        arr = np.ascontiguousarray(arr[..., ::-1])
+    return _apply_matrix(arr, _RGB_TO_YCBCR, _YCBCR_OFFSET, np.dtype(np.uint8))
 
 
 def _csc_prepare(ins, args):
@@ -585,7 +595,7 @@ def _csc_matrix(source, target):
         if target is DALIImageType.GRAY:
             return np.array([[255.0 / 219.0, 0.0, 0.0]]), np.array([_YCBCR_OFFSET[0], 0.0, 0.0]), np.zeros(1)
         matrix = _YCBCR_TO_RGB if target is DALIImageType.RGB else _YCBCR_TO_RGB[::-1]
-        return matrix, np.zeros(3), -(matrix @ _YCBCR_OFFSET)
+        return matrix, _YCBCR_OFFSET, np.zeros(3)
     if target in rgb_like:
         return np.eye(3)[::-1], np.zeros(3), np.zeros(3)
     if target is DALIImageType.GRAY:

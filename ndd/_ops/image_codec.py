@@ -74,14 +74,14 @@ _TRANSPOSING = (5, 6, 7, 8)
 # BT.601 studio-range RGB -> YCbCr, rows Y, Cb, Cr: the weights Kr = 0.299 and
 # Kb = 0.114 scaled to Y's 219 and the chroma's 224 levels of 255, rounded to single
 # precision (the reference's; 6-digit constants round 1 colour in 10,000 otherwise).
-_KR, _KB = 0.299, 0.114
-_KG = 1 - _KR - _KB
-_YCBCR_MATRIX = (
+BT601_KR, BT601_KB = 0.299, 0.114
+BT601_KG = 1 - BT601_KR - BT601_KB
+YCBCR_MATRIX = (
     np.array(
         [
-            [_KR, _KG, _KB],
-            [-_KR / (2 * (1 - _KB)), -_KG / (2 * (1 - _KB)), 0.5],
-            [0.5, -_KG / (2 * (1 - _KR)), -_KB / (2 * (1 - _KR))],
+            [BT601_KR, BT601_KG, BT601_KB],
+            [-BT601_KR / (2 * (1 - BT601_KB)), -BT601_KG / (2 * (1 - BT601_KB)), 0.5],
+            [0.5, -BT601_KG / (2 * (1 - BT601_KR)), -BT601_KB / (2 * (1 - BT601_KR))],
         ]
     )
     * np.array([[219 / 255], [224 / 255], [224 / 255]])
@@ -843,12 +843,12 @@ def _to_ycbcr(values, dtype):
 
 
 def _weighted_rows(rgb, offsets):
-    """Each row of _YCBCR_MATRIX applied to float32 ``rgb`` (..., 3) plus its offset,
+    """Each row of YCBCR_MATRIX applied to float32 ``rgb`` (..., 3) plus its offset,
     summed in the order R, G, B, offset in single precision (the order decides which
     side of a half some values fall on)."""
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     out = np.empty(rgb.shape, np.float32)
-    for k, (wr, wg, wb) in enumerate(_YCBCR_MATRIX):
+    for k, (wr, wg, wb) in enumerate(YCBCR_MATRIX):
         out[..., k] = wr * r + wg * g + wb * b + offsets[k]
     return out
 

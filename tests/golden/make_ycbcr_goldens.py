@@ -1,15 +1,18 @@
-"""Record the reference's YCbCr of 8-bit RGB images: ``decoders.image(...,
-output_type=YCbCr)`` of a PNG holding every one of the 2^24 colours once.
+"""Record the reference's YCbCr conversions of 8-bit values: ``decoders.image(...,
+output_type=YCbCr)`` of a PNG holding every one of the 2^24 colours once, and
+``color_space_conversion`` between RGB, BGR and YCbCr of the same 2^24 values.
 
 Run with the reference's Python (DALI 2.4.0):
 
     $HOME/dali-ref/bin/python tests/golden/make_ycbcr_goldens.py
 
-Writes ``ycbcr_values.npz``: ``rgb`` (N, 3) uint8 colours and ``ycbcr`` (N, 3) uint8,
-the reference's values for them. Kept: every colour where the reference's value is not
-the nearest integer of the exact BT.601 studio-range value (its single-precision
-arithmetic lands on the other side of a half), every colour where the exact value is
-within 0.00002 of a half (where a rule can go either way), and 4,096 others drawn at random.
+Writes ``ycbcr_values.npz``: for each conversion ``<name>_in`` (N, 3) uint8 values and
+``<name>_out`` (N, 3) uint8, the reference's results for them; the names are
+``decoder`` and ``RGB_YCbCr``, ``BGR_YCbCr``, ``YCbCr_RGB``, ``YCbCr_BGR``. Kept: every
+value where the reference's result is not the nearest integer of the exact BT.601
+studio-range value (its single-precision arithmetic lands on the other side of a half),
+every value where the exact result is within 0.00002 of a half (where a rule can go
+either way), and 1,024 others drawn at random.
 """
 
 import io
@@ -35,20 +38,45 @@ STUDIO = FULL * np.array([[219 / 255], [224 / 255], [224 / 255]])
 OFFSET = np.array([16.0, 128.0, 128.0])
 
 
-def main():
-    v = np.arange(1 << 24, dtype=np.uint32)
-    rgb = np.stack([(v >> 16) & 255, (v >> 8) & 255, v & 255], -1).astype(np.uint8)
-    buf = io.BytesIO()
-    Image.fromarray(rgb.reshape(4096, 4096, 3)).save(buf, format="PNG", compress_level=1)
-    data = ndd.as_tensor(np.frombuffer(buf.getvalue(), np.uint8))
-    ycbcr = np.asarray(ndd.decoders.image(data, output_type=types.YCbCr)).reshape(-1, 3)
-    exact = rgb.astype(np.float64) @ STUDIO.T + OFFSET
-    other_side = (np.floor(exact + 0.5) != ycbcr).any(axis=1)
+def _exact(name, values):
+    """The exact result of conversion ``name`` of (N, 3) values, in double precision."""
+    x = values.astype(np.float64)
+    if name.startswith("BGR"):
+        x = x[:, ::-1]
+    if name.startswith("YCbCr"):
+        rgb = (x - OFFSET) @ np.linalg.inv(STUDIO).T
+        return rgb[:, ::-1] if name.endswith("BGR") else rgb
+    return x @ STUDIO.T + OFFSET
+
+
+def _kept(name, values, result, rng):
+    exact = _exact(name, values)
+    other_side = (np.clip(np.floor(exact + 0.5), 0, 255) != result).any(axis=1)
     near_half = (np.abs(exact - np.floor(exact) - 0.5) < 0.00002).any(axis=1)
     keep = other_side | near_half
-    keep[np.random.default_rng(0).choice(len(rgb), 4096, replace=False)] = True
-    np.savez_compressed(HERE / "ycbcr_values.npz", rgb=rgb[keep], ycbcr=ycbcr[keep])
-    print(f"{int(other_side.sum())} colours off the nearest integer, {int(keep.sum())} kept")
+    keep[rng.choice(len(values), 1024, replace=False)] = True
+    print(f"{name}: {int(other_side.sum())} values off the nearest integer, {int(keep.sum())} kept")
+    return {f"{name}_in": values[keep], f"{name}_out": result[keep]}
+
+
+def main():
+    rng = np.random.default_rng(0)
+    v = np.arange(1 << 24, dtype=np.uint32)
+    values = np.stack([(v >> 16) & 255, (v >> 8) & 255, v & 255], -1).astype(np.uint8)
+    image = values.reshape(4096, 4096, 3)
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="PNG", compress_level=1)
+    data = ndd.as_tensor(np.frombuffer(buf.getvalue(), np.uint8))
+    decoded = np.asarray(ndd.decoders.image(data, output_type=types.YCbCr)).reshape(-1, 3)
+    record = _kept("decoder", values, decoded, rng)
+    for source, target in [("RGB", "YCbCr"), ("BGR", "YCbCr"), ("YCbCr", "RGB"), ("YCbCr", "BGR")]:
+        converted = ndd.color_space_conversion(
+            ndd.as_tensor(image, layout="HWC"),
+            image_type=getattr(types, source),
+            output_type=getattr(types, target),
+        )
+        record.update(_kept(f"{source}_{target}", values, np.asarray(converted).reshape(-1, 3), rng))
+    np.savez_compressed(HERE / "ycbcr_values.npz", **record)
 
 
 if __name__ == "__main__":

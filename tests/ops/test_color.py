@@ -441,7 +441,8 @@ def test_gpu_device_needs_a_gpu():
 @pytest.mark.parametrize("count", [0, 1, 7, 8, 9, 31, 1000])
 def test_the_colour_matrix_kernel_is_the_float32_sum_rounded_halves_up(count):
     """color_matrix (hue, saturation, hsv, color_twist, YCbCr) on uint8 pixels: its vector path
-    and its scalar tail both give round(((m0 r + m1 g) + m2 b) + o) in float32, exactly."""
+    and its scalar tail both give round(((m0 r' + m1 g') + m2 b') + o) in float32, exactly, with
+    r' = r - i0 (the input offsets)."""
     from ndd._cpu.color import color_matrix
 
     rng = np.random.default_rng(count)
@@ -449,11 +450,11 @@ def test_the_colour_matrix_kernel_is_the_float32_sum_rounded_halves_up(count):
     if count >= 4:
         pixels[:4] = [[0, 0, 0], [255, 255, 255], [255, 0, 0], [0, 0, 255]]
     for scale in (1.0, 60.0, 300.0):
-        coeffs = (rng.normal(0, 1, 12) * scale).astype(np.float32)
+        coeffs = (rng.normal(0, 1, 15) * scale).astype(np.float32)
         out = np.empty_like(pixels)
         color_matrix(pixels, out, coeffs)
-        f = pixels.astype(np.float32)
-        m, o = coeffs[:9].reshape(3, 3), coeffs[9:]
+        f = pixels.astype(np.float32) - coeffs[12:]
+        m, o = coeffs[:9].reshape(3, 3), coeffs[9:12]
         sums = ((f[:, :1] * m[:, 0] + f[:, 1:2] * m[:, 1]) + f[:, 2:] * m[:, 2]) + o
         expected = np.clip(np.floor(sums + np.float32(0.5)), 0, 255).astype(np.uint8)
         np.testing.assert_array_equal(out, expected)
@@ -581,3 +582,21 @@ def test_an_array_of_one_value_is_a_number(shape, name, kwargs):
     np.testing.assert_array_equal(np.asarray(op(x, **arrays)), expected)
     tensors = {k: ndd.tensor(v) for k, v in arrays.items()}
     np.testing.assert_array_equal(np.asarray(op(x, **tensors)), expected)
+
+
+@pytest.mark.parametrize("conversion", ["RGB_YCbCr", "BGR_YCbCr", "YCbCr_RGB", "YCbCr_BGR"])
+def test_ycbcr_conversions_are_the_references_for_every_value(conversion):
+    """The reference's results (tests/golden/make_ycbcr_goldens.py) where its single-precision
+    sums round away from the exact value, where the exact value is closest to a half, and 1,024
+    others: equal (they are, for all 2^24 values, with the rounded weights the decoders use)."""
+    import pathlib
+
+    golden = np.load(pathlib.Path(__file__).parent.parent / "golden" / "ycbcr_values.npz")
+    source, target = conversion.split("_")
+    values = golden[f"{conversion}_in"]
+    out = ndd.color_space_conversion(
+        ndd.tensor(values.reshape(1, -1, 3), layout="HWC"),
+        image_type=getattr(ndd.types, source),
+        output_type=getattr(ndd.types, target),
+    )
+    np.testing.assert_array_equal(np.asarray(out).reshape(-1, 3), golden[f"{conversion}_out"])
