@@ -51,6 +51,7 @@ _operators.install(Tensor)
 _operators.install(Batch)
 
 from . import (  # noqa: E402 - the operator modules need the bindings above
+    capture,
     checkpoint,
     decoders,
     experimental,
@@ -92,6 +93,7 @@ __all__ = [
     "batch",
     "bfloat16",
     "bool",
+    "capture",
     "checkpoint",
     "decoders",
     "device",

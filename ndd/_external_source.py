@@ -18,8 +18,8 @@ import collections.abc
 import functools
 import inspect
 import numbers
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _types
 from ._batch import Batch, batch
@@ -32,6 +32,9 @@ from ._prepare.call import invoke
 from ._prepare.storage import BatchBase, TensorBase
 from ._tensor import Tensor, _require_cpu, as_tensor, tensor
 from ._types import DType
+
+if TYPE_CHECKING:
+    from ._eval.context import EvalContext
 
 __all__ = ["ExternalSource"]
 
@@ -303,6 +306,33 @@ class ExternalSource:
                 )
         outputs = tuple(self._convert(item, index, batch_size) for index, item in enumerate(items))
         return outputs[0] if self._num_outputs == 1 else outputs
+
+    def captured(self, batch_size: int, ctx: "EvalContext | None" = None) -> Iterator:
+        """Iterate over the source's items, as the reference's capture mode does.
+
+        Yields what ``self(batch_size=batch_size)`` returns, item after item, until the
+        source ends (StopIteration; a source that never ends gives an endless loop).
+        The reference traces the operators of the loop body on the first iteration
+        and replays them afterwards; ndd runs the body as written each time, with the
+        same results (see ``ndd.capture``).
+
+        Parameters
+        ----------
+        batch_size : int
+            As for a call: Batches of this size.
+        ctx : EvalContext, optional
+            The context each item is pulled in (the calling thread's by default).
+        """
+        while True:
+            try:
+                if ctx is None:
+                    item = self(batch_size=batch_size)
+                else:
+                    with ctx:
+                        item = self(batch_size=batch_size)
+            except StopIteration:
+                return
+            yield item
 
     def _split_outputs(self, item) -> Sequence:
         if self._num_outputs == 1:

@@ -38,6 +38,7 @@ NAMESPACES = (
     "ndd.experimental",
     "ndd.io",
     "ndd.checkpoint",
+    "ndd.capture",
     "ndd.pytorch",
 )
 # Namespaces reached through the ones above (public names of theirs), and ndd.display (pictures

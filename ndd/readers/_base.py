@@ -451,12 +451,22 @@ class Reader(abc.ABC):
         neither is given. The reader is one continuous stream: an epoch whose last
         batch runs past the end of the shard continues into the next samples,
         unless ``pad_last_batch`` is set.
+
+        ``capture=True`` (the reference's capture mode) needs a batch size and a
+        reader without checkpointing, as in the reference; the loop then runs as
+        written on every iteration and gives the same Batches (see ``ndd.capture``).
         """
-        if capture:
-            raise NotImplementedError(f"{self._qualname}.next_epoch: capture mode is not supported by ndd")
         self._check_batch_size(batch_size)
         if batch_size is None:
             batch_size = self.max_batch_size
+        if capture:
+            if not batch_size:
+                raise ValueError(f"{self._qualname}.next_epoch: capture=True requires a non-None batch_size")
+            if self._checkpointing:
+                raise NotImplementedError(
+                    f"{self._qualname}.next_epoch: checkpointing is not supported in capture mode "
+                    "(as in the reference)"
+                )
         self._start("batches" if batch_size else "samples", batch_size)
         if self._resume_epoch:
             # Restored from a checkpoint taken inside an epoch: finish that epoch.
