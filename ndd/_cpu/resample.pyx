@@ -105,15 +105,18 @@ cdef inline Py_ssize_t _table_taps(double lo, double hi, Py_ssize_t out_size, in
     return 1 if kind == _NN else <Py_ssize_t>ceil(2 * support[0]) + 1
 
 
-cdef void _fill_table(double lo, double scale, double widen, double support, Py_ssize_t out_size,
+cdef void _fill_table(double lo, double hi, double scale, double widen, double support, Py_ssize_t out_size,
                       Py_ssize_t in_size, int kind, Py_ssize_t taps, int32_t* indices,
-                      float* weights) noexcept nogil:
+                      float* weights, bint stepped) noexcept nogil:
     """The indices and weights, ``out_size`` rows of ``taps``, of the input pixels each
     output pixel reads along one axis.
 
     The output covers the input interval ``[lo, hi]`` (pixel k spans [k, k + 1];
     ``hi < lo`` flips); output pixel j samples at ``lo + (j + 0.5) * scale``.
-    Nearest neighbour takes the pixel under that point; the other filters are
+    Nearest neighbour takes the pixel under that point, computed in single precision
+    as the reference does (which decides the pixel when the point falls on an edge):
+    with ``stepped`` (the outer axes: rows, slices) by adding the step to the previous
+    point, else (the columns) as ``(j + 0.5) * step + lo``. The other filters are
     centred there and, with antialiasing when scaling down, widened by ``widen``.
     Indices are clamped to ``[0, in_size)``, so the border pixel repeats.
     """
@@ -121,17 +124,21 @@ cdef void _fill_table(double lo, double scale, double widen, double support, Py_
     cdef double center, total, value, offset, reach
     cdef int32_t* index_row
     cdef float* weight_row
+    cdef float lo32 = <float>lo, step32 = (<float>hi - lo32) / <float>out_size, point
+    if kind == _NN:
+        point = lo32 + <float>0.5 * step32
+        for j in range(out_size):
+            if not stepped:
+                point = (<float>j + <float>0.5) * step32 + lo32
+            k = <Py_ssize_t>floor(point)
+            indices[j] = <int32_t>(0 if k < 0 else (last if k > last else k))
+            weights[j] = 1
+            point = point + step32
+        return
     for j in range(out_size):
         center = lo + (j + 0.5) * scale
         index_row = indices + j * taps
         weight_row = weights + j * taps
-        if kind == _NN:
-            # A sampling point computed as exactly on a pixel edge (up to rounding)
-            # takes the pixel after it.
-            k = <Py_ssize_t>floor(center + 1e-6)
-            index_row[0] = <int32_t>(0 if k < 0 else (last if k > last else k))
-            weight_row[0] = 1
-            continue
         # Pixels whose centre (k + 0.5) is strictly inside the support; the Gaussian,
         # not 0 at the ends of its support, also takes the pixels there (to rounding),
         # as the reference does (the other filters are 0 there).
@@ -704,6 +711,9 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         if plan.shape[<int>axes[k]] == 0:
             plan.passes = -1
             return 0
+    # The innermost axis resampled (the columns): nearest neighbour computes its points
+    # there otherwise than along the others (see _fill_table).
+    cdef int last_axis = max(axes) if naxes else -1
     for k in range(naxes):
         axis = axes[k]
         out_size = int(sizes[k])
@@ -728,8 +738,8 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         _reserve(tables, out_size * taps)
         at = tables.size
         if out_size * taps:
-            _fill_table(low, scale, widen, support, out_size, plan.shape[axis], kind, taps,
-                        tables.indices + at, tables.weights + at)
+            _fill_table(low, high, scale, widen, support, out_size, plan.shape[axis], kind, taps,
+                        tables.indices + at, tables.weights + at, axis != last_axis)
         identity = _rebase_table(tables.indices + at, tables.weights + at, out_size, taps, &first, &stop)
         if out_size * taps:
             # Only the pixels some output reads are visited: the region, plus the filter's reach.

@@ -471,3 +471,28 @@ def test_a_subpixel_size_below_a_tenth_scales_as_a_tenth(size):
     np.testing.assert_array_equal(np.asarray(ndd.resize(x, size=[size, 1])), tenth)
     np.testing.assert_allclose(tenth.ravel(), [0.49554458], rtol=1e-6)
     assert not np.array_equal(np.asarray(ndd.resize(x, size=[0.12, 1])), tenth)
+
+
+_NN_CASES = json.loads((GOLDEN / "nn_resize_cases.json").read_text())
+
+
+@pytest.mark.parametrize("case", _NN_CASES, ids=[f"{c['layout']}-{c['in']}-{c['out']}" for c in _NN_CASES])
+def test_nearest_neighbour_takes_the_references_pixels(case):
+    """The input pixel of every output pixel, along each axis, as the reference's
+    (tests/golden/make_nn_resize_goldens.py): floor((j + 0.5) * in / out) but where the
+    point falls on a pixel edge, there as its single-precision sums put it (rows and
+    slices adding the step, columns multiplying); one pixel apart there before."""
+    layout, in_sizes, out_sizes = case["layout"], case["in"], case["out"]
+    grids = np.meshgrid(*[np.arange(n, dtype=np.uint16) for n in in_sizes], indexing="ij")
+    image = np.stack(grids, axis=0 if layout == "CHW" else -1)
+    out = np.asarray(
+        ndd.resize(ndd.tensor(image, layout=layout), size=out_sizes, interp_type=types.INTERP_NN)
+    )
+    for axis, (n_in, n_out) in enumerate(zip(in_sizes, out_sizes, strict=True)):
+        expected = np.minimum(np.floor((np.arange(n_out) + 0.5) * n_in / n_out).astype(int), n_in - 1)
+        for j, pixel in case["exceptions"][axis]:
+            expected[j] = pixel
+        index = [0] * len(in_sizes)
+        index[axis] = slice(None)
+        line = out[(axis, *index)] if layout == "CHW" else out[(*index, axis)]
+        np.testing.assert_array_equal(line, expected, err_msg=f"axis {axis}")
