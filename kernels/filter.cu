@@ -37,10 +37,25 @@
 #define FILTER_ADD_TOTAL 2
 // No window: convert each element to the output type (a sample without passes).
 #define FILTER_CONVERT 4
+// Integer results round halves to even (filter's, as the reference's) instead of away.
+#define FILTER_ROUND_EVEN 8
 // A tap: depth, height and width offsets in the window, and 1 where it ends a slice.
 #define FILTER_TAP_WORDS 4
 
 template <typename A, typename B> struct filter_same {
+  static constexpr bool value = false;
+};
+// Whether results in T are rounded to integers (every output type but the floats).
+template <typename T> struct filter_integer {
+  static constexpr bool value = true;
+};
+template <> struct filter_integer<float> {
+  static constexpr bool value = false;
+};
+template <> struct filter_integer<double> {
+  static constexpr bool value = false;
+};
+template <> struct filter_integer<ndd_half> {
   static constexpr bool value = false;
 };
 template <typename A> struct filter_same<A, A> {
@@ -168,6 +183,8 @@ __device__ inline void filter_element(const In* __restrict__ in, Out* out, const
     }
   }
   if (flags & FILTER_ADD_TOTAL) total = __fadd_rn(totals[seg[18] + (long long)e], total);
+  // An integral value passes the stores' rounding unchanged.
+  if (filter_integer<Out>::value && (flags & FILTER_ROUND_EVEN)) total = rintf(total);
   filter_store(out + seg[1] + (long long)e, total);
 }
 

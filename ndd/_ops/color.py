@@ -983,6 +983,8 @@ CLAHE = Operator(
         Arg("tiles_y", "int", doc="Number of tiles down the height."),
     ],
     prepare_args=_clahe_prepare,
+    # HWC data without a layout comes out labelled HWC, as in the reference.
+    infer_types=lambda ins, args: [(ins[0]._dtype, "HWC")],
     infer_shape=_clahe_shape,
     kernel=_clahe_kernel,
     doc="Contrast-limited adaptive histogram equalization of uint8 images, as OpenCV's CLAHE: per tile "

@@ -3,7 +3,8 @@ experimental.median_blur, experimental.dilate, experimental.erode.
 
 Every operator works on the spatial axes of a sample (all but the frame ``F`` and
 channel ``C`` axes of its layout) and computes in float32, as the reference does;
-integer outputs are rounded (halves away from zero) and saturated. Borders follow
+integer outputs are rounded (halves away from zero; filter's to even, as the reference's
+filter on the CPU) and saturated. Borders follow
 np.pad's modes: the correlations (gaussian_blur, laplacian, filter on images) read
 each row padded on the fly through index maps of the border (``border_map``), so
 no padded copy of a sample is made; filter on volumes, median_blur, dilate and
@@ -805,7 +806,12 @@ def _filter_kernel(arrays, args):
             else np.empty(_filter_plan(x.shape, weights.shape, args)[2], out_type)
         )
     pad_mode, value = _filter_border(args, fill)
-    return _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, value)
+    if out_type.kind not in "iu":
+        return _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, value)
+    # Integer results round halves to even, as the reference's filter does (its blurs and
+    # laplacian round them away from zero, as the kernels do).
+    sums = _correlate_window(x, spatial, weights, anchors, np.dtype(np.float32), pad_mode, value)
+    return cast_array(np.rint(sums), out_type)  # whole numbers: the cast only saturates them
 
 
 def _filter_gpu_windows(shape, dtype, weights, fill, args, repeated=False):
@@ -1143,7 +1149,7 @@ OPERATORS = [GAUSSIAN_BLUR, LAPLACIAN, FILTER, MEDIAN_BLUR, DILATE, ERODE]
 # The GPU runs the CPU's plans: the same windows, borders and steps (gpu_filters.py).
 GAUSSIAN_BLUR.gpu_kernel = GpuFilter(GAUSSIAN_BLUR, _gaussian_gpu_plan, _result_type)
 LAPLACIAN.gpu_kernel = GpuFilter(LAPLACIAN, _laplacian_gpu_plan, _result_type)
-FILTER.gpu_kernel = GpuFilter(FILTER, _filter_gpu_plan, _result_type, host_inputs=(1, 2))
+FILTER.gpu_kernel = GpuFilter(FILTER, _filter_gpu_plan, _result_type, host_inputs=(1, 2), round_even=True)
 MEDIAN_BLUR.gpu_kernel = GpuMedian(MEDIAN_BLUR, _median_gpu_plan)
 DILATE.gpu_kernel = GpuMorphology(DILATE, _morphology_gpu_plan(DILATE), erode=False)
 ERODE.gpu_kernel = GpuMorphology(ERODE, _morphology_gpu_plan(ERODE), erode=True)

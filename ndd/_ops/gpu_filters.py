@@ -59,6 +59,7 @@ _ROW = 19
 _SUM_SLICES = 1
 _ADD_TOTAL = 2
 _CONVERT = 4
+_ROUND_EVEN = 8
 _TAP_WORDS = 4
 # Spatial axes a window may have (a row's depth, height and width).
 _MAX_AXES = 3
@@ -226,13 +227,14 @@ class GpuFilter:
     """The GPU kernel of gaussian_blur, laplacian and filter. ``plan(shape, dtype, args,
     others)`` gives a sample's ``FilterPlan`` (``others``: its host arrays of the
     inputs ``host_inputs``); ``out_dtype(dtype, args)`` the output's numpy type for an
-    input of ``dtype``."""
+    input of ``dtype``; ``round_even``: integer results round halves to even (filter)."""
 
-    def __init__(self, op, plan, out_dtype, host_inputs=()):
+    def __init__(self, op, plan, out_dtype, host_inputs=(), round_even=False):
         self.op = op
         self.plan = plan
         self.out_dtype = out_dtype
         self.host_inputs = host_inputs
+        self.round_even = round_even
 
     def check(self, ins, args):
         """Prepare phase: a GPU input of a type with a kernel, the other inputs on the host."""
@@ -283,7 +285,7 @@ class GpuFilter:
                 if step.windows is None:
                     members.append(_convert_row(in_offset, out_offset, sizes[i]))
                     continue
-                flags = _ADD_TOTAL if step.adds_total else 0
+                flags = (_ADD_TOTAL if step.adds_total else 0) | (_ROUND_EVEN if self.round_even else 0)
                 for window in step.windows:
                     members.append(_window_row(window, in_offset, out_offset, between[i], flags, tables))
             launches += [(key, members) for key, members in groups.items()]

@@ -314,7 +314,10 @@ NORMALIZE = Operator(
     kernel=_kernel,
     batch_kernel=_batch_kernel,
     doc="Normalize data: ``out = scale * (in - mean) / stddev + shift``, with the mean and standard "
-    "deviation computed over ``axes`` (per sample, or over the batch) unless given.",
+    "deviation computed over ``axes`` (per sample, or over the batch) unless given.\n\n"
+    "A zero deviation (computed, or given, or a variance plus ``epsilon`` of 0 or less) gives "
+    "``shift``: the reference does so for a computed or per-element one, and gives infinities and "
+    "NaN for a scalar ``stddev=0``.",
 )
 
 NORMALIZE.gpu_kernel = GpuNormalize(NORMALIZE, _reduced_axes_of, _param_of, _given_inverse)

@@ -225,6 +225,16 @@ def test_filter_matches_the_cpu_for_every_type_and_output_type(dtype, any_gpu):
         _check_batch(ndd.filter, samples, "HWC", _filter((2, 3)), np.array(3, np.int32), border="constant")
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64])
+def test_filter_rounds_integer_halves_to_even_as_the_cpu(dtype, any_gpu):
+    """Weights of a half and a quarter put many sums on halves: both sides round them to even."""
+    values = np.arange(60, dtype=dtype).reshape(5, 12) - (0 if dtype == np.uint8 else 30)
+    for weights in (np.array([[0.5]], np.float32), np.full((2, 2), 0.25, np.float32)):
+        _check(ndd.filter, values, "HW", weights)
+    gpu = np.asarray(ndd.filter(ndd.tensor(values, layout="HW").gpu(), np.array([[0.5]], np.float32)).cpu())
+    np.testing.assert_array_equal(gpu, np.rint(values * 0.5).astype(dtype))
+
+
 @pytest.mark.parametrize(
     "layout, shape, window",
     [

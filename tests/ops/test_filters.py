@@ -228,6 +228,22 @@ def test_filter_constant_border_uses_fill_value():
     np.testing.assert_allclose(out[:, :, 0], expected, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32])
+def test_filter_rounds_integer_halves_to_even(dtype):
+    """As the reference's filter (on the CPU): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> 0, -1.5 -> -2;
+    a 2x2 box of quarters lands on halves often (14% of pixels of random uint8 images)."""
+    values = np.arange(9, dtype=dtype).reshape(1, 9) - (4 if dtype != np.uint8 else 0)
+    out = np.asarray(ndd.filter(ndd.tensor(values, layout="HW"), np.array([[0.5]], np.float32)))
+    np.testing.assert_array_equal(out, np.rint(values * 0.5).astype(dtype))
+    if dtype == np.uint8:
+        assert out.ravel().tolist() == [0, 0, 1, 2, 2, 2, 3, 4, 4]  # the reference's
+    image = np.random.default_rng(0).integers(0, 200, (20, 20), dtype=dtype)
+    box = np.full((2, 2), 0.25, np.float32)
+    sums = _correlate_reference(image.astype(np.float32), box, (1, 1), "reflect")  # the default anchor
+    out = np.asarray(ndd.filter(ndd.tensor(image, layout="HW"), box))
+    np.testing.assert_array_equal(out, np.rint(sums).astype(dtype))
+
+
 def test_filter_volume_matches_a_3d_correlation():
     rng = np.random.default_rng(5)
     volume = rng.normal(0, 1, (5, 6, 7, 2)).astype(np.float32)

@@ -1,7 +1,7 @@
 """Image operators given data without a layout read it as HWC (3-D) or FHWC (4-D; crop: DHWC)
 and label their output so, as the reference does (checked by running it: its
-resize, rotate, warp_affine, warp_perspective, water, sphere, resize_crop_mirror
-and jpeg_compression_distortion give HWC / FHWC here, like flip and crop)."""
+resize, rotate, warp_affine, warp_perspective, water, sphere, resize_crop_mirror,
+jpeg_compression_distortion and clahe give HWC / FHWC here, like flip and crop)."""
 
 import numpy as np
 import pytest
@@ -24,6 +24,7 @@ _IMAGE_ONLY = {
     "sphere": lambda x: ndd.sphere(x),
     "random_resized_crop": lambda x: ndd.random_resized_crop(x, size=(3, 3)),
     "paste": lambda x: ndd.paste(x, ratio=2.0, fill_value=0),
+    "clahe": lambda x: ndd.clahe(x, tiles_x=2, tiles_y=2, clip_limit=2.0),
 }
 
 
