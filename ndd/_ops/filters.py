@@ -29,8 +29,9 @@ Deliberate divergences from the reference:
 
 Per-frame arguments (``ndd.per_frame``): ``sigma``/``window_size``
 (gaussian_blur), ``window_size``/``smoothing_size``/``scale`` (laplacian) and
-``anchor``/``mask_size`` (dilate, erode) are unfolded by ``frames.py``; filter
-takes per-frame ``filter`` and ``fill_value`` inputs itself.
+``anchor``/``mask_size`` (dilate, erode), ``anchor`` (filter) are unfolded by
+``frames.py``; filter takes per-frame ``filter`` and ``fill_value`` inputs itself
+(unfolded with the sequence when its ``anchor`` is per frame too).
 """
 
 import functools
@@ -1158,3 +1159,4 @@ ERODE.gpu_kernel = GpuMorphology(ERODE, _morphology_gpu_plan(ERODE), erode=True)
 GAUSSIAN_BLUR.per_frame_args = ("sigma", "window_size")
 LAPLACIAN.per_frame_args = ("scale", "smoothing_size", "window_size")
 DILATE.per_frame_args = ERODE.per_frame_args = ("anchor", "mask_size")
+FILTER.per_frame_args = ("anchor",)

@@ -136,7 +136,8 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
                 f"{op.qualname}: '{marked[0]}' is given per frame (ndd.per_frame), so the input must be a "
                 f"sequence (layout starting with 'F'), got layout {layout!r}"
             )
-        framed_inputs = [0]
+        # The sequence, and the other inputs given per frame (filter's filter, say).
+        framed_inputs = [0] + [k for k in range(1, len(inputs)) if _is_framed(inputs[k])]
     input_samples = {
         k: _samples(as_tensor(inputs[k]) if not isinstance(inputs[k], (Tensor, Batch)) else inputs[k], bs)
         for k in framed_inputs

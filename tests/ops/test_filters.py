@@ -581,3 +581,39 @@ def test_filters_read_transposed_and_strided_inputs(call):
     transposed = ndd.transpose(ndd.tensor(values, layout="HW"), perm=[1, 0])
     np.testing.assert_array_equal(np.asarray(call(transposed)), expected)
     np.testing.assert_array_equal(np.asarray(call(values[:, ::2])), np.asarray(call(values[:, ::2].copy())))
+
+
+def test_filter_anchor_per_frame_is_each_frame_with_its_anchor():
+    """As the reference (it documents per-frame anchors and gave these pixels): with a per-frame
+    filter and fill value too, each frame is filtered with its own."""
+    seq = np.arange(2 * 4 * 5, dtype=np.uint8).reshape(2, 4, 5, 1) * 3
+    anchors = np.array([[0, 0], [2, 1]], np.int32)
+    filters = np.stack([np.ones((3, 3), np.float32) / 9, np.eye(3, dtype=np.float32)])
+    fills = np.array([7, 9], np.uint8)
+    out = np.asarray(
+        ndd.filter(
+            ndd.tensor(seq, layout="FHWC"),
+            np.ones((3, 3), np.float32) / 9,
+            anchor=ndd.per_frame(ndd.tensor(anchors)),
+        )
+    )
+    assert out[0, 0, :, 0].tolist() == [18, 21, 24, 25, 24]  # the reference's
+    out = np.asarray(
+        ndd.filter(
+            ndd.tensor(seq, layout="FHWC"),
+            ndd.per_frame(ndd.tensor(filters)),
+            ndd.per_frame(ndd.tensor(fills)),
+            border="constant",
+            anchor=ndd.per_frame(ndd.tensor(anchors)),
+        )
+    )
+    for f in range(2):
+        alone = ndd.filter(
+            ndd.tensor(seq[f], layout="HWC"),
+            filters[f],
+            fills[f],
+            border="constant",
+            anchor=anchors[f].tolist(),
+        )
+        np.testing.assert_array_equal(out[f], np.asarray(alone))
+    assert out[0, 0, :, 0].tolist() == [18, 21, 24, 19, 14]  # the reference's
