@@ -214,7 +214,9 @@ DEBAYER = Operator(
     infer_types=_types,
     infer_shape=_shape,
     kernel=_kernel,
-    doc="Demosaic single-channel Bayer images into RGB (OpenCV's bilinear, edge-aware, VNG or gray algorithms).",
+    doc="Demosaic single-channel Bayer images into RGB (OpenCV's bilinear, edge-aware, VNG or gray algorithms)."
+    "\n\nImages 2 pixels high or wide are interpolated like larger ones; the reference (OpenCV) gives "
+    "zeros for them with the bilinear, edge-aware and gray algorithms.",
 )
 
 # The GPU runs the CPU's algorithms in the same integer arithmetic (gpu_debayer.py).
