@@ -944,8 +944,8 @@ def _distortion_args(*extra):
             "fill_value",
             "float",
             0.0,
-            doc="Value of the output pixels mapped outside the source, saturated to the output type "
-            "(the reference wraps it: 300 is 44 in uint8).",
+            doc="Value of the output pixels mapped outside the source, converted as a C cast (17.6 is 17 "
+            "in uint8) and saturated to the output type (the reference wraps it: 300 is 44 in uint8).",
             type_doc="float",
             nonfinite=True,
         ),

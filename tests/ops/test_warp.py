@@ -424,9 +424,10 @@ def test_rotate_takes_and_ignores_an_axis_for_2d_images():
         ndd.rotate(ndd.as_tensor(np.zeros((2, 4, 5, 3), np.uint8), layout="DHWC"), angle=30.0)
 
 
-@pytest.mark.parametrize("fill, expected", [(300.0, 255), (-5.0, 0), (17.6, 18)])
+@pytest.mark.parametrize("fill, expected", [(300.0, 255), (-5.0, 0), (17.6, 17)])
 def test_water_fill_values_saturate_to_the_output_type(fill, expected):
-    """As its doc says (the reference wraps 300 to 44 and -5 to 251 in uint8)."""
+    """As its doc says: truncated as a C cast (as the reference), saturated (the reference wraps
+    300 to 44 and -5 to 251 in uint8)."""
     image = ndd.tensor(np.full((6, 6, 1), 9, np.uint8), layout="HWC")
     out = np.asarray(ndd.water(image, ampl_x=40.0, ampl_y=40.0, fill_value=fill))
     np.testing.assert_array_equal(out, expected)  # every point lands outside
