@@ -98,6 +98,13 @@ def roi_crop_range(crop, roi_start, roi_end, in_shape):
     crop = np.asarray(crop, np.int64)
     start = np.asarray(roi_start, np.int64)
     end = np.asarray(roi_end, np.int64)
+    reversed_roi = np.any(start > end, axis=-1)
+    if np.any(reversed_roi):
+        i = np.unravel_index(np.argmax(reversed_roi), reversed_roi.shape)
+        raise ValueError(
+            f"{_ROI}: the ROI's end {end[i].tolist()} must not be before its start {start[i].tolist()}"
+            + _where_in_batch(reversed_roi)
+        )
     lo = np.where(crop >= end - start, end - crop, start)
     hi = np.where(crop >= end - start, start, end - crop)
     if in_shape is not None:
@@ -109,7 +116,7 @@ def roi_crop_range(crop, roi_start, roi_end, in_shape):
                 f"{_ROI}: 'crop_shape' {crop[i].tolist()} is larger than the input {limit[i].tolist()}"
                 + _where_in_batch(too_large)
             )
-        outside = np.any((start < 0) | (end > limit) | (start > end), axis=-1)
+        outside = np.any((start < 0) | (end > limit), axis=-1)
         if np.any(outside):
             i = np.unravel_index(np.argmax(outside), outside.shape)
             raise ValueError(
@@ -131,6 +138,9 @@ def _roi_request(data, args):
             raise ValueError(f"{_ROI}: 'roi_shape' and 'roi_start' must have one value per dimension")
         end = tuple(s + n for s, n in zip(start, args["roi_shape"], strict=True))
     in_shape = args["in_shape"] if data is None else data.shape
+    if data is not None and len(in_shape) > len(crop):
+        # The leading dimensions are cropped (an HWC image with an [h, w] crop), as in the reference.
+        in_shape = in_shape[: len(crop)]
     if in_shape is not None and len(in_shape) != len(crop):
         raise ValueError(
             f"{_ROI}: 'crop_shape' has {len(crop)} values but the input has {len(in_shape)} dimensions"

@@ -578,7 +578,7 @@ def test_gpu_device_needs_a_gpu(op):
     [
         (
             dict(crop_shape=[10, 10], roi_start=[40, 30], roi_end=[20, 45]),
-            r"the ROI \[\[40, 30\], \[20, 45\]\)",
+            r"the ROI's end \[20, 45\] must not be before its start \[40, 30\]",
         ),
         (
             dict(crop_shape=[200, 10], roi_start=[10, 10], roi_end=[20, 45]),
@@ -677,3 +677,30 @@ def test_fixed_window_anchors_are_generator_integers_draws():
     np.testing.assert_array_equal(
         size, (expected_start + (crop / pixels).astype(np.float32)) - expected_start
     )
+
+
+def test_roi_random_crop_of_an_image_with_channels_crops_its_leading_dimensions():
+    """An HWC image with an [h, w] crop (the reference's usual call): H and W bound the window."""
+    image = np.zeros((50, 60, 3), np.uint8)
+    starts = np.stack(
+        [
+            np.asarray(ndd.roi_random_crop(image, crop_shape=[45, 55], roi_start=[5, 5], roi_end=[20, 30]))
+            for _ in range(200)
+        ]
+    )
+    assert starts.shape == (200, 2) and starts.min() >= 0
+    assert starts[:, 0].max() <= 5 and starts[:, 1].max() <= 5  # 50 - 45, 60 - 55
+    batch = ndd.roi_random_crop(
+        ndd.batch([image, image[:48]]), crop_shape=[45, 55], roi_start=[5, 5], roi_end=[20, 30]
+    )
+    assert [np.asarray(s).shape for s in batch] == [(2,), (2,)]
+    with pytest.raises(ValueError, match="'crop_shape' has 2 values but the input has 1 dimensions"):
+        ndd.roi_random_crop(np.zeros(50, np.uint8), crop_shape=[10, 10], roi_start=[5, 5], roi_end=[20, 20])
+
+
+@pytest.mark.parametrize("in_shape", [None, [50, 50]])
+def test_roi_random_crop_names_a_reversed_roi(in_shape):
+    with pytest.raises(ValueError, match=r"the ROI's end \[10, 10\] must not be before its start \[20, 20\]"):
+        np.asarray(
+            ndd.roi_random_crop(crop_shape=[10, 10], roi_start=[20, 20], roi_end=[10, 10], in_shape=in_shape)
+        )
