@@ -46,10 +46,6 @@ def _box_rows(array):
     return np.asarray(array, np.float32).reshape(-1, 4)
 
 
-def _flag(qualname, name, value):
-    if value not in (0, 1):
-        raise ValueError(f"{qualname}: '{name}' must be 0 or 1, got {value}")
-    return value == 1
 
 
 # -- bb_flip ------------------------------------------------------------------------
@@ -182,21 +178,20 @@ _COORD_AXES = "xyz"
 
 
 def _coord_layout(qualname, layout, ndim_points):
+    """The column of each coordinate: letter k of ``layout`` names column k. As in the
+    reference, 1-, 2- and 3-D points live in x, xy and xyz space, and the layout must
+    name those axes (a layout such as 'yz' for 2-D points is refused rather than read as
+    a plane); it may name more ('xyz' for 2-D points), and an axis it puts past the
+    point's columns is not flipped."""
     if not layout:
         layout = _COORD_AXES[:ndim_points]
-    if len(layout) != ndim_points:
-        raise ValueError(
-            f"{qualname}: 'layout' {layout!r} must name each of the {ndim_points} coordinates of a point"
-        )
     if set(layout) - set(_COORD_AXES) or len(set(layout)) != len(layout):
         raise ValueError(f"{qualname}: 'layout' must be made of distinct 'x', 'y', 'z', got {layout!r}")
-    # As in the reference, 1-, 2- and 3-D points live in x, xy and xyz space: a
-    # layout such as 'yz' for 2-D points is refused rather than read as a plane.
     missing = [axis for axis in _COORD_AXES[:ndim_points] if axis not in layout]
     if missing:
         raise ValueError(
-            f"{qualname}: 'layout' for {ndim_points}-D points must be an ordering of "
-            f"{_COORD_AXES[:ndim_points]!r}, got {layout!r} (no {' or '.join(map(repr, missing))})"
+            f"{qualname}: 'layout' for {ndim_points}-D points must name {_COORD_AXES[:ndim_points]!r}, "
+            f"got {layout!r} (no {' or '.join(map(repr, missing))})"
         )
     return layout
 
@@ -216,15 +211,15 @@ def _coord_flip_shape(shapes, args):
 
 
 def _coord_flips(args, dims):
-    """Per coordinate of a point: whether it flips, and its mirror 2 * center (float32)."""
+    """Per column of a point: whether it flips (a nonzero ``flip_<axis>``, as in the
+    reference), and its mirror 2 * center (float32)."""
     layout = _coord_layout("ndd.coord_flip", args["layout"], dims)
-    return [
-        (
-            _flag("ndd.coord_flip", f"flip_{axis}", args[f"flip_{axis}"]),
-            np.float32(2.0) * np.float32(args[f"center_{axis}"]),
-        )
-        for axis in layout
-    ]
+    flips = [(False, np.float32(0.0))] * dims
+    for axis in _COORD_AXES[:dims]:
+        column = layout.index(axis)
+        if column < dims:
+            flips[column] = (args[f"flip_{axis}"] != 0, np.float32(2.0) * np.float32(args[f"center_{axis}"]))
+    return flips
 
 
 def _coord_flip_kernel(arrays, args):

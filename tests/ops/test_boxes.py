@@ -46,7 +46,9 @@ def test_box_ops_reject_partial_boxes(op):
 
 
 def test_coord_flip_rejects_a_layout_that_does_not_fit_the_points():
-    with pytest.raises(ValueError, match=r"ndd.coord_flip: 'layout' 'xy'"):
+    with pytest.raises(
+        ValueError, match=r"ndd.coord_flip: 'layout' for 3-D points must name 'xyz', got 'xy' \(no 'z'\)"
+    ):
         ndd.coord_flip(np.zeros((2, 3), np.float32), layout="xy")
 
 
@@ -57,11 +59,36 @@ def test_coord_flip_layout_must_order_the_axes_of_the_points(dims, layout, expec
     # 1-, 2- and 3-D points live in x, xy and xyz space, as in the reference; an
     # axis left out is an error even when it is not flipped.
     points = np.zeros((2, dims), np.float32)
-    message = (
-        rf"ndd.coord_flip: 'layout' for {dims}-D points must be an ordering of {expected}, got '{layout}'"
-    )
+    message = rf"ndd.coord_flip: 'layout' for {dims}-D points must name {expected}, got '{layout}'"
     with pytest.raises(ValueError, match=message):
         ndd.coord_flip(points, layout=layout, flip_x=0)
+
+
+@pytest.mark.parametrize(
+    ("points", "layout", "flips", "expected"),
+    [
+        # Any nonzero flip_* flips, as in the reference (per sample too, below).
+        ([[0.1, 0.2]], "xy", (0, 2, 0), [[0.1, 0.8]]),
+        ([[0.1, 0.2]], "xy", (-1, 0, 0), [[0.9, 0.2]]),
+        # A layout may name more axes than the points have; letter k names column k, and an
+        # axis past the columns is not flipped (the reference's results).
+        ([[0.1, 0.2]], "xyz", (0, 1, 0), [[0.1, 0.8]]),
+        ([[0.1, 0.2]], "yxz", (1, 0, 0), [[0.1, 0.8]]),
+        ([[0.1, 0.2]], "zyx", (1, 1, 0), [[0.1, 0.8]]),
+        ([[0.1]], "yx", (0, 1, 0), [[0.1]]),
+        ([[0.1]], "xy", (1, 1, 0), [[0.9]]),
+    ],
+)
+def test_coord_flip_flags_and_longer_layouts_as_the_reference(points, layout, flips, expected):
+    fx, fy, fz = flips
+    out = ndd.coord_flip(np.array(points, np.float32), layout=layout, flip_x=fx, flip_y=fy, flip_z=fz)
+    np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+
+
+def test_coord_flip_per_sample_flags_take_any_nonzero_value():
+    points = ndd.batch([np.array([[0.1, 0.2]], np.float32)] * 2)
+    out = ndd.coord_flip(points, flip_x=0, flip_y=ndd.batch([np.int32(2), np.int32(0)]))
+    np.testing.assert_allclose([np.asarray(s) for s in out], [[[0.1, 0.8]], [[0.1, 0.2]]], rtol=1e-6)
 
 
 def test_coord_flip_flips_only_the_chosen_axes_about_their_centers():
