@@ -46,8 +46,6 @@ def _box_rows(array):
     return np.asarray(array, np.float32).reshape(-1, 4)
 
 
-
-
 # -- bb_flip ------------------------------------------------------------------------
 
 
