@@ -115,7 +115,7 @@ cdef class Arg:
             if not isinstance(value, int):
                 if isinstance(value, float) and value.is_integer():
                     return int(value)
-                if hasattr(type(value), "__index__"):
+                if hasattr(type(value), "__index__") and not isinstance(value, np.ndarray):
                     # An integer enum of another library: the reference's types.INTERP_LINEAR.
                     return operator.index(value)
                 self._fail(op, "an integer", value)

@@ -66,3 +66,13 @@ def test_a_whole_float_for_an_integer_argument_is_that_integer():
     exact = ndd.jpeg_compression_distortion(ndd.tensor(image, layout="HWC"), quality=40)
     np.testing.assert_array_equal(np.asarray(whole), np.asarray(exact))
     assert not np.array_equal(np.asarray(exact), image)
+
+
+@pytest.mark.parametrize("wrap", [np.asarray, ndd.as_tensor], ids=["array", "tensor"])
+def test_several_values_for_an_integer_argument_are_refused_naming_it(wrap):
+    boxes = np.array([[0.1, 0.2, 0.5, 0.6]], np.float32)
+    with pytest.raises(ValueError, match=r"ndd.bb_flip: 'horizontal' must be an integer, got array of int64"):
+        ndd.bb_flip(boxes, horizontal=wrap(np.array([0, 1], np.int64)))
+    np.testing.assert_allclose(
+        np.asarray(ndd.bb_flip(boxes, horizontal=wrap(np.array([1])))), [[0.4, 0.2, 0.5, 0.6]]
+    )
