@@ -332,6 +332,11 @@ def _bbox_prepare(ins, args):
         raise TypeError(f"{_BBOX}: the boxes must be float32, got {boxes._dtype}")
     if labels is not None and labels._dtype is not int32:
         raise TypeError(f"{_BBOX}: the labels must be int32, got {labels._dtype}")
+    if args["total_num_attempts"] == 0 or args["total_num_attempts"] < -1:
+        raise ValueError(
+            f"{_BBOX}: 'total_num_attempts' must be greater than zero (or -1: no limit), "
+            f"got {args['total_num_attempts']}"
+        )
     if args["ltrb"] is not None and args["bbox_layout"] is not None:
         raise ValueError(f"{_BBOX}: 'ltrb' is a deprecated form of 'bbox_layout'; give only 'bbox_layout'")
     if args["ltrb"] is not None:

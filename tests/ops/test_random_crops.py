@@ -704,3 +704,12 @@ def test_roi_random_crop_names_a_reversed_roi(in_shape):
         np.asarray(
             ndd.roi_random_crop(crop_shape=[10, 10], roi_start=[20, 20], roi_end=[10, 10], in_shape=in_shape)
         )
+
+
+@pytest.mark.parametrize("attempts", [0, -2])
+def test_random_bbox_crop_refuses_no_attempts(attempts):
+    """As the reference ("must be greater than zero"); -1, the default, sets no limit."""
+    boxes = np.array([[0.1, 0.1, 0.5, 0.5]], np.float32)
+    with pytest.raises(ValueError, match=f"'total_num_attempts' must be greater than zero .*got {attempts}"):
+        ndd.random_bbox_crop(boxes, total_num_attempts=attempts)
+    assert len(ndd.random_bbox_crop(boxes, total_num_attempts=-1)) == 3
