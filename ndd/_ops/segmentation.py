@@ -437,7 +437,10 @@ def _select_kernel(arrays, args):
             f"{_SELECT}: 'mask_ids' must not repeat a mask, got {int(unique[counts > 1][0])} twice"
         )
     starts, ends = polygons[:, 1], polygons[:, 2]
-    if np.any(starts < 0) or np.any(ends < starts) or np.any(ends > len(vertices)):
+    # Only the polygons selected are read, and checked (as in the reference).
+    chosen = np.isin(polygons[:, 0], ids)
+    first, last = starts[chosen], ends[chosen]
+    if np.any(first < 0) or np.any(last < first) or np.any(last > len(vertices)):
         raise ValueError(
             f"{_SELECT}: 'polygons' must hold vertex ranges [start, end) within the {len(vertices)} vertices"
         )

@@ -105,6 +105,17 @@ def test_select_masks_rejects_vertex_ranges_outside_the_vertices():
         np.asarray(ndd.segmentation.select_masks(np.array([0], np.int32), polygons, np.zeros((4, 2)))[0])
 
 
+def test_select_masks_reads_and_checks_only_the_selected_polygons():
+    """As the reference: a broken range of a mask not selected is not read."""
+    polygons = np.array([[0, 3, 0], [1, 3, 7]], np.int32)
+    vertices = np.arange(20, dtype=np.float32).reshape(10, 2)
+    out_polygons, out_vertices = ndd.segmentation.select_masks(np.array([1], np.int32), polygons, vertices)
+    np.testing.assert_array_equal(np.asarray(out_polygons), [[1, 0, 4]])
+    np.testing.assert_array_equal(np.asarray(out_vertices), vertices[3:7])
+    with pytest.raises(ValueError, match="'polygons' must hold vertex ranges"):
+        np.asarray(ndd.segmentation.select_masks(np.array([0], np.int32), polygons, vertices)[0])
+
+
 # -- connected blobs ----------------------------------------------------------------
 
 
