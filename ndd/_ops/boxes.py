@@ -472,12 +472,14 @@ def _rotation_geometry(args):
     converted to radians in float32 before its cosine and sine are taken."""
     layout = args["shape_layout"]
     shape = args["input_shape"]
-    if len(shape) < len(layout):
+    # As the reference: the values where the layout puts H and W must be there (an input
+    # shape of 2 values fits 'HWC'), and fractional values are truncated.
+    if len(shape) <= max(layout.index("H"), layout.index("W")):
         raise ValueError(
-            f"{_ROTATE}: 'input_shape' {list(shape)} has fewer values than 'shape_layout' {layout!r}"
+            f"{_ROTATE}: 'input_shape' {list(shape)} has no value where 'shape_layout' {layout!r} puts H or W"
         )
-    height = np.float32(shape[layout.index("H")])
-    width = np.float32(shape[layout.index("W")])
+    height = np.float32(math.trunc(shape[layout.index("H")]))
+    width = np.float32(math.trunc(shape[layout.index("W")]))
     theta = float(np.float32(args["angle"]) * np.float32(math.pi / 180))
     size = args["size"]
     if size and args["keep_size"]:
@@ -642,9 +644,10 @@ BBOX_ROTATE = Operator(
         Arg("bbox_normalized", "bool", True, doc="Boxes are relative to the image (0 to 1); else pixels."),
         Arg(
             "input_shape",
-            "int_list",
+            "float_list",
             per_sample=True,
-            doc="Shape of the image the boxes belong to, in ``shape_layout`` order (extra dimensions ignored).",
+            doc="Shape of the image the boxes belong to, in ``shape_layout`` order (extra dimensions ignored; "
+            "fractions truncated).",
             type_doc="list of int",
         ),
         Arg(

@@ -206,6 +206,20 @@ def test_bbox_rotate_argument_errors():
         np.asarray(ndd.bbox_rotate(boxes, angle=1.0, input_shape=[4, 4], keep_size=True, size=[6, 6]))
 
 
+def test_bbox_rotate_input_shape_forms_of_the_reference():
+    """Two values fit 'HWC' (H and W are there), fractions are truncated; 'CHW' needs three."""
+    boxes = np.array([[0.1, 0.2, 0.4, 0.5]], np.float32)
+    expected = np.asarray(ndd.bbox_rotate(boxes, angle=30.0, input_shape=[100, 200]))
+    np.testing.assert_allclose(expected, [[0.12374, 0.415, 0.42268, 0.71277]], atol=1e-5)  # the reference's
+    for shape, layout in (([100, 200], "HWC"), ([100.5, 200.9], "HW"), ([3, 100, 200], "CHW")):
+        out = ndd.bbox_rotate(boxes, angle=30.0, input_shape=shape, shape_layout=layout)
+        np.testing.assert_array_equal(np.asarray(out), expected)
+    with pytest.raises(
+        ValueError, match=r"'input_shape' \[100.0, 200.0\] has no value where 'shape_layout' 'CHW'"
+    ):
+        np.asarray(ndd.bbox_rotate(boxes, angle=30.0, input_shape=[100, 200], shape_layout="CHW"))
+
+
 @pytest.mark.parametrize("op", ["bb_flip", "bbox_paste", "bbox_rotate", "box_encoder", "coord_flip"])
 def test_signature_matches_reference(op):
     assert_reference_signature(op)
