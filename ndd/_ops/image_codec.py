@@ -839,7 +839,8 @@ def _to_ycbcr(values, dtype):
     # One factor from the source's range to the type's (1 for 8-bit to uint8, 257 to uint16).
     scaled = rgb.astype(np.float32) * np.float32(top / _top(rgb.dtype))
     ycbcr = _weighted_rows(scaled, _YCBCR_OFFSET * np.float32(top + 1))
-    return np.clip(np.floor(ycbcr + np.float32(0.5)), 0, top).astype(dtype)
+    # Bounded in double precision: float32 has no int32 maximum (2**31 - 1 rounds up to 2**31).
+    return np.clip(np.floor(ycbcr + np.float32(0.5)).astype(np.float64), 0, top).astype(dtype)
 
 
 def _weighted_rows(rgb, offsets):
