@@ -91,6 +91,14 @@ def _where_in_batch(bad):
     return f" (sample {int(np.argmax(bad))}{more})"
 
 
+def _refuse(bad, message):
+    """Raise ValueError(``message(i)``, i the first sample where ``bad``, and which samples
+    are bad) when any is."""
+    if np.any(bad):
+        i = np.unravel_index(np.argmax(bad), bad.shape)
+        raise ValueError(message(i) + _where_in_batch(bad))
+
+
 def roi_crop_range(crop, roi_start, roi_end, in_shape):
     """The lowest and highest crop start per dimension: the crop holds the ROI when
     it is larger and lies inside it otherwise, and stays inside ``in_shape`` (if given).
@@ -98,31 +106,25 @@ def roi_crop_range(crop, roi_start, roi_end, in_shape):
     crop = np.asarray(crop, np.int64)
     start = np.asarray(roi_start, np.int64)
     end = np.asarray(roi_end, np.int64)
-    reversed_roi = np.any(start > end, axis=-1)
-    if np.any(reversed_roi):
-        i = np.unravel_index(np.argmax(reversed_roi), reversed_roi.shape)
-        raise ValueError(
-            f"{_ROI}: the ROI's end {end[i].tolist()} must not be before its start {start[i].tolist()}"
-            + _where_in_batch(reversed_roi)
-        )
+    _refuse(
+        np.any(start > end, axis=-1),
+        lambda i: f"{_ROI}: the ROI's end {end[i].tolist()} must not be before its start {start[i].tolist()}",
+    )
     lo = np.where(crop >= end - start, end - crop, start)
     hi = np.where(crop >= end - start, start, end - crop)
     if in_shape is not None:
         limit = np.asarray(in_shape, np.int64)
-        too_large = np.any(crop > limit, axis=-1)
-        if np.any(too_large):
-            i = np.unravel_index(np.argmax(too_large), too_large.shape)
-            raise ValueError(
-                f"{_ROI}: 'crop_shape' {crop[i].tolist()} is larger than the input {limit[i].tolist()}"
-                + _where_in_batch(too_large)
-            )
-        outside = np.any((start < 0) | (end > limit), axis=-1)
-        if np.any(outside):
-            i = np.unravel_index(np.argmax(outside), outside.shape)
-            raise ValueError(
+        _refuse(
+            np.any(crop > limit, axis=-1),
+            lambda i: f"{_ROI}: 'crop_shape' {crop[i].tolist()} is larger than the input {limit[i].tolist()}",
+        )
+        _refuse(
+            np.any((start < 0) | (end > limit), axis=-1),
+            lambda i: (
                 f"{_ROI}: the ROI [{start[i].tolist()}, {end[i].tolist()}) must lie within the input "
-                f"{limit[i].tolist()}" + _where_in_batch(outside)
-            )
+                f"{limit[i].tolist()}"
+            ),
+        )
         lo = np.clip(lo, 0, limit - crop)
         hi = np.clip(hi, 0, limit - crop)
     return lo, hi
