@@ -69,7 +69,7 @@ def _about_center(linear, center):
     ndim = linear.shape[0]
     if center is None:
         return _affine(linear, np.zeros(ndim, _F32))
-    c = _center(center, ndim)
+    c = _every_component(center, ndim)
     offset = np.empty(ndim, _F32)
     for i in range(ndim):
         acc = _F32(0)
@@ -79,11 +79,13 @@ def _about_center(linear, center):
     return _affine(linear, offset)
 
 
-def _center(center, ndim):
-    c = np.asarray(center, _F32).reshape(-1)
-    if c.size == 1 and ndim > 1:
-        c = np.full(ndim, c[0], _F32)
-    return c
+def _every_component(values, n):
+    """``values`` as float32, one value spread over ``n`` components (as the reference
+    reads a center, scale, axis or T of one value)."""
+    v = np.asarray(values, _F32).reshape(-1)
+    if v.size == 1 and n > 1:
+        v = np.full(n, v[0], _F32)
+    return v
 
 
 def _compose(qualname, made, matrix, reverse):
@@ -250,9 +252,7 @@ def _scale_dims(qualname, a):
 
 
 def _scale_build(qualname, a, ndim):
-    scale = np.asarray(a["scale"], _F32)
-    if scale.size == 1:
-        scale = np.full(ndim, scale[0], _F32)
+    scale = _every_component(a["scale"], ndim)
     if scale.size != ndim:
         raise InvalidArgumentError(f"{qualname}: 'scale' must have {ndim} elements, got {scale.tolist()}")
     _check_center(qualname, a, ndim)
@@ -309,10 +309,8 @@ def _rotation_build(qualname, a, ndim):
     if ndim == 2:
         linear = np.array([[c, -s], [s, c]], _F32)
     else:
-        axis = np.asarray(a["axis"], _F32)
-        if axis.size == 1:
-            axis = np.full(3, axis[0], _F32)
-        elif axis.size != 3:  # a per-sample axis, known only now
+        axis = _every_component(a["axis"], 3)
+        if axis.size != 3:  # a per-sample axis, known only now
             raise InvalidArgumentError(f"{qualname}: 'axis' must have 1 or 3 elements, got {axis.tolist()}")
         norm = _F32(
             math.sqrt(
@@ -608,9 +606,7 @@ def _coord_plan(args, n_in):
     if t is None:
         t = np.zeros(rows, _F32)
     else:
-        t = np.asarray(t, _F32).reshape(-1)
-        if t.size == 1:
-            t = np.full(rows, t[0], _F32)
+        t = _every_component(t, rows)
         if t.size != rows:
             raise InvalidArgumentError(
                 f"ndd.coord_transform: 'T' must have {rows} elements (the rows of M), got {t.tolist()}"
