@@ -50,6 +50,7 @@ import numpy as np
 import simplejpeg
 from PIL import Image, UnidentifiedImageError
 
+from .._cpu.color import color_matrix
 from .._cpu.pixels import pack_three_channels, unfilter_png
 from ..types import DALIImageType
 
@@ -844,13 +845,12 @@ def _to_ycbcr(values, dtype):
 
 
 def _weighted_rows(rgb, offsets):
-    """Each row of YCBCR_MATRIX applied to float32 ``rgb`` (..., 3) plus its offset,
-    summed in the order R, G, B, offset in single precision (the order decides which
-    side of a half some values fall on)."""
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    """Each row of YCBCR_MATRIX applied to float32 ``rgb`` (..., 3) plus its offset, by
+    the colour-matrix kernel: summed in the order R, G, B, offset in single precision
+    (the order decides which side of a half some values fall on)."""
+    coeffs = np.concatenate([YCBCR_MATRIX.reshape(-1), offsets, np.zeros(3, np.float32)])
     out = np.empty(rgb.shape, np.float32)
-    for k, (wr, wg, wb) in enumerate(YCBCR_MATRIX):
-        out[..., k] = wr * r + wg * g + wb * b + offsets[k]
+    color_matrix(np.ascontiguousarray(rgb).reshape(-1, 3), out.reshape(-1, 3), coeffs.astype(np.float32))
     return out
 
 
