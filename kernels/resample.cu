@@ -10,9 +10,8 @@
 // is contiguous; its input may be a strided window of an image.
 //
 // The sums are those of the CPU (ndd/_cpu/resample.pyx), so the results agree
-// to the bit: over the taps in order from 0, either fused multiply-adds (the
-// two-axis passes, as the CPU's vector code sums) or a rounded product added
-// with one more rounding (the single-axis passes).
+// to the bit: over the taps in order from 0, each a rounded product added with
+// one more rounding (as the reference sums; never a fused multiply-add).
 #include "common.cuh"
 #include "half.cuh"
 
@@ -74,20 +73,14 @@ __device__ inline void resample_element(const In* __restrict__ in, Out* __restri
   }
   const long long axis_stride = seg[RESAMPLE_HEAD + 2 * axis + 1];
   const long long row = seg[5] + (long long)j * taps;
+  // Zero weights are skipped where the CPU skips them (adding 0 * x changes a sum
+  // only where x is infinite or NaN).
+  const bool skip_zero = (flags & (RESAMPLE_FUSED | RESAMPLE_SKIP_ZERO)) != 0;
   float sum = 0.0f;
-  if (flags & RESAMPLE_FUSED) {
-    for (int t = 0; t < taps; ++t) {
-      const float w = weights[row + t];
-      if (w == 0.0f) continue;
-      sum = fmaf(w, resample_load(in + at + indices[row + t] * axis_stride), sum);
-    }
-  } else {
-    const bool skip_zero = (flags & RESAMPLE_SKIP_ZERO) != 0;
-    for (int t = 0; t < taps; ++t) {
-      const float w = weights[row + t];
-      if (skip_zero && w == 0.0f) continue;
-      sum = __fadd_rn(sum, __fmul_rn(w, resample_load(in + at + indices[row + t] * axis_stride)));
-    }
+  for (int t = 0; t < taps; ++t) {
+    const float w = weights[row + t];
+    if (skip_zero && w == 0.0f) continue;
+    sum = __fadd_rn(sum, __fmul_rn(w, resample_load(in + at + indices[row + t] * axis_stride)));
   }
   resample_store(out + seg[1] + (long long)e, sum);
 }
@@ -122,29 +115,46 @@ RESAMPLE_TO_ALL(f32, float)
 RESAMPLE_TO_ALL(f16, ndd_half)
 
 // Filter tables made on the GPU: the linear, cubic and triangular tables of
-// filter_table (ndd/_cpu/resample.pyx), to the bit. Its arithmetic is IEEE double
-// with every operation rounded on its own (no fused multiply-add), as the host's
-// is; the Lanczos and Gaussian tables, whose sine and exponential differ between
-// the two math libraries, are made on the host. One row per table: 0 the
-// table's offset, 1 output indices, 2 taps, 3 input extent, 4 filter kind
-// (DALIInterpType), 5 the first pixel read (subtracted from every index), then
-// the bits of the doubles lo, scale, widen and support. blockIdx.y picks the
-// row; a thread makes one output index's taps.
+// _fill_table (ndd/_cpu/resample.pyx), to the bit. Its arithmetic is IEEE single
+// precision with every operation rounded on its own (no fused multiply-add), as the
+// host's is; the Lanczos and Gaussian tables, whose sine and exponential differ
+// between the two math libraries, are made on the host. A filter is a table of
+// samples (the triangle 0, 1, 0, or Catmull-Rom's cubic at 129 points over [-2, 2])
+// read between samples by linear interpolation. One row per table: 0 the table's
+// offset, 1 output indices, 2 taps, 3 input extent, 4 filter kind (DALIInterpType),
+// 5 the first pixel read (subtracted from every index), then the bits of the floats
+// lo (the interval's start), step (input pixels per output pixel), anchor (the
+// filter's centre, in pixels from its first sample) and the samples per pixel.
+// blockIdx.y picks the row; a thread makes one output index's taps.
 #define RESAMPLE_TABLE_ROW 10
-#define RESAMPLE_LINEAR 1
 #define RESAMPLE_CUBIC 2
+#define RESAMPLE_CUBIC_COUNT 129
 
-__device__ inline double resample_filter(int kind, double x) {
-  x = fabs(x);
-  if (kind == RESAMPLE_CUBIC) {
-    if (x < 1.0)
-      return __dadd_rn(__dmul_rn(__dmul_rn(__dsub_rn(__dmul_rn(1.5, x), 2.5), x), x), 1.0);
-    if (x < 2.0)
-      return __dadd_rn(
-          __dmul_rn(__dsub_rn(__dmul_rn(__dadd_rn(__dmul_rn(-0.5, x), 2.5), x), 4.0), x), 2.0);
-    return 0.0;
-  }
-  return x < 1.0 ? __dsub_rn(1.0, x) : 0.0;
+__device__ inline float resample_cubic_sample(int i) {
+  // _cubic_window(_table_point(i, 129, 4)) of resample.pyx.
+  float x = fabsf(__fdiv_rn(__fmul_rn(4.0f, __fsub_rn((float)i, __fmul_rn(128.0f, 0.5f))), 128.0f));
+  if (x >= 2.0f) return 0.0f;
+  const float x2 = __fmul_rn(x, x), x3 = __fmul_rn(x2, x);
+  if (x > 1.0f)
+    return __fadd_rn(
+        __fsub_rn(__fadd_rn(__fmul_rn(-0.5f, x3), __fmul_rn(2.5f, x2)), __fmul_rn(4.0f, x)), 2.0f);
+  return __fadd_rn(__fsub_rn(__fmul_rn(1.5f, x3), __fmul_rn(2.5f, x2)), 1.0f);
+}
+
+__device__ inline float resample_sample(int kind, int i) {
+  if (kind == RESAMPLE_CUBIC) return resample_cubic_sample(i);
+  return i == 1 ? 1.0f : 0.0f;
+}
+
+__device__ inline float resample_filter_at(int kind, float x) {
+  // _filter_at of resample.pyx: 0 outside the table.
+  const int count = kind == RESAMPLE_CUBIC ? RESAMPLE_CUBIC_COUNT : 3;
+  if (!(x > -1.0f) || x >= (float)count) return 0.0f;
+  const int x0 = (int)floorf(x);
+  const float d = __fsub_rn(x, (float)x0);
+  const float f0 = x0 < 0 ? 0.0f : resample_sample(kind, x0);
+  const float f1 = x0 + 1 >= count ? 0.0f : resample_sample(kind, x0 + 1);
+  return __fadd_rn(f0, __fmul_rn(d, __fsub_rn(f1, f0)));
 }
 
 extern "C" __global__ void resample_tables(const long long* __restrict__ rows,
@@ -156,26 +166,27 @@ extern "C" __global__ void resample_tables(const long long* __restrict__ rows,
   const long long last = row[3] - 1;
   const int kind = (int)row[4];
   const long long shift = row[5];
-  const double lo = __longlong_as_double(row[6]);
-  const double scale = __longlong_as_double(row[7]);
-  const double widen = __longlong_as_double(row[8]);
-  const double support = __longlong_as_double(row[9]);
+  const float lo = __int_as_float((int)row[6]);
+  const float step = __int_as_float((int)row[7]);
+  const float anchor = __int_as_float((int)row[8]);
+  const float samples = __int_as_float((int)row[9]);
+  // _first_point of resample.pyx.
+  const float start = __fadd_rn(lo, __fsub_rn(__fsub_rn(__fmul_rn(0.5f, step), 0.5f), anchor));
   for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n;
        j += (long long)blockDim.x * gridDim.x) {
     const long long at = row[0] + j * taps;
-    const double center = __dadd_rn(lo, __dmul_rn((double)j + 0.5, scale));
-    const long long first = (long long)floor(__dsub_rn(__dsub_rn(center, 0.5), support)) + 1;
-    double total = 0.0;
+    const float point = __fadd_rn(__fmul_rn((float)j, step), start);
+    const long long first = (long long)ceilf(point);
+    const float offset = __fsub_rn((float)first, point);
+    float total = 0.0f;
     for (int t = 0; t < taps; ++t) {
       const long long k = first + t;
-      const double offset = __dsub_rn((double)k + 0.5, center);
-      double value = resample_filter(kind, offset / widen);
-      if (value != 0.0 && offset >= support) value = 0.0;
-      total = __dadd_rn(total, value);
-      weights[at + t] = (float)value;
+      const float value = resample_filter_at(kind, __fmul_rn(__fadd_rn(offset, (float)t), samples));
+      total = __fadd_rn(total, value);
+      weights[at + t] = value;
       indices[at + t] = (int)((k < 0 ? 0 : (k > last ? last : k)) - shift);
     }
-    if (total != 0.0)
-      for (int t = 0; t < taps; ++t) weights[at + t] = (float)((double)weights[at + t] / total);
+    if (total != 0.0f)
+      for (int t = 0; t < taps; ++t) weights[at + t] = __fdiv_rn(weights[at + t], total);
   }
 }

@@ -13,7 +13,6 @@ RESAMPLE_ROW: int
 RESAMPLE_TABLE_ROW: int
 
 def resample_pass(src: np.ndarray, dst: np.ndarray, indices: np.ndarray, weights: np.ndarray) -> None: ...
-def two_axis_sums_fused() -> bool: ...
 def resample_rows_columns(
     src: np.ndarray,
     dst: np.ndarray,
@@ -21,6 +20,14 @@ def resample_rows_columns(
     row_weights: np.ndarray,
     column_indices: np.ndarray,
     column_weights: np.ndarray,
+) -> None: ...
+def resample_columns_rows(
+    src: np.ndarray,
+    dst: np.ndarray,
+    column_indices: np.ndarray,
+    column_weights: np.ndarray,
+    row_indices: np.ndarray,
+    row_weights: np.ndarray,
 ) -> None: ...
 def resample_plan(
     shapes: list[tuple[int, ...]],

@@ -8,18 +8,22 @@ applies such a table along the middle axis of a 4-D view ``(outer, mid, n, inner
 of the data, reading any strided view whose innermost axis is contiguous and
 writing with rounding and saturation when the output is an integer type.
 
+The tables, the pass order and the sums are the reference's, in the same
+single-precision arithmetic (filters sampled into tables, each product and sum
+rounded on its own), so that float32 outputs equal the reference's to the bit
+(Lanczos aside, whose samples come from sinf).
+
 One plan serves both devices: ``resample_steps`` gives the CPU an image's window
-(the pixels some output reads), tables and pass order (the fewest multiply-adds);
-``resample_plan`` makes the same for a whole batch in one call for the GPU, with
-the descriptor rows of ``kernels/resample.cu``, leaving the tables whose double
-arithmetic the GPU reproduces to the bit (linear, cubic, triangular) to the
-``resample_tables`` kernel.
+(the pixels some output reads), tables and pass order; ``resample_plan`` makes the
+same for a whole batch in one call for the GPU, with the descriptor rows of
+``kernels/resample.cu``, leaving the tables whose arithmetic the GPU reproduces to
+the bit (linear, cubic, triangular) to the ``resample_tables`` kernel.
 """
 
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport M_PI, ceil, exp, fabs, floor, fmin, sin
+from libc.math cimport M_PI, M_SQRT2, ceilf, expf, fabsf, floorf, fmaxf, sinf
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -42,12 +46,6 @@ FILTER_LANCZOS3 = _LANCZOS3
 FILTER_TRIANGULAR = _TRIANGULAR
 FILTER_GAUSSIAN = _GAUSSIAN
 
-# How far past the end of its support (relative) the Gaussian still takes a pixel: the
-# reference takes those a scale like 41/31 puts at the end, which double rounding
-# puts a few units in the last place inside or outside. A pixel exactly at the right
-# end is left out (see _fill_table).
-cdef double _GAUSSIAN_REACH = 1e-6
-
 ctypedef fused src_t:
     uint8_t
     int16_t
@@ -61,142 +59,185 @@ ctypedef fused dst_t:
     float
 
 
-cdef inline double _sinc(double x) noexcept nogil:
+# The filters other than nearest neighbour are tables, sampled evenly over the
+# filter's extent and read between samples by linear interpolation, in float32
+# throughout: the reference's construction, whose roundings decide the last bits of
+# the weights and so which way outputs near a half round. Each table spans
+# ``count - 1`` steps; stretched over ``support`` input pixels it is read every
+# ``step = (count - 1) / support`` entries per pixel.
+cdef enum:
+    _TRIANGLE_COUNT = 3
+    _GAUSS_COUNT = 65
+    _CUBIC_COUNT = 129
+    _LANCZOS_COUNT = 193  # 32 samples per pixel over [-3, 3]
+
+cdef float _TRIANGLE_VALUES[_TRIANGLE_COUNT]
+cdef float _GAUSS_VALUES[_GAUSS_COUNT]
+cdef float _CUBIC_VALUES[_CUBIC_COUNT]
+cdef float _LANCZOS_VALUES[_LANCZOS_COUNT]
+
+
+cdef inline float _cubic_window(float x) noexcept nogil:
+    # Catmull-Rom (Keys' cubic with a = -0.5), evaluated as the GPU's resample_tables does.
+    cdef float x2, x3
+    x = fabsf(x)
+    if x >= 2:
+        return 0
+    x2 = x * x
+    x3 = x2 * x
+    if x > 1:
+        return <float>-0.5 * x3 + <float>2.5 * x2 - <float>4 * x + <float>2
+    return <float>1.5 * x3 - <float>2.5 * x2 + <float>1
+
+
+cdef inline float _sinc(float x) noexcept nogil:
     if x == 0:
-        return 1.0
-    x *= M_PI
-    return sin(x) / x
+        return 1
+    x = x * <float>M_PI
+    return sinf(x) / x
 
 
-cdef inline double _filter_value(int kind, double x) noexcept nogil:
-    """The filter at ``x`` (in filter units: input pixels divided by the widening)."""
-    x = fabs(x)
+cdef inline float _table_point(int i, int count, float extent) noexcept nogil:
+    """Where sample ``i`` of a table over ``[-extent / 2, extent / 2]`` lies."""
+    return extent * (<float>i - <float>(count - 1) * <float>0.5) / <float>(count - 1)
+
+
+cdef void _sample_filters() noexcept nogil:
+    cdef int i
+    cdef float x
+    _TRIANGLE_VALUES[0] = 0
+    _TRIANGLE_VALUES[1] = 1
+    _TRIANGLE_VALUES[2] = 0
+    for i in range(_GAUSS_COUNT):
+        # exp(-x^2) over [-2, 2]: the table's ends are where it falls to e^-4.
+        x = _table_point(i, _GAUSS_COUNT, 4)
+        _GAUSS_VALUES[i] = expf(-x * x)
+    for i in range(_CUBIC_COUNT):
+        _CUBIC_VALUES[i] = _cubic_window(_table_point(i, _CUBIC_COUNT, 4))
+    for i in range(_LANCZOS_COUNT):
+        x = _table_point(i, _LANCZOS_COUNT, 6)
+        _LANCZOS_VALUES[i] = _sinc(x) * _sinc(x / 3) if fabsf(x) < 3 else 0
+
+
+_sample_filters()
+
+
+cdef struct _Filter:
+    const float* values
+    int count
+    float anchor  # the filter's centre, in input pixels from its first table entry
+    float step  # table entries per input pixel
+    Py_ssize_t taps  # input pixels an output pixel reads
+
+
+cdef inline void _stretch(_Filter* filter, float support) noexcept nogil:
+    """Spread the table over ``support`` input pixels (its centre stays its centre)."""
+    cdef float old_step = filter.step
+    filter.step = <float>(filter.count - 1) / support
+    filter.anchor = filter.anchor * old_step / filter.step
+
+
+cdef _Filter _make_filter(int kind, bint antialias, float extent, Py_ssize_t out_size) noexcept nogil:
+    """The filter of ``kind`` (not nearest neighbour) resampling an input interval of
+    ``extent`` pixels to ``out_size``: with antialiasing when scaling down, widened by
+    the scale (``extent / out_size``), as the reference does."""
+    cdef _Filter filter
+    cdef bint widen = antialias and out_size < extent
+    cdef float ratio = extent / <float>out_size if widen else 1
+    filter.step = 1
     if kind == _CUBIC:
-        # Catmull-Rom (Keys' cubic with a = -0.5).
-        if x < 1:
-            return (1.5 * x - 2.5) * x * x + 1
-        if x < 2:
-            return ((-0.5 * x + 2.5) * x - 4) * x + 2
-        return 0.0
-    if kind == _LANCZOS3:
-        return _sinc(x) * _sinc(x / 3) if x < 3 else 0.0
-    if kind == _GAUSSIAN:
-        # The reference's Gaussian: exp(-4 x^2) cut after |x| = 1.
-        return exp(-4 * x * x) if x <= 1 else 0.0
-    return 1 - x if x < 1 else 0.0
-
-
-cdef inline double _filter_radius(int kind) noexcept nogil:
+        filter.values = _CUBIC_VALUES
+        filter.count = _CUBIC_COUNT
+    elif kind == _LANCZOS3:
+        filter.values = _LANCZOS_VALUES
+        filter.count = _LANCZOS_COUNT
+    elif kind == _GAUSSIAN:
+        filter.values = _GAUSS_VALUES
+        filter.count = _GAUSS_COUNT
+    else:
+        filter.values = _TRIANGLE_VALUES
+        filter.count = _TRIANGLE_COUNT
+    filter.anchor = <float>(filter.count - 1) * <float>0.5
     if kind == _CUBIC:
-        return 2.0
-    if kind == _LANCZOS3:
-        return 3.0
-    return 1.0
+        _stretch(&filter, 2 * fmaxf(2, 2 * ratio))
+    elif kind == _LANCZOS3:
+        _stretch(&filter, 2 * fmaxf(3, 3 * extent / <float>out_size if widen else 3))
+    elif kind == _GAUSSIAN:
+        # A Gaussian of sigma = radius / (2 sqrt 2), its table four sigmas wide each way.
+        _stretch(&filter, fmaxf(1, <float>(4 * M_SQRT2) * <float>(<double>(ratio * <float>0.5) / M_SQRT2)))
+    else:
+        # Linear and triangular: the triangle of radius 1, widened as the others.
+        _stretch(&filter, fmaxf(1, 2 * ratio))
+    filter.taps = <Py_ssize_t>ceilf(<float>(filter.count - 1) / filter.step)
+    return filter
 
 
-cdef inline Py_ssize_t _table_taps(double lo, double hi, Py_ssize_t out_size, int kind, bint antialias,
-                                   double* scale, double* widen, double* support) noexcept nogil:
-    """The taps of a filter table, with its sampling step, widening and support."""
-    scale[0] = (hi - lo) / out_size if out_size > 0 else 1.0
-    widen[0] = 1.0
-    if antialias and kind != _NN and fabs(scale[0]) > 1:
-        widen[0] = fabs(scale[0])
-    support[0] = _filter_radius(kind) * widen[0]
-    return 1 if kind == _NN else <Py_ssize_t>ceil(2 * support[0]) + 1
+cdef inline float _filter_at(const _Filter* filter, float x) noexcept nogil:
+    """The table at (fractional) entry ``x``; 0 outside it."""
+    cdef int x0
+    cdef float d, f0, f1
+    if not (x > -1):
+        return 0
+    if x >= filter.count:
+        return 0
+    x0 = <int>floorf(x)
+    d = x - <float>x0
+    f0 = 0 if x0 < 0 else filter.values[x0]
+    f1 = 0 if x0 + 1 >= filter.count else filter.values[x0 + 1]
+    return f0 + d * (f1 - f0)
 
 
-cdef void _fill_table(double lo, double hi, double scale, double widen, double support, Py_ssize_t out_size,
-                      Py_ssize_t in_size, int kind, Py_ssize_t taps, int32_t* indices,
-                      float* weights, bint stepped) noexcept nogil:
-    """The indices and weights, ``out_size`` rows of ``taps``, of the input pixels each
-    output pixel reads along one axis.
+cdef inline float _first_point(float lo, float step, const _Filter* filter) noexcept nogil:
+    """The input position (in pixels) of the first table entry of output pixel 0;
+    output pixel j's is ``j * step`` further."""
+    return lo + (<float>0.5 * step - <float>0.5 - filter.anchor)
 
-    The output covers the input interval ``[lo, hi]`` (pixel k spans [k, k + 1];
-    ``hi < lo`` flips); output pixel j samples at ``lo + (j + 0.5) * scale``.
-    Nearest neighbour takes the pixel under that point, computed in single precision
-    as the reference does (which decides the pixel when the point falls on an edge):
-    with ``stepped`` (the outer axes: rows, slices) by adding the step to the previous
-    point, else (the columns) as ``(j + 0.5) * step + lo``. The other filters are
-    centred there and, with antialiasing when scaling down, widened by ``widen``.
+
+cdef void _fill_table(float lo32, float step32, Py_ssize_t out_size, Py_ssize_t in_size, int kind,
+                      const _Filter* filter, int32_t* indices, float* weights, bint stepped) noexcept nogil:
+    """The indices and weights, ``out_size`` rows of ``filter.taps`` (1 for nearest
+    neighbour), of the input pixels each output pixel reads along one axis.
+
+    Output pixel j samples the input at ``lo + (j + 0.5) * step`` (pixel k spans
+    [k, k + 1]; a negative step flips), in single precision as the reference computes
+    it. Nearest neighbour takes the pixel under that point (which its rounding
+    decides when the point falls on an edge): with ``stepped`` (the outer axes: rows,
+    slices) by adding the step to the previous point, else (the columns) as
+    ``(j + 0.5) * step + lo``. The other filters read from the first pixel at or after
+    the filter's start, one tap per pixel, and normalise their weights to sum to 1.
     Indices are clamped to ``[0, in_size)``, so the border pixel repeats.
     """
-    cdef Py_ssize_t j, t, k, first, last = in_size - 1
-    cdef double center, total, value, offset, reach
+    cdef Py_ssize_t j, t, k, first, taps, last = in_size - 1
     cdef int32_t* index_row
     cdef float* weight_row
-    cdef float lo32 = <float>lo, step32 = (<float>hi - lo32) / <float>out_size, point
+    cdef float point, start, offset, total
     if kind == _NN:
         point = lo32 + <float>0.5 * step32
         for j in range(out_size):
             if not stepped:
                 point = (<float>j + <float>0.5) * step32 + lo32
-            k = <Py_ssize_t>floor(point)
+            k = <Py_ssize_t>floorf(point)
             indices[j] = <int32_t>(0 if k < 0 else (last if k > last else k))
             weights[j] = 1
             point = point + step32
         return
+    taps = filter.taps
+    start = _first_point(lo32, step32, filter)
     for j in range(out_size):
-        center = lo + (j + 0.5) * scale
         index_row = indices + j * taps
         weight_row = weights + j * taps
-        # Pixels whose centre (k + 0.5) is strictly inside the support; the Gaussian,
-        # not 0 at the ends of its support, also takes the pixels there (to rounding),
-        # as the reference does (the other filters are 0 there).
-        if kind == _GAUSSIAN:
-            reach = support * (1 + _GAUSSIAN_REACH)
-            first = <Py_ssize_t>ceil(center - 0.5 - reach)
-        else:
-            reach = support
-            first = <Py_ssize_t>floor(center - 0.5 - support) + 1
+        point = <float>j * step32 + start
+        first = <Py_ssize_t>ceilf(point)
+        offset = <float>first - point
         total = 0
         for t in range(taps):
+            weight_row[t] = _filter_at(filter, (offset + <float>t) * filter.step)
+            total = total + weight_row[t]
             k = first + t
-            offset = k + 0.5 - center
-            value = _filter_value(kind, fmin(fabs(offset), support) / widen)
-            if value != 0 and (fabs(offset) > reach or fabs(offset) == reach and kind != _GAUSSIAN):
-                value = 0
-            elif kind == _GAUSSIAN and offset == support:
-                # A pixel exactly at the right end of the support (no rounding on the
-                # way there: 17 -> 7 puts the centres on whole pixels) is left out, and
-                # the one exactly at the left end kept, as in the reference.
-                value = 0
-            total += value
-            weight_row[t] = <float>value
             index_row[t] = <int32_t>(0 if k < 0 else (last if k > last else k))
         if total != 0:
             for t in range(taps):
-                weight_row[t] = <float>(weight_row[t] / total)
-
-
-cdef bint _rebase_table(int32_t* indices, const float* weights, Py_ssize_t n, Py_ssize_t taps,
-                        int32_t* first_out, int32_t* stop_out) noexcept nogil:
-    """Count a table's indices from the first pixel it reads; ``[first, stop)`` are the
-    pixels read (both 0 for an empty table). True when the table copies them as they
-    are (one tap of weight 1 per output pixel, in order)."""
-    cdef Py_ssize_t j
-    cdef int32_t first, last
-    cdef bint identity = taps == 1
-    first_out[0] = 0
-    stop_out[0] = 0
-    if n * taps == 0:
-        return identity
-    first = indices[0]
-    last = first
-    for j in range(n * taps):
-        if indices[j] < first:
-            first = indices[j]
-        if indices[j] > last:
-            last = indices[j]
-    for j in range(n * taps):
-        indices[j] -= first
-    if identity:
-        for j in range(n):
-            if indices[j] != j or weights[j] != 1:
-                identity = False
-                break
-    first_out[0] = first
-    stop_out[0] = last + 1
-    return identity
+                weight_row[t] = weight_row[t] / total
 
 
 cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
@@ -293,36 +334,29 @@ def resample_pass(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, const in
 
 
 cdef extern from "convolution_taps.h" nogil:
-    """
-    static int ndd_two_axis_sums_fused(void)
-    {
-    #if defined(__GNUC__) && defined(__x86_64__)
-        return ndd_taps_avx2_available();
-    #else
-        return 0;
-    #endif
-    }
-    """
-    int ndd_two_axis_sums_fused()
-    void ndd_taps_u8(float *acc, const uint8_t **sources, const float *weights, Py_ssize_t taps, Py_ssize_t n)
-    void ndd_taps_i16(float *acc, const int16_t **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_u16(float *acc, const uint16_t **sources, const float *weights, Py_ssize_t taps,
-                      Py_ssize_t n)
-    void ndd_taps_f32(float *acc, const float **sources, const float *weights, Py_ssize_t taps, Py_ssize_t n)
+    # Sums with a multiply and an add each rounded, as the reference's resampling sums.
+    void ndd_taps_plain_u8(float *acc, const uint8_t **sources, const float *weights, Py_ssize_t taps,
+                           Py_ssize_t n)
+    void ndd_taps_plain_i16(float *acc, const int16_t **sources, const float *weights, Py_ssize_t taps,
+                            Py_ssize_t n)
+    void ndd_taps_plain_u16(float *acc, const uint16_t **sources, const float *weights, Py_ssize_t taps,
+                            Py_ssize_t n)
+    void ndd_taps_plain_f32(float *acc, const float **sources, const float *weights, Py_ssize_t taps,
+                            Py_ssize_t n)
 
 
 cdef inline void _weighted_rows(float *acc, const src_t **rows, const float *weights, Py_ssize_t taps,
                                 Py_ssize_t n) noexcept nogil:
-    """acc[i] = sum_k weights[k] * rows[k][i] for i < n (AVX2 where the processor has it)."""
+    """acc[i] = sum_k weights[k] * rows[k][i] for i < n, summed in the order of the taps
+    (AVX2 where the processor has it)."""
     if src_t is uint8_t:
-        ndd_taps_u8(acc, rows, weights, taps, n)
+        ndd_taps_plain_u8(acc, rows, weights, taps, n)
     elif src_t is int16_t:
-        ndd_taps_i16(acc, rows, weights, taps, n)
+        ndd_taps_plain_i16(acc, rows, weights, taps, n)
     elif src_t is uint16_t:
-        ndd_taps_u16(acc, rows, weights, taps, n)
+        ndd_taps_plain_u16(acc, rows, weights, taps, n)
     else:
-        ndd_taps_f32(acc, rows, weights, taps, n)
+        ndd_taps_plain_f32(acc, rows, weights, taps, n)
 
 
 cdef inline Py_ssize_t _nonzero_taps(const float *weight_row, const int32_t *index_row, Py_ssize_t taps,
@@ -342,6 +376,10 @@ cdef inline Py_ssize_t _nonzero_taps(const float *weight_row, const int32_t *ind
 # that each transposed write fills BLOCK * channels neighbouring values.
 cdef enum:
     BLOCK = 8
+
+# Input rows that resample_columns_rows transposes and resamples together.
+cdef enum:
+    COLUMN_BLOCK = 32
 
 
 ctypedef fused moved_t:
@@ -387,6 +425,32 @@ cdef extern from "round_store.h" nogil:
     void ndd_store_u8(const float *src, uint8_t *dst, Py_ssize_t n)
 
 
+cdef inline void _transpose_rows(const char *first_row, Py_ssize_t row_stride, Py_ssize_t count,
+                                 Py_ssize_t pixels, Py_ssize_t channels, float *out,
+                                 src_t *kind_tag) noexcept nogil:
+    """out[x * count * channels + b * channels + c] = row b's pixel x, channel c, as
+    float32, for ``count`` rows ``row_stride`` bytes apart (``kind_tag`` only selects
+    the type)."""
+    cdef Py_ssize_t x, b, c, stride = count * channels
+    cdef const src_t *src
+    cdef float *dst
+    for b in range(count):
+        src = <const src_t *>(first_row + b * row_stride)
+        dst = out + b * channels
+        if channels == 3:
+            for x in range(pixels):
+                dst[x * stride] = src[3 * x]
+                dst[x * stride + 1] = src[3 * x + 1]
+                dst[x * stride + 2] = src[3 * x + 2]
+        elif channels == 1:
+            for x in range(pixels):
+                dst[x * stride] = src[x]
+        else:
+            for x in range(pixels):
+                for c in range(channels):
+                    dst[x * stride + c] = src[x * channels + c]
+
+
 cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
     """out[i] = _store(src[i]) over a contiguous row (AVX2 for uint8)."""
     cdef Py_ssize_t i
@@ -415,12 +479,6 @@ cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_st
     for b in range(count):
         _store_row(block + b * block_stride, converted + b * row_len, row_len)
     _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
-
-
-def two_axis_sums_fused():
-    """Whether ``resample_rows_columns`` sums with fused multiply-adds on this
-    processor (x86-64 with AVX2 and FMA), as the GPU kernels always do."""
-    return bool(ndd_two_axis_sums_fused())
 
 
 def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
@@ -485,13 +543,80 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
                     j = first + b
                     n = _nonzero_taps(&column_weights[j, 0], &column_indices[j, 0], column_taps,
                                       <const char*>columns, column_len * sizeof(float), tap_rows, tap_weights)
-                    ndd_taps_f32(sums + b * column_len, <const float**>tap_rows, tap_weights, n, column_len)
+                    ndd_taps_plain_f32(sums + b * column_len, <const float**>tap_rows, tap_weights, n,
+                                       column_len)
                 out_pixel = &dst[a, 0, first, 0]
                 _store_transposed_block(sums, column_len, count, out_h, channels, out_pixel,
                                         out_w * channels, converted)
         free(tap_weights)
         free(tap_rows)
         free(converted)
+        free(sums)
+
+
+def resample_columns_rows(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
+                          const int32_t[:, ::1] column_indices, const float[:, ::1] column_weights,
+                          const int32_t[:, ::1] row_indices, const float[:, ::1] row_weights):
+    """Both passes of a 2-D resize of ``src`` (outer, H, W, C) into ``dst``
+    (outer, out_H, out_W, C), columns first, with whole-row accumulations in both:
+    the mirror of ``resample_rows_columns``.
+
+    Each block of COLUMN_BLOCK input rows is stored transposed as float32,
+    column-major (W, rows, C); the horizontal pass sums those columns as rows and
+    stores its result transposed back, row-major (H, out_W, C); the vertical pass
+    then sums whole rows of it into the output. Each row of ``src`` must be
+    contiguous (W * C values). Runs without the GIL.
+    """
+    cdef Py_ssize_t outer = src.shape[0], in_h = src.shape[1], in_w = src.shape[2], channels = src.shape[3]
+    cdef Py_ssize_t out_h = row_indices.shape[0], out_w = column_indices.shape[0]
+    cdef Py_ssize_t row_taps = row_indices.shape[1], column_taps = column_indices.shape[1]
+    cdef Py_ssize_t row_len = in_w * channels, out_len = out_w * channels, block_len
+    cdef Py_ssize_t a, i, j, n, first, count, most_taps
+    cdef float* sums
+    cdef float* columns
+    cdef float* between
+    cdef float* tap_weights
+    cdef const char** tap_rows
+    cdef const char* plane
+    if (dst.shape[0] != outer or dst.shape[1] != out_h or dst.shape[2] != out_w
+            or dst.shape[3] != channels):
+        raise ValueError("resample_columns_rows: the output shape does not match the input and the tables")
+    if outer * out_h * out_w * channels * in_w * in_h == 0:
+        return
+    if (channels > 1 and src.strides[3] != sizeof(src_t)) or src.strides[2] != channels * sizeof(src_t):
+        raise ValueError("resample_columns_rows: each input row must be contiguous")
+    cdef const char* base = <const char*>&src[0, 0, 0, 0]
+    cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
+    most_taps = row_taps if row_taps > column_taps else column_taps
+    # The intermediate (H, out_W, C) comes from the host pool (see resample_rows_columns).
+    cdef float[::1] between_buffer = np.empty(in_h * out_len, np.float32)
+    between = &between_buffer[0]
+    with nogil:
+        sums = <float*>malloc(COLUMN_BLOCK * out_len * sizeof(float))
+        columns = <float*>malloc(COLUMN_BLOCK * row_len * sizeof(float))
+        tap_rows = <const char**>malloc(most_taps * sizeof(char*))
+        tap_weights = <float*>malloc(most_taps * sizeof(float))
+        for a in range(outer):
+            plane = base + a * stride_a
+            for first in range(0, in_h, 32):  # COLUMN_BLOCK (range needs a literal step)
+                count = COLUMN_BLOCK if in_h - first > COLUMN_BLOCK else in_h - first
+                block_len = count * channels
+                _transpose_rows(plane + first * stride_row, stride_row, count, in_w, channels, columns,
+                                <src_t*>NULL)
+                for j in range(out_w):
+                    n = _nonzero_taps(&column_weights[j, 0], &column_indices[j, 0], column_taps,
+                                      <const char*>columns, block_len * sizeof(float), tap_rows, tap_weights)
+                    ndd_taps_plain_f32(sums + j * block_len, <const float**>tap_rows, tap_weights, n,
+                                       block_len)
+                _transpose_block(sums, block_len, out_w, count, channels, between + first * out_len, out_len)
+            for i in range(out_h):
+                n = _nonzero_taps(&row_weights[i, 0], &row_indices[i, 0], row_taps, <const char*>between,
+                                  out_len * sizeof(float), tap_rows, tap_weights)
+                ndd_taps_plain_f32(sums, <const float**>tap_rows, tap_weights, n, out_len)
+                _store_row(sums, &dst[a, i, 0, 0], out_len)
+        free(tap_weights)
+        free(tap_rows)
+        free(columns)
         free(sums)
 
 
@@ -520,8 +645,8 @@ RESAMPLE_TABLE_ROW = _TABLE_ROW
 
 
 cdef union _Bits:
-    double value
-    int64_t bits
+    float value
+    int32_t bits
 
 
 cdef struct _Pass:
@@ -574,8 +699,8 @@ cdef void _free_tables(_Tables* tables) noexcept nogil:
     free(tables.fills)
 
 
-cdef int _add_fill(_Tables* tables, Py_ssize_t out_size, Py_ssize_t taps, Py_ssize_t in_size, int kind,
-                   int32_t first, double lo, double scale, double widen, double support) except -1:
+cdef int _add_fill(_Tables* tables, Py_ssize_t out_size, Py_ssize_t in_size, int kind, int32_t first,
+                   float lo, float step, const _Filter* filter) except -1:
     """A row of a table for the GPU to make (see resample_tables in kernels/resample.cu)."""
     cdef void* grown
     cdef int64_t* row
@@ -589,36 +714,32 @@ cdef int _add_fill(_Tables* tables, Py_ssize_t out_size, Py_ssize_t taps, Py_ssi
     row = tables.fills + tables.fill_count * _TABLE_ROW
     row[0] = tables.device_size
     row[1] = out_size
-    row[2] = taps
+    row[2] = filter.taps
     row[3] = in_size
     row[4] = kind
     row[5] = first
     bits.value = lo
     row[6] = bits.bits
-    bits.value = scale
+    bits.value = step
     row[7] = bits.bits
-    bits.value = widen
+    bits.value = filter.anchor
     row[8] = bits.bits
-    bits.value = support
+    bits.value = filter.step
     row[9] = bits.bits
     tables.fill_count += 1
-    tables.device_size += out_size * taps
+    tables.device_size += out_size * filter.taps
     return 0
 
 
-cdef inline Py_ssize_t _first_tap(double lo, double scale, double support, Py_ssize_t j) noexcept nogil:
-    """The first input pixel (unclamped) of output pixel ``j``'s taps, as _fill_table has it."""
-    return <Py_ssize_t>floor(lo + (j + 0.5) * scale - 0.5 - support) + 1
-
-
-cdef void _table_span(double lo, double scale, double support, Py_ssize_t out_size, Py_ssize_t in_size,
-                      Py_ssize_t taps, int32_t* first, int32_t* stop) noexcept nogil:
+cdef void _table_span(float lo, float step, const _Filter* filter, Py_ssize_t out_size,
+                      Py_ssize_t in_size, int32_t* first, int32_t* stop) noexcept nogil:
     """The pixels ``[first, stop)`` that a filter table (not nearest neighbour) reads,
     without making it: the sampling points move one way along the output, so the
-    extreme taps are those of its first and last pixels."""
-    cdef Py_ssize_t a = _first_tap(lo, scale, support, 0)
-    cdef Py_ssize_t b = _first_tap(lo, scale, support, out_size - 1)
-    cdef Py_ssize_t low = a if a < b else b, high = (b if a < b else a) + taps - 1, last = in_size - 1
+    extreme taps are those of its first and last pixels (computed as _fill_table does)."""
+    cdef float start = _first_point(lo, step, filter)
+    cdef Py_ssize_t a = <Py_ssize_t>ceilf(start)
+    cdef Py_ssize_t b = <Py_ssize_t>ceilf(<float>(out_size - 1) * step + start)
+    cdef Py_ssize_t low = a if a < b else b, high = (b if a < b else a) + filter.taps - 1, last = in_size - 1
     first[0] = <int32_t>(0 if low < 0 else (last if low > last else low))
     stop[0] = <int32_t>(0 if high < 0 else (last if high > last else high)) + 1
 
@@ -675,13 +796,90 @@ cdef inline Py_ssize_t _product(const Py_ssize_t* values, int first, int stop) n
     return result
 
 
+cdef void _reference_order(int n, const Py_ssize_t* extents, const Py_ssize_t* sizes,
+                           const Py_ssize_t* taps, int* order) noexcept nogil:
+    """The order of the passes over ``n`` axes (given innermost first: columns, rows,
+    slices) that the reference picks, which decides the sums' roundings: the least
+    cost, in float32, of writing each pass's output (3 per element) and of its
+    multiply-adds (taps per element, weighted 1.4 for columns, 1 for rows, 1.2 for
+    the others), trying the orders in lexicographic order and keeping the first of
+    equal costs. ``extents`` are the input pixels read, ``sizes`` the output's."""
+    cdef int trial[_PLAN_DIMS]
+    cdef Py_ssize_t current[_PLAN_DIMS]
+    cdef Py_ssize_t volume
+    cdef float cost, best = 0, weight
+    cdef bint found = False
+    cdef int p, a, d
+    for p in range(n):
+        trial[p] = p
+        order[p] = p
+    while True:
+        for d in range(n):
+            current[d] = extents[d]
+        cost = 0
+        for p in range(n):
+            a = trial[p]
+            current[a] = sizes[a]
+            volume = 1
+            for d in range(n):
+                volume *= current[d]
+            weight = <float>1.4 if a == 0 else (<float>1 if a == 1 else <float>1.2)
+            cost = cost + (weight * <float>(taps[a] * volume) + <float>volume * <float>3)
+        if not found or cost < best:
+            found = True
+            best = cost
+            for p in range(n):
+                order[p] = trial[p]
+        if not _next_order(trial, n):
+            break
+
+
+cdef bint _rebase_table(int32_t* indices, const float* weights, Py_ssize_t n, Py_ssize_t taps,
+                        int32_t* first_out, int32_t* stop_out) noexcept nogil:
+    """Count a table's indices from the first pixel it reads; ``[first, stop)`` are the
+    pixels read (both 0 for an empty table). True when the table copies them as they
+    are: ``n`` pixels read, output pixel j taking pixel j with weight 1 (its other
+    taps, if any, weigh 0)."""
+    cdef Py_ssize_t j, t
+    cdef int32_t first, last
+    cdef bint identity = True
+    first_out[0] = 0
+    stop_out[0] = 0
+    if n * taps == 0:
+        return taps == 1
+    first = indices[0]
+    last = first
+    for j in range(n * taps):
+        if indices[j] < first:
+            first = indices[j]
+        if indices[j] > last:
+            last = indices[j]
+    for j in range(n * taps):
+        indices[j] -= first
+    identity = last + 1 - first == n
+    for j in range(n):
+        if not identity:
+            break
+        for t in range(taps):
+            if weights[j * taps + t] != 0 and (weights[j * taps + t] != 1 or indices[j * taps + t] != j):
+                identity = False
+                break
+    first_out[0] = first
+    stop_out[0] = last + 1
+    return identity
+
+
 cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint device_tables) except -1:
     """One image's resampling (``resample``'s window, tables, pass order and sums), its
     tables appended to ``tables`` (with ``device_tables``, those the GPU can make
-    to the bit are left to it)."""
+    to the bit are left to it).
+
+    The passes run in the order the reference picks. As in the reference, each axis
+    but the first resampled counts its sampling points from the first pixel its
+    filter can reach (``roi_lo``), which changes their single-precision roundings."""
     axes, sizes, lo, hi, filters, antialias = job
     cdef int min_kind = filters[0], mag_kind = filters[1]
-    cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis, best_found
+    cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis
     cdef Py_ssize_t* starts = plan.starts
     cdef Py_ssize_t* extents = plan.extents
     cdef Py_ssize_t in_shape[_PLAN_DIMS]
@@ -690,11 +888,26 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     cdef Py_ssize_t table_at[_PLAN_DIMS]
     cdef Py_ssize_t table_taps[_PLAN_DIMS]
     cdef Py_ssize_t table_rows[_PLAN_DIMS]
-    cdef int order[_PLAN_DIMS]
     cdef int best[_PLAN_DIMS]
-    cdef Py_ssize_t out_size, taps, at, stride, cost, best_cost = 0
-    cdef double low, high, scale, widen, support
+    cdef int kinds[_PLAN_DIMS]
+    cdef _Filter axis_filters[_PLAN_DIMS]
+    cdef float lows[_PLAN_DIMS]
+    cdef float steps_of[_PLAN_DIMS]
+    cdef Py_ssize_t roi_lo[_PLAN_DIMS]
+    cdef Py_ssize_t roi_hi[_PLAN_DIMS]
+    # Per axis, innermost first (the reference's order of axes).
+    cdef int inner_first[_PLAN_DIMS]
+    cdef Py_ssize_t read_extent[_PLAN_DIMS]
+    cdef Py_ssize_t order_sizes[_PLAN_DIMS]
+    cdef Py_ssize_t order_taps[_PLAN_DIMS]
+    # Per axis, in the order of ``axes``.
+    cdef Py_ssize_t out_sizes[_PLAN_DIMS]
+    cdef Py_ssize_t axis_taps[_PLAN_DIMS]
+    cdef int passes[_PLAN_DIMS]
+    cdef Py_ssize_t out_size, taps, at, stride, in_size, shift
+    cdef float low, high, a, b, anchor
     cdef int kind
+    cdef _Filter filter
     cdef int32_t first, stop
     cdef bint aa = bool(antialias), identity, fused
     cdef _Pass* step
@@ -716,34 +929,84 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     cdef int last_axis = max(axes) if naxes else -1
     for k in range(naxes):
         axis = axes[k]
-        out_size = int(sizes[k])
-        low = float(lo[k])
-        high = float(hi[k])
+        in_size = plan.shape[axis]
+        out_sizes[k] = int(sizes[k])
+        low = <float>lo[k]
+        high = <float>hi[k]
+        lows[k] = low
+        steps_of[k] = (high - low) / <float>out_sizes[k] if out_sizes[k] else 0
         # Scaling down (fewer output pixels than the region's extent) takes min_filter.
-        kind = min_kind if out_size < fabs(high - low) else mag_kind
-        taps = _table_taps(low, high, out_size, kind, aa, &scale, &widen, &support)
-        if device_tables and out_size * taps and (kind == _LINEAR or kind == _CUBIC or kind == _TRIANGULAR):
-            # Three taps or more: never an identity.
-            _table_span(low, scale, support, out_size, plan.shape[axis], taps, &first, &stop)
-            starts[axis] = first
+        kinds[k] = min_kind if out_sizes[k] < fabsf(high - low) else mag_kind
+        axis_taps[k] = 1
+        anchor = 0
+        if kinds[k] != _NN:
+            axis_filters[k] = _make_filter(kinds[k], aa, fabsf(high - low), out_sizes[k])
+            axis_taps[k] = axis_filters[k].taps
+            anchor = axis_filters[k].anchor
+        # The pixels the filter can reach: the region, widened by its support.
+        a = low if low <= high else high
+        b = high if low <= high else low
+        roi_lo[k] = max(0, min(in_size, <Py_ssize_t>floorf(a - anchor)))
+        roi_hi[k] = max(0, min(in_size, <Py_ssize_t>ceilf(b - anchor + <float>axis_taps[k])))
+        inner_first[k] = 0
+        for t in range(naxes):
+            if axes[t] > axis:
+                inner_first[k] += 1
+    for k in range(naxes):
+        read_extent[inner_first[k]] = roi_hi[k] - roi_lo[k]
+        order_sizes[inner_first[k]] = out_sizes[k]
+        order_taps[inner_first[k]] = axis_taps[k]
+    _reference_order(naxes, read_extent, order_sizes, order_taps, passes)
+    # passes[] holds innermost-first numbers; make them indices into axes.
+    for t in range(naxes):
+        for k in range(naxes):
+            if inner_first[k] == passes[t]:
+                passes[t] = k
+                break
+    for t in range(naxes):
+        k = passes[t]
+        axis = axes[k]
+        kind = kinds[k]
+        out_size = int(sizes[k])
+        filter = axis_filters[k]
+        taps = 1 if kind == _NN else filter.taps
+        low = lows[k]
+        in_size = plan.shape[axis]
+        shift = 0
+        if t > 0 and kind != _NN:
+            # After the first pass the reference reads this axis from roi_lo on.
+            shift = roi_lo[k]
+            low = low - <float>shift
+            in_size = roi_hi[k] - roi_lo[k]
+        if (device_tables and out_size * taps and in_size and fabsf(steps_of[k]) != 1
+                and (kind == _LINEAR or kind == _CUBIC or kind == _TRIANGULAR)):
+            # Not a step of one pixel: never an identity (those tables are made here,
+            # where an identity is found and its pass left out).
+            _table_span(low, steps_of[k], &filter, out_size, in_size, &first, &stop)
+            starts[axis] = first + shift
             extents[axis] = stop - first
             table_axis[m] = axis
             table_device[m] = True
             table_at[m] = tables.device_size
             table_taps[m] = taps
             table_rows[m] = out_size
-            _add_fill(tables, out_size, taps, plan.shape[axis], kind, first, low, scale, widen, support)
+            _add_fill(tables, out_size, in_size, kind, first, low, steps_of[k], &filter)
             m += 1
             continue
         _reserve(tables, out_size * taps)
         at = tables.size
-        if out_size * taps:
-            _fill_table(low, high, scale, widen, support, out_size, plan.shape[axis], kind, taps,
-                        tables.indices + at, tables.weights + at, axis != last_axis)
+        if out_size * taps and in_size:
+            _fill_table(low, steps_of[k], out_size, in_size, kind, &filter, tables.indices + at,
+                        tables.weights + at, axis != last_axis)
+        elif out_size * taps:
+            # No pixel in reach (a region outside the image): the nearest border pixel.
+            _fill_table(lows[k], steps_of[k], out_size, plan.shape[axis], kind, &filter, tables.indices + at,
+                        tables.weights + at, axis != last_axis)
+            shift = 0
         identity = _rebase_table(tables.indices + at, tables.weights + at, out_size, taps, &first, &stop)
         if out_size * taps:
             # Only the pixels some output reads are visited: the region, plus the filter's reach.
-            starts[axis] = first
+            starts[axis] = first + shift
             extents[axis] = stop - first
         if not identity:
             table_axis[m] = axis
@@ -753,30 +1016,11 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
             table_rows[m] = out_size
             tables.size += out_size * taps
             m += 1
-    fused = m == 2 and (table_axis[0] - table_axis[1] == 1 or table_axis[1] - table_axis[0] == 1)
-    if fused:
-        # Two neighbouring axes: rows, then columns, every sum fused and without zero taps.
-        best[0] = 0 if table_axis[0] < table_axis[1] else 1
-        best[1] = 1 - best[0]
-    elif m:
-        # The order of least work: the fewest taps summed over all passes.
+    fused = m == 2 and table_axis[0] + 1 == table_axis[1]
+    if m:
+        # Two neighbouring axes, rows then columns: every sum over whole rows, fused.
         for t in range(m):
-            order[t] = t
-        best_found = False
-        while True:
-            for d in range(ndim):
-                in_shape[d] = extents[d]
-            cost = 0
-            for t in range(m):
-                in_shape[table_axis[order[t]]] = table_rows[order[t]]
-                cost += _product(in_shape, 0, ndim) * table_taps[order[t]]
-            if not best_found or cost < best_cost:
-                best_found = True
-                best_cost = cost
-                for t in range(m):
-                    best[t] = order[t]
-            if not _next_order(order, m):
-                break
+            best[t] = t
     else:
         # Nothing to resample: one pass of an identity table converts the window.
         plan.converts_only = True

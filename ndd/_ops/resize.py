@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .._cpu.resample import resample_pass, resample_rows_columns, resample_steps
+from .._cpu.resample import resample_columns_rows, resample_pass, resample_rows_columns, resample_steps
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -63,8 +63,9 @@ def _pass_view(array, axis):
 
 
 def _rows_and_columns(data, steps, out_dtype):
-    """Both passes at once when the two resized axes are adjacent and the rows they
-    form are contiguous (HWC, CHW, FHWC, ... with or without a window); else None."""
+    """Both passes at once when the plan resamples two adjacent axes (rows then
+    columns, or columns then rows) and the rows they form are contiguous (HWC, CHW,
+    FHWC, ... with or without a window); else None."""
     (row_axis, row_indices, row_weights), (column_axis, column_indices, column_weights) = sorted(
         steps, key=lambda step: step[0]
     )
@@ -82,14 +83,11 @@ def _rows_and_columns(data, steps, out_dtype):
     out_shape[row_axis] = row_indices.shape[0]
     out_shape[column_axis] = column_indices.shape[0]
     out = np.empty(out_shape, out_dtype)
-    resample_rows_columns(
-        view,
-        out.reshape(outer, out_shape[row_axis], out_shape[column_axis], channels),
-        row_indices,
-        row_weights,
-        column_indices,
-        column_weights,
-    )
+    out_view = out.reshape(outer, out_shape[row_axis], out_shape[column_axis], channels)
+    if steps[0][0] == row_axis:
+        resample_rows_columns(view, out_view, row_indices, row_weights, column_indices, column_weights)
+    else:
+        resample_columns_rows(view, out_view, column_indices, column_weights, row_indices, row_weights)
     return out
 
 
