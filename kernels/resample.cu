@@ -21,12 +21,23 @@
 // Descriptor row: 0 input offset, 1 output offset, 2 output elements, 3 dims,
 // 4 resampled axis, 5 table offset (of the pass's first output index, in the
 // index and weight tables), 6 taps per output index, 7 flags (RESAMPLE_FUSED,
-// RESAMPLE_SKIP_ZERO), then per dimension (outermost first): output extent,
-// input stride (elements).
-#define RESAMPLE_HEAD 8
+// RESAMPLE_SKIP_ZERO), 8 how integer outputs round (RESAMPLE_ROUND_*), 9 the axis
+// it follows, 10 and 11 its first regular column and their count (ROUND_COLUMNS),
+// then per dimension (outermost first): output extent, input stride (elements).
+#define RESAMPLE_HEAD 12
 #define RESAMPLE_ROW (RESAMPLE_HEAD + 2 * RESAMPLE_MAX_DIMS)
 #define RESAMPLE_FUSED 1
 #define RESAMPLE_SKIP_ZERO 2
+
+// How integer outputs round, as the reference's last pass (resample_steps in
+// ndd/_cpu/resample.pyx): everything to nearest even; along the rounding axis, the
+// regular columns a whole number of vector lanes covers to nearest even and the
+// others half away from zero; or, in each run of the elements after the rounding
+// axis, those past the last whole group of lanes half away from zero and the others
+// to nearest even. The lanes: 16 for 8-bit outputs, 8 for 16-bit ones.
+#define RESAMPLE_ROUND_EVEN 0
+#define RESAMPLE_ROUND_COLUMNS 1
+#define RESAMPLE_ROUND_ROWS 2
 
 __device__ inline float resample_load(const unsigned char* p) { return (float)*p; }
 __device__ inline float resample_load(const short* p) { return (float)*p; }
@@ -51,6 +62,25 @@ __device__ inline void resample_store(short* out, float v) {
   *out = v >= 0.0f ? (short)((double)v + 0.5) : (short)((double)v - 0.5);
 }
 
+// The same with halves to even.
+__device__ inline void resample_store_even(float* out, float v) { *out = v; }
+__device__ inline void resample_store_even(ndd_half* out, float v) { out->bits = float_to_half_bits(v); }
+__device__ inline void resample_store_even(unsigned char* out, float v) {
+  v = v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v);
+  *out = (unsigned char)__float2int_rn(v);
+}
+__device__ inline void resample_store_even(unsigned short* out, float v) {
+  v = v < 0.0f ? 0.0f : (v > 65535.0f ? 65535.0f : v);
+  *out = (unsigned short)__float2int_rn(v);
+}
+__device__ inline void resample_store_even(short* out, float v) {
+  v = v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v);
+  *out = (short)__float2int_rn(v);
+}
+
+template <typename Out>
+__device__ inline int resample_lanes() { return sizeof(Out) == 1 ? 16 : 8; }
+
 template <typename In, typename Out, typename Index>
 __device__ inline void resample_element(const In* __restrict__ in, Out* __restrict__ out,
                                         const long long* seg, const int* __restrict__ indices,
@@ -59,13 +89,19 @@ __device__ inline void resample_element(const In* __restrict__ in, Out* __restri
   const int axis = (int)seg[4];
   const int taps = (int)seg[6];
   const int flags = (int)seg[7];
+  const int round_mode = (int)seg[8];
+  const int round_axis = (int)seg[9];
   Index rest = e;
   Index j = 0;
+  Index column = 0;     // the element's index along the rounding axis
+  Index run = 1;        // elements after the rounding axis
   long long at = seg[0];
   for (int d = dims - 1; d >= 0; --d) {
     const Index extent = (Index)seg[RESAMPLE_HEAD + 2 * d];
     const Index k = rest % extent;
     rest /= extent;
+    if (d == round_axis) column = k;
+    if (d > round_axis) run *= extent;
     if (d == axis)
       j = k;
     else
@@ -82,7 +118,19 @@ __device__ inline void resample_element(const In* __restrict__ in, Out* __restri
     if (skip_zero && w == 0.0f) continue;
     sum = __fadd_rn(sum, __fmul_rn(w, resample_load(in + at + indices[row + t] * axis_stride)));
   }
-  resample_store(out + seg[1] + (long long)e, sum);
+  bool even = true;
+  if (round_mode == RESAMPLE_ROUND_COLUMNS) {
+    const long long first = seg[10], count = seg[11];
+    const long long stop = first + count - count % resample_lanes<Out>();
+    even = (long long)column >= first && (long long)column < stop;
+  } else if (round_mode == RESAMPLE_ROUND_ROWS) {
+    const Index lanes = (Index)resample_lanes<Out>();
+    even = e % run < run - run % lanes;
+  }
+  if (even)
+    resample_store_even(out + seg[1] + (long long)e, sum);
+  else
+    resample_store(out + seg[1] + (long long)e, sum);
 }
 
 #define RESAMPLE(IN_NAME, IN, OUT_NAME, OUT)                                              \

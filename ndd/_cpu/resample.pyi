@@ -9,8 +9,12 @@ FILTER_LANCZOS3: int
 FILTER_TRIANGULAR: int
 FILTER_GAUSSIAN: int
 RESAMPLE_MAX_DIMS: int
+RESAMPLE_HEAD: int
 RESAMPLE_ROW: int
 RESAMPLE_TABLE_ROW: int
+ROUND_EVEN: int
+ROUND_COLUMNS: int
+ROUND_ROWS: int
 
 def resample_pass(src: np.ndarray, dst: np.ndarray, indices: np.ndarray, weights: np.ndarray) -> None: ...
 def resample_rows_columns(
@@ -20,6 +24,8 @@ def resample_rows_columns(
     row_weights: np.ndarray,
     column_indices: np.ndarray,
     column_weights: np.ndarray,
+    regular_first: int = 0,
+    regular_count: int = -1,
 ) -> None: ...
 def resample_columns_rows(
     src: np.ndarray,
@@ -28,6 +34,9 @@ def resample_columns_rows(
     column_weights: np.ndarray,
     row_indices: np.ndarray,
     row_weights: np.ndarray,
+) -> None: ...
+def store_rounded(
+    src: np.ndarray, dst: np.ndarray, mode: int, columns: int, inner: int, first: int = 0, count: int = 0
 ) -> None: ...
 def resample_plan(
     shapes: list[tuple[int, ...]],
@@ -40,4 +49,4 @@ def resample_plan(
 ]: ...
 def resample_steps(
     shape: tuple[int, ...], job: tuple
-) -> tuple[tuple[slice, ...], list[tuple[int, np.ndarray, np.ndarray]]] | None: ...
+) -> tuple[tuple[slice, ...], list[tuple[int, np.ndarray, np.ndarray]], tuple[int, int, int, int]] | None: ...

@@ -23,7 +23,7 @@ the bit (linear, cubic, triangular) to the ``resample_tables`` kernel.
 import numpy as np
 
 cimport numpy as cnp
-from libc.math cimport M_PI, M_SQRT2, ceilf, expf, fabsf, floorf, fmaxf, sinf
+from libc.math cimport M_PI, M_SQRT2, ceilf, expf, fabsf, floorf, fmaxf, nearbyintf, sinf
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
@@ -423,6 +423,7 @@ cdef inline void _transpose_block(const moved_t *block, Py_ssize_t block_stride,
 
 cdef extern from "round_store.h" nogil:
     void ndd_store_u8(const float *src, uint8_t *dst, Py_ssize_t n)
+    void ndd_store_u8_even(const float *src, uint8_t *dst, Py_ssize_t n)
 
 
 cdef inline void _transpose_rows(const char *first_row, Py_ssize_t row_stride, Py_ssize_t count,
@@ -452,7 +453,8 @@ cdef inline void _transpose_rows(const char *first_row, Py_ssize_t row_stride, P
 
 
 cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
-    """out[i] = _store(src[i]) over a contiguous row (AVX2 for uint8)."""
+    """out[i] = _store(src[i]) over a contiguous row: halves away from zero (AVX2 for
+    uint8)."""
     cdef Py_ssize_t i
     cdef float value
     if dst_t is uint8_t:
@@ -468,22 +470,102 @@ cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n) noexcept
             out[i] = _store(src[i], out)
 
 
+cdef inline void _store_row_even(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
+    """As _store_row, with halves to even (AVX2 for uint8)."""
+    cdef Py_ssize_t i
+    cdef float value
+    if dst_t is uint8_t:
+        ndd_store_u8_even(src, out, n)
+    elif dst_t is uint16_t:
+        for i in range(n):
+            value = src[i]
+            value = 0 if value < 0 else (65535 if value > 65535 else value)
+            out[i] = <uint16_t>nearbyintf(value)
+    elif dst_t is int16_t:
+        for i in range(n):
+            value = src[i]
+            value = -32768 if value < -32768 else (32767 if value > 32767 else value)
+            out[i] = <int16_t>nearbyintf(value)
+    else:
+        for i in range(n):
+            out[i] = src[i]
+
+
+cdef inline Py_ssize_t _lanes(dst_t *kind_tag) noexcept nogil:
+    """The elements the reference's vector code rounds at a time, for the output type."""
+    if dst_t is uint8_t:
+        return _ROUND_LANES_8
+    return _ROUND_LANES_16
+
+
+cdef inline void _store_row_of_rows(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
+    """A row of a pass the reference ends with along rows (ROUND_ROWS): to nearest even
+    but for the elements past the last whole group of vector lanes, half away from zero."""
+    cdef Py_ssize_t rest = n % _lanes(out)
+    _store_row_even(src, out, n - rest)
+    _store_row(src + n - rest, out + n - rest, rest)
+
+
 cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_stride, Py_ssize_t count,
                                          Py_ssize_t pixels, Py_ssize_t channels, dst_t *out,
-                                         Py_ssize_t out_stride, dst_t *converted) noexcept nogil:
+                                         Py_ssize_t out_stride, dst_t *converted, Py_ssize_t first_column,
+                                         Py_ssize_t even_first, Py_ssize_t even_stop) noexcept nogil:
     """As _transpose_block, converting to the output type (rounded and saturated):
     each of the ``count`` rows is converted into ``converted`` first (pixels *
-    channels values a row), then the values are moved to their transposed places."""
-    cdef Py_ssize_t b
+    channels values a row), then the values are moved to their transposed places.
+    Row b is output column ``first_column + b``; the columns in ``[even_first,
+    even_stop)`` round halves to even, the others away from zero (ROUND_COLUMNS)."""
+    cdef Py_ssize_t b, column
     cdef Py_ssize_t row_len = pixels * channels
     for b in range(count):
-        _store_row(block + b * block_stride, converted + b * row_len, row_len)
+        column = first_column + b
+        if even_first <= column < even_stop:
+            _store_row_even(block + b * block_stride, converted + b * row_len, row_len)
+        else:
+            _store_row(block + b * block_stride, converted + b * row_len, row_len)
     _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
+
+
+def store_rounded(const float[::1] src, dst_t[::1] dst, int mode, Py_ssize_t columns, Py_ssize_t inner,
+                  Py_ssize_t first=0, Py_ssize_t count=0):
+    """Convert float32 resampling results (a C-ordered array, flattened) to an integer
+    output as the reference's last pass rounds them (``resample_steps``'s rounding):
+    ``inner`` elements per step along the rounding axis, ``columns`` steps along it;
+    with ROUND_COLUMNS the regular columns are ``[first, first + count)``. Runs
+    without the GIL."""
+    cdef Py_ssize_t n = src.shape[0], at, run, even_at, even_len
+    if dst.shape[0] != n:
+        raise ValueError("store_rounded: the input and the output differ in size")
+    if n == 0:
+        return
+    if inner <= 0 or columns <= 0 or n % (inner * columns):
+        raise ValueError("store_rounded: the runs do not divide the elements")
+    cdef const float* values = &src[0]
+    cdef dst_t* out = &dst[0]
+    with nogil:
+        at = 0
+        if mode == _ROUND_ROWS:
+            while at < n:
+                _store_row_of_rows(values + at, out + at, inner)
+                at += inner
+        elif mode == _ROUND_COLUMNS:
+            run = columns * inner
+            even_at = first * inner
+            even_len = (count - count % _lanes(out)) * inner
+            while at < n:
+                _store_row(values + at, out + at, even_at)
+                _store_row_even(values + at + even_at, out + at + even_at, even_len)
+                _store_row(values + at + even_at + even_len, out + at + even_at + even_len,
+                           run - even_at - even_len)
+                at += run
+        else:
+            _store_row_even(values, out, n)
 
 
 def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
                           const int32_t[:, ::1] row_indices, const float[:, ::1] row_weights,
-                          const int32_t[:, ::1] column_indices, const float[:, ::1] column_weights):
+                          const int32_t[:, ::1] column_indices, const float[:, ::1] column_weights,
+                          Py_ssize_t regular_first=0, Py_ssize_t regular_count=-1):
     """Both passes of a 2-D resize of ``src`` (outer, H, W, C) into ``dst``
     (outer, out_H, out_W, C), with whole-row accumulations in both.
 
@@ -492,7 +574,10 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
     columns as rows too, and stores the result transposed back. Interleaved
     channels never need a per-pixel gather, and both sums run over long contiguous
     rows in vector registers. Each row of ``src`` must be contiguous (W * C values).
-    Runs without the GIL.
+    Integer outputs round as the reference's last pass along columns does
+    (ROUND_COLUMNS, with the regular columns ``[regular_first, regular_first +
+    regular_count)``; a count of -1: every column to nearest even). Runs without the
+    GIL.
     """
     cdef Py_ssize_t outer = src.shape[0], in_w = src.shape[2], channels = src.shape[3]
     cdef Py_ssize_t out_h = row_indices.shape[0], out_w = column_indices.shape[0]
@@ -516,6 +601,10 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
     cdef const char* base = <const char*>&src[0, 0, 0, 0]
     cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
     most_taps = row_taps if row_taps > column_taps else column_taps
+    cdef Py_ssize_t even_first = 0, even_stop = out_w
+    if regular_count >= 0:
+        even_first = regular_first
+        even_stop = regular_first + regular_count - regular_count % _lanes(<dst_t*>NULL)
     # The transposed intermediate (850 KB for a 316x316 RGB window) is a NumPy array,
     # so that it comes from the host pool: a fresh malloc that large is a fresh mmap,
     # whose pages the kernel faults in and zeroes on every call.
@@ -547,7 +636,7 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
                                        column_len)
                 out_pixel = &dst[a, 0, first, 0]
                 _store_transposed_block(sums, column_len, count, out_h, channels, out_pixel,
-                                        out_w * channels, converted)
+                                        out_w * channels, converted, first, even_first, even_stop)
         free(tap_weights)
         free(tap_rows)
         free(converted)
@@ -564,8 +653,9 @@ def resample_columns_rows(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
     Each block of COLUMN_BLOCK input rows is stored transposed as float32,
     column-major (W, rows, C); the horizontal pass sums those columns as rows and
     stores its result transposed back, row-major (H, out_W, C); the vertical pass
-    then sums whole rows of it into the output. Each row of ``src`` must be
-    contiguous (W * C values). Runs without the GIL.
+    then sums whole rows of it into the output, rounding integers as the reference's
+    last pass along rows does (ROUND_ROWS). Each row of ``src`` must be contiguous
+    (W * C values). Runs without the GIL.
     """
     cdef Py_ssize_t outer = src.shape[0], in_h = src.shape[1], in_w = src.shape[2], channels = src.shape[3]
     cdef Py_ssize_t out_h = row_indices.shape[0], out_w = column_indices.shape[0]
@@ -613,7 +703,7 @@ def resample_columns_rows(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
                 n = _nonzero_taps(&row_weights[i, 0], &row_indices[i, 0], row_taps, <const char*>between,
                                   out_len * sizeof(float), tap_rows, tap_weights)
                 ndd_taps_plain_f32(sums, <const float**>tap_rows, tap_weights, n, out_len)
-                _store_row(sums, &dst[a, i, 0, 0], out_len)
+                _store_row_of_rows(sums, &dst[a, i, 0, 0], out_len)
         free(tap_weights)
         free(tap_rows)
         free(columns)
@@ -625,10 +715,27 @@ def resample_columns_rows(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
 # RESAMPLE_MAX_DIMS, RESAMPLE_HEAD, RESAMPLE_FUSED and RESAMPLE_SKIP_ZERO of kernels/resample.cu.
 cdef enum:
     _MAX_DIMS = 6
-    _HEAD = 8
+    _HEAD = 12
     _ROW = _HEAD + 2 * _MAX_DIMS
     _FUSED = 1
     _SKIP_ZERO = 2
+
+# How integer outputs round, as the reference's last pass does (RESAMPLE_ROUND_* of
+# kernels/resample.cu): everything to nearest even (ROUND_EVEN); the regular columns
+# its vector code covers to nearest even and the others half away from zero
+# (ROUND_COLUMNS); or the end of each row its vector code leaves over half away
+# from zero (ROUND_ROWS). The vector code covers ROUND_LANES_8 elements at a time for
+# 8-bit outputs, ROUND_LANES_16 for 16-bit ones.
+cdef enum:
+    _ROUND_EVEN = 0
+    _ROUND_COLUMNS = 1
+    _ROUND_ROWS = 2
+    _ROUND_LANES_8 = 16
+    _ROUND_LANES_16 = 8
+
+ROUND_EVEN = _ROUND_EVEN
+ROUND_COLUMNS = _ROUND_COLUMNS
+ROUND_ROWS = _ROUND_ROWS
 
 # RESAMPLE_TABLE_ROW of kernels/resample.cu: a filter table the GPU makes.
 cdef enum:
@@ -640,6 +747,7 @@ cdef enum:
     _PLAN_DIMS = 16
 
 RESAMPLE_MAX_DIMS = _MAX_DIMS
+RESAMPLE_HEAD = _HEAD
 RESAMPLE_ROW = _ROW
 RESAMPLE_TABLE_ROW = _TABLE_ROW
 
@@ -662,6 +770,12 @@ cdef struct _Pass:
 cdef struct _Plan:
     int passes  # -1: an image without pixels along a resized axis (its output is zeros)
     int ndim
+    # How integer outputs round (see resample_steps): the rule, the axis of the
+    # reference's last pass and, for columns, its regular ones.
+    int round_mode
+    int round_axis
+    Py_ssize_t round_first
+    Py_ssize_t round_count
     bint converts_only  # no axis changes: the one pass, of an identity table, converts the window
     Py_ssize_t window_at  # the window's first element, counted from the sample's
     Py_ssize_t shape[_PLAN_DIMS]
@@ -742,6 +856,21 @@ cdef void _table_span(float lo, float step, const _Filter* filter, Py_ssize_t ou
     cdef Py_ssize_t low = a if a < b else b, high = (b if a < b else a) + filter.taps - 1, last = in_size - 1
     first[0] = <int32_t>(0 if low < 0 else (last if low > last else low))
     stop[0] = <int32_t>(0 if high < 0 else (last if high > last else high)) + 1
+
+
+cdef void _regular_span(float lo, float step, const _Filter* filter, Py_ssize_t out_size,
+                        Py_ssize_t in_size, Py_ssize_t* first, Py_ssize_t* count) noexcept nogil:
+    """The output pixels ``[first, first + count)`` between the leading ones whose first
+    tap lies before the input and the trailing ones whose last tap lies past it (the
+    reference's "regular" columns, which it rounds as its vector code does)."""
+    cdef float start = _first_point(lo, step, filter)
+    cdef Py_ssize_t low = 0, high = out_size - 1
+    while low < out_size and <Py_ssize_t>ceilf(<float>low * step + start) < 0:
+        low += 1
+    while high >= 0 and <Py_ssize_t>ceilf(<float>high * step + start) + filter.taps > in_size:
+        high -= 1
+    first[0] = low
+    count[0] = high - low + 1 if high >= low else 0
 
 
 cdef int _reserve(_Tables* tables, Py_ssize_t more) except -1:
@@ -963,6 +1092,24 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
             if inner_first[k] == passes[t]:
                 passes[t] = k
                 break
+    # The reference rounds integer outputs as its last pass (even one that leaves
+    # the values as they are) does.
+    k = passes[naxes - 1]
+    plan.round_axis = axes[k]
+    plan.round_mode = _ROUND_EVEN
+    plan.round_first = 0
+    plan.round_count = 0
+    if kinds[k] != _NN and axes[k] == last_axis:
+        plan.round_mode = _ROUND_COLUMNS
+        low = lows[k]
+        in_size = plan.shape[axes[k]]
+        if naxes > 1:
+            low = low - <float>roi_lo[k]
+            in_size = roi_hi[k] - roi_lo[k]
+        _regular_span(low, steps_of[k], &axis_filters[k], int(sizes[k]), in_size, &plan.round_first,
+                      &plan.round_count)
+    elif kinds[k] != _NN:
+        plan.round_mode = _ROUND_ROWS
     for t in range(naxes):
         k = passes[t]
         axis = axes[k]
@@ -1082,6 +1229,10 @@ cdef void _fill_row(int64_t* row, const _Plan* plan, int k, Py_ssize_t in_at,
     row[5] = step.table_at
     row[6] = step.taps
     row[7] = step.flags
+    row[8] = plan.round_mode
+    row[9] = plan.round_axis
+    row[10] = plan.round_first
+    row[11] = plan.round_count
     for d in range(ndim - 1, -1, -1):
         row[_HEAD + 2 * d] = step.out_shape[d]
         row[_HEAD + 2 * d + 1] = stride
@@ -1213,13 +1364,19 @@ def resample_plan(list shapes, list jobs, in_offsets, out_offsets, bint device_t
 
 def resample_steps(tuple shape, tuple job):
     """``resample``'s plan of one image of ``shape`` on the CPU, the one
-    ``resample_plan`` makes for the GPU: ``(window, steps)``, the slice of each
-    dimension that the resampling reads, and its passes in order, each
+    ``resample_plan`` makes for the GPU: ``(window, steps, rounding)``, the slice of
+    each dimension that the resampling reads, its passes in order, each
     ``(axis, indices, weights)`` with tables of (output pixels, taps) whose indices
-    count from the window's start. ``steps`` is empty when no axis changes (the
-    window is only converted); the result is None when the image has no pixels
-    along a resized axis (its output is zeros). ``job`` is ``resample``'s arguments
-    between the image and the output type.
+    count from the window's start, and how integer outputs round: ``(mode, axis,
+    first, count)``, with mode ROUND_EVEN (to nearest even), ROUND_COLUMNS (along
+    ``axis``, the innermost: output pixels ``first`` on, in whole groups of the
+    vector lanes out of ``count``, to nearest even, the others half away from
+    zero) or ROUND_ROWS (the elements of each run of those after ``axis`` that a
+    whole number of vector lanes leaves over half away from zero, the others to
+    nearest even). ``steps`` is empty when no axis changes (the window is only
+    converted); the result is None when the image has no pixels along a resized
+    axis (its output is zeros). ``job`` is ``resample``'s arguments between the
+    image and the output type.
 
     Neighbouring dimensions that are not resized are planned as one, so any number
     of them is taken."""
@@ -1230,7 +1387,7 @@ def resample_steps(tuple shape, tuple job):
     cdef _Tables tables
     cdef const _Pass* step
     if not axes:
-        return (slice(None),) * ndim, []
+        return (slice(None),) * ndim, [], (_ROUND_EVEN, 0, 0, 0)
     dimension_of = [0] * ndim  # each dimension's in the plan
     resized_dims = set(axes)
     planned = []
@@ -1271,6 +1428,8 @@ def resample_steps(tuple shape, tuple job):
                     memcpy(cnp.PyArray_DATA(indices), tables.indices + at, rows * taps * sizeof(int32_t))
                     memcpy(cnp.PyArray_DATA(weights), tables.weights + at, rows * taps * sizeof(float))
                 steps.append((axes[planned_axes.index(step.axis)], indices, weights))
-        return tuple(window), steps
+        rounding = (plan.round_mode, axes[planned_axes.index(plan.round_axis)], plan.round_first,
+                    plan.round_count)
+        return tuple(window), steps, rounding
     finally:
         _free_tables(&tables)

@@ -3,9 +3,9 @@
 Every operator here resamples a region of the input (the whole image, a random
 window, the part of the resized image a crop keeps) to an output size with the
 separable filters of ``ndd._cpu.resample``: one pass per spatial axis, planned
-there as the GPU's are (``resample_steps``: the window read, the tables, the order
-that costs the fewest multiplications), reading the region straight from the
-input (a crop window is never copied first).
+there as the GPU's are (``resample_steps``: the window read, the tables, the
+reference's order of passes and its rounding of integer outputs), reading the
+region straight from the input (a crop window is never copied first).
 
 Output sizes follow the reference's rules: a requested extent of 0 is absent;
 ``mode`` decides how absent or conflicting extents follow the given ones; the
@@ -23,13 +23,24 @@ Deliberate divergences from the reference:
 - Any numeric input type is resized (the reference takes uint8, int16, uint16,
   float and a few others); types other than uint8, int16, uint16 and float32 are
   computed in float32.
+- int16 sums in [-0.5, 0) round to 0; the reference's vector code gives -1 (it
+  rounds them to a negative zero, then reads its sign).
 """
 
 import math
 
 import numpy as np
 
-from .._cpu.resample import resample_columns_rows, resample_pass, resample_rows_columns, resample_steps
+from .._cpu.resample import (
+    ROUND_COLUMNS,
+    ROUND_EVEN,
+    ROUND_ROWS,
+    resample_columns_rows,
+    resample_pass,
+    resample_rows_columns,
+    resample_steps,
+    store_rounded,
+)
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -62,15 +73,21 @@ def _pass_view(array, axis):
     return view
 
 
-def _rows_and_columns(data, steps, out_dtype):
+def _rows_and_columns(data, steps, out_dtype, rounding):
     """Both passes at once when the plan resamples two adjacent axes (rows then
     columns, or columns then rows) and the rows they form are contiguous (HWC, CHW,
-    FHWC, ... with or without a window); else None."""
+    FHWC, ... with or without a window), and an integer output rounds as its last
+    pass does; else None."""
     (row_axis, row_indices, row_weights), (column_axis, column_indices, column_weights) = sorted(
         steps, key=lambda step: step[0]
     )
     if column_axis != row_axis + 1:
         return None
+    rows_first = steps[0][0] == row_axis
+    mode, round_axis, first, count = rounding
+    if np.dtype(out_dtype).kind in "iu" and mode != ROUND_EVEN:
+        if (mode, round_axis) != ((ROUND_COLUMNS, column_axis) if rows_first else (ROUND_ROWS, row_axis)):
+            return None
     shape = data.shape
     outer = math.prod(shape[:row_axis])
     channels = math.prod(shape[column_axis + 1 :])
@@ -84,22 +101,42 @@ def _rows_and_columns(data, steps, out_dtype):
     out_shape[column_axis] = column_indices.shape[0]
     out = np.empty(out_shape, out_dtype)
     out_view = out.reshape(outer, out_shape[row_axis], out_shape[column_axis], channels)
-    if steps[0][0] == row_axis:
-        resample_rows_columns(view, out_view, row_indices, row_weights, column_indices, column_weights)
+    if rows_first:
+        regular = (first, count) if mode == ROUND_COLUMNS else (0, -1)
+        resample_rows_columns(
+            view, out_view, row_indices, row_weights, column_indices, column_weights, *regular
+        )
     else:
         resample_columns_rows(view, out_view, column_indices, column_weights, row_indices, row_weights)
     return out
 
 
-def _separable_passes(data, steps, out_dtype):
-    """One pass per resized axis, in the plan's order; the last writes ``out_dtype``."""
-    for number, (axis, indices, weights) in enumerate(steps):
+def _separable_passes(data, steps, out_dtype, rounding):
+    """One pass per resized axis, in the plan's order, in float32; integer outputs are
+    then rounded as the reference's last pass rounds them."""
+    for axis, indices, weights in steps:
         shape = list(data.shape)
         shape[axis] = indices.shape[0]
-        out = np.empty(shape, out_dtype if number == len(steps) - 1 else np.float32)
+        out = np.empty(shape, np.float32)
         resample_pass(_pass_view(data, axis), _pass_view(out, axis), indices, weights)
         data = out
-    return data
+    out_dtype = np.dtype(out_dtype)
+    if out_dtype == data.dtype:
+        return data
+    if out_dtype.kind not in "iu":
+        return data.astype(out_dtype)
+    mode, axis, first, count = rounding
+    out = np.empty(data.shape, out_dtype)
+    store_rounded(
+        data.reshape(-1),
+        out.reshape(-1),
+        mode,
+        data.shape[axis],
+        math.prod(data.shape[axis + 1 :]),
+        first,
+        count,
+    )
+    return out
 
 
 def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
@@ -118,7 +155,7 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
         for a, n in zip(axes, out_sizes, strict=True):
             out_shape[a] = n
         return np.zeros(out_shape, out_dtype)
-    window, steps = plan
+    window, steps, rounding = plan
     data = image[window]
     if data.dtype.type not in _RESAMPLED_TYPES:
         data = data.astype(np.float32)
@@ -126,11 +163,11 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
         return data.astype(out_dtype, copy=True)
     direct = out_dtype.type in _RESAMPLED_TYPES
     pass_dtype = out_dtype if direct else np.dtype(np.float32)
-    resized = _rows_and_columns(data, steps, pass_dtype) if len(steps) == 2 else None
+    resized = _rows_and_columns(data, steps, pass_dtype, rounding) if len(steps) == 2 else None
     if resized is not None:
         data = resized
     else:
-        data = _separable_passes(data, steps, pass_dtype)
+        data = _separable_passes(data, steps, pass_dtype, rounding)
     if data.dtype != out_dtype:
         if out_dtype.kind in "iu":
             # Halves away from zero, as the native kernels round; bounds in double
@@ -145,16 +182,24 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
 # -- output sizes ---------------------------------------------------------------------------
 
 
+def _f32(value):
+    """``value`` rounded to float32 (kept as a Python float): the reference keeps its
+    sizes, scales and regions in single precision. One operation on float32 values
+    done in double precision and then rounded gives the float32 operation's result."""
+    return float(np.float32(value))
+
+
 def _adjust_sizes(requested, in_sizes, mode, max_size):
     """Output extents (floats) from the requested ones (0: absent) and the input
-    region's extents, by the rules of ``mode`` and ``max_size``. A requested extent
-    of an empty region (``roi_start == roi_end``) is kept, as in the reference, but
-    has no scale to lend the other axes (in the modes that keep the aspect ratio it
-    takes their scale, and stays empty)."""
+    region's extents, by the rules of ``mode`` and ``max_size``, in the reference's
+    mix of single and double precision. A requested extent of an empty region
+    (``roi_start == roi_end``) is kept, as in the reference, but has no scale to lend
+    the other axes (in the modes that keep the aspect ratio it takes their scale,
+    and stays empty)."""
     ndim = len(requested)
     given = [requested[d] != 0 for d in range(ndim)]
     scalable = [given[d] and in_sizes[d] != 0 for d in range(ndim)]
-    scale = [requested[d] / in_sizes[d] if in_sizes[d] else 1.0 for d in range(ndim)]
+    scale = [_f32(requested[d] / in_sizes[d]) if in_sizes[d] else 1.0 for d in range(ndim)]
     out = list(requested)
     if not any(given):
         return list(in_sizes)
@@ -167,10 +212,12 @@ def _adjust_sizes(requested, in_sizes, mode, max_size):
         mean_scale = 1.0
         if mode == "default" and any(scalable):
             # Absent extents scale by the geometric mean of the given scales.
-            mean_scale = math.prod(abs(scale[d]) for d in range(ndim) if scalable[d]) ** (1 / sum(scalable))
+            mean_scale = math.prod(abs(scale[d]) for d in range(ndim) if scalable[d])
+            if sum(scalable) > 1:
+                mean_scale = mean_scale ** (1 / sum(scalable))
         for d in range(ndim):
             if not given[d]:
-                out[d] = in_sizes[d] * mean_scale
+                out[d] = _f32(in_sizes[d] * mean_scale)
         if max_size is not None:
             for d in range(ndim):
                 if max_size[d] > 0 and abs(out[d]) > max_size[d]:
@@ -185,7 +232,7 @@ def _adjust_sizes(requested, in_sizes, mode, max_size):
                 final = min(final, max_size[d] / in_sizes[d])
     for d in range(ndim):
         if not scalable[d] or abs(scale[d]) != final:
-            out[d] = math.copysign(final, scale[d]) * in_sizes[d]
+            out[d] = _f32(math.copysign(final, scale[d]) * in_sizes[d])
     return out
 
 
@@ -231,9 +278,12 @@ def resize_geometry(
     region is adjusted to a rounded extent (0.5, its centre, by default);
     ``rounding``: ``round`` (half up), ``truncate`` or ``ceil``.
     """
-    lo, hi = list(lo), list(hi)
-    in_sizes = [abs(hi[d] - lo[d]) for d in range(len(requested))]
-    adjusted = _adjust_sizes(list(requested), in_sizes, mode, max_size)
+    lo, hi = [_f32(v) for v in lo], [_f32(v) for v in hi]
+    requested = [_f32(v) for v in requested]
+    if max_size is not None:
+        max_size = [_f32(v) for v in max_size]
+    in_sizes = [abs(_f32(hi[d] - lo[d])) for d in range(len(requested))]
+    adjusted = _adjust_sizes(requested, in_sizes, mode, max_size)
     to_int = _ROUNDINGS[rounding]
     sizes = []
     for d, wanted in enumerate(adjusted):
@@ -243,11 +293,17 @@ def resize_geometry(
         size = max(1, to_int(wanted)) if in_extents[d] > 0 else 0
         if subpixel_scale and wanted > 0 and size != wanted:
             # Keep the requested scale: the region grows or shrinks about its alignment
-            # point. As in the reference, a size below 0.1 scales as 0.1 does.
-            align = 0.5 if alignment is None else alignment[d]
-            anchor = (1 - align) * lo[d] + align * hi[d]
-            extent = (hi[d] - lo[d]) * size / max(wanted, _SMALLEST_SUBPIXEL_SIZE)
-            lo[d], hi[d] = anchor - align * extent, anchor + (1 - align) * extent
+            # point (its centre by default), in double precision, then rounded to
+            # float32 as in the reference. A size below 0.1 scales as 0.1 does.
+            adjustment = size / max(wanted, _SMALLEST_SUBPIXEL_SIZE)
+            if alignment is None:
+                anchor = _f32(lo[d] + hi[d]) * 0.5
+                lo[d], hi[d] = (_f32(anchor + (v - anchor) * adjustment) for v in (lo[d], hi[d]))
+            else:
+                align = alignment[d]
+                anchor = (1 - align) * lo[d] + align * hi[d]
+                extent = (hi[d] - lo[d]) * adjustment
+                lo[d], hi[d] = _f32(anchor - align * extent), _f32(anchor + (1 - align) * extent)
         sizes.append(size)
     return Geometry(sizes, lo, hi)
 
@@ -466,12 +522,33 @@ def _sample_geometry(op, args, shape, axes):
     if args["roi_start"] is not None:
         lo = _per_axis(op.qualname, "roi_start", args["roi_start"], ndim, f"layout {axes.layout}")
         hi = _per_axis(op.qualname, "roi_end", args["roi_end"], ndim, f"layout {axes.layout}")
-        if args["roi_relative"]:
-            lo = [v * e for v, e in zip(lo, extents, strict=True)]
-            hi = [v * e for v, e in zip(hi, extents, strict=True)]
+        lo, hi = _region(lo, hi, extents, args["roi_relative"])
     return resize_geometry(
         requested, extents, lo, hi, mode=mode, max_size=max_size, subpixel_scale=args["subpixel_scale"]
     )
+
+
+# A region thinner than this (pixels) is widened to it about its centre, as in the
+# reference: a one-pixel-wide sampling of the image there instead of a division by 0.
+_THINNEST_REGION = float(np.float32(1e-3))
+
+
+def _region(starts, ends, extents, relative):
+    """The input region from ``roi_start``/``roi_end`` (float32 values, as the
+    reference reads them): relative ones scaled by the extents, and one thinner
+    than ``_THINNEST_REGION`` widened to it (along a non-empty axis)."""
+    lo, hi = [], []
+    half = _f32(0.5 * _THINNEST_REGION)
+    for start, end, extent in zip(starts, ends, extents, strict=True):
+        start, end = _f32(start), _f32(end)
+        if relative:
+            start, end = start * extent, end * extent
+        if extent > 0 and abs(end - start) < _THINNEST_REGION:
+            offset = half if start <= end else -half
+            start, end = start - offset, end + offset
+        lo.append(start)
+        hi.append(end)
+    return lo, hi
 
 
 def _output_dtype(op, x, args):
@@ -577,7 +654,11 @@ def _make_resize(name, module):
         "The output size comes from exactly one of ``size``, ``resize_x``/``resize_y``/``resize_z``, "
         "``resize_shorter`` or ``resize_longer``, with ``mode`` and ``max_size``; ``roi_start``/"
         "``roi_end`` select the input region. ``min_filter`` resamples the axes that shrink, "
-        "``mag_filter`` the others.",
+        "``mag_filter`` the others.\n\n"
+        "The results equal the reference's CPU results to the bit (its filter tables, pass "
+        "order, single-precision sums and rounding), with two exceptions: "
+        "``INTERP_LANCZOS3`` weights can differ in the last bit (they come from ``sinf``), and "
+        "int16 results in [-0.5, 0) round to 0 where the reference gives -1.",
     )
     return op
 

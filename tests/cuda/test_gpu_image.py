@@ -379,7 +379,7 @@ def _random_jobs(rng, count):
 
 
 def test_filter_tables_made_on_the_gpu_are_the_hosts_to_the_bit(any_gpu):
-    from ndd._cpu.resample import resample_plan
+    from ndd._cpu.resample import RESAMPLE_HEAD, resample_plan
     from ndd._cuda.device_array import current_stream
     from ndd._ops.gpu_image import resample_tables
 
@@ -403,7 +403,7 @@ def test_filter_tables_made_on_the_gpu_are_the_hosts_to_the_bit(any_gpu):
                 # Every field but where the table is, and the same table there.
                 assert np.array_equal(np.delete(row_host, 5), np.delete(row_split, 5))
                 n = int(
-                    row_host[8 + 2 * row_host[4]] * row_host[6]
+                    row_host[RESAMPLE_HEAD + 2 * row_host[4]] * row_host[6]
                 )  # output extent along the axis, times taps
                 a, b = int(row_host[5]), int(row_split[5])
                 np.testing.assert_array_equal(indices[b : b + n], host[0][a : a + n])

@@ -48,13 +48,23 @@ def _kwargs(raw):
     return out
 
 
+def _degenerate_region(kwargs):
+    starts, ends = kwargs.get("roi_start"), kwargs.get("roi_end")
+    return starts is not None and any(a == b for a, b in zip(starts, ends, strict=True))
+
+
 def _tolerance(case, expected):
-    if expected.dtype == np.float32:
-        return 1e-3 * max(1.0, float(np.abs(expected).max()))
-    if expected.dtype == np.int16:
-        return 16
+    """0: the reference's bits. Lanczos weights come from sinf (last bits), tensor_resize
+    sizes its regions by its own rules, and a zero-width region is widened to 1e-3 of a
+    pixel, where the last bits of its ends decide a rounding."""
     filters = {case["kwargs"].get(k) for k in ("interp_type", "min_filter", "mag_filter")}
-    return 2 if "INTERP_GAUSSIAN" in filters else 1
+    if "INTERP_LANCZOS3" in filters or case["op"] == "tensor_resize":
+        if expected.dtype == np.float32:
+            return 1e-3 * max(1.0, float(np.abs(expected).max()))
+        return 1
+    if _degenerate_region(case["kwargs"]):
+        return 1
+    return 0
 
 
 def _assert_close(actual, expected, tolerance):
