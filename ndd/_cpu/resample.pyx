@@ -1120,7 +1120,7 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         low = lows[k]
         in_size = plan.shape[axis]
         shift = 0
-        if t > 0 and kind != _NN:
+        if t > 0:
             # After the first pass the reference reads this axis from roi_lo on.
             shift = roi_lo[k]
             low = low - <float>shift

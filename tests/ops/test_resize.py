@@ -506,3 +506,29 @@ def test_nearest_neighbour_takes_the_references_pixels(case):
         index[axis] = slice(None)
         line = out[(axis, *index)] if layout == "CHW" else out[(*index, axis)]
         np.testing.assert_array_equal(line, expected, err_msg=f"axis {axis}")
+
+
+_NN_ROI_CASES = json.loads((GOLDEN / "nn_roi_cases.json").read_text())
+_NN_ROI_VALUES = np.load(GOLDEN / "nn_roi_values.npz")
+
+
+@pytest.mark.parametrize("index", range(len(_NN_ROI_CASES)))
+def test_nearest_neighbour_with_a_region_takes_the_references_pixels(index):
+    """With a region inside the image (flipped or not), as the reference's
+    (tests/golden/make_nn_roi_goldens.py): the axis resampled after the first counts
+    its points from the first pixel it can reach, which its single-precision sums
+    round otherwise."""
+    case = _NN_ROI_CASES[index]
+    (h, w), (oh, ow) = case["in"], case["out"]
+    image = np.stack(np.meshgrid(np.arange(h), np.arange(w), indexing="ij"), -1).astype(np.uint16)
+    out = np.asarray(
+        ndd.resize(
+            ndd.tensor(image, layout="HWC"),
+            size=[oh, ow],
+            interp_type=types.INTERP_NN,
+            roi_start=case["roi_start"],
+            roi_end=case["roi_end"],
+        )
+    )
+    np.testing.assert_array_equal(out[:, 0, 0], _NN_ROI_VALUES[f"rows{index}"], err_msg="rows")
+    np.testing.assert_array_equal(out[0, :, 1], _NN_ROI_VALUES[f"columns{index}"], err_msg="columns")
