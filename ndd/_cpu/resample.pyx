@@ -10,8 +10,7 @@ writing with rounding and saturation when the output is an integer type.
 
 The tables, the pass order and the sums are the reference's, in the same
 single-precision arithmetic (filters sampled into tables, each product and sum
-rounded on its own), so that float32 outputs equal the reference's to the bit
-(Lanczos aside, whose samples come from sinf).
+rounded on its own), so that float32 outputs equal the reference's to the bit.
 
 One plan serves both devices: ``resample_steps`` gives the CPU an image's window
 (the pixels some output reads), tables and pass order; ``resample_plan`` makes the
@@ -93,7 +92,7 @@ cdef inline float _cubic_window(float x) noexcept nogil:
 cdef inline float _sinc(float x) noexcept nogil:
     if x == 0:
         return 1
-    x = x * <float>M_PI
+    x = <float>(x * M_PI)  # the product in double precision, as the reference's
     return sinf(x) / x
 
 

@@ -656,9 +656,8 @@ def _make_resize(name, module):
         "``roi_end`` select the input region. ``min_filter`` resamples the axes that shrink, "
         "``mag_filter`` the others.\n\n"
         "The results equal the reference's CPU results to the bit (its filter tables, pass "
-        "order, single-precision sums and rounding), with two exceptions: "
-        "``INTERP_LANCZOS3`` weights can differ in the last bit (they come from ``sinf``), and "
-        "int16 results in [-0.5, 0) round to 0 where the reference gives -1.",
+        "order, single-precision sums and rounding), but for int16 results in [-0.5, 0), "
+        "which round to 0 where the reference gives -1.",
     )
     return op
 

@@ -5,7 +5,7 @@ Run with the reference's Python (DALI 2.4.0):
     $HOME/dali-ref/bin/python tests/golden/make_resize_exact_goldens.py
 
 Random small images (uint8, uint16 and int16; HWC, CHW, FHWC and DHWC), resized with
-the linear, cubic, triangular and Gaussian filters, up and down, with and without
+the linear, cubic, triangular, Gaussian and Lanczos filters, up and down, with and without
 antialiasing, regions of interest and flips. Writes ``resize_exact.json`` (per case:
 the input's seed, shape, type and layout, and the keyword arguments) and
 ``resize_exact.npz`` (``case<i>``: the output). The test rebuilds each input with
@@ -18,7 +18,7 @@ import pathlib
 import numpy as np
 
 HERE = pathlib.Path(__file__).parent
-FILTERS = ["INTERP_LINEAR", "INTERP_CUBIC", "INTERP_TRIANGULAR", "INTERP_GAUSSIAN"]
+FILTERS = ["INTERP_LINEAR", "INTERP_CUBIC", "INTERP_TRIANGULAR", "INTERP_GAUSSIAN", "INTERP_LANCZOS3"]
 RANGES = {"uint8": (0, 256), "uint16": (0, 1200), "int16": (-400, 400)}
 
 

@@ -49,5 +49,6 @@ def test_the_cases_cover_types_layouts_filters_and_regions():
         "INTERP_CUBIC",
         "INTERP_TRIANGULAR",
         "INTERP_GAUSSIAN",
+        "INTERP_LANCZOS3",
     }
     assert sum("roi_start" in c["kwargs"] for c in CASES) >= 20
