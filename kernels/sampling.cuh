@@ -135,8 +135,10 @@ __device__ inline void warp_far(const WarpSource<T>& s, T* out, long long out_ks
 // -- 2-D sampling: _warp_pixel, _interior_blend, _sample and _sample_cubic -----------
 
 __device__ inline float warp_blend(float v00, float v01, float v10, float v11, float fx, float fy) {
-  const float top = __fadd_rn(v00, __fmul_rn(__fsub_rn(v01, v00), fx));
-  const float bottom = __fadd_rn(v10, __fmul_rn(__fsub_rn(v11, v10), fx));
+  // The rows weighted by 1 - fx and fx, then blended by fy (the reference's order).
+  const float gx = __fsub_rn(1.0f, fx);
+  const float top = __fadd_rn(__fmul_rn(v00, gx), __fmul_rn(v01, fx));
+  const float bottom = __fadd_rn(__fmul_rn(v10, gx), __fmul_rn(v11, fx));
   return __fadd_rn(top, __fmul_rn(__fsub_rn(bottom, top), fy));
 }
 

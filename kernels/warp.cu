@@ -139,8 +139,25 @@ __device__ inline void warp_projective_pixel(const T* __restrict__ in, T* __rest
   const WarpSource<T> s = warp_source(in, seg, at.frame);
   const float* m = table + seg[4];
   const float x = warp_centre(at.x), y = warp_centre(at.y);
-  float sx = __fadd_rn(__fadd_rn(__fmul_rn(m[0], x), __fmul_rn(m[1], y)), m[2]);
-  float sy = __fadd_rn(__fadd_rn(__fmul_rn(m[3], x), __fmul_rn(m[4], y)), m[5]);
+  float sx, sy;
+  if (!(seg[7] & WARP_PERSPECTIVE)) {
+    // _affine_row of ndd/_cpu/warp.pyx: from the row's first point, a step of 256
+    // pixels per whole tile, then one pixel at a time (the reference's sums).
+    sx = __fadd_rn(__fadd_rn(__fmul_rn(m[0], 0.5f), m[2]), __fmul_rn(m[1], y));
+    sy = __fadd_rn(__fadd_rn(__fmul_rn(m[3], 0.5f), m[5]), __fmul_rn(m[4], y));
+    const float tile_x = __fmul_rn(256.0f, m[0]), tile_y = __fmul_rn(256.0f, m[3]);
+    for (long long t = at.x / 256; t > 0; --t) {
+      sx = __fadd_rn(sx, tile_x);
+      sy = __fadd_rn(sy, tile_y);
+    }
+    for (long long i = at.x % 256; i > 0; --i) {
+      sx = __fadd_rn(sx, m[0]);
+      sy = __fadd_rn(sy, m[3]);
+    }
+  } else {
+    sx = __fadd_rn(__fadd_rn(__fmul_rn(m[0], x), __fmul_rn(m[1], y)), m[2]);
+    sy = __fadd_rn(__fadd_rn(__fmul_rn(m[3], x), __fmul_rn(m[4], y)), m[5]);
+  }
   if (seg[7] & WARP_PERSPECTIVE) {
     const float w = __fadd_rn(__fadd_rn(__fmul_rn(m[6], x), __fmul_rn(m[7], y)), m[8]);
     if (w == 0.0f) {

@@ -163,6 +163,7 @@ cdef extern from *:
         ptrdiff_t n, uint8_t *out, const int round_even, int has_fill, uint32_t fill, uint8_t *done)
     {
         const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), minus1 = _mm256_set1_ps(-1.0f);
+        const __m256 one = _mm256_set1_ps(1.0f);
         const __m256 far = _mm256_set1_ps(1e7f), near = _mm256_set1_ps(-1e7f);
         const __m256 last_x = _mm256_set1_ps((float)(columns - 1));
         const __m256 last_y = _mm256_set1_ps((float)(rows - 1));
@@ -224,8 +225,9 @@ cdef extern from *:
             for (int k = 0; k < 3; k++) {
                 __m256 v00 = ndd_channel(a, k), v01 = ndd_channel(b, k);
                 __m256 v10 = ndd_channel(c, k), v11 = ndd_channel(d, k);
-                __m256 top = _mm256_add_ps(v00, _mm256_mul_ps(_mm256_sub_ps(v01, v00), fx));
-                __m256 bottom = _mm256_add_ps(v10, _mm256_mul_ps(_mm256_sub_ps(v11, v10), fx));
+                __m256 gx = _mm256_sub_ps(one, fx);
+                __m256 top = _mm256_add_ps(_mm256_mul_ps(v00, gx), _mm256_mul_ps(v01, fx));
+                __m256 bottom = _mm256_add_ps(_mm256_mul_ps(v10, gx), _mm256_mul_ps(v11, fx));
                 __m256 v = _mm256_add_ps(top, _mm256_mul_ps(_mm256_sub_ps(bottom, top), fy));
                 words = _mm256_or_si256(words, _mm256_slli_epi32(ndd_round_u8(v, round_even), 8 * k));
             }
@@ -512,9 +514,12 @@ cdef inline void _sample_cubic(const value_t *src, const Image *s, value_t *out,
 
 
 cdef inline float _blend(float v00, float v01, float v10, float v11, float fx, float fy) noexcept nogil:
-    """Bilinear blend of the taps ``v<row><column>`` at fractions ``fx`` (across) and ``fy`` (down)."""
-    cdef float top = v00 + (v01 - v00) * fx
-    cdef float bottom = v10 + (v11 - v10) * fx
+    """Bilinear blend of the taps ``v<row><column>`` at fractions ``fx`` (across) and ``fy``
+    (down), in the reference's float32 operations: each row weighted by ``1 - fx`` and
+    ``fx``, then the rows blended by ``fy``."""
+    cdef float gx = 1 - fx
+    cdef float top = v00 * gx + v01 * fx
+    cdef float bottom = v10 * gx + v11 * fx
     return top + (bottom - top) * fy
 
 
@@ -667,6 +672,35 @@ cdef inline Py_ssize_t _rgb8_row(const Image *s, unsigned char *row, Py_ssize_t 
                                 constant, _fill_word(how) if constant else 0, done)
 
 
+# The affine warps step from one output pixel's source point to the next's, as the
+# reference does: it adds the matrix's first column pixel by pixel, starting again from
+# an exactly computed point every AFFINE_TILE pixels (which bounds the drift).
+cdef enum:
+    AFFINE_TILE = 256
+
+
+cdef void _affine_row(const float *m, float y, Py_ssize_t n, float *sx, float *sy) noexcept nogil:
+    """The source points of output pixels 0..n-1 of the row whose centre is at ``y``
+    under the affine map ``m`` (2x3, row-major), summed in the reference's float32
+    order: ``(m0 * 0.5 + m2) + m1 * y`` for the first, then ``+ m0`` per pixel."""
+    cdef float tile_x = (m[0] * <float>0.5 + m[2]) + m[1] * y
+    cdef float tile_y = (m[3] * <float>0.5 + m[5]) + m[4] * y
+    cdef float step_x = <float>AFFINE_TILE * m[0], step_y = <float>AFFINE_TILE * m[3], px, py
+    cdef Py_ssize_t start = 0, i, stop
+    while start < n:
+        px = tile_x
+        py = tile_y
+        stop = start + AFFINE_TILE if n - start > AFFINE_TILE else n
+        for i in range(start, stop):
+            sx[i] = px
+            sy[i] = py
+            px = px + m[0]
+            py = py + m[3]
+        tile_x = tile_x + step_x
+        tile_y = tile_y + step_y
+        start = stop
+
+
 def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const double[::1] matrix,
                     bint perspective, int interp, int border, const float[::1] fill, bint round_even):
     """Fill ``dst`` by sampling ``src`` at ``matrix`` applied to each output pixel centre.
@@ -698,21 +732,25 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
     cdef Image s = _image(src)
     cdef Image d = _image(dst)
     cdef value_t *row
-    # 3-channel uint8 rows: the points of a row first (vectorised), then the AVX2 sampling.
+    # The points of a row first (vectorised for perspective maps), then the sampling: AVX2
+    # for 3-channel uint8 rows.
     cdef bint packed = value_t is cython.uchar and not how.cubic and _packed_rgb8(&s, &d)
     cdef float m[9]
     cdef float[:, ::1] points
     cdef unsigned char[::1] done
+    m[:] = [m0, m1, m2, m3, m4, m5, m6, m7, m8]
+    points = np.empty((2, columns), np.float32)
     if packed:
-        m[:] = [m0, m1, m2, m3, m4, m5, m6, m7, m8]
-        points = np.empty((2, columns), np.float32)
         done = np.empty(columns, np.uint8)
     with nogil:
         for oy in range(rows):
             y = oy + 0.5
             row = <value_t *>d.data + oy * d.row_stride
-            if packed:
+            if not perspective:
+                _affine_row(m, y, columns, &points[0, 0], &points[1, 0])
+            elif packed:
                 ndd_project_row(m, perspective, y, columns, &points[0, 0], &points[1, 0])
+            if packed:
                 if not _rgb8_row(&s, <unsigned char *>row, columns, &points[0, 0], &points[1, 0], &how,
                                  &done[0]):
                     continue
@@ -720,6 +758,11 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                     if not done[ox]:
                         _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
                                     points[0, ox], points[1, ox], &how, fast_linear)
+                continue
+            if not perspective:
+                for ox in range(columns):
+                    _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
+                                points[0, ox], points[1, ox], &how, fast_linear)
                 continue
             for ox in range(columns):
                 x = ox + 0.5

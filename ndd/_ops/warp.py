@@ -9,6 +9,11 @@ to the output (``inverse_map=False``, inverted here). Without ``fill_value`` the
 source edge pixels repeat outside the image; with it, the outside is that value.
 Integer outputs are rounded half away from zero and saturated.
 
+2-D ``warp_affine`` and ``rotate`` give the reference's bits: its rotation matrix in
+float32, its source points (the first of a row computed, the next ones stepped by
+the matrix's first column, restarting every 256 pixels) and its bilinear blend.
+Perspective warps and volumes can still differ from it in the last bits.
+
 Samples are 2-D images with channels last (``HWC``) or sequences of them
 (``FHWC``, every frame warped alike); ``rotate`` and ``warp_affine`` also take
 volumes (``DHWC``, ``FDHWC``: 3x4 matrices on ``(x, y, z)``, rotation about ``axis``); ``experimental.warp_perspective`` also takes
@@ -551,17 +556,22 @@ def _rotate_shape(shapes, args):
 
 def rotation_matrix(in_hw, out_hw, angle):
     """The map from output pixel centres to source points of a rotation by ``angle``
-    degrees (counter-clockwise as displayed) about the image centres."""
-    rad = _angle_radians(angle)
-    c, s = math.cos(rad), math.sin(rad)
-    ocx, ocy = out_hw[1] * 0.5, out_hw[0] * 0.5
-    icx, icy = in_hw[1] * 0.5, in_hw[0] * 0.5
-    # source = R(-angle) (out - out_centre) + in_centre, with y pointing down.
+    degrees (counter-clockwise as displayed) about the image centres, in float32 as
+    the reference composes it: a move of the output centre to the origin, the
+    rotation, a move to the input centre."""
+    f32 = np.float32
+    rad = -f32(f32(-f32(angle)) * f32(math.pi / 180))
+    c, s = f32(math.cos(rad)), f32(math.sin(rad))
+    ocx, ocy = f32(out_hw[1]) * f32(0.5), f32(out_hw[0]) * f32(0.5)
+    icx, icy = f32(in_hw[1]) * f32(0.5), f32(in_hw[0]) * f32(0.5)
+    # source = R(-angle) (out - out_centre) + in_centre, with y pointing down; each
+    # translation summed as the reference's matrix product does.
     return np.array(
         [
-            [c, -s, icx - c * ocx + s * ocy],
-            [s, c, icy - s * ocx - c * ocy],
-        ]
+            [c, -s, (c * -ocx + -s * -ocy) + icx],
+            [s, c, (s * -ocx + c * -ocy) + icy],
+        ],
+        np.float32,
     )
 
 
