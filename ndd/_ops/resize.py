@@ -300,10 +300,9 @@ def resize_geometry(
                 anchor = _f32(lo[d] + hi[d]) * 0.5
                 lo[d], hi[d] = (_f32(anchor + (v - anchor) * adjustment) for v in (lo[d], hi[d]))
             else:
-                align = alignment[d]
+                align = _f32(alignment[d])
                 anchor = (1 - align) * lo[d] + align * hi[d]
-                extent = (hi[d] - lo[d]) * adjustment
-                lo[d], hi[d] = _f32(anchor - align * extent), _f32(anchor + (1 - align) * extent)
+                lo[d], hi[d] = (_f32(anchor + (v - anchor) * adjustment) for v in (lo[d], hi[d]))
         sizes.append(size)
     return Geometry(sizes, lo, hi)
 
@@ -979,17 +978,16 @@ def _tr_geometry(args, shape):
         requested = _per_axis(qualname, "sizes", args["sizes"], count, described)
     else:
         scales = _per_axis(qualname, "scales", args["scales"], count, described)
-        # Scales apply to the whole input's extents, whatever the region.
-        requested = [s * e for s, e in zip(scales, extents, strict=True)]
+        # Scales apply to the whole input's extents, whatever the region (float32 products,
+        # as the reference's).
+        requested = [_f32(_f32(s) * e) for s, e in zip(scales, extents, strict=True)]
     lo, hi = [0.0] * count, [float(e) for e in extents]
     if (args["roi_start"] is None) != (args["roi_end"] is None):
         raise InvalidArgumentError(f"{qualname}: 'roi_start' and 'roi_end' must be given together")
     if args["roi_start"] is not None:
         lo = _per_axis(qualname, "roi_start", args["roi_start"], count, described)
         hi = _per_axis(qualname, "roi_end", args["roi_end"], count, described)
-        if args["roi_relative"]:
-            lo = [v * e for v, e in zip(lo, extents, strict=True)]
-            hi = [v * e for v, e in zip(hi, extents, strict=True)]
+        lo, hi = _region(lo, hi, extents, args["roi_relative"])
     max_size = _per_axis(qualname, "max_size", args["max_size"], count, described)
     alignment = _per_axis(qualname, "alignment", args["alignment"], count, described)
     # The other axes take part as if asked to keep their extent (scale 1), as in the

@@ -54,16 +54,9 @@ def _degenerate_region(kwargs):
 
 
 def _tolerance(case, expected):
-    """0: the reference's bits. tensor_resize sizes its regions by its own rules, and a
-    zero-width region is widened to 1e-3 of a pixel, where the last bits of its ends
-    decide a rounding."""
-    if case["op"] == "tensor_resize":
-        if expected.dtype == np.float32:
-            return 1e-3 * max(1.0, float(np.abs(expected).max()))
-        return 1
-    if _degenerate_region(case["kwargs"]):
-        return 1
-    return 0
+    """0: the reference's bits; but a zero-width region is widened to 1e-3 of a pixel,
+    where the last bits of its ends decide a rounding."""
+    return 1 if _degenerate_region(case["kwargs"]) else 0
 
 
 def _assert_close(actual, expected, tolerance):
