@@ -45,37 +45,24 @@ __device__ inline float resample_load(const unsigned short* p) { return (float)*
 __device__ inline float resample_load(const float* p) { return *p; }
 __device__ inline float resample_load(const ndd_half* p) { return half_bits_to_float(p->bits); }
 
-// Integers saturate, then round half away from zero, in double so that a value
-// just below one half (0.49999997f) does not round up.
-__device__ inline void resample_store(float* out, float v) { *out = v; }
-__device__ inline void resample_store(ndd_half* out, float v) { out->bits = float_to_half_bits(v); }
-__device__ inline void resample_store(unsigned char* out, float v) {
-  v = v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v);
-  *out = (unsigned char)((double)v + 0.5);
+// Integers saturate, then round half away from zero (in double, so that a value
+// just below one half, 0.49999997f, does not round up), or with even to nearest
+// even: _store of ndd/_cpu/resample.pyx.
+template <typename Out>
+__device__ inline void resample_store_integer(Out* out, float v, float low, float high, bool even) {
+  v = v < low ? low : (v > high ? high : v);
+  *out = even ? (Out)__float2int_rn(v) : (Out)(v >= 0.0f ? (double)v + 0.5 : (double)v - 0.5);
 }
-__device__ inline void resample_store(unsigned short* out, float v) {
-  v = v < 0.0f ? 0.0f : (v > 65535.0f ? 65535.0f : v);
-  *out = (unsigned short)((double)v + 0.5);
+__device__ inline void resample_store(float* out, float v, bool) { *out = v; }
+__device__ inline void resample_store(ndd_half* out, float v, bool) { out->bits = float_to_half_bits(v); }
+__device__ inline void resample_store(unsigned char* out, float v, bool even) {
+  resample_store_integer(out, v, 0.0f, 255.0f, even);
 }
-__device__ inline void resample_store(short* out, float v) {
-  v = v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v);
-  *out = v >= 0.0f ? (short)((double)v + 0.5) : (short)((double)v - 0.5);
+__device__ inline void resample_store(unsigned short* out, float v, bool even) {
+  resample_store_integer(out, v, 0.0f, 65535.0f, even);
 }
-
-// The same with halves to even.
-__device__ inline void resample_store_even(float* out, float v) { *out = v; }
-__device__ inline void resample_store_even(ndd_half* out, float v) { out->bits = float_to_half_bits(v); }
-__device__ inline void resample_store_even(unsigned char* out, float v) {
-  v = v < 0.0f ? 0.0f : (v > 255.0f ? 255.0f : v);
-  *out = (unsigned char)__float2int_rn(v);
-}
-__device__ inline void resample_store_even(unsigned short* out, float v) {
-  v = v < 0.0f ? 0.0f : (v > 65535.0f ? 65535.0f : v);
-  *out = (unsigned short)__float2int_rn(v);
-}
-__device__ inline void resample_store_even(short* out, float v) {
-  v = v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v);
-  *out = (short)__float2int_rn(v);
+__device__ inline void resample_store(short* out, float v, bool even) {
+  resample_store_integer(out, v, -32768.0f, 32767.0f, even);
 }
 
 template <typename Out>
@@ -127,10 +114,7 @@ __device__ inline void resample_element(const In* __restrict__ in, Out* __restri
     const Index lanes = (Index)resample_lanes<Out>();
     even = e % run < run - run % lanes;
   }
-  if (even)
-    resample_store_even(out + seg[1] + (long long)e, sum);
-  else
-    resample_store(out + seg[1] + (long long)e, sum);
+  resample_store(out + seg[1] + (long long)e, sum, even);
 }
 
 #define RESAMPLE(IN_NAME, IN, OUT_NAME, OUT)                                              \

@@ -22,6 +22,14 @@
 #define NDD_MADD_FUSED(w, x, s) __builtin_fmaf((w), (x), (s))
 #define NDD_MADD_PLAIN(w, x, s) ((s) + (w) * (x))
 
+/* The elements past the last whole block: one sum at a time. */
+#define NDD_TAPS_TAIL(T, MADD)                                                            \
+    for (; t < n; t++) {                                                                  \
+        float sum = 0;                                                                    \
+        for (k = 0; k < taps; k++) sum = MADD(weights[k], (float)sources[k][t], sum);     \
+        acc[t] = sum;                                                                     \
+    }
+
 #define NDD_TAPS_BODY(T, MADD)                                                 \
     {                                                                          \
         ptrdiff_t t = 0, k, u;                                                 \
@@ -34,11 +42,7 @@
             }                                                                  \
             for (u = 0; u < NDD_TAPS_BLOCK; u++) acc[t + u] = block[u];        \
         }                                                                      \
-        for (; t < n; t++) {                                                   \
-            float sum = 0;                                                     \
-            for (k = 0; k < taps; k++) sum = MADD(weights[k], (float)sources[k][t], sum); \
-            acc[t] = sum;                                                      \
-        }                                                                      \
+        NDD_TAPS_TAIL(T, MADD)                                                 \
     }
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -105,11 +109,7 @@
             _mm256_storeu_ps(acc + t + 16, s2);                                                  \
             _mm256_storeu_ps(acc + t + 24, s3);                                                  \
         }                                                                                        \
-        for (; t < n; t++) {                                                                     \
-            float sum = 0;                                                                       \
-            for (k = 0; k < taps; k++) sum = MADD(weights[k], (float)sources[k][t], sum);        \
-            acc[t] = sum;                                                                        \
-        }                                                                                        \
+        NDD_TAPS_TAIL(unsigned char, MADD)                                                       \
     }
 
 __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_u8 NDD_TAPS_PARAMS(unsigned char)
@@ -163,11 +163,7 @@ static void ndd_taps_plain_u8 NDD_TAPS_PARAMS(unsigned char)
         NDD_F32_SUMS(8, VMADD)                                               \
         NDD_F32_SUMS(4, VMADD)                                               \
         NDD_F32_SUMS(1, VMADD)                                               \
-        for (; t < n; t++) {                                                 \
-            float sum = 0;                                                   \
-            for (k = 0; k < taps; k++) sum = MADD(weights[k], sources[k][t], sum); \
-            acc[t] = sum;                                                    \
-        }                                                                    \
+        NDD_TAPS_TAIL(float, MADD)                                           \
     }
 
 __attribute__((target("avx2,fma"))) static void ndd_taps_avx2_f32 NDD_TAPS_PARAMS(float)

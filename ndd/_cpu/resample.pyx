@@ -239,20 +239,20 @@ cdef void _fill_table(float lo32, float step32, Py_ssize_t out_size, Py_ssize_t 
                 weight_row[t] = weight_row[t] / total
 
 
-cdef inline dst_t _store(float value, dst_t* kind_tag) noexcept nogil:
-    # Integers saturate, then round half away from zero (without a call to floor);
-    # kind_tag only selects the type.
+cdef inline dst_t _store(float value, dst_t* kind_tag, bint even=False) noexcept nogil:
+    # Integers saturate, then round half away from zero (without a call to floor), or
+    # with ``even`` to nearest even; kind_tag only selects the type.
     if dst_t is float:
         return value
-    elif dst_t is uint8_t:
+    if dst_t is uint8_t:
         value = 0 if value < 0 else (255 if value > 255 else value)
-        return <uint8_t>(value + 0.5)
     elif dst_t is uint16_t:
         value = 0 if value < 0 else (65535 if value > 65535 else value)
-        return <uint16_t>(value + 0.5)
     else:
         value = -32768 if value < -32768 else (32767 if value > 32767 else value)
-        return <int16_t>(value + 0.5) if value >= 0 else <int16_t>(value - 0.5)
+    if even:
+        return <dst_t>nearbyintf(value)
+    return <dst_t>(value + 0.5) if value >= 0 else <dst_t>(value - 0.5)
 
 
 cdef inline void _resample_planes(const src_t* base, const Py_ssize_t* src_strides, dst_t* out,
@@ -451,43 +451,17 @@ cdef inline void _transpose_rows(const char *first_row, Py_ssize_t row_stride, P
                     dst[x * stride + c] = src[x * channels + c]
 
 
-cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
-    """out[i] = _store(src[i]) over a contiguous row: halves away from zero (AVX2 for
-    uint8)."""
+cdef inline void _store_row(const float *src, dst_t *out, Py_ssize_t n, bint even=False) noexcept nogil:
+    """out[i] = _store(src[i], even) over a contiguous row (AVX2 for uint8)."""
     cdef Py_ssize_t i
-    cdef float value
     if dst_t is uint8_t:
-        ndd_store_u8(src, out, n)
-    elif dst_t is uint16_t:
-        for i in range(n):
-            value = src[i]
-            value = 0 if value < 0 else value
-            value = 65535 if value > 65535 else value
-            out[i] = <uint16_t>(<double>value + 0.5)
+        if even:
+            ndd_store_u8_even(src, out, n)
+        else:
+            ndd_store_u8(src, out, n)
     else:
         for i in range(n):
-            out[i] = _store(src[i], out)
-
-
-cdef inline void _store_row_even(const float *src, dst_t *out, Py_ssize_t n) noexcept nogil:
-    """As _store_row, with halves to even (AVX2 for uint8)."""
-    cdef Py_ssize_t i
-    cdef float value
-    if dst_t is uint8_t:
-        ndd_store_u8_even(src, out, n)
-    elif dst_t is uint16_t:
-        for i in range(n):
-            value = src[i]
-            value = 0 if value < 0 else (65535 if value > 65535 else value)
-            out[i] = <uint16_t>nearbyintf(value)
-    elif dst_t is int16_t:
-        for i in range(n):
-            value = src[i]
-            value = -32768 if value < -32768 else (32767 if value > 32767 else value)
-            out[i] = <int16_t>nearbyintf(value)
-    else:
-        for i in range(n):
-            out[i] = src[i]
+            out[i] = _store(src[i], out, even)
 
 
 cdef inline Py_ssize_t _lanes(dst_t *kind_tag) noexcept nogil:
@@ -501,7 +475,7 @@ cdef inline void _store_row_of_rows(const float *src, dst_t *out, Py_ssize_t n) 
     """A row of a pass the reference ends with along rows (ROUND_ROWS): to nearest even
     but for the elements past the last whole group of vector lanes, half away from zero."""
     cdef Py_ssize_t rest = n % _lanes(out)
-    _store_row_even(src, out, n - rest)
+    _store_row(src, out, n - rest, True)
     _store_row(src + n - rest, out + n - rest, rest)
 
 
@@ -519,7 +493,7 @@ cdef inline void _store_transposed_block(const float *block, Py_ssize_t block_st
     for b in range(count):
         column = first_column + b
         if even_first <= column < even_stop:
-            _store_row_even(block + b * block_stride, converted + b * row_len, row_len)
+            _store_row(block + b * block_stride, converted + b * row_len, row_len, True)
         else:
             _store_row(block + b * block_stride, converted + b * row_len, row_len)
     _transpose_block(<const dst_t *>converted, row_len, count, pixels, channels, out, out_stride)
@@ -553,12 +527,26 @@ def store_rounded(const float[::1] src, dst_t[::1] dst, int mode, Py_ssize_t col
             even_len = (count - count % _lanes(out)) * inner
             while at < n:
                 _store_row(values + at, out + at, even_at)
-                _store_row_even(values + at + even_at, out + at + even_at, even_len)
+                _store_row(values + at + even_at, out + at + even_at, even_len, True)
                 _store_row(values + at + even_at + even_len, out + at + even_at + even_len,
                            run - even_at - even_len)
                 at += run
         else:
-            _store_row_even(values, out, n)
+            _store_row(values, out, n, True)
+
+
+cdef bint _two_axis_work(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst, Py_ssize_t out_h,
+                         Py_ssize_t out_w, str name) except -1:
+    """Check the arguments of a two-axis resize (``name``): False when there is
+    nothing to write."""
+    cdef Py_ssize_t outer = src.shape[0], channels = src.shape[3]
+    if dst.shape[0] != outer or dst.shape[1] != out_h or dst.shape[2] != out_w or dst.shape[3] != channels:
+        raise ValueError(f"{name}: the output shape does not match the input and the tables")
+    if outer * out_h * out_w * channels * src.shape[1] * src.shape[2] == 0:
+        return False
+    if (channels > 1 and src.strides[3] != sizeof(src_t)) or src.strides[2] != channels * sizeof(src_t):
+        raise ValueError(f"{name}: each input row must be contiguous")
+    return True
 
 
 def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
@@ -590,13 +578,8 @@ def resample_rows_columns(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
     cdef const char** tap_rows
     cdef const char* plane
     cdef dst_t* out_pixel
-    if (dst.shape[0] != outer or dst.shape[1] != out_h or dst.shape[2] != out_w
-            or dst.shape[3] != channels):
-        raise ValueError("resample_rows_columns: the output shape does not match the input and the tables")
-    if outer * out_h * out_w * channels * in_w * src.shape[1] == 0:
+    if not _two_axis_work(src, dst, out_h, out_w, "resample_rows_columns"):
         return
-    if (channels > 1 and src.strides[3] != sizeof(src_t)) or src.strides[2] != channels * sizeof(src_t):
-        raise ValueError("resample_rows_columns: each input row must be contiguous")
     cdef const char* base = <const char*>&src[0, 0, 0, 0]
     cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
     most_taps = row_taps if row_taps > column_taps else column_taps
@@ -667,13 +650,8 @@ def resample_columns_rows(const src_t[:, :, :, :] src, dst_t[:, :, :, ::1] dst,
     cdef float* tap_weights
     cdef const char** tap_rows
     cdef const char* plane
-    if (dst.shape[0] != outer or dst.shape[1] != out_h or dst.shape[2] != out_w
-            or dst.shape[3] != channels):
-        raise ValueError("resample_columns_rows: the output shape does not match the input and the tables")
-    if outer * out_h * out_w * channels * in_w * in_h == 0:
+    if not _two_axis_work(src, dst, out_h, out_w, "resample_columns_rows"):
         return
-    if (channels > 1 and src.strides[3] != sizeof(src_t)) or src.strides[2] != channels * sizeof(src_t):
-        raise ValueError("resample_columns_rows: each input row must be contiguous")
     cdef const char* base = <const char*>&src[0, 0, 0, 0]
     cdef Py_ssize_t stride_a = src.strides[0], stride_row = src.strides[1]
     most_taps = row_taps if row_taps > column_taps else column_taps
