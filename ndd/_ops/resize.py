@@ -85,8 +85,10 @@ def _rows_and_columns(data, steps, out_dtype, rounding):
         return None
     rows_first = steps[0][0] == row_axis
     mode, round_axis, first, count = rounding
-    if np.dtype(out_dtype).kind in "iu" and mode != ROUND_EVEN:
-        if (mode, round_axis) != ((ROUND_COLUMNS, column_axis) if rows_first else (ROUND_ROWS, row_axis)):
+    if np.dtype(out_dtype).kind in "iu":
+        # The columns pass rounds by columns (or all to even), the rows pass by rows.
+        fits = mode == ROUND_EVEN or (mode, round_axis) == (ROUND_COLUMNS, column_axis)
+        if not (fits if rows_first else (mode, round_axis) == (ROUND_ROWS, row_axis)):
             return None
     shape = data.shape
     outer = math.prod(shape[:row_axis])
