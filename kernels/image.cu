@@ -120,13 +120,16 @@ CMN_TO_ALL(f16, ndd_half)
 // the float table, 6 mode, 7 rounding. Mode COLOR_AFFINE maps every value
 // (of any channel count) to value * scale + offset, parameters [scale, offset];
 // mode COLOR_MATRIX maps each pixel to sum_j m[c][j] * (x[j] - pre[j]) + post[c],
-// summed left to right, parameters [pre[in], m[out][in], post[out]]. Integer
+// summed left to right, parameters [pre[in], m[out][in], post[out]];
+// COLOR_MATRIX_REVERSED reads the pixel's channels in reverse order first (a BGR
+// pixel through an RGB matrix, summed R, G, B as the CPU sums it). Integer
 // results either round halves away from zero (COLOR_HALF_AWAY, the reference's
 // cast: saturating, NaN gives 0) or add one half in float and truncate
 // (COLOR_HALF_UP, the CPU's colour-matrix pass over bytes).
 #define COLOR_ROW 8
 #define COLOR_AFFINE 0
 #define COLOR_MATRIX 1
+#define COLOR_MATRIX_REVERSED 2
 #define COLOR_HALF_AWAY 0
 #define COLOR_HALF_UP 1
 #define COLOR_MAX_CHANNELS 4
@@ -175,7 +178,9 @@ __device__ inline void color_element(const In* __restrict__ in, Out* __restrict_
   const float* post = m + out_channels * in_channels;
   float x[COLOR_MAX_CHANNELS];
   const In* pixel = in + seg[0] + (long long)i * in_channels;
-  for (int j = 0; j < in_channels; ++j) x[j] = __fsub_rn(color_load(pixel + j), pre[j]);
+  const bool reversed = seg[6] == COLOR_MATRIX_REVERSED;
+  for (int j = 0; j < in_channels; ++j)
+    x[j] = __fsub_rn(color_load(pixel + (reversed ? in_channels - 1 - j : j)), pre[j]);
   Out* target = out + seg[1] + (long long)i * out_channels;
   for (int c = 0; c < out_channels; ++c) {
     const float* row = m + c * in_channels;

@@ -51,7 +51,15 @@ from .._types import float16, float32, int16, int32, uint8
 from ..types import DALIImageType
 from .conversions import cast_array
 from .gpu_clahe import GpuClahe
-from .gpu_image import COLOR_AFFINE, COLOR_HALF_UP, COLOR_MATRIX, ColorPart, GpuColor, GpuEqualize
+from .gpu_image import (
+    COLOR_AFFINE,
+    COLOR_HALF_UP,
+    COLOR_MATRIX,
+    COLOR_MATRIX_REVERSED,
+    ColorPart,
+    GpuColor,
+    GpuEqualize,
+)
 from .gpu_jpeg_distortion import GpuJpegDistortion
 from .image_codec import BT601_KB, BT601_KG, BT601_KR, YCBCR_MATRIX
 from .image_layout import image_axes
@@ -601,13 +609,17 @@ def _csc_matrix(source, target):
     if target is DALIImageType.GRAY:
         weights = _GRAY_WEIGHTS[::-1] if source is DALIImageType.BGR else _GRAY_WEIGHTS
         return weights.reshape(1, 3), np.zeros(3), np.zeros(1)
-    matrix = _RGB_TO_YCBCR if source is not DALIImageType.BGR else _RGB_TO_YCBCR[:, ::-1]
-    return matrix, np.zeros(3), _YCBCR_OFFSET
+    # BGR: the RGB matrix over the channels reversed (_csc_parts), summed R, G, B as on the CPU.
+    return _RGB_TO_YCBCR, np.zeros(3), _YCBCR_OFFSET
 
 
 def _csc_parts(args, shape, in_type):
-    matrix, pre, post = _csc_matrix(args["_image_type"], args["_output_type"])
-    return [ColorPart(None, COLOR_MATRIX, _matrix_params(matrix, pre, post), COLOR_HALF_UP, matrix.shape[0])]
+    source, target = args["_image_type"], args["_output_type"]
+    matrix, pre, post = _csc_matrix(source, target)
+    mode = COLOR_MATRIX
+    if source is DALIImageType.BGR and target is DALIImageType.YCbCr:
+        mode = COLOR_MATRIX_REVERSED
+    return [ColorPart(None, mode, _matrix_params(matrix, pre, post), COLOR_HALF_UP, matrix.shape[0])]
 
 
 def _out_type(args):

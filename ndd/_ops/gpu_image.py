@@ -300,6 +300,7 @@ def _upload_samples(values, batch_size, device_id, stream):
 _COLOR_ROW = 8
 COLOR_AFFINE = 0
 COLOR_MATRIX = 1
+COLOR_MATRIX_REVERSED = 2
 COLOR_HALF_AWAY = 0
 COLOR_HALF_UP = 1
 COLOR_TYPES = suffixes(np.uint8, np.int16, np.int32, np.float32, np.float16)
@@ -308,7 +309,8 @@ COLOR_TYPES = suffixes(np.uint8, np.int16, np.int32, np.float32, np.float16)
 class ColorPart:
     """How one part of a sample (all of it, or frame ``frame`` of a sequence) is
     mapped: ``mode`` COLOR_AFFINE with ``params`` [scale, offset], or COLOR_MATRIX
-    with [pre (in channels), matrix (out x in, by rows), post (out channels)];
+    with [pre (in channels), matrix (out x in, by rows), post (out channels)]
+    (COLOR_MATRIX_REVERSED: the same over the pixel's channels in reverse order);
     ``rounding`` of integer results COLOR_HALF_AWAY or COLOR_HALF_UP."""
 
     __slots__ = ("frame", "mode", "out_channels", "params", "rounding")

@@ -520,3 +520,23 @@ def test_shape_checks_of_a_gpu_operator_wait_for_what_the_call_did_not_know(any_
             ValueError, match=r"deferred evaluation of ndd\.hue.*expected 3 channels \(RGB\), got 1"
         ):
             out.evaluate()
+
+
+def test_bgr_to_ycbcr_sums_red_green_blue_as_the_cpu(any_gpu):
+    """The GPU reads a BGR pixel's channels in reverse and sums R, G, B through the RGB
+    matrix, as the CPU does: colours where the other order lands on the other side of
+    a half give the CPU's values."""
+    from ndd._ops.color import _RGB_TO_YCBCR, _YCBCR_OFFSET
+
+    rgb = np.random.default_rng(11).integers(0, 256, (1 << 18, 3)).astype(np.float32)
+    m, offset = _RGB_TO_YCBCR.astype(np.float32), np.float32(_YCBCR_OFFSET)
+    in_order = rgb[:, :1] * m[:, 0] + rgb[:, 1:2] * m[:, 1] + rgb[:, 2:] * m[:, 2] + offset
+    reversed_order = rgb[:, 2:] * m[:, 2] + rgb[:, 1:2] * m[:, 1] + rgb[:, :1] * m[:, 0] + offset
+    differ = np.any(
+        np.floor(in_order + np.float32(0.5)) != np.floor(reversed_order + np.float32(0.5)), axis=1
+    )
+    assert differ.sum() >= 1
+    bgr = rgb[differ][:, ::-1].astype(np.uint8).reshape(1, -1, 3)
+    check_batch(
+        ndd.color_space_conversion, [bgr], "HWC", image_type=ndd.types.BGR, output_type=ndd.types.YCbCr
+    )
