@@ -994,7 +994,6 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     cdef Py_ssize_t table_at[_PLAN_DIMS]
     cdef Py_ssize_t table_taps[_PLAN_DIMS]
     cdef Py_ssize_t table_rows[_PLAN_DIMS]
-    cdef int best[_PLAN_DIMS]
     cdef int kinds[_PLAN_DIMS]
     cdef _Filter axis_filters[_PLAN_DIMS]
     cdef float lows[_PLAN_DIMS]
@@ -1010,6 +1009,11 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     cdef Py_ssize_t out_sizes[_PLAN_DIMS]
     cdef Py_ssize_t axis_taps[_PLAN_DIMS]
     cdef int passes[_PLAN_DIMS]
+    # Per axis, as its pass reads it: from ``shifts[k]`` on (roi_lo[k] after the first
+    # pass, as the reference; else 0), ``reaches[k]`` pixels, the region from ``origins[k]``.
+    cdef float origins[_PLAN_DIMS]
+    cdef Py_ssize_t shifts[_PLAN_DIMS]
+    cdef Py_ssize_t reaches[_PLAN_DIMS]
     cdef Py_ssize_t out_size, taps, at, stride, in_size, shift
     cdef float low, high, a, b, anchor
     cdef int kind
@@ -1069,6 +1073,10 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
             if inner_first[k] == passes[t]:
                 passes[t] = k
                 break
+        k = passes[t]
+        shifts[k] = roi_lo[k] if t > 0 else 0
+        origins[k] = lows[k] - <float>shifts[k] if t > 0 else lows[k]
+        reaches[k] = roi_hi[k] - roi_lo[k] if t > 0 else plan.shape[axes[k]]
     # The reference rounds integer outputs as its last pass (even one that leaves
     # the values as they are) does.
     k = passes[naxes - 1]
@@ -1078,12 +1086,7 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     plan.round_count = 0
     if kinds[k] != _NN and axes[k] == last_axis:
         plan.round_mode = _ROUND_COLUMNS
-        low = lows[k]
-        in_size = plan.shape[axes[k]]
-        if naxes > 1:
-            low = low - <float>roi_lo[k]
-            in_size = roi_hi[k] - roi_lo[k]
-        _regular_span(low, steps_of[k], &axis_filters[k], int(sizes[k]), in_size, &plan.round_first,
+        _regular_span(origins[k], steps_of[k], &axis_filters[k], out_sizes[k], reaches[k], &plan.round_first,
                       &plan.round_count)
     elif kinds[k] != _NN:
         plan.round_mode = _ROUND_ROWS
@@ -1091,17 +1094,12 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         k = passes[t]
         axis = axes[k]
         kind = kinds[k]
-        out_size = int(sizes[k])
+        out_size = out_sizes[k]
         filter = axis_filters[k]
-        taps = 1 if kind == _NN else filter.taps
-        low = lows[k]
-        in_size = plan.shape[axis]
-        shift = 0
-        if t > 0:
-            # After the first pass the reference reads this axis from roi_lo on.
-            shift = roi_lo[k]
-            low = low - <float>shift
-            in_size = roi_hi[k] - roi_lo[k]
+        taps = axis_taps[k]
+        low = origins[k]
+        in_size = reaches[k]
+        shift = shifts[k]
         if (device_tables and out_size * taps and in_size and fabsf(steps_of[k]) != 1
                 and (kind == _LINEAR or kind == _CUBIC or kind == _TRIANGULAR)):
             # Not a step of one pixel: never an identity (those tables are made here,
@@ -1140,12 +1138,9 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
             table_rows[m] = out_size
             tables.size += out_size * taps
             m += 1
+    # Two neighbouring axes, rows then columns: every sum over whole rows, fused.
     fused = m == 2 and table_axis[0] + 1 == table_axis[1]
-    if m:
-        # Two neighbouring axes, rows then columns: every sum over whole rows, fused.
-        for t in range(m):
-            best[t] = t
-    else:
+    if not m:
         # Nothing to resample: one pass of an identity table converts the window.
         plan.converts_only = True
         axis = axes[0]
@@ -1161,22 +1156,21 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         table_at[0] = at
         table_taps[0] = 1
         table_rows[0] = out_size
-        best[0] = 0
         m = 1
     for d in range(ndim):
         in_shape[d] = extents[d]
     for t in range(m):
         step = &plan.steps[t]
-        step.axis = table_axis[best[t]]
-        step.table_at = table_at[best[t]]
-        step.device_table = table_device[best[t]]
-        step.taps = table_taps[best[t]]
+        step.axis = table_axis[t]
+        step.table_at = table_at[t]
+        step.device_table = table_device[t]
+        step.taps = table_taps[t]
         step.flags = 0
         if fused:
             step.flags = _FUSED | _SKIP_ZERO
         elif _product(in_shape, step.axis + 1, ndim) >= 8:
             step.flags = _SKIP_ZERO
-        in_shape[step.axis] = table_rows[best[t]]
+        in_shape[step.axis] = table_rows[t]
         for d in range(ndim):
             step.out_shape[d] = in_shape[d]
         step.size = _product(in_shape, 0, ndim)
