@@ -14,9 +14,11 @@ def correlate(
     low: float = 0,
     high: float = 0,
     integer: bool = False,
+    even: bool = False,
 ) -> None:
     """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``, summed in float32;
-    rounded (halves away) and saturated to ``[low, high]`` for an integer ``out``."""
+    rounded (halves away, or to even with ``even``) and saturated to ``[low, high]`` for an
+    integer ``out``."""
 
 def correlate_bordered(
     planes: np.ndarray,
@@ -30,14 +32,21 @@ def correlate_bordered(
     low: float = 0,
     high: float = 0,
     integer: bool = False,
+    even: bool = False,
 ) -> None:
     """``correlate`` of ``planes`` padded on the fly: padded row r is source row ``rows[r]``, its
     border pixels the source pixels ``left`` and ``right`` (-1: ``fill``)."""
 
 def store_float(
-    values: np.ndarray, out: np.ndarray, low: float = 0, high: float = 0, integer: bool = False
+    values: np.ndarray,
+    out: np.ndarray,
+    low: float = 0,
+    high: float = 0,
+    integer: bool = False,
+    even: bool = False,
 ) -> None:
-    """Write float32 ``values`` into ``out`` (1-D), rounded and saturated for an integer ``out``."""
+    """Write float32 ``values`` into ``out`` (1-D), rounded (halves away, or to even with ``even``)
+    and saturated for an integer ``out``."""
 
 def median_window(padded: np.ndarray, out: np.ndarray, window_rows: int, window_cols: int, step: int) -> None:
     """``out[p, y, t]`` = median of ``padded[p, y + i, t + j * step]`` over the window."""

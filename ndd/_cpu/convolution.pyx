@@ -50,8 +50,14 @@ cdef extern from *:
                       Py_ssize_t n) noexcept nogil
 
 
+cdef extern from "<math.h>" nogil:
+    float nearbyintf(float x)
+    double nearbyint(double x)
+
+
 cdef extern from "round_store.h" nogil:
     void ndd_store_u8_float_half(const float *src, unsigned char *dst, Py_ssize_t n)
+    void ndd_store_u8_even(const float *src, unsigned char *dst, Py_ssize_t n)
     void ndd_widen_u8(const unsigned char *src, float *dst, Py_ssize_t n)
 
 
@@ -107,14 +113,38 @@ cdef inline void _store_small(const float *acc, out_t *dst, Py_ssize_t length, f
         dst[t] = <out_t> <int> (f + (half if not negatives or f >= 0 else -half))
 
 
+cdef inline void _store_small_even(const float *acc, out_t *dst, Py_ssize_t length, float low,
+                                   float high) noexcept nogil:
+    # As _store_small, rounding halves to even (the bounds are whole, so rounding after
+    # clamping stays within them).
+    cdef Py_ssize_t t
+    cdef float f
+    for t in range(length):
+        f = acc[t]
+        f = low if f < low else f
+        f = high if f > high else f
+        dst[t] = <out_t> <int> nearbyintf(f)
+
+
 cdef inline void _store(const float *acc, out_t *dst, Py_ssize_t length, double low, double high,
-                        bint integer) noexcept nogil:
-    """Write float32 sums in the output type: rounded and saturated for integers."""
+                        bint integer, bint even=False) noexcept nogil:
+    """Write float32 sums in the output type: rounded (halves away from zero, or to even
+    with ``even``) and saturated for integers."""
     cdef Py_ssize_t t
     cdef double v
     if not integer or out_t is float or out_t is double:
         for t in range(length):
             dst[t] = <out_t> acc[t]
+    elif out_t is uchar and even and low == 0 and high == 255:
+        ndd_store_u8_even(acc, dst, length)
+    elif sizeof(out_t) <= 2 and even:
+        _store_small_even(acc, dst, length, <float> low, <float> high)
+    elif even:
+        for t in range(length):
+            v = acc[t]
+            v = low if v < low else v
+            v = high if v > high else v
+            dst[t] = <out_t> nearbyint(v)
     elif out_t is uchar and low == 0 and high == 255:
         ndd_store_u8_float_half(acc, dst, length)
     elif sizeof(out_t) <= 2 and low >= 0:
@@ -175,13 +205,13 @@ def taps_fused():
 
 
 def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:, ::1] weights,
-              Py_ssize_t step, double low=0, double high=0, bint integer=False):
+              Py_ssize_t step, double low=0, double high=0, bint integer=False, bint even=False):
     """``out[p, y, t] = sum(weights[i, j] * padded[p, y + i, t + j * step])``.
 
     The sum is float32; for an integer ``out`` (``integer=True``) it is rounded
-    (halves away from zero) and saturated to ``[low, high]``. ``padded`` must have
-    ``out``'s rows plus ``weights.shape[0] - 1`` and at least its row elements plus
-    ``(weights.shape[1] - 1) * step``.
+    (halves away from zero, to even with ``even``) and saturated to ``[low, high]``.
+    ``padded`` must have ``out``'s rows plus ``weights.shape[0] - 1`` and at least its
+    row elements plus ``(weights.shape[1] - 1) * step``.
     """
     cdef Py_ssize_t planes = out.shape[0], rows = out.shape[1], length = out.shape[2]
     cdef Py_ssize_t wrows = weights.shape[0], wcols = weights.shape[1]
@@ -224,7 +254,7 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
                         for k in range(taps):
                             sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
                         ndd_taps(acc, sources, &tap_weights[0], taps, length)
-                    _store(acc, &out[p, y, 0], length, low, high, integer)
+                    _store(acc, &out[p, y, 0], length, low, high, integer, even)
     finally:
         free(acc)
         free(sources)
@@ -273,7 +303,7 @@ cdef inline void _bordered_row(const in_t[:, :, ::1] planes, Py_ssize_t p, Py_ss
 def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const float[:, ::1] weights,
                        Py_ssize_t step, const Py_ssize_t[::1] rows, const Py_ssize_t[::1] left,
                        const Py_ssize_t[::1] right, double fill=0, double low=0, double high=0,
-                       bint integer=False):
+                       bint integer=False, bint even=False):
     """``correlate`` of ``planes`` padded on the fly, without a padded copy.
 
     The padded plane's row ``r`` is source row ``rows[r]``; its pixels (``step``
@@ -324,20 +354,22 @@ def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const
                         ndd_taps_f32(&acc[0], sources, &tap_weights[0], taps, length)
                     else:
                         memset(&acc[0], 0, length * sizeof(float))
-                    _store(&acc[0], &out[p, y, 0], length, low, high, integer)
+                    _store(&acc[0], &out[p, y, 0], length, low, high, integer, even)
     finally:
         free(sources)
 
 
-def store_float(const float[::1] values, out_t[::1] out, double low=0, double high=0, bint integer=False):
-    """Write float32 ``values`` into ``out``: rounded (halves away) and saturated to
-    ``[low, high]`` for an integer ``out`` (``integer=True``), else converted."""
+def store_float(const float[::1] values, out_t[::1] out, double low=0, double high=0, bint integer=False,
+                bint even=False):
+    """Write float32 ``values`` into ``out``: rounded (halves away, or to even with
+    ``even``) and saturated to ``[low, high]`` for an integer ``out`` (``integer=True``),
+    else converted."""
     if out.shape[0] != values.shape[0]:
         raise ValueError("store_float: the output and the values differ in length")
     if values.shape[0] == 0:
         return
     with nogil:
-        _store(&values[0], &out[0], values.shape[0], low, high, integer)
+        _store(&values[0], &out[0], values.shape[0], low, high, integer, even)
 
 
 cdef inline pixel_t _select(pixel_t *values, Py_ssize_t n, Py_ssize_t k) noexcept nogil:

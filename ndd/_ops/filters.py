@@ -169,24 +169,25 @@ def _bounds(dtype):
     return 0.0, 0.0, False
 
 
-def _store(values, dtype):
-    """float32 ``values`` in ``dtype``: integers rounded (halves away) and saturated."""
+def _store(values, dtype, even=False):
+    """float32 ``values`` in ``dtype``: integers rounded (halves away, or to even with
+    ``even``) and saturated."""
     if values.dtype == dtype:
         return values
     if dtype not in _KERNEL_TYPES:
-        return cast_array(values, dtype)
+        return cast_array(np.rint(values) if even and dtype.kind in "iu" else values, dtype)
     out = np.empty(values.shape, dtype)
-    store_float(values.reshape(-1), out.reshape(-1), *_bounds(dtype))
+    store_float(values.reshape(-1), out.reshape(-1), *_bounds(dtype), even)
     return out
 
 
-def _correlate_into(padded, out_shape, weights, step, dtype):
+def _correlate_into(padded, out_shape, weights, step, dtype, even=False):
     """Run ``correlate`` into a new array of ``out_shape`` and ``dtype`` (through float32
-    for a type the kernel does not write)."""
+    for a type the kernel does not write); integers round halves to even with ``even``."""
     kernel_type = _kernel_type(dtype)
     out = np.empty(out_shape, kernel_type)
-    correlate(padded, out, weights, step, *_bounds(kernel_type))
-    return _store(out, dtype)
+    correlate(padded, out, weights, step, *_bounds(kernel_type), even)
+    return _store(out, dtype, even)
 
 
 def _border_sources(n, before, after, mode):
@@ -658,10 +659,11 @@ def _filter_shape(shapes, args):
     return [_filter_plan(shapes[0], shapes[1], args)[2]]
 
 
-def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0):
+def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0, even=False):
     """``x`` correlated over its (adjacent) ``spatial`` axes with the 2-D or 3-D ``weights``,
-    ``anchors`` giving the weight over each output element, into ``out_type``. Borders by
-    np.pad ``pad_mode``; None: no padding, the output shrinks ('valid')."""
+    ``anchors`` giving the weight over each output element, into ``out_type`` (integers
+    rounded halves away, or to even with ``even``). Borders by np.pad ``pad_mode``; None:
+    no padding, the output shrinks ('valid')."""
     first, last = spatial[0], spatial[-1]
     if x.size == 0:
         # Nothing to pad or sum: only the shape changes ('valid' mode).
@@ -673,7 +675,9 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
     planes = _kernel_input(x).reshape(outer, *x.shape[first : last + 1], inner)
     if pad_mode is not None and len(spatial) == 2:
         # Images: the kernel pads each row as it reads it, so no padded copy is made.
-        return _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type).reshape(x.shape)
+        return _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type, even).reshape(
+            x.shape
+        )
     if pad_mode is not None:
         widths = [(0, 0)] + [(a, s - 1 - a) for a, s in zip(anchors, weights.shape, strict=True)] + [(0, 0)]
         planes = _pad_planes(planes, widths, pad_mode, fill)
@@ -683,7 +687,8 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
     rows, cols = out_spatial[-2], out_spatial[-1]
     if len(spatial) == 2:
         src = planes.reshape(outer, planes.shape[1], planes.shape[2] * inner)
-        return _correlate_into(src, (outer, rows, cols * inner), weights, inner, out_type).reshape(out_shape)
+        out = _correlate_into(src, (outer, rows, cols * inner), weights, inner, out_type, even)
+        return out.reshape(out_shape)
     # A volume: a 2-D correlation per output slice and filter slice, summed over the slices.
     out = np.zeros((outer, *out_spatial, inner), np.float32)
     partial = np.empty((outer, rows, cols * inner), np.float32)
@@ -692,7 +697,7 @@ def _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, fill=0.0
             slab = np.ascontiguousarray(planes[:, d + k]).reshape(outer, planes.shape[2], -1)
             correlate(slab, partial, weights[k], inner)
             out[:, d] += partial.reshape(outer, rows, cols, inner)
-    return _store(out.reshape(out_shape), out_type)
+    return _store(out.reshape(out_shape), out_type, even)
 
 
 @functools.lru_cache(maxsize=256)
@@ -733,9 +738,10 @@ def _gpu_window(shape, dtype, spatial, weights, anchors, pad_mode, fill=0.0):
     return FilterWindow(view, weights, maps, _fill_in(_kernel_type(dtype), fill), slices=volume)
 
 
-def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
+def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type, even=False):
     """``planes`` (outer, rows, cols, inner) correlated with the 2-D ``weights`` over rows
-    and cols, padded by ``pad_mode`` as ``_pad_planes`` would pad them."""
+    and cols, padded by ``pad_mode`` as ``_pad_planes`` would pad them (integers rounded
+    halves away, or to even with ``even``)."""
     outer, height, width, inner = planes.shape
     weights = np.ascontiguousarray(weights, dtype=np.float32)
     (top, left), (wrows, wcols) = anchors, weights.shape
@@ -753,8 +759,9 @@ def _correlate_padding_rows(planes, weights, anchors, pad_mode, fill, out_type):
         cols[left + width :],
         _fill_in(planes.dtype, fill),
         *_bounds(kernel_type),
+        even,
     )
-    return _store(out, out_type)
+    return _store(out, out_type, even)
 
 
 def _sequence_shape(shape, weights, fill, args):
@@ -807,12 +814,9 @@ def _filter_kernel(arrays, args):
             else np.empty(_filter_plan(x.shape, weights.shape, args)[2], out_type)
         )
     pad_mode, value = _filter_border(args, fill)
-    if out_type.kind not in "iu":
-        return _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, value)
     # Integer results round halves to even, as the reference's filter does (its blurs and
-    # laplacian round them away from zero, as the kernels do).
-    sums = _correlate_window(x, spatial, weights, anchors, np.dtype(np.float32), pad_mode, value)
-    return cast_array(np.rint(sums), out_type)  # whole numbers: the cast only saturates them
+    # laplacian round them away from zero).
+    return _correlate_window(x, spatial, weights, anchors, out_type, pad_mode, value, even=True)
 
 
 def _filter_gpu_windows(shape, dtype, weights, fill, args, repeated=False):

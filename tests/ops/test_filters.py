@@ -244,6 +244,49 @@ def test_filter_rounds_integer_halves_to_even(dtype):
     np.testing.assert_array_equal(out, np.rint(sums).astype(dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.int64])
+@pytest.mark.parametrize("mode", ["same", "valid"])
+def test_filter_rounds_halves_to_even_and_saturates_in_every_integer_type(dtype, mode):
+    """The kernels round and saturate while they store (whole rows of colour images, so
+    the vector code runs): halves go to even, sums past the type's range saturate."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(7)
+    low, high = max(info.min, -1000), min(info.max, 1000)
+    image = rng.integers(low, high, (13, 45, 3), dtype=dtype, endpoint=True)
+    image[:4, :6] = info.max
+    image[6:10, :6] = info.min
+    # Quarters and halves: every sum is exact in float32, many end in .5. The weights add
+    # up to 3: over the blocks of extremes the sums saturate.
+    weights = np.array([[0.25, -0.5, 0.75], [1.5, 0.5, -0.25], [0.25, 0.5, 0.0]], np.float32)
+    out = np.asarray(ndd.filter(ndd.tensor(image, layout="HWC"), weights, mode=mode))
+    wide = image.astype(np.float64)
+    padded = wide if mode == "valid" else np.pad(wide, ((1, 1), (1, 1), (0, 0)), mode="reflect")
+    rows, cols = padded.shape[0] - 2, padded.shape[1] - 2
+    sums = sum(weights[i, j] * padded[i : i + rows, j : j + cols] for i in range(3) for j in range(3))
+    sums = sums.astype(np.float32).astype(np.float64)  # the float32 sum of a 32-bit value is rounded
+    expected = np.clip(np.rint(sums), info.min, info.max)
+    assert out.dtype == dtype
+    if dtype in (np.uint8, np.int8, np.uint16, np.int16):
+        np.testing.assert_array_equal(out, expected.astype(dtype))
+        assert np.any(sums != np.rint(sums)) and np.any(np.abs(sums - np.trunc(sums)) == 0.5)
+    else:
+        # 32- and 64-bit values are not exact in float32; away from the ends of the range
+        # the rounding of the float32 sum decides.
+        inside = np.abs(expected) < 2**20
+        np.testing.assert_array_equal(out[inside], expected[inside].astype(dtype))
+    top, bottom = (slice(0, 2), slice(6, 8)) if mode == "valid" else (slice(1, 3), slice(7, 9))
+    left = slice(0, 4) if mode == "valid" else slice(1, 5)
+    assert np.all(out[top, left] == info.max) and np.all(out[bottom, left] == info.min)
+
+
+def test_filter_rounds_halves_to_even_in_volumes():
+    volume = np.arange(2 * 4 * 5, dtype=np.int16).reshape(2, 4, 5) - 20
+    weights = np.full((2, 1, 1), 0.25, np.float32)
+    out = np.asarray(ndd.filter(ndd.tensor(volume, layout="DHW"), weights, mode="valid"))
+    expected = np.rint((volume[:1].astype(np.float64) + volume[1:]) * 0.25)
+    np.testing.assert_array_equal(out, expected.astype(np.int16))
+
+
 def test_filter_volume_matches_a_3d_correlation():
     rng = np.random.default_rng(5)
     volume = rng.normal(0, 1, (5, 6, 7, 2)).astype(np.float32)
