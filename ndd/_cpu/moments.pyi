@@ -10,3 +10,16 @@ def squared_deviations(values: np.ndarray, mean: float) -> float:
 
 def normalize_values(values: np.ndarray, out: np.ndarray, mean: float, factor: float, shift: float) -> None:
     """``out[i] = (float32(values[i]) - mean) * factor + shift`` in float32 (1-D arrays)."""
+
+def channel_sums(values: np.ndarray, channels: int) -> np.ndarray:
+    """The float64 sum of each channel of interleaved 1-D uint8 or float32 ``values`` (exact for uint8)."""
+
+def channel_squared_deviations(values: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Per channel of interleaved ``values``, the float64 sum of ``(float32(v) - means[c]) ** 2``, each
+    square in float32."""
+
+def normalize_channels(
+    values: np.ndarray, out: np.ndarray, means: np.ndarray, factors: np.ndarray, shift: float
+) -> None:
+    """``out[i] = (float32(values[i]) - means[c]) * factors[c] + shift`` in float32, ``c`` the channel of
+    element ``i`` of interleaved ``values``."""

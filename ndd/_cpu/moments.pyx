@@ -7,6 +7,8 @@ order (element ``i`` into partial sum ``i % 8``, the eight combined pairwise) th
 AVX2 path of uint8 data follows too, so every machine gives the same bits.
 """
 
+import numpy as np
+
 ctypedef unsigned char uchar
 
 cdef extern from *:
@@ -157,3 +159,98 @@ def normalize_values(const moment_t[::1] values, float[::1] out, float mean, flo
             d = <float> values[i] - mean
             d = d * factor
             out[i] = d + shift
+
+
+# Per-channel moments of interleaved data (HWC: the last axis kept). The loops run over a
+# period of elements that is a whole number of pixels and of 8 lanes, one partial sum per
+# element of the period, so that they vectorise; each channel's partial sums are then added
+# in order. uint8 sums are exact; float32 terms are added in float64.
+
+cdef Py_ssize_t _period(Py_ssize_t channels) noexcept nogil:
+    cdef Py_ssize_t p = channels
+    while p % 8 or p < 32:
+        p += channels
+    return p
+
+
+cdef int _check_channels(Py_ssize_t n, Py_ssize_t channels) except -1:
+    if channels < 1 or n % channels:
+        raise ValueError("the values must be whole pixels of 'channels' elements")
+    return 0
+
+
+def channel_sums(const moment_t[::1] values, Py_ssize_t channels):
+    """The float64 sum of each channel of interleaved ``values`` (exact for uint8)."""
+    _check_channels(values.shape[0], channels)
+    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
+    cdef unsigned long long[::1] counts = np.zeros(period, np.uint64)
+    cdef double[::1] sums = np.zeros(period, np.float64)
+    out = np.zeros(channels, np.float64)
+    cdef double[::1] total = out
+    with nogil:
+        while i + period <= n:
+            if moment_t is uchar:
+                for j in range(period):
+                    counts[j] += values[i + j]
+            else:
+                for j in range(period):
+                    sums[j] += values[i + j]
+            i += period
+        for j in range(n - i):
+            if moment_t is uchar:
+                counts[j] += values[i + j]
+            else:
+                sums[j] += values[i + j]
+        for j in range(period):
+            total[j % channels] += <double> counts[j] if moment_t is uchar else sums[j]
+    return out
+
+
+def channel_squared_deviations(const moment_t[::1] values, const float[::1] means):
+    """The float64 sum, per channel of interleaved ``values``, of ``(float32(v) - mean) ** 2``,
+    each square computed in float32."""
+    cdef Py_ssize_t channels = means.shape[0]
+    _check_channels(values.shape[0], channels)
+    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
+    cdef float[::1] tiled = np.tile(np.asarray(means), period // channels)
+    cdef double[::1] sums = np.zeros(period, np.float64)
+    cdef float d
+    out = np.zeros(channels, np.float64)
+    cdef double[::1] total = out
+    with nogil:
+        while i + period <= n:
+            for j in range(period):
+                d = <float> values[i + j] - tiled[j]
+                sums[j] += <double> (d * d)
+            i += period
+        for j in range(n - i):
+            d = <float> values[i + j] - tiled[j]
+            sums[j] += <double> (d * d)
+        for j in range(period):
+            total[j % channels] += sums[j]
+    return out
+
+
+def normalize_channels(const moment_t[::1] values, float[::1] out, const float[::1] means,
+                       const float[::1] factors, float shift):
+    """``out[i] = (float32(values[i]) - means[c]) * factors[c] + shift`` in float32, operation
+    by operation, ``c`` the channel of element ``i`` of interleaved ``values``."""
+    cdef Py_ssize_t channels = means.shape[0]
+    _check_channels(values.shape[0], channels)
+    if out.shape[0] != values.shape[0] or factors.shape[0] != channels:
+        raise ValueError("normalize_channels: the output, values, means and factors do not fit")
+    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
+    cdef float[::1] tiled_means = np.tile(np.asarray(means), period // channels)
+    cdef float[::1] tiled_factors = np.tile(np.asarray(factors), period // channels)
+    cdef float d
+    with nogil:
+        while i + period <= n:
+            for j in range(period):
+                d = <float> values[i + j] - tiled_means[j]
+                d = d * tiled_factors[j]
+                out[i + j] = d + shift
+            i += period
+        for j in range(n - i):
+            d = <float> values[i + j] - tiled_means[j]
+            d = d * tiled_factors[j]
+            out[i + j] = d + shift

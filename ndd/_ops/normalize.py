@@ -14,7 +14,14 @@ place off, and some constant samples (60 threes) give ``shift - scale`` there.
 
 import numpy as np
 
-from .._cpu.moments import normalize_values, sample_sum, squared_deviations
+from .._cpu.moments import (
+    channel_squared_deviations,
+    channel_sums,
+    normalize_channels,
+    normalize_values,
+    sample_sum,
+    squared_deviations,
+)
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
@@ -82,8 +89,10 @@ def _types(ins, args):
     return [(args["dtype"], ins[0]._layout)]
 
 
-# Input types of the compiled whole-sample path.
+# Input types of the compiled whole-sample and per-channel paths.
 _WHOLE_SAMPLE_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
+# The most channels of the compiled per-channel path.
+_MAX_CHANNELS = 64
 
 
 def _reduced_axes_of(shape, args):
@@ -182,6 +191,23 @@ def _whole_sample(arr, args):
     return out
 
 
+def _per_channel(arr, args):
+    """normalize of a uint8 or float32 sample over all its axes but the last (one mean
+    and deviation per channel of HWC data) into float32 in compiled passes; the same
+    operations as the general path below, with the sums taken in another order."""
+    channels = arr.shape[-1]
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    count = flat.size // channels
+    mean32 = (channel_sums(flat, channels) / count).astype(np.float32)
+    squares = channel_squared_deviations(flat, mean32)
+    dof = count - args["ddof"]
+    inv = _inverse_stddev(squares / dof if dof > 0 else squares, args["epsilon"], dof > 0)
+    factor = (inv * args["scale"]).astype(np.float32)
+    out = np.empty(arr.shape, np.float32)
+    normalize_channels(flat, out.reshape(-1), mean32, factor, np.float32(args["shift"]))
+    return out
+
+
 def _kernel(arrays, args):
     arr = arrays[0]
     axes = _reduced_axes(arr, args)
@@ -190,11 +216,14 @@ def _kernel(arrays, args):
     if (
         mean is None
         and stddev is None
-        and len(axes) == arr.ndim
         and arr.dtype in _WHOLE_SAMPLE_TYPES
         and args["dtype"].numpy == np.float32
+        and arr.size
     ):
-        return _whole_sample(arr, args)
+        if len(axes) == arr.ndim:
+            return _whole_sample(arr, args)
+        if sorted(axes) == list(range(arr.ndim - 1)) and arr.shape[-1] <= _MAX_CHANNELS:
+            return _per_channel(arr, args)
     count = int(np.prod([arr.shape[a] for a in axes]))
     if mean is None:
         mean = reduce_over(np.sum, arr, axes, dtype=np.float64) / max(count, 1)

@@ -158,3 +158,45 @@ def test_normalize_per_channel_of_an_image_matches_numpy(dtype):
         )
     )
     np.testing.assert_allclose(given, (wide - [1, 2, 3]) / [2, 4, 8], rtol=1e-6)
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4, 5, 7, 64])
+@pytest.mark.parametrize("pixels", [0, 1, 5, 33, 1001])
+def test_the_per_channel_moments_are_exact_over_each_channel(channels, pixels):
+    """normalize's compiled per-channel passes over interleaved data: with whole values and a
+    mean of quarters every sum is exact, whatever its order, so they equal numpy's to the bit
+    (tails shorter than the kernels' period included)."""
+    from ndd._cpu.moments import channel_squared_deviations, channel_sums, normalize_channels
+
+    rng = np.random.default_rng(channels * 1000 + pixels)
+    image = rng.integers(0, 256, (pixels, channels)).astype(np.uint8)
+    for values in (image, image.astype(np.float32) - 100):
+        flat = values.reshape(-1)
+        np.testing.assert_array_equal(channel_sums(flat, channels), values.astype(np.float64).sum(axis=0))
+        means = (rng.integers(-400, 400, channels) / 4).astype(np.float32)
+        deviations = values.astype(np.float32) - means
+        np.testing.assert_array_equal(
+            channel_squared_deviations(flat, means), (deviations * deviations).astype(np.float64).sum(axis=0)
+        )
+        factors = rng.uniform(0.01, 2, channels).astype(np.float32)
+        out = np.empty(flat.shape, np.float32)
+        normalize_channels(flat, out, means, factors, np.float32(-3.5))
+        np.testing.assert_array_equal(out.reshape(values.shape), deviations * factors + np.float32(-3.5))
+    with pytest.raises(ValueError, match="whole pixels"):
+        channel_sums(np.zeros(channels * 2 + 1, np.uint8), channels + 1 if channels > 1 else 2)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("layout, axes", [("HWC", [0, 1]), ("FHWC", [0, 1, 2]), ("HWC", [1, 0])])
+def test_normalize_per_channel_follows_the_float32_steps(dtype, layout, axes):
+    """The per-channel path does the general path's float32 steps: mean and deviation per
+    channel, then (x - mean) * (scale / deviation) + shift, each rounded to float32."""
+    shape = (30, 41, 3) if layout == "HWC" else (2, 9, 11, 4)
+    x = np.random.default_rng(2).integers(0, 256, shape).astype(dtype)
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout=layout), axes=axes, scale=3.0, shift=0.5, ddof=1))
+    rows = x.reshape(-1, shape[-1]).astype(np.float32)
+    mean = (rows.astype(np.float64).sum(axis=0) / len(rows)).astype(np.float32)
+    deviations = rows - mean
+    variance = (deviations * deviations).astype(np.float64).sum(axis=0) / (len(rows) - 1)
+    factor = (3.0 / np.sqrt(variance)).astype(np.float32)
+    np.testing.assert_array_equal(out.reshape(rows.shape), deviations * factor + np.float32(0.5))
