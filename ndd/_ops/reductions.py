@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from .._cpu.moments import channel_sums
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .gpu_reductions import GpuReduction
 from .schema import Arg, Input, Operator
@@ -162,7 +163,27 @@ def _to_float32(values):
         return np.asarray(values).astype(np.float32)
 
 
+# Types of the compiled per-channel sums (one sum per element of the last axis).
+_CHANNEL_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
+
+
+def _per_channel(values, axes):
+    """Whether ``axes`` are all the axes of C-contiguous ``values`` but a last one of at
+    most 64 elements (the channels of HWC images), in a type the compiled sums take."""
+    return (
+        values.dtype in _CHANNEL_TYPES
+        and values.ndim >= 2
+        and values.size >= _SMALL
+        and 0 < values.shape[-1] <= _FEW_KEPT
+        and sorted(axes) == list(range(values.ndim - 1))
+        and values.flags.c_contiguous
+    )
+
+
 def _float_sum(values, axes):
+    if _per_channel(values, axes):
+        sums = channel_sums(values.reshape(-1), values.shape[-1])
+        return sums.reshape(_kept_shape(values.shape, axes))
     return reduce_over(np.sum, values, axes, dtype=np.float64)
 
 

@@ -136,6 +136,20 @@ def test_reduction_into_a_few_inner_elements_matches_numpy(op, dtype, shape, axe
     _assert_values(result, _expected(op, x, axes, False, np.dtype(OUTPUT_TYPES[op][dtype][0])))
 
 
+@pytest.mark.parametrize("channels", [1, 3, 5, 64])
+def test_per_channel_sum_and_mean_of_uint8_images_are_exact(channels):
+    """Sums over all the axes but the channels (the compiled per-channel sums) are exact
+    for uint8, and the mean is that sum divided once, rounded to float32."""
+    x = np.random.default_rng(channels).integers(0, 256, (70, 61, channels)).astype(np.uint8)
+    exact = x.reshape(-1, channels).sum(axis=0, dtype=np.int64)
+    data = ndd.tensor(x, layout="HWC")
+    np.testing.assert_array_equal(
+        np.asarray(ndd.reductions.sum(data, axis_names="HW", dtype=ndd.float32)), exact
+    )
+    mean = np.asarray(ndd.reductions.mean(data, axis_names="WH"))
+    np.testing.assert_array_equal(mean, (exact / (70 * 61)).astype(np.float32))
+
+
 @pytest.mark.parametrize("dtype", SUPPORTED)
 @pytest.mark.parametrize("op", OPS)
 def test_default_output_type(op, dtype):
