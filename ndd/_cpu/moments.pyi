@@ -23,3 +23,7 @@ def normalize_channels(
 ) -> None:
     """``out[i] = (float32(values[i]) - means[c]) * factors[c] + shift`` in float32, ``c`` the channel of
     element ``i`` of interleaved ``values``."""
+
+def channel_extremes(values: np.ndarray, channels: int, largest: bool) -> np.ndarray:
+    """The largest (or smallest) element of each channel of interleaved 1-D uint8 or float32 ``values``;
+    NaN skipped (NaN only for a channel of NaNs)."""

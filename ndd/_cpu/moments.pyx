@@ -254,3 +254,41 @@ def normalize_channels(const moment_t[::1] values, float[::1] out, const float[:
             d = <float> values[i + j] - tiled_means[j]
             d = d * tiled_factors[j]
             out[i + j] = d + shift
+
+
+cdef inline moment_t _extreme_of(moment_t kept, moment_t v, bint largest) noexcept nogil:
+    # NaN is skipped (as numpy's fmax/fmin): a NaN kept so far gives way to any value, a NaN
+    # value never replaces one.
+    if moment_t is float:
+        if largest:
+            return v if (v > kept or kept != kept) else kept
+        return v if (v < kept or kept != kept) else kept
+    if largest:
+        return v if v > kept else kept
+    return v if v < kept else kept
+
+
+def channel_extremes(const moment_t[::1] values, Py_ssize_t channels, bint largest):
+    """The largest (or smallest) element of each channel of interleaved ``values`` (at least
+    one pixel); NaN skipped, NaN only for a channel of NaNs."""
+    _check_channels(values.shape[0], channels)
+    if values.shape[0] == 0:
+        raise ValueError("channel_extremes: no values")
+    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i, j
+    dtype = np.uint8 if moment_t is uchar else np.float32
+    # Every partial result starts at the first pixel's value of its channel.
+    first = np.asarray(values[:channels])
+    cdef moment_t[::1] kept = np.tile(first, period // channels).astype(dtype)
+    out = first.astype(dtype)
+    cdef moment_t[::1] total = out
+    with nogil:
+        i = 0
+        while i + period <= n:
+            for j in range(period):
+                kept[j] = _extreme_of(kept[j], values[i + j], largest)
+            i += period
+        for j in range(n - i):
+            kept[j] = _extreme_of(kept[j], values[i + j], largest)
+        for j in range(period):
+            total[j % channels] = _extreme_of(total[j % channels], kept[j], largest)
+    return out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._cpu.moments import channel_sums
+from .._cpu.moments import channel_extremes, channel_sums
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .gpu_reductions import GpuReduction
 from .schema import Arg, Input, Operator
@@ -264,6 +264,8 @@ def _extreme(x, axes, n, *, largest):
         # (for float32 the largest finite values, not infinities).
         info = np.finfo(x.dtype) if x.dtype.kind == "f" else np.iinfo(x.dtype)
         return np.full(_kept_shape(x.shape, axes), info.min if largest else info.max, x.dtype)
+    if _per_channel(x, axes):
+        return channel_extremes(x.reshape(-1), x.shape[-1], largest).reshape(_kept_shape(x.shape, axes))
     if x.dtype.kind == "f":
         # NaN is skipped (as by the reference); only an all-NaN slice gives NaN.
         reduce = np.fmax.reduce if largest else np.fmin.reduce

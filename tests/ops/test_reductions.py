@@ -150,6 +150,28 @@ def test_per_channel_sum_and_mean_of_uint8_images_are_exact(channels):
     np.testing.assert_array_equal(mean, (exact / (70 * 61)).astype(np.float32))
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("channels", [1, 3, 5, 64])
+def test_per_channel_min_and_max_skip_nan(dtype, channels):
+    """The compiled per-channel extremes (all axes but the channels, uint8 and float32):
+    exact, NaN skipped, NaN only for a channel that holds nothing else."""
+    rng = np.random.default_rng(channels)
+    x = rng.uniform(-50, 300, (70, 61, channels)).astype(dtype)
+    if dtype == np.float32:
+        x[3, 4, 0] = np.nan
+        x[0, 0, channels - 1] = np.nan  # the first pixel, where the kernel's partial results start
+        x[10, 20, channels // 2] = 1e6
+        if channels > 1:
+            x[..., 1] = np.nan
+    data = ndd.tensor(x, layout="HWC")
+    rows = x.reshape(-1, channels)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(
+            np.asarray(ndd.reductions.max(data, axis_names="HW")), np.fmax.reduce(rows)
+        )
+        np.testing.assert_array_equal(np.asarray(ndd.reductions.min(data, axes=[1, 0])), np.fmin.reduce(rows))
+
+
 @pytest.mark.parametrize("dtype", SUPPORTED)
 @pytest.mark.parametrize("op", OPS)
 def test_default_output_type(op, dtype):
