@@ -6,7 +6,9 @@ numpy copies a reversed view one element at a time; a pixel of 3 uint8 channels
 is 3 elements, so a flipped 224x224x3 image takes about 0.16 ms. Copying each
 pixel as one unit of a size known to the compiler takes about 0.025 ms; 3-byte
 pixels go five at a time through one AVX2 byte shuffle where the processor has it
-(a batch of 500x375 images: 0.07 ms an image instead of 0.2).
+(a batch of 500x375 images: 0.07 ms an image instead of 0.2). Rows of 1-, 2- and
+4-byte items (planar images, W last) go 32 bytes at a time through one shuffle and
+one swap of halves.
 """
 
 from libc.string cimport memcpy
@@ -44,14 +46,52 @@ cdef extern from *:
     {
         return ndd_has_avx2() ? ndd_reverse3_avx2(src, dst, count) : 0;
     }
+
+    /* 1-, 2- and 4-byte items (rows of planar images: CHW's W last) 32 bytes at a time:
+     * the 32 bytes that end the unreversed part of the source, reversed by item within
+     * each 16-byte lane, then the two lanes swapped. */
+    __attribute__((target("avx2"))) static ptrdiff_t ndd_reverse_small_avx2(const unsigned char *src,
+                                                                            unsigned char *dst,
+                                                                            ptrdiff_t count, int size)
+    {
+        const __m256i bytes = _mm256_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+                                               15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        const __m256i words = _mm256_setr_epi8(14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1,
+                                               14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1);
+        const __m256i dwords = _mm256_setr_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
+                                                12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+        const __m256i order = size == 1 ? bytes : size == 2 ? words : dwords;
+        const ptrdiff_t per = 32 / size, total = count * size;
+        ptrdiff_t i = 0;
+        for (; i + per <= count; i += per) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(src + total - (i + per) * size));
+            const __m256i r = _mm256_shuffle_epi8(v, order);
+            _mm256_storeu_si256((__m256i *)(dst + i * size), _mm256_permute2x128_si256(r, r, 1));
+        }
+        return i;
+    }
+
+    static ptrdiff_t ndd_reverse_small_fast(const unsigned char *src, unsigned char *dst, ptrdiff_t count,
+                                            int size)
+    {
+        return ndd_has_avx2() ? ndd_reverse_small_avx2(src, dst, count, size) : 0;
+    }
     #else
     static ptrdiff_t ndd_reverse3_fast(const unsigned char *src, unsigned char *dst, ptrdiff_t count)
+    {
+        return 0;
+    }
+
+    static ptrdiff_t ndd_reverse_small_fast(const unsigned char *src, unsigned char *dst, ptrdiff_t count,
+                                            int size)
     {
         return 0;
     }
     #endif
     """
     Py_ssize_t ndd_reverse3_fast(const unsigned char *src, unsigned char *dst, Py_ssize_t count) nogil
+    Py_ssize_t ndd_reverse_small_fast(const unsigned char *src, unsigned char *dst, Py_ssize_t count,
+                                      int size) nogil
 
 
 cdef inline void _reverse_items_of(const unsigned char *last, unsigned char *dst, Py_ssize_t count,
@@ -71,8 +111,15 @@ cdef inline void _reverse_row(const unsigned char *src, unsigned char *dst, Py_s
         # The vector path does the first pixels; the loop the rest.
         done = ndd_reverse3_fast(src, dst, count)
         _reverse_items_of(last - 3 * done, dst + 3 * done, count - done, 3)
-    elif size == 4:
-        _reverse_items_of(last, dst, count, 4)
+    elif size == 1 or size == 2 or size == 4:
+        # The vector path does whole blocks of 32 bytes; the loop the rest.
+        done = ndd_reverse_small_fast(src, dst, count, <int> size)
+        if size == 1:
+            _reverse_items_of(last - done, dst + done, count - done, 1)
+        elif size == 2:
+            _reverse_items_of(last - 2 * done, dst + 2 * done, count - done, 2)
+        else:
+            _reverse_items_of(last - 4 * done, dst + 4 * done, count - done, 4)
     elif size == 6:
         _reverse_items_of(last, dst, count, 6)
     elif size == 8:

@@ -688,9 +688,9 @@ def _flip_types(ins, args):
 
 
 def _mirror_width(data, axis):
-    """``data`` reversed along ``axis``, which has more axes after it (HWC's W): the
-    elements after the axis move as one item (e.g. a pixel), copied in C; numpy
-    copies a reversed view one element at a time, about 6x as slow for 3 channels."""
+    """``data`` reversed along ``axis`` (HWC's or CHW's W): the elements after the axis
+    move as one item (e.g. a pixel), copied in C; numpy copies a reversed view one
+    element at a time, about 6x as slow for 3 channels and 2.5x for planar uint8."""
     data = np.ascontiguousarray(data)
     out = np.empty_like(data)
     count = data.shape[axis]
@@ -709,11 +709,8 @@ def _flip_kernel(arrays, args):
     axes = image_axes(FLIP, args[INPUT_LAYOUT], data.ndim, four_dims="FHWC", five_dims="FDHWC")
     index = [slice(None)] * data.ndim
     flipped = False
-    if args["horizontal"] and axes.width is not None and axes.width < data.ndim - 1:
+    if args["horizontal"] and axes.width is not None:
         data = _mirror_width(data, axes.width)
-    elif args["horizontal"] and axes.width is not None:
-        index[axes.width] = slice(None, None, -1)  # W last (CHW): numpy's reversed copy is fast
-        flipped = True
     for name, axis in (("vertical", axes.height), ("depthwise", axes.depth)):
         if args[name] and axis is not None:
             index[axis] = slice(None, None, -1)  # whole rows or planes move: numpy copies them in blocks

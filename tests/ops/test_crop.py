@@ -174,18 +174,28 @@ def test_flip_of_a_view_and_of_empty_images(channels):
     assert np.asarray(ndd.flip(ndd.as_tensor(empty, layout="HWC"))).shape == (4, 0, channels)
 
 
-@pytest.mark.parametrize("size", [1, 3, 4, 6])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 6])
 def test_reversing_the_items_of_rows_is_numpys_reversal_for_every_length(size):
     """flip's row reversal (3-byte pixels take a vector path, five at a time, with the row's
-    ends done one by one): every length, for rows next to each other in one buffer."""
+    ends done one by one; 1-, 2- and 4-byte items whole blocks of 32 bytes, the rest one by
+    one): every length, for rows next to each other in one buffer."""
     from ndd._cpu.mirror import reverse_items
 
     rng = np.random.default_rng(size)
-    for count in [*range(0, 40), 500, 501]:
+    for count in [*range(0, 70), 95, 96, 97, 500, 501]:
         x = rng.integers(0, 256, (3, count, size), np.uint8)
         out = np.full_like(x, 7)
         reverse_items(x, out)
         np.testing.assert_array_equal(out, x[:, ::-1])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
+def test_flip_of_planar_images_reverses_each_row(dtype):
+    x = np.random.default_rng(1).uniform(0, 200, (3, 7, 45)).astype(dtype)
+    out = np.asarray(ndd.flip(ndd.tensor(x, layout="CHW"), horizontal=1, vertical=1))
+    np.testing.assert_array_equal(out, x[:, ::-1, ::-1])
+    out = np.asarray(ndd.flip(ndd.tensor(x, layout="CHW"), horizontal=1, vertical=0))
+    np.testing.assert_array_equal(out, x[:, :, ::-1])
 
 
 def test_flip_and_color_space_conversion_take_5d_data_without_a_layout_as_fdhwc():
