@@ -67,7 +67,7 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
     cdef Py_ssize_t frames = source.shape[0], pixels = source.shape[1], channels = source.shape[2]
     cdef Py_ssize_t f, p, c, v, count = pixels * channels
     # Every channel's histogram and table at once: one pass over the pixels for each.
-    cdef long long[:, ::1] hist = np.zeros((2 * max(channels, 1), 256), np.int64)
+    cdef long long[:, ::1] hist = np.zeros((max(2 * channels, 4), 256), np.int64)
     cdef unsigned char[:, ::1] luts = np.empty((max(channels, 1), 256), np.uint8)
     cdef long long *counts
     cdef unsigned char *lut
@@ -81,7 +81,7 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
         for f in range(frames):
             src = &source[f, 0, 0]
             dst = &target[f, 0, 0]
-            memset(&hist[0, 0], 0, 2 * channels * 256 * sizeof(long long))
+            memset(&hist[0, 0], 0, hist.shape[0] * 256 * sizeof(long long))
             if channels == 3:
                 # Two banks, even and odd pixels: neighbours often repeat a value, and
                 # increments of one counter would wait on each other.
@@ -102,6 +102,20 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
                     hist[0, v] += hist[3, v]
                     hist[1, v] += hist[4, v]
                     hist[2, v] += hist[5, v]
+            elif channels == 1:
+                # Planes (one channel): four banks, for the same reason.
+                p = 0
+                while p + 4 <= count:
+                    hist[0, src[p]] += 1
+                    hist[1, src[p + 1]] += 1
+                    hist[2, src[p + 2]] += 1
+                    hist[3, src[p + 3]] += 1
+                    p += 4
+                while p < count:
+                    hist[0, src[p]] += 1
+                    p += 1
+                for v in range(256):
+                    hist[0, v] += (hist[1, v] + hist[2, v]) + hist[3, v]
             else:
                 for p in range(pixels):
                     for c in range(channels):
@@ -133,6 +147,10 @@ def equalize_frames(const unsigned char[:, :, ::1] source, unsigned char[:, :, :
                     dst[p] = luts[0, src[p]]
                     dst[p + 1] = luts[1, src[p + 1]]
                     dst[p + 2] = luts[2, src[p + 2]]
+            elif channels == 1:
+                lut = &luts[0, 0]
+                for p in range(count):
+                    dst[p] = lut[src[p]]
             else:
                 for p in range(pixels):
                     for c in range(channels):

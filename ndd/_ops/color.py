@@ -670,6 +670,13 @@ def _equalize_types(ins, args):
 def _equalize_kernel(arrays, args):
     arr = arrays[0]
     frame, channel = args["_frame"], args["_channel"]
+    if channel is not None and channel < arr.ndim - 1 and (frame is None or frame < channel):
+        # Planar (CHW, FCHW): each channel of each frame is a plane of its own, equalized
+        # in place of a frame of one channel.
+        source = np.ascontiguousarray(arr).reshape(-1, math.prod(arr.shape[channel + 1 :]), 1)
+        target = np.empty_like(source)
+        equalize_frames(source, target)
+        return target.reshape(arr.shape)
     # Frames first and channels last, as (frames, pixels, channels) for the kernel.
     order = [a for a in (frame,) if a is not None]
     order += [a for a in range(arr.ndim) if a not in (frame, channel)]

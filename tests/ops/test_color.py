@@ -235,6 +235,16 @@ def test_equalize_is_opencvs_per_channel_for_any_channel_count(channels, width):
     np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize("layout, shape", [("CHW", (3, 5, 7)), ("CHW", (2, 4, 4)), ("FCHW", (2, 3, 3, 5))])
+def test_equalize_of_planar_data_is_opencvs_per_plane(layout, shape):
+    # Planes are equalized where they lie (one channel each, a four-bank histogram).
+    x = np.random.default_rng(len(shape)).integers(40, 90, shape, dtype=np.uint8)
+    out = np.asarray(ndd.equalize(ndd.tensor(x, layout=layout)))
+    planes = x.reshape(-1, shape[-2], shape[-1])
+    expected = np.stack([_equalize_plane(plane) for plane in planes]).reshape(shape)
+    np.testing.assert_array_equal(out, expected)
+
+
 def test_brightness_contrast_formula_uint8():
     x = np.arange(256, dtype=np.uint8).reshape(16, 16, 1)
     out = ndd.brightness_contrast(
