@@ -82,37 +82,61 @@ cdef extern from *:
 
 
 def grid_mask(data, float cos_t, float sin_t, float shift_x, float shift_y, float ratio):
-    """``data`` (H, W[, C], any dtype) with the pixels in the grid's squares set to 0
-    (all bytes zero), as a new C-contiguous array; ``data`` itself when no pixel is
-    masked. ``cos_t``, ``sin_t``, ``shift_x`` and ``shift_y`` are in tiles."""
+    """``data`` (H, W[, C], any dtype; or (planes, H, W, C): channels of CHW, frames,
+    slices, masked alike) with the pixels in the grid's squares set to 0 (all bytes
+    zero), as a new C-contiguous array; ``data`` itself when no pixel is masked.
+    ``cos_t``, ``sin_t``, ``shift_x`` and ``shift_y`` are in tiles."""
     source_array = np.ascontiguousarray(data)
-    cdef Py_ssize_t height = source_array.shape[0], width = source_array.shape[1]
-    cdef Py_ssize_t pixel = source_array.itemsize * (source_array.shape[2] if source_array.ndim == 3 else 1)
+    cdef Py_ssize_t planes = source_array.shape[0] if source_array.ndim == 4 else 1
+    cdef Py_ssize_t first = 1 if source_array.ndim == 4 else 0
+    cdef Py_ssize_t height = source_array.shape[first], width = source_array.shape[first + 1]
+    cdef Py_ssize_t pixel = source_array.itemsize * (
+        source_array.shape[first + 2] if source_array.ndim == first + 3 else 1
+    )
     out_array = np.empty_like(source_array)
     mask_array = np.empty(width, np.uint8)
+    keep_array = np.empty(width, np.uint8)
     cdef const uint8_t[::1] source = source_array.reshape(-1).view(np.uint8)
     cdef uint8_t[::1] out = out_array.reshape(-1).view(np.uint8)
     cdef unsigned char[::1] mask = mask_array
-    cdef Py_ssize_t y, x, run, row = width * pixel
+    cdef uint8_t[::1] keep = keep_array
+    cdef Py_ssize_t y, x, i, p, run, start, row = width * pixel, plane = height * width * pixel
     cdef float fy_row
-    cdef bint any_masked = False
-    if height == 0 or row == 0:
+    cdef unsigned char masked, any_masked = 0
+    if planes == 0 or height == 0 or row == 0:
         return data
     with nogil:
         for y in range(height):
             fy_row = <float>y
             ndd_grid_row(-shift_x + fy_row * -sin_t, -shift_y + fy_row * cos_t, cos_t, sin_t, ratio, width,
                          &mask[0])
-            memcpy(&out[y * row], &source[y * row], row)
-            x = 0
-            while x < width:
-                if not mask[x]:
-                    x += 1
+            masked = 0
+            for x in range(width):
+                masked |= mask[x]
+            any_masked |= masked
+            if pixel == 1:
+                # One byte a pixel (planes of uint8): each byte ANDed with 0xff where its
+                # pixel stays, 0 where masked, which vectorises.
+                for x in range(width):
+                    keep[x] = <uint8_t> (mask[x] - 1)
+            for p in range(planes):
+                start = p * plane + y * row
+                if masked and pixel == 1:
+                    for i in range(row):
+                        out[start + i] = source[start + i] & keep[i]
                     continue
-                run = x
-                while run < width and mask[run]:
-                    run += 1
-                memset(&out[y * row + x * pixel], 0, (run - x) * pixel)
-                any_masked = True
-                x = run
+                memcpy(&out[start], &source[start], row)
+                if not masked:
+                    continue
+                # Wider pixels: the row copied, then each run of masked pixels zeroed.
+                x = 0
+                while x < width:
+                    if not mask[x]:
+                        x += 1
+                        continue
+                    run = x
+                    while run < width and mask[run]:
+                        run += 1
+                    memset(&out[start + x * pixel], 0, (run - x) * pixel)
+                    x = run
     return out_array if any_masked else data

@@ -415,14 +415,9 @@ def _grid_mask_kernel(arrays, args):
     data = arrays[0]
     planes, height, width, pixel = _grid_planes(args[INPUT_LAYOUT], data.shape)
     coefficients = _grid_coefficients(args)
-    if planes == 1:
-        return _grid_mask.grid_mask(data.reshape(height, width, pixel), *coefficients).reshape(data.shape)
     # Channels of CHW, frames of a sequence, slices of a volume: the same grid on each.
     source = data.reshape(planes, height, width, pixel)
-    out = np.empty(source.shape, data.dtype)
-    for k, plane in enumerate(source):
-        out[k] = _grid_mask.grid_mask(plane, *coefficients)
-    return out.reshape(data.shape)
+    return _grid_mask.grid_mask(source, *coefficients).reshape(data.shape)
 
 
 GRID_MASK = Operator(
