@@ -387,6 +387,12 @@ cdef inline float _round(float value, bint round_even) noexcept nogil:
 cdef inline long _saturate(float value, long low, long high, bint round_even) noexcept nogil:
     """``value`` rounded (halves away from zero, or to even) and saturated to ``[low, high]``;
     NaN gives 0. Inlined with constant bounds, so the branches on them fold away."""
+    if low == 0 and high <= 65535:
+        # Unsigned 8- and 16-bit: clamped without branches (NaN to 0), then rounded; the
+        # bounds are whole, so rounding keeps within them.
+        value = value if value > 0 else 0
+        value = value if value < high else high
+        return <long>_rint(value) if round_even else <long>(value + <float>0.5)
     if not value > low:
         return low if value < 0 else 0
     if value >= high:
@@ -594,6 +600,22 @@ cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ss
                                    out, how.round_even)
 
 
+cdef object _row_taps(Py_ssize_t columns, RowTaps *taps):
+    """Point ``taps`` into new scratch arrays for rows of ``columns`` pixels; returns
+    what owns them (keep it while ``taps`` is used)."""
+    offsets = np.empty(max(columns, 1), np.intp)
+    fractions = np.empty((2, max(columns, 1)), np.float32)
+    inside = np.empty(max(columns, 1), np.uint8)
+    cdef Py_ssize_t[::1] offsets_view = offsets
+    cdef float[:, ::1] fractions_view = fractions
+    cdef unsigned char[::1] inside_view = inside
+    taps.offsets = &offsets_view[0]
+    taps.fx = &fractions_view[0, 0]
+    taps.fy = &fractions_view[1, 0]
+    taps.inside = &inside_view[0]
+    return offsets, fractions, inside
+
+
 cdef Image _image(const value_t[:, :, :] view):
     cdef Image im
     im.data = <char *>&view[0, 0, 0] if view.shape[0] and view.shape[1] and view.shape[2] else NULL
@@ -634,6 +656,102 @@ cdef inline void _warp_pixel(const value_t *src, const Image *s, value_t *out, P
     if fast_linear and _interior_blend(src, s, out, out_ks, sx, sy, how.round_even):
         return
     _sample(src, s, out, out_ks, sx, sy, how)
+
+
+cdef struct RowTaps:
+    # Scratch of _linear_row, one entry per output pixel of a row: the offset of the
+    # top-left tap, the fractions, and whether all four taps are inside the source.
+    Py_ssize_t *offsets
+    float *fx
+    float *fy
+    unsigned char *inside
+
+
+cdef inline void _linear_planes(const value_t *src, const Image *s, value_t *row, Py_ssize_t out_cs,
+                                Py_ssize_t out_ks, Py_ssize_t n, const Sampling *how,
+                                const RowTaps *taps) noexcept nogil:
+    """_linear_row's blending, one channel after another (planar channels)."""
+    cdef Py_ssize_t i, k, off, cs = s.column_stride, rs = s.row_stride, ks = s.channel_stride
+    cdef float fx, fy
+    cdef const value_t *plane
+    cdef value_t *out
+    for k in range(s.channels):
+        plane = src + k * ks
+        out = row + k * out_ks
+        for i in range(n):
+            if taps.inside[i] == 1:
+                off = taps.offsets[i]
+                fx = taps.fx[i]
+                fy = taps.fy[i]
+                out[i * out_cs] = _convert(_blend(plane[off], plane[off + cs], plane[off + rs],
+                                                  plane[off + rs + cs], fx, fy), out, how.round_even)
+            elif taps.inside[i] == 2:
+                out[i * out_cs] = _convert(how.fill[k], out, how.round_even)
+
+
+cdef void _linear_row(const value_t *src, const Image *s, value_t *row, Py_ssize_t out_cs, Py_ssize_t out_ks,
+                      const float *sx, const float *sy, Py_ssize_t n, const Sampling *how,
+                      const RowTaps *taps) noexcept nogil:
+    """Bilinear sampling of one output row (pixel stride ``out_cs``, channel stride
+    ``out_ks``) at the points ``(sx, sy)``, any type and layout: the taps of the row's
+    interior points are found once, then each channel is blended over the row (planar
+    channels are rows of their own); the other points go through ``_sample``. The same
+    float32 operations as ``_interior_blend``."""
+    cdef Py_ssize_t i, k, x0, y0, off
+    cdef Py_ssize_t cs = s.column_stride, rs = s.row_stride, ks = s.channel_stride
+    cdef float px, py, last_x = s.columns - 1, last_y = s.rows - 1, fx, fy
+    cdef float columns = s.columns, rows = s.rows
+    cdef value_t *out
+    cdef Py_ssize_t outside = 0
+    # Points whose four taps are all the fill give the fill (when it is finite: inf - inf
+    # would blend to NaN), written without blending.
+    cdef bint fill_only = how.border == BORDER_CONSTANT
+    for k in range(s.channels):
+        fill_only = fill_only and how.fill[k] - how.fill[k] == 0
+    for i in range(n):
+        px = sx[i] - <float>0.5
+        py = sy[i] - <float>0.5
+        if px >= 0 and py >= 0 and px < last_x and py < last_y:
+            x0 = <Py_ssize_t>px
+            y0 = <Py_ssize_t>py
+            taps.offsets[i] = y0 * rs + x0 * cs
+            taps.fx[i] = px - x0
+            taps.fy[i] = py - y0
+            taps.inside[i] = 1
+        elif fill_only and not (px > -1 and py > -1 and px < columns and py < rows):
+            taps.inside[i] = 2
+        else:
+            taps.inside[i] = 0
+            outside += 1
+    if ks == 1 and out_ks == 1:
+        # Interleaved channels: each pixel's taps read once, channel after channel.
+        for i in range(n):
+            out = row + i * out_cs
+            if taps.inside[i] == 1:
+                off = taps.offsets[i]
+                fx = taps.fx[i]
+                fy = taps.fy[i]
+                if s.channels == 3:
+                    # Unrolled for RGB.
+                    out[0] = _convert(_blend(src[off], src[off + cs], src[off + rs], src[off + rs + cs],
+                                             fx, fy), out, how.round_even)
+                    out[1] = _convert(_blend(src[off + 1], src[off + cs + 1], src[off + rs + 1],
+                                             src[off + rs + cs + 1], fx, fy), out, how.round_even)
+                    out[2] = _convert(_blend(src[off + 2], src[off + cs + 2], src[off + rs + 2],
+                                             src[off + rs + cs + 2], fx, fy), out, how.round_even)
+                    continue
+                for k in range(s.channels):
+                    out[k] = _convert(_blend(src[off + k], src[off + cs + k], src[off + rs + k],
+                                             src[off + rs + cs + k], fx, fy), out, how.round_even)
+            elif taps.inside[i] == 2:
+                for k in range(s.channels):
+                    out[k] = _convert(how.fill[k], out, how.round_even)
+    else:
+        _linear_planes(src, s, row, out_cs, out_ks, n, how, taps)
+    if outside:
+        for i in range(n):
+            if not taps.inside[i]:
+                _sample(src, s, row + i * out_cs, out_ks, sx[i], sy[i], how)
 
 
 cdef inline bint _packed_rgb8(const Image *s, const Image *d) noexcept nogil:
@@ -735,6 +853,8 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
     # The points of a row first (vectorised for perspective maps), then the sampling: AVX2
     # for 3-channel uint8 rows.
     cdef bint packed = value_t is cython.uchar and not how.cubic and _packed_rgb8(&s, &d)
+    # The vectorised points of perspective rows (the same float32 operations as the loop below).
+    cdef bint project = perspective and ndd_warp_has_avx2()
     cdef float m[9]
     cdef float[:, ::1] points
     cdef unsigned char[::1] done
@@ -742,13 +862,15 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
     points = np.empty((2, columns), np.float32)
     if packed:
         done = np.empty(columns, np.uint8)
+    cdef RowTaps taps
+    _scratch = _row_taps(columns, &taps)
     with nogil:
         for oy in range(rows):
             y = oy + 0.5
             row = <value_t *>d.data + oy * d.row_stride
             if not perspective:
                 _affine_row(m, y, columns, &points[0, 0], &points[1, 0])
-            elif packed:
+            elif project:
                 ndd_project_row(m, perspective, y, columns, &points[0, 0], &points[1, 0])
             if packed:
                 if not _rgb8_row(&s, <unsigned char *>row, columns, &points[0, 0], &points[1, 0], &how,
@@ -759,7 +881,11 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                         _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
                                     points[0, ox], points[1, ox], &how, fast_linear)
                 continue
-            if not perspective:
+            if fast_linear and (not perspective or project):
+                _linear_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
+                            &points[0, 0], &points[1, 0], columns, &how, &taps)
+                continue
+            if not perspective or project:
                 for ox in range(columns):
                     _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
                                 points[0, ox], points[1, ox], &how, fast_linear)
@@ -802,9 +928,16 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
     cdef unsigned char[::1] done
     if packed:
         done = np.empty(columns, np.uint8)
+    cdef RowTaps taps
+    _scratch = _row_taps(columns, &taps)
+    cdef bint contiguous_maps = map_x.strides[1] == sizeof(float) and map_y.strides[1] == sizeof(float)
     with nogil:
         for oy in range(rows):
             row = <value_t *>d.data + oy * d.row_stride
+            if fast_linear and not packed and contiguous_maps:
+                _linear_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
+                            &map_x[oy, 0], &map_y[oy, 0], columns, &how, &taps)
+                continue
             if packed:
                 if not _rgb8_row(&s, <unsigned char *>row, columns, &map_x[oy, 0], &map_y[oy, 0], &how,
                                  &done[0]):
