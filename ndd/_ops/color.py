@@ -46,6 +46,7 @@ from .._cpu.color import (
     tile_histograms,
     weighted_channels,
 )
+from .._cpu.moments import normalize_values
 from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -129,6 +130,11 @@ def _apply_affine(arr, scale, offset, out_type):
         table = _to_output(np.arange(256, dtype=np.float32) * scale + offset, out_type)
         out = np.empty(arr.shape, table.dtype)
         lookup_u8(np.ascontiguousarray(arr).reshape(-1), out.reshape(-1), table)
+        return out
+    if arr.dtype == np.float32 and out_type == np.float32:
+        # One pass: (v - 0) * scale + offset is v * scale + offset, the same float32 operations.
+        out = np.empty(arr.shape, np.float32)
+        normalize_values(np.ascontiguousarray(arr).reshape(-1), out.reshape(-1), 0.0, scale, offset)
         return out
     values = arr.astype(np.float32)
     values *= scale

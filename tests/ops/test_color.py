@@ -268,6 +268,26 @@ def test_brightness_of_uint8_is_the_formula_for_every_length(pixels, dtype):
         np.testing.assert_array_equal(out, np.floor(values + np.float32(0.5)).astype(out.dtype))
 
 
+@pytest.mark.parametrize("pixels", [1, 7, 8, 9, 100])
+def test_brightness_contrast_of_float32_is_the_float32_formula(pixels):
+    # float32 to float32 in one pass: x * (brightness * contrast) + offset, each operation
+    # rounded to float32, with offset = shift + brightness * (center - contrast * center).
+    x = np.random.default_rng(pixels).normal(0.5, 2.0, (2, pixels, 3)).astype(np.float32)
+    x[0, 0, 0] = -0.0
+    out = np.asarray(
+        ndd.brightness_contrast(
+            ndd.tensor(x, layout="HWC"),
+            brightness=1.3,
+            brightness_shift=0.1,
+            contrast=0.7,
+            contrast_center=0.25,
+        )
+    )
+    f32 = np.float32
+    offset = f32(0.1) * f32(1.0) + f32(1.3) * (f32(0.25) - f32(0.7) * f32(0.25))
+    np.testing.assert_array_equal(out, x * (f32(1.3) * f32(0.7)) + offset)
+
+
 @pytest.mark.parametrize(
     "dtype, center", [(np.uint8, 128), (np.int16, 2**14), (np.int32, 2**30), (np.float32, 0.5)]
 )
