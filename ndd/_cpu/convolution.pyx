@@ -235,6 +235,7 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
     # ring of the window's rows, rather than once per tap: the same float values in
     # the same sums, so the results do not change.
     cdef bint convert_rows = (in_t is uchar or in_t is schar or in_t is ushort or in_t is short) and taps > 1
+    cdef float *sums
     cdef Py_ssize_t row_elements = padded.shape[2]
     cdef float[:, ::1] ring
     cdef const float **float_sources
@@ -245,16 +246,19 @@ def correlate(const in_t[:, :, ::1] padded, out_t[:, :, ::1] out, const float[:,
         with nogil:
             for p in range(planes):
                 for y in range(rows):
+                    # float32 results are summed straight into the output row.
+                    sums = <float *> &out[p, y, 0] if out_t is float else acc
                     if convert_rows:
                         _convert_rows(padded, p, y, wrows, ring)
                         for k in range(taps):
                             float_sources[k] = &ring[(y + tap_rows[k]) % wrows, 0] + tap_shifts[k]
-                        ndd_taps_f32(acc, float_sources, &tap_weights[0], taps, length)
+                        ndd_taps_f32(sums, float_sources, &tap_weights[0], taps, length)
                     else:
                         for k in range(taps):
                             sources[k] = &padded[p, y + tap_rows[k], 0] + tap_shifts[k]
-                        ndd_taps(acc, sources, &tap_weights[0], taps, length)
-                    _store(acc, &out[p, y, 0], length, low, high, integer, even)
+                        ndd_taps(sums, sources, &tap_weights[0], taps, length)
+                    if out_t is not float:
+                        _store(acc, &out[p, y, 0], length, low, high, integer, even)
     finally:
         free(acc)
         free(sources)
@@ -342,6 +346,7 @@ def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const
         raise MemoryError()
     cdef Py_ssize_t p, y, r
     cdef float fill32 = <float> fill
+    cdef float *sums
     try:
         with nogil:
             for p in range(nplanes):
@@ -350,11 +355,14 @@ def correlate_bordered(const in_t[:, :, ::1] planes, out_t[:, :, ::1] out, const
                         _bordered_row(planes, p, rows[r], left, right, step, fill32, &ring[r % wrows, 0])
                     for k in range(taps):
                         sources[k] = &ring[(y + tap_rows[k]) % wrows, 0] + tap_shifts[k]
+                    # float32 results are summed straight into the output row.
+                    sums = <float *> &out[p, y, 0] if out_t is float else &acc[0]
                     if taps:
-                        ndd_taps_f32(&acc[0], sources, &tap_weights[0], taps, length)
+                        ndd_taps_f32(sums, sources, &tap_weights[0], taps, length)
                     else:
-                        memset(&acc[0], 0, length * sizeof(float))
-                    _store(&acc[0], &out[p, y, 0], length, low, high, integer, even)
+                        memset(sums, 0, length * sizeof(float))
+                    if out_t is not float:
+                        _store(&acc[0], &out[p, y, 0], length, low, high, integer, even)
     finally:
         free(sources)
 
