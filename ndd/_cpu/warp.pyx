@@ -754,6 +754,55 @@ cdef void _linear_row(const value_t *src, const Image *s, value_t *row, Py_ssize
                 _sample(src, s, row + i * out_cs, out_ks, sx[i], sy[i], how)
 
 
+cdef void _nearest_row(const value_t *src, const Image *s, value_t *row, Py_ssize_t out_cs, Py_ssize_t out_ks,
+                       const float *sx, const float *sy, Py_ssize_t n, const Sampling *how,
+                       const RowTaps *taps) noexcept nogil:
+    """Nearest-neighbour sampling of one output row at the points ``(sx, sy)``, any type
+    and layout: the source pixel of each point inside is found once, then its channels
+    copied (planar channels plane by plane); points outside take the fill with a constant
+    border, and go through ``_sample`` otherwise (and when far away or not a number). The
+    same picks as ``_sample``."""
+    cdef Py_ssize_t i, k, x0, y0, outside = 0
+    cdef Py_ssize_t cs = s.column_stride, rs = s.row_stride, ks = s.channel_stride
+    cdef bint constant = how.border == BORDER_CONSTANT
+    cdef float x, y
+    cdef const value_t *plane
+    cdef value_t *out
+    for i in range(n):
+        x = sx[i]
+        y = sy[i]
+        if not (x > -_FAR and x < _FAR and y > -_FAR and y < _FAR):
+            taps.inside[i] = 0
+            outside += 1
+            continue
+        if how.round_even:
+            x0 = <Py_ssize_t>_rint(x - <float>0.5)
+            y0 = <Py_ssize_t>_rint(y - <float>0.5)
+        else:
+            x0 = <Py_ssize_t>floorf(x)
+            y0 = <Py_ssize_t>floorf(y)
+        if 0 <= x0 < s.columns and 0 <= y0 < s.rows:
+            taps.offsets[i] = y0 * rs + x0 * cs
+            taps.inside[i] = 1
+        elif constant:
+            taps.inside[i] = 2
+        else:
+            taps.inside[i] = 0
+            outside += 1
+    for k in range(s.channels):
+        plane = src + k * ks
+        out = row + k * out_ks
+        for i in range(n):
+            if taps.inside[i] == 1:
+                out[i * out_cs] = plane[taps.offsets[i]]
+            elif taps.inside[i] == 2:
+                out[i * out_cs] = _convert(how.fill[k], out, how.round_even)
+    if outside:
+        for i in range(n):
+            if not taps.inside[i]:
+                _sample(src, s, row + i * out_cs, out_ks, sx[i], sy[i], how)
+
+
 cdef inline bint _packed_rgb8(const Image *s, const Image *d) noexcept nogil:
     """Whether the AVX2 row kernels can serve: 3-channel pixels packed in the rows of both
     images, source rows in increasing addresses and every source offset within int32."""
@@ -837,6 +886,7 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                                   interp, border, round_even, "warp_projective")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef bint fast_linear = how.linear and not how.cubic
+    cdef bint nearest = not how.linear and not how.cubic
     cdef float m0 = matrix[0], m1 = matrix[1], m2 = matrix[2]
     cdef float m3 = matrix[3], m4 = matrix[4], m5 = matrix[5]
     cdef float m6 = 0, m7 = 0, m8 = 1
@@ -885,6 +935,10 @@ def warp_projective(const value_t[:, :, :] src, value_t[:, :, :] dst, const doub
                 _linear_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
                             &points[0, 0], &points[1, 0], columns, &how, &taps)
                 continue
+            if nearest and (not perspective or project):
+                _nearest_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
+                             &points[0, 0], &points[1, 0], columns, &how, &taps)
+                continue
             if not perspective or project:
                 for ox in range(columns):
                     _warp_pixel(<const value_t *>s.data, &s, row + ox * d.column_stride, d.channel_stride,
@@ -918,6 +972,7 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
                                   interp, border, round_even, "warp_mapped")
     cdef Py_ssize_t oy, ox, rows = dst.shape[0], columns = dst.shape[1]
     cdef bint fast_linear = how.linear and not how.cubic
+    cdef bint nearest = not how.linear and not how.cubic
     if rows == 0 or columns == 0 or dst.shape[2] == 0:
         return
     cdef Image s = _image(src)
@@ -937,6 +992,10 @@ def warp_mapped(const value_t[:, :, :] src, value_t[:, :, :] dst, const float[:,
             if fast_linear and not packed and contiguous_maps:
                 _linear_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
                             &map_x[oy, 0], &map_y[oy, 0], columns, &how, &taps)
+                continue
+            if nearest and not packed and contiguous_maps:
+                _nearest_row(<const value_t *>s.data, &s, row, d.column_stride, d.channel_stride,
+                             &map_x[oy, 0], &map_y[oy, 0], columns, &how, &taps)
                 continue
             if packed:
                 if not _rgb8_row(&s, <unsigned char *>row, columns, &map_x[oy, 0], &map_y[oy, 0], &how,

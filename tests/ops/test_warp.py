@@ -442,11 +442,12 @@ def test_water_fill_values_saturate_to_the_output_type(fill, expected):
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32])
 @pytest.mark.parametrize("matrix", ["perspective", "horizon", "mirror"])
 @pytest.mark.parametrize("border", [0, 1], ids=["constant", "clamp"])
-def test_bilinear_rows_agree_across_layouts(dtype, matrix, border):
-    # Bilinear rows of any layout find each point's taps once, then blend the channels:
-    # pixel by pixel for interleaved channels (three unrolled), plane by plane for planar
-    # ones; points whose taps are all the fill take it without blending. Every layout must
-    # give the packed uint8 kernel's values, and numpy's bilinear sampling for floats.
+@pytest.mark.parametrize("interp", [1, 0], ids=["linear", "nearest"])
+def test_sampled_rows_agree_across_layouts(dtype, matrix, border, interp):
+    # Rows of any layout find each point's taps (or pixel) once, then blend (or copy) the
+    # channels: pixel by pixel for interleaved channels (three unrolled), plane by plane
+    # for planar ones; points whose taps are all the fill take it. Every layout must give
+    # the packed uint8 kernels' values, and numpy's bilinear sampling for floats.
     from ndd._cpu.warp import warp_projective
 
     rng = np.random.default_rng(11)
@@ -454,18 +455,18 @@ def test_bilinear_rows_agree_across_layouts(dtype, matrix, border):
     m = np.asarray(_ROW_KERNEL_MATRICES[matrix], np.float64).reshape(-1)
     fill = np.array([10.0, 250.0, 3.0], np.float32)
     interleaved = np.empty((41, 61, 3), dtype)
-    warp_projective(img, interleaved, m, True, 1, border, fill, False)
+    warp_projective(img, interleaved, m, True, interp, border, fill, False)
     planar_in = np.ascontiguousarray(img.transpose(2, 0, 1))
     planar_out = np.empty((3, 41, 61), dtype)
     warp_projective(
-        planar_in.transpose(1, 2, 0), planar_out.transpose(1, 2, 0), m, True, 1, border, fill, False
+        planar_in.transpose(1, 2, 0), planar_out.transpose(1, 2, 0), m, True, interp, border, fill, False
     )
     np.testing.assert_array_equal(planar_out.transpose(1, 2, 0), interleaved)
     for k in range(3):
         # One channel at a time, and four channels (the generic interleaved loop).
         single = np.empty((41, 61, 1), dtype)
         warp_projective(
-            np.ascontiguousarray(img[..., k : k + 1]), single, m, True, 1, border, fill[k : k + 1], False
+            np.ascontiguousarray(img[..., k : k + 1]), single, m, True, interp, border, fill[k : k + 1], False
         )
         np.testing.assert_array_equal(single[..., 0], interleaved[..., k])
     four = np.empty((41, 61, 4), dtype)
@@ -474,7 +475,7 @@ def test_bilinear_rows_agree_across_layouts(dtype, matrix, border):
         four,
         m,
         True,
-        1,
+        interp,
         border,
         np.append(fill, fill[0]),
         False,
@@ -482,9 +483,9 @@ def test_bilinear_rows_agree_across_layouts(dtype, matrix, border):
     np.testing.assert_array_equal(four[..., :3], interleaved)
     if dtype == np.uint8:
         strided = np.empty_like(interleaved)
-        warp_projective(_strided_copy(img), strided, m, True, 1, border, fill, False)
+        warp_projective(_strided_copy(img), strided, m, True, interp, border, fill, False)
         np.testing.assert_array_equal(strided, interleaved)
-    if dtype == np.float32 and border == 0 and matrix != "horizon":
+    if dtype == np.float32 and border == 0 and matrix != "horizon" and interp == 1:
         y, x = np.mgrid[0:41, 0:61] + 0.5
         w = m[6] * x + m[7] * y + m[8]
         px = (m[0] * x + m[1] * y + m[2]) / w - 0.5
