@@ -13,7 +13,12 @@ the images processed): median [min-max] of the repeats, and the speed ratio ndd/
 time: above 1 ndd is faster). CPU time of the process, not wall time: other work sharing the machine hardly
 changes it. Operators the reference cannot run on the CPU (GPU-only there) are listed with its error.
 
+``--images`` times the image operators on other data instead: ``float32`` (the same pixels as float32),
+``chw`` (planar uint8, layout CHW) or ``small`` (uint8 HWC of 64x48, where the cost per call weighs more).
+Operators that do not take such data in either implementation are listed with the error.
+
     python bench/ops.py [--reference-python ~/dali-ref/bin/python] [--repeats 5] [--ops resize_linear,flip]
+                        [--images uint8|float32|chw|small]
 """
 
 import argparse
@@ -31,6 +36,13 @@ NUM_BOXES = 100
 NUM_ANCHORS = 1000
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+# The image data of each --images choice: (description, element type, layout, width, height).
+IMAGE_KINDS = {
+    "uint8": ("uint8 500x375 HWC", "uint8", "HWC", WIDTH, HEIGHT),
+    "float32": ("float32 500x375 HWC (values 0-255)", "float32", "HWC", WIDTH, HEIGHT),
+    "chw": ("uint8 500x375 CHW", "uint8", "CHW", WIDTH, HEIGHT),
+    "small": ("uint8 64x48 HWC", "uint8", "HWC", 64, 48),
+}
 PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ndd", "_sample_data", "photos")
 # Rotation by 30 degrees about the image centre, as a 2x3 matrix (output -> input by default).
 _COS, _SIN = 0.8660254, 0.5
@@ -93,8 +105,9 @@ OPS = [
 ]
 
 
-def make_images():
-    """16 uint8 HWC arrays of HEIGHT x WIDTH: the bundled photographs, cropped to 4:3 and resized (Pillow)."""
+def make_images(kind="uint8"):
+    """16 arrays of the --images ``kind`` (by default uint8 HWC of HEIGHT x WIDTH): the bundled
+    photographs, cropped to 4:3 and resized (Pillow)."""
     import numpy as np
     from PIL import Image
 
@@ -103,6 +116,7 @@ def make_images():
         for name in sorted(os.listdir(PHOTOS))
         if name.endswith(".jpg")
     ]
+    _, dtype, layout, out_width, out_height = IMAGE_KINDS[kind]
     images = []
     for i in range(BATCH_SIZE):
         photo = photos[i % len(photos)]
@@ -113,18 +127,19 @@ def make_images():
         height = width * HEIGHT // WIDTH
         left, top = (photo.width - width) // 2, (photo.height - height) // 2
         window = photo.crop((left, top, left + width, top + height))
-        images.append(np.asarray(window.resize((WIDTH, HEIGHT), Image.BILINEAR)))
+        image = np.asarray(window.resize((out_width, out_height), Image.BILINEAR)).astype(dtype)
+        images.append(np.ascontiguousarray(image.transpose(2, 0, 1)) if layout == "CHW" else image)
     return images
 
 
-def make_inputs():
+def make_inputs(kind="uint8"):
     """The numpy inputs every operator draws on (the same in both workers)."""
     import numpy as np
     from PIL import Image
 
-    images = make_images()
+    images = make_images(kind)
     jpegs = []
-    for image in images:
+    for image in make_images():
         encoded = io.BytesIO()
         Image.fromarray(image).save(encoded, format="JPEG", quality=90)
         jpegs.append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
@@ -143,14 +158,21 @@ def make_inputs():
         for size in np.linspace(0.05, 0.5, NUM_ANCHORS // (side * side))
     ]
     anchors = np.clip(np.concatenate(anchors), 0.0, 1.0).astype(np.float32)
-    return {"images": images, "jpegs": jpegs, "boxes": boxes, "labels": labels, "anchors": anchors}
+    return {
+        "images": images,
+        "layout": IMAGE_KINDS[kind][2],
+        "jpegs": jpegs,
+        "boxes": boxes,
+        "labels": labels,
+        "anchors": anchors,
+    }
 
 
 def operator_calls(ndd, types, data):
     """Per benchmark name: a function of no arguments calling the operator on the batch."""
     import numpy as np
 
-    images = ndd.batch(data["images"], layout="HWC")
+    images = ndd.batch(data["images"], layout=data["layout"])
     jpegs = ndd.batch(data["jpegs"])
     boxes = ndd.batch(data["boxes"])
     labels = ndd.batch(data["labels"])
@@ -230,7 +252,7 @@ def _evaluate(result):
     return list(outputs[0].shape[0])
 
 
-def _worker(impl):
+def _worker(impl, kind):
     """Serve timing requests on stdin: one JSON line in, one JSON line out."""
     if impl == "ndd":
         import ndd
@@ -240,7 +262,7 @@ def _worker(impl):
         from nvidia.dali import types
 
     ndd.set_num_threads(1)
-    calls = operator_calls(ndd, types, make_inputs())
+    calls = operator_calls(ndd, types, make_inputs(kind))
     assert list(calls) == OPS, "OPS and operator_calls name different operators"
     errors, shapes = {}, {}
     with ndd.EvalMode.sync_cpu:
@@ -267,9 +289,9 @@ def _worker(impl):
 
 
 class Worker:
-    def __init__(self, python, impl):
+    def __init__(self, python, impl, kind):
         self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl],
+            [python, os.path.abspath(__file__), "--worker", impl, "--images", kind],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -304,13 +326,16 @@ def main():
         help="interpreter of the virtualenv where nvidia-dali is installed",
     )
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--images", choices=sorted(IMAGE_KINDS), default="uint8", help="the image data of the image operators"
+    )
     parser.add_argument("--ops", help=f"comma-separated operators to time (default: all of {', '.join(OPS)})")
     parser.add_argument(
         "--min-seconds", type=float, default=0.2, help="CPU seconds of calls per measurement, at least"
     )
     args = parser.parse_args()
     if args.worker:
-        _worker(args.worker)
+        _worker(args.worker, args.images)
         return
 
     ops = OPS
@@ -324,7 +349,10 @@ def main():
             f"reference interpreter {args.reference_python} not found; install the reference in its own "
             "virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow"
         )
-    workers = {"ndd": Worker(sys.executable, "ndd"), "ref": Worker(args.reference_python, "ref")}
+    workers = {
+        "ndd": Worker(sys.executable, "ndd", args.images),
+        "ref": Worker(args.reference_python, "ref", args.images),
+    }
     times = {op: {impl: [] for impl in workers} for op in ops}
     for _ in range(args.repeats):
         for op in ops:
@@ -335,7 +363,7 @@ def main():
         worker.close()
 
     print(
-        f"CPU ms per image, batch of {BATCH_SIZE} uint8 {WIDTH}x{HEIGHT} HWC images, 1 thread, sync_cpu: "
+        f"CPU ms per image, batch of {BATCH_SIZE} {IMAGE_KINDS[args.images][0]} images, 1 thread, sync_cpu: "
         f"median [min-max] of {args.repeats} interleaved repeats.\n"
         "ndd/ref is the speed ratio (reference ms / ndd ms): above 1 ndd is faster; '<-- slower' marks ops "
         "where ndd is slower."
