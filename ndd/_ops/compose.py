@@ -14,6 +14,7 @@ Deliberate divergences from the reference:
   more than 3 dimensions without H and W in their layout are refused.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -32,10 +33,19 @@ from .schema import Arg, Input, Operator, batch_samples_of
 _f32 = np.float32
 
 
+@functools.lru_cache(maxsize=256)
+def _cast_fill(values, dtype):
+    """``c_cast`` of a tuple of fill values (an argument given once for every sample),
+    cached, hence read-only."""
+    fill = c_cast(values, dtype)
+    fill.flags.writeable = False
+    return fill
+
+
 def _channel_fill(op, name, values, layout, shape, dtype):
     """Fill values converted as a C cast does, shaped to broadcast over a sample:
     one value, or one per channel along the layout's C axis."""
-    fill = c_cast(values, dtype)
+    fill = _cast_fill(values, dtype) if type(values) is tuple else c_cast(values, dtype)
     if fill.size == 1:
         return fill.reshape(())
     channel = layout.find("C") if layout else -1
