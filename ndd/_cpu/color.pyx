@@ -386,11 +386,13 @@ def clip_tile_tables(const long long[:, ::1] hist, float[:, ::1] tables, long lo
                         counts[v] = limit
                 spread = excess // 256
                 residual = excess % 256
-                step = 256 // residual if residual > 0 else 256
-                if step < 1:
-                    step = 1
                 for v in range(256):
-                    counts[v] += spread + (1 if v % step == 0 and v // step < residual else 0)
+                    counts[v] += spread
+                if residual > 0:
+                    # One more on bins 0, step, 2 step, ... (residual of them, all below 256).
+                    step = 256 // residual
+                    for v in range(residual):
+                        counts[v * step] += 1
             running = 0
             for v in range(256):
                 running += counts[v]
