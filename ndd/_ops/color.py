@@ -27,6 +27,7 @@ GRAY or YCbCr there and computes as for RGB (wrong colours for BGR), and with 1 
 4 channels returns garbage or crashes; ndd refuses GRAY and YCbCr at the call.
 """
 
+import functools
 import io
 import math
 
@@ -124,10 +125,19 @@ def _affine_coefficients(args, in_type, out_type):
     return scale, offset
 
 
+@functools.lru_cache(maxsize=256)
+def _affine_table(scale, offset, out_type):
+    """``out = in * scale + offset`` of every uint8 value (float32 ``scale`` and ``offset``),
+    in ``out_type``; cached (samples often share their coefficients), hence read-only."""
+    table = _to_output(np.arange(256, dtype=np.float32) * scale + offset, out_type)
+    table.flags.writeable = False
+    return table
+
+
 def _apply_affine(arr, scale, offset, out_type):
     if arr.dtype == np.uint8:
         # 256 values to compute instead of one per pixel.
-        table = _to_output(np.arange(256, dtype=np.float32) * scale + offset, out_type)
+        table = _affine_table(scale, offset, np.dtype(out_type))
         out = np.empty(arr.shape, table.dtype)
         lookup_u8(np.ascontiguousarray(arr).reshape(-1), out.reshape(-1), table)
         return out
