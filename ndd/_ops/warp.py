@@ -28,6 +28,7 @@ types; the water displacements), so that both give the same bits; ``experimental
 shares their sampling code (``gpu_remap.py``, ``kernels/remap.cu``).
 """
 
+import functools
 import math
 
 import numpy as np
@@ -145,6 +146,24 @@ def _channel_fills(fill, channels):
     return np.ascontiguousarray(np.broadcast_to(np.asarray(fill, np.float32), (channels,)))
 
 
+def _output_fills(fill, channels, out_dtype, round_even):
+    """``WarpPlan.fills``."""
+    fills = _channel_fills(fill, channels)
+    if out_dtype.kind in "iu":
+        info = np.iinfo(out_dtype)
+        if not round_even:
+            fills = round_half_away(fills)
+        fills = np.clip(fills, info.min, info.max).astype(np.float32)
+    return fills
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_output_fills(fill, channels, out_dtype, round_even):
+    fills = _output_fills(fill, channels, out_dtype, round_even)
+    fills.flags.writeable = False
+    return fills
+
+
 class WarpPlan:
     """How one sample is warped, everything but the pass over the pixels (which
     ``warp_sample`` makes on the CPU and ``gpu_warp.GpuWarp`` on the GPU): its
@@ -198,13 +217,11 @@ class WarpPlan:
         them: the reference stores the fill in that type before it blends it with the
         image, rounding it (halves away from zero) and saturating it in warp_affine
         and rotate, only saturating it in warp_perspective."""
-        fills = _channel_fills(self.fill, channels)
-        if self.out_dtype.kind in "iu":
-            info = np.iinfo(self.out_dtype)
-            if not self.round_even:
-                fills = round_half_away(fills)
-            fills = np.clip(fills, info.min, info.max).astype(np.float32)
-        return fills
+        fill = self.fill
+        if fill is None or type(fill) in (float, int, tuple):
+            # An argument given once for every sample: converted once.
+            return _cached_output_fills(fill, channels, self.out_dtype, self.round_even)
+        return _output_fills(fill, channels, self.out_dtype, self.round_even)
 
     def out_shape(self, shape):
         """The output shape of a sample of ``shape``."""
