@@ -137,4 +137,43 @@ static int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int sp
     return NDD_JPEG_DONE;
 }
 
+/* Encode `height` rows of `width` RGB pixels as a baseline JPEG: 4:2:0 chroma, the
+ * standard tables scaled to `quality` (1-100), the accurate integer DCT. The stream
+ * goes to a buffer libjpeg allocates (*buffer, *size; the caller frees it, also after
+ * a failure). */
+static int ndd_jpeg_encode_rgb(const unsigned char *rgb, int width, int height, int quality,
+                               unsigned char **buffer, unsigned long *size)
+{
+    struct jpeg_compress_struct cinfo;
+    ndd_jpeg_errors errors;
+    cinfo.err = jpeg_std_error(&errors.base);
+    errors.base.error_exit = ndd_jpeg_error_exit;
+    errors.base.emit_message = ndd_jpeg_emit_message;
+    jpeg_create_compress(&cinfo);
+    if (setjmp(errors.escape)) {
+        jpeg_destroy_compress(&cinfo);
+        return NDD_JPEG_FAILED;
+    }
+    jpeg_mem_dest(&cinfo, buffer, size);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    cinfo.comp_info[0].h_samp_factor = 2;
+    cinfo.comp_info[0].v_samp_factor = 2;
+    cinfo.comp_info[1].h_samp_factor = cinfo.comp_info[1].v_samp_factor = 1;
+    cinfo.comp_info[2].h_samp_factor = cinfo.comp_info[2].v_samp_factor = 1;
+    cinfo.dct_method = JDCT_ISLOW;
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * (size_t)width * 3);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    return NDD_JPEG_DONE;
+}
+
 #endif

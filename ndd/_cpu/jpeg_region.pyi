@@ -1,4 +1,4 @@
-"""Decoding a window of a JPEG with libjpeg-turbo, without the GIL."""
+"""Decoding a window of a JPEG, and a JPEG round trip, with libjpeg-turbo, without the GIL."""
 
 import numpy as np
 
@@ -9,3 +9,7 @@ def decode_window(
     (RGB, BGR or GRAY; CMYK: the stored samples of a CMYK JPEG), with the fast integer
     IDCT if asked, or None when libjpeg-turbo does not decode it (the caller's other
     decoder decides)."""
+
+def round_trip_rgb(rgb: np.ndarray, quality: int, out: np.ndarray) -> bool:
+    """``rgb`` (height, width, 3) uint8 encoded as a baseline 4:2:0 JPEG of ``quality`` (1-100) and
+    decoded again into ``out``; False when libjpeg-turbo fails."""

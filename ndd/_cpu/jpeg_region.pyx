@@ -17,6 +17,10 @@ cdef extern from "jpeg_region.h" nogil:
     int ndd_jpeg_decode_window(const unsigned char *data, size_t size, int space, int fast_idct,
                                int top, int left, int height, int width, unsigned char *out,
                                unsigned char *scratch, size_t *scratch_size)
+    int ndd_jpeg_encode_rgb(const unsigned char *rgb, int width, int height, int quality,
+                            unsigned char **buffer, unsigned long *size)
+
+from libc.stdlib cimport free
 
 _SPACES = {"RGB": NDD_JPEG_RGB, "BGR": NDD_JPEG_BGR, "GRAY": NDD_JPEG_GRAY, "CMYK": NDD_JPEG_CMYK}
 _CHANNELS = {"RGB": 3, "BGR": 3, "GRAY": 1, "CMYK": 4}
@@ -53,3 +57,27 @@ def decode_window(const unsigned char[::1] data, str colorspace, int top, int le
         if result != NDD_JPEG_SCRATCH:
             return out if result == NDD_JPEG_DONE else None
         _SCRATCH.rows = np.empty(scratch_size, np.uint8)
+
+
+def round_trip_rgb(const unsigned char[:, :, ::1] rgb, int quality, unsigned char[:, :, ::1] out):
+    """``rgb`` (height, width, 3) encoded as a baseline 4:2:0 JPEG of ``quality`` (1-100)
+    and decoded again into ``out`` (the same shape), as jpeg_compression_distortion
+    does. False, with ``out`` unspecified, when libjpeg fails."""
+    cdef int height = rgb.shape[0], width = rgb.shape[1], result
+    cdef unsigned char *buffer = NULL
+    cdef unsigned long size = 0
+    cdef size_t no_scratch = 0
+    if rgb.shape[2] != 3 or out.shape[0] != height or out.shape[1] != width or out.shape[2] != 3:
+        raise ValueError("round_trip_rgb: expected (height, width, 3) pixels and an output of that shape")
+    if not 1 <= quality <= 100:
+        raise ValueError(f"round_trip_rgb: the quality must be in [1, 100], got {quality}")
+    if height == 0 or width == 0:
+        return True
+    with nogil:
+        result = ndd_jpeg_encode_rgb(&rgb[0, 0, 0], width, height, quality, &buffer, &size)
+        if result == NDD_JPEG_DONE:
+            # The whole image: rows go straight to the output, no scratch.
+            result = ndd_jpeg_decode_window(buffer, size, NDD_JPEG_RGB, False, 0, 0, height, width,
+                                            &out[0, 0, 0], NULL, &no_scratch)
+        free(buffer)
+    return result == NDD_JPEG_DONE

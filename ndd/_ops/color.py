@@ -48,6 +48,11 @@ from .._cpu.color import (
     weighted_channels,
 )
 from .._cpu.moments import normalize_values
+
+try:
+    from .._cpu.jpeg_region import round_trip_rgb as _round_trip_rgb
+except ImportError:  # built without libjpeg-turbo's headers
+    _round_trip_rgb = None
 from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -738,6 +743,17 @@ def _jpeg_prepare(ins, args):
 
 
 def _jpeg_round_trip(frame, quality, out=None):
+    """Encode ``frame`` and decode it again (into ``out`` when given): with libjpeg-turbo
+    in one compiled call where ndd was built with it (``jpeg_region``), else through
+    Pillow's encoder and simplejpeg; the same pixels (tests/ops/test_color.py)."""
+    if _round_trip_rgb is not None and frame.size:  # Pillow refuses an empty image, as the reference
+        target = np.empty(frame.shape, np.uint8) if out is None else out
+        if _round_trip_rgb(np.ascontiguousarray(frame), quality, target):
+            return target
+    return _pillow_round_trip(frame, quality, out)
+
+
+def _pillow_round_trip(frame, quality, out=None):
     """Encode ``frame`` with Pillow and decode it with simplejpeg (into ``out`` when given)."""
     height, width = frame.shape[:2]
     # Pillow keeps RGB as RGBX: given that layout, it maps the pixels instead of unpacking them.

@@ -1,12 +1,14 @@
 """Colour operators (ndd/_ops/color.py) against the reference goldens
 (tests/golden/make_color_goldens.py) and independent numpy formulas."""
 
+import pathlib
 import sys
 import warnings
 
 import numpy as np
 import pytest
 from color_goldens import case_id, load, replay
+from PIL import Image
 
 import ndd
 
@@ -630,3 +632,22 @@ def test_ycbcr_conversions_are_the_references_for_every_value(conversion):
         output_type=getattr(ndd.types, target),
     )
     np.testing.assert_array_equal(np.asarray(out).reshape(-1, 3), golden[f"{conversion}_out"])
+
+
+@pytest.mark.parametrize("quality", [1, 2, 10, 24, 25, 26, 50, 75, 90, 99, 100])
+def test_jpeg_round_trip_in_one_call_is_pillows_encoder_and_simplejpegs_decoder(quality):
+    # jpeg_compression_distortion encodes and decodes with libjpeg-turbo in one compiled
+    # call where ndd was built with it; the pixels are those of Pillow's encoder (4:2:0)
+    # and simplejpeg's decoder, which the reference's goldens match.
+    jpeg_region = pytest.importorskip("ndd._cpu.jpeg_region")
+    from ndd._ops.color import _pillow_round_trip
+
+    rng = np.random.default_rng(quality)
+    photo = np.asarray(
+        Image.open(pathlib.Path(ndd.__file__).parent / "_sample_data" / "photos" / "astronaut.jpg")
+    )
+    for image in (photo, rng.integers(0, 256, (17, 31, 3), dtype=np.uint8), photo[:9, :1]):
+        image = np.ascontiguousarray(image)
+        out = np.empty_like(image)
+        assert jpeg_region.round_trip_rgb(image, quality, out)
+        np.testing.assert_array_equal(out, _pillow_round_trip(image, quality))
