@@ -4,8 +4,9 @@
 The cropping decoders need a small part of most images: rows above the window are
 skipped without their IDCT, rows below it are never decoded, and only the columns of
 blocks that hold it are (see ``jpeg_region.h``). The pixels are those of a whole
-decode cut to the window. Built only where libjpeg's headers are found; the image
-decoders decode whole images without it.
+decode cut to the window. ``round_trip_rgb`` encodes and decodes an image in one call
+for jpeg_compression_distortion. Built only where libjpeg's headers are found; the image
+decoders decode whole images without it, jpeg_compression_distortion goes through Pillow.
 """
 
 import threading
