@@ -834,14 +834,22 @@ def _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit):
     return height, width, limit, np.float32(255.0) / np.float32(area)
 
 
-def _clahe_luts(plane, tiles_x, tiles_y, clip_limit):
-    height, width = plane.shape
-    padded_h, padded_w, limit, scale = _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit)
+@functools.lru_cache(maxsize=64)
+def _clahe_index_maps(padded_h, padded_w, height, width):
+    """The rows and columns of a plane padded to whole tiles: index maps, not a copy of
+    the image. Cached (samples often share their sizes), hence read-only."""
     if (padded_h, padded_w) != (height, width):
-        # Padded by index maps, not by a copy of the image.
         rows, cols = _reflect_index(padded_h, height), _reflect_index(padded_w, width)
     else:
         rows, cols = np.arange(height), np.arange(width)
+    rows.flags.writeable = cols.flags.writeable = False
+    return rows, cols
+
+
+def _clahe_luts(plane, tiles_x, tiles_y, clip_limit):
+    height, width = plane.shape
+    padded_h, padded_w, limit, scale = _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit)
+    rows, cols = _clahe_index_maps(padded_h, padded_w, height, width)
     hist = np.zeros((tiles_y, tiles_x, 256), np.int64)
     tile_histograms(plane, hist, rows, cols)
     luts = np.empty((tiles_y, tiles_x, 256), np.float32)
@@ -856,23 +864,29 @@ def _clahe_plane(plane, tiles_x, tiles_y, clip_limit):
         # No pixel to count: the padding's index maps would point outside the plane.
         return np.empty((height, width), np.uint8)
     luts, tile_h, tile_w = _clahe_luts(plane, tiles_x, tiles_y, clip_limit)
-    f32 = np.float32
-
-    def neighbours(size, tile, tiles):
-        pos = np.arange(size, dtype=f32) * (f32(1.0) / f32(tile)) - f32(0.5)
-        first = np.floor(pos).astype(np.int64)
-        weight = (pos - first).astype(f32)
-        return np.maximum(first, 0), np.minimum(first + 1, tiles - 1), weight
-
     out = np.empty((height, width), np.uint8)
     blend_tile_tables(
         plane,
         out,
         luts,
-        *neighbours(height, tile_h, tiles_y),
-        *neighbours(width, tile_w, tiles_x),
+        *_clahe_neighbours(height, tile_h, tiles_y),
+        *_clahe_neighbours(width, tile_w, tiles_x),
     )
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _clahe_neighbours(size, tile, tiles):
+    """For each pixel along an axis of ``size``: the tiles whose centres lie before and
+    after it, and the float32 weight of the second. Cached, hence read-only."""
+    f32 = np.float32
+    pos = np.arange(size, dtype=f32) * (f32(1.0) / f32(tile)) - f32(0.5)
+    first = np.floor(pos).astype(np.int64)
+    weight = (pos - first).astype(f32)
+    maps = np.maximum(first, 0), np.minimum(first + 1, tiles - 1), weight
+    for array in maps:
+        array.flags.writeable = False
+    return maps
 
 
 def _reflect_index(size, length):
