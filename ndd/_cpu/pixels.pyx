@@ -79,3 +79,27 @@ def unfilter_png(const unsigned char[::1] filtered, unsigned char[:, ::1] rows, 
                     rows[y, x] = <unsigned char>(filtered[src + x] + _paeth(left, up, up_left))
     if bad >= 0:
         raise ValueError(f"unknown PNG filter type {bad}")
+
+
+def copy_three_channels(const unsigned char[:, :, :] source, unsigned char[:, :, :] target):
+    """``target[y, x, c] = source[y, x, c]`` for c < 3, both (H, W, 3) views with any strides:
+    planar pixels interleaved, or interleaved ones made planar (a warp of a CHW image runs
+    on the packed RGB kernels in between)."""
+    cdef Py_ssize_t rows = target.shape[0], cols = target.shape[1], y, x
+    cdef Py_ssize_t sp, sc, tp, tc
+    cdef const unsigned char *src
+    cdef unsigned char *dst
+    if source.shape[0] != rows or source.shape[1] != cols or source.shape[2] != 3 or target.shape[2] != 3:
+        raise ValueError("copy_three_channels: expected (H, W, 3) source and target of one size")
+    if rows == 0 or cols == 0:
+        return
+    sp, sc = source.strides[1], source.strides[2]
+    tp, tc = target.strides[1], target.strides[2]
+    with nogil:
+        for y in range(rows):
+            src = &source[y, 0, 0]
+            dst = &target[y, 0, 0]
+            for x in range(cols):
+                dst[x * tp] = src[x * sp]
+                dst[x * tp + tc] = src[x * sp + sc]
+                dst[x * tp + 2 * tc] = src[x * sp + 2 * sc]

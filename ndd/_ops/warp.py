@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from .._cpu.pixels import copy_three_channels
 from .._cpu.warp import sphere_maps, warp_affine_3d, warp_mapped, warp_projective
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
@@ -247,10 +248,26 @@ def warp_sample(arr, plan):
         return out if work_type == target else cast_array(out, target)
     src_frames, dst_frames = _frames(work_in, axes), _frames(out, axes)
     fills = plan.fills(src_frames.shape[3])
+    # Planar RGB uint8 (CHW) is interleaved around the warp, for the packed RGB kernels.
+    planar_rgb = (
+        work_type == np.uint8
+        and src_frames.shape[3] == 3
+        and src_frames.strides[3] != 1
+        and plan.interp in (0, 1)
+        and src_frames[0].size
+        and dst_frames[0].size
+    )
+    if planar_rgb:
+        packed_in = np.empty(src_frames.shape[1:], np.uint8)
+        packed_out = np.empty(dst_frames.shape[1:], np.uint8)
     for f in range(src_frames.shape[0]):
+        source, destination = src_frames[f], dst_frames[f]
+        if planar_rgb:
+            copy_three_channels(source, packed_in)
+            source, destination = packed_in, packed_out
         warp_projective(
-            src_frames[f],
-            dst_frames[f],
+            source,
+            destination,
             m,
             plan.perspective,
             plan.interp,
@@ -258,6 +275,8 @@ def warp_sample(arr, plan):
             fills,
             plan.round_even,
         )
+        if planar_rgb:
+            copy_three_channels(packed_out, dst_frames[f])
     return out if work_type == target else cast_array(out, target)
 
 

@@ -496,3 +496,29 @@ def test_sampled_rows_agree_across_layouts(dtype, matrix, border, interp):
         far = (px < -1) | (py < -1) | (px > columns) | (py > rows)
         assert far.any() and (~far).any()
         np.testing.assert_allclose(interleaved, expected, atol=2e-3)
+
+
+@pytest.mark.parametrize("interp", [ndd.types.INTERP_LINEAR, ndd.types.INTERP_NN, ndd.types.INTERP_CUBIC])
+@pytest.mark.parametrize("layout", ["CHW", "FCHW"])
+def test_warp_perspective_of_planar_rgb_is_the_interleaved_warp(interp, layout):
+    # Planar uint8 RGB is interleaved around the packed RGB kernels (bilinear and nearest);
+    # every sampling gives the warp of the interleaved image, transposed.
+    rng = np.random.default_rng(4)
+    frames = rng.integers(0, 256, (2, 29, 41, 3), dtype=np.uint8)
+    matrix = np.array(_ROW_KERNEL_MATRICES["perspective"], np.float32)
+    kwargs = {"interp_type": interp, "fill_value": [77.0], "size": [33, 37]}
+    if layout == "CHW":
+        interleaved, planar = frames[0], np.ascontiguousarray(frames[0].transpose(2, 0, 1))
+        order = (2, 0, 1)
+    else:
+        interleaved, planar = frames, np.ascontiguousarray(frames.transpose(0, 3, 1, 2))
+        order = (0, 3, 1, 2)
+    expected = np.asarray(
+        ndd.experimental.warp_perspective(
+            ndd.tensor(interleaved, layout=layout.replace("C", "") + "C"), matrix=matrix, **kwargs
+        )
+    )
+    out = np.asarray(
+        ndd.experimental.warp_perspective(ndd.tensor(planar, layout=layout), matrix=matrix, **kwargs)
+    )
+    np.testing.assert_array_equal(out, expected.transpose(order))
