@@ -14,11 +14,12 @@ time: above 1 ndd is faster). CPU time of the process, not wall time: other work
 changes it. Operators the reference cannot run on the CPU (GPU-only there) are listed with its error.
 
 ``--images`` times the image operators on other data instead: ``float32`` (the same pixels as float32),
-``chw`` (planar uint8, layout CHW) or ``small`` (uint8 HWC of 64x48, where the cost per call weighs more).
+``chw`` (planar uint8, layout CHW), ``small`` (uint8 HWC of 64x48, where the cost per call weighs more) or
+``sequences`` (FHWC, 8 frames of 160x120; milliseconds per sequence).
 Operators that do not take such data in either implementation are listed with the error.
 
     python bench/ops.py [--reference-python ~/dali-ref/bin/python] [--repeats 5] [--ops resize_linear,flip]
-                        [--images uint8|float32|chw|small]
+                        [--images uint8|float32|chw|small|sequences]
 """
 
 import argparse
@@ -42,7 +43,15 @@ IMAGE_KINDS = {
     "float32": ("float32 500x375 HWC (values 0-255)", "float32", "HWC", WIDTH, HEIGHT),
     "chw": ("uint8 500x375 CHW", "uint8", "CHW", WIDTH, HEIGHT),
     "small": ("uint8 64x48 HWC", "uint8", "HWC", 64, 48),
+    "sequences": (
+        "uint8 sequences of 8 frames of 160x120, FHWC (ms per sequence)",
+        "uint8",
+        "FHWC",
+        160,
+        120,
+    ),
 }
+FRAMES = 8
 PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ndd", "_sample_data", "photos")
 # Rotation by 30 degrees about the image centre, as a 2x3 matrix (output -> input by default).
 _COS, _SIN = 0.8660254, 0.5
@@ -128,6 +137,9 @@ def make_images(kind="uint8"):
         left, top = (photo.width - width) // 2, (photo.height - height) // 2
         window = photo.crop((left, top, left + width, top + height))
         image = np.asarray(window.resize((out_width, out_height), Image.BILINEAR)).astype(dtype)
+        if layout == "FHWC":
+            # Frames of a slow pan: the image shifted by a few pixels each frame.
+            image = np.stack([np.roll(image, 3 * f, axis=1) for f in range(FRAMES)])
         images.append(np.ascontiguousarray(image.transpose(2, 0, 1)) if layout == "CHW" else image)
     return images
 
@@ -363,7 +375,7 @@ def main():
         worker.close()
 
     print(
-        f"CPU ms per image, batch of {BATCH_SIZE} {IMAGE_KINDS[args.images][0]} images, 1 thread, sync_cpu: "
+        f"CPU ms per sample, batch of {BATCH_SIZE} {IMAGE_KINDS[args.images][0]} images, 1 thread, sync_cpu: "
         f"median [min-max] of {args.repeats} interleaved repeats.\n"
         "ndd/ref is the speed ratio (reference ms / ndd ms): above 1 ndd is faster; '<-- slower' marks ops "
         "where ndd is slower."
