@@ -378,6 +378,14 @@ cdef inline float _rint(float value) noexcept nogil:
     return shifted - _RINT_SHIFT
 
 
+cdef inline Py_ssize_t _nearest_index(float point, bint round_even) noexcept nogil:
+    """The pixel nearest to ``point`` (pixel-centre convention, |point| below _FAR): the one
+    holding it, or the nearest centre with ties to even (the reference's warp_perspective)."""
+    if round_even:
+        return <Py_ssize_t>_rint(point - <float>0.5)
+    return <Py_ssize_t>floorf(point)
+
+
 cdef inline float _round(float value, bint round_even) noexcept nogil:
     if round_even:
         return rintf(value)
@@ -572,12 +580,8 @@ cdef inline void _sample(const value_t *src, const Image *s, value_t *out, Py_ss
         _sample_cubic(src, s, out, out_ks, sx - 0.5, sy - 0.5, how)
         return
     if not how.linear:
-        if how.round_even:
-            x0 = <Py_ssize_t>_rint(sx - <float>0.5)
-            y0 = <Py_ssize_t>_rint(sy - <float>0.5)
-        else:
-            x0 = <Py_ssize_t>floorf(sx)
-            y0 = <Py_ssize_t>floorf(sy)
+        x0 = _nearest_index(sx, how.round_even)
+        y0 = _nearest_index(sy, how.round_even)
         _write_pixel(_pixel(src, s, y0, x0, how.border), ks, out, out_ks, channels, how)
         return
     px = sx - 0.5
@@ -775,12 +779,8 @@ cdef void _nearest_row(const value_t *src, const Image *s, value_t *row, Py_ssiz
             taps.inside[i] = 0
             outside += 1
             continue
-        if how.round_even:
-            x0 = <Py_ssize_t>_rint(x - <float>0.5)
-            y0 = <Py_ssize_t>_rint(y - <float>0.5)
-        else:
-            x0 = <Py_ssize_t>floorf(x)
-            y0 = <Py_ssize_t>floorf(y)
+        x0 = _nearest_index(x, how.round_even)
+        y0 = _nearest_index(y, how.round_even)
         if 0 <= x0 < s.columns and 0 <= y0 < s.rows:
             taps.offsets[i] = y0 * rs + x0 * cs
             taps.inside[i] = 1
