@@ -834,22 +834,14 @@ def _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit):
     return height, width, limit, np.float32(255.0) / np.float32(area)
 
 
-@functools.lru_cache(maxsize=64)
-def _clahe_index_maps(padded_h, padded_w, height, width):
-    """The rows and columns of a plane padded to whole tiles: index maps, not a copy of
-    the image. Cached (samples often share their sizes), hence read-only."""
-    if (padded_h, padded_w) != (height, width):
-        rows, cols = _reflect_index(padded_h, height), _reflect_index(padded_w, width)
-    else:
-        rows, cols = np.arange(height), np.arange(width)
-    rows.flags.writeable = cols.flags.writeable = False
-    return rows, cols
-
-
 def _clahe_luts(plane, tiles_x, tiles_y, clip_limit):
     height, width = plane.shape
     padded_h, padded_w, limit, scale = _clahe_tiles(height, width, tiles_x, tiles_y, clip_limit)
-    rows, cols = _clahe_index_maps(padded_h, padded_w, height, width)
+    if (padded_h, padded_w) != (height, width):
+        # Padded by index maps, not by a copy of the image.
+        rows, cols = _reflect_index(padded_h, height), _reflect_index(padded_w, width)
+    else:
+        rows, cols = np.arange(height), np.arange(width)
     hist = np.zeros((tiles_y, tiles_x, 256), np.int64)
     tile_histograms(plane, hist, rows, cols)
     luts = np.empty((tiles_y, tiles_x, 256), np.float32)
