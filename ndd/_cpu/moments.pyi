@@ -27,3 +27,15 @@ def normalize_channels(
 def channel_extremes(values: np.ndarray, channels: int, largest: bool) -> np.ndarray:
     """The largest (or smallest) element of each channel of interleaved 1-D uint8 or float32 ``values``;
     NaN skipped (NaN only for a channel of NaNs)."""
+
+def normalize_per_channel(
+    values: np.ndarray,
+    out: np.ndarray,
+    channels: int,
+    ddof: int,
+    epsilon: float,
+    scale: float,
+    shift: float,
+) -> None:
+    """normalize of interleaved 1-D uint8 or float32 ``values`` with one mean and deviation per channel
+    into float32 ``out``, in one call (the general path's float32 and float64 operations)."""

@@ -7,6 +7,8 @@ order (element ``i`` into partial sum ``i % 8``, the eight combined pairwise) th
 AVX2 path of uint8 data follows too, so every machine gives the same bits.
 """
 
+from libc.math cimport sqrt
+
 import numpy as np
 
 ctypedef unsigned char uchar
@@ -292,3 +294,36 @@ def channel_extremes(const moment_t[::1] values, Py_ssize_t channels, bint large
         for j in range(period):
             total[j % channels] = _extreme_of(total[j % channels], kept[j], largest)
     return out
+
+
+def normalize_per_channel(const moment_t[::1] values, float[::1] out, Py_ssize_t channels, Py_ssize_t ddof,
+                          double epsilon, double scale, float shift):
+    """normalize of interleaved ``values`` with one mean and deviation per channel into
+    float32 ``out``: the float32 mean of each channel's float64 sum, the float64 sum of
+    squared float32 deviations over ``count - ddof`` (over 1 when that is not positive,
+    and then a factor of 0), ``1 / sqrt(variance + epsilon)`` (0 where that is not
+    positive) times ``scale`` rounded to float32, then ``normalize_channels``. The
+    operations of ndd.normalize's general path, in one call."""
+    _check_channels(values.shape[0], channels)
+    if out.shape[0] != values.shape[0]:
+        raise ValueError("normalize_per_channel: the output and the values differ in length")
+    cdef Py_ssize_t count = values.shape[0] // channels, c, dof = count - ddof
+    if count == 0:
+        return
+    sums = channel_sums(values, channels)
+    means = np.empty(channels, np.float32)
+    factors = np.empty(channels, np.float32)
+    cdef double[::1] total = sums
+    cdef float[::1] mean = means
+    cdef float[::1] factor = factors
+    for c in range(channels):
+        mean[c] = <float> (total[c] / count)
+    squares = channel_squared_deviations(values, means)
+    cdef double[::1] square = squares
+    cdef double variance, spread, inverse
+    for c in range(channels):
+        variance = square[c] / dof if dof > 0 else square[c]
+        spread = variance + epsilon
+        inverse = 1.0 / sqrt(spread) if spread > 0 and dof > 0 else 0.0
+        factor[c] = <float> (inverse * scale)
+    normalize_channels(values, out, means, factors, shift)

@@ -14,14 +14,7 @@ place off, and some constant samples (60 threes) give ``shift - scale`` there.
 
 import numpy as np
 
-from .._cpu.moments import (
-    channel_squared_deviations,
-    channel_sums,
-    normalize_channels,
-    normalize_values,
-    sample_sum,
-    squared_deviations,
-)
+from .._cpu.moments import normalize_per_channel, normalize_values, sample_sum, squared_deviations
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
@@ -195,16 +188,16 @@ def _per_channel(arr, args):
     """normalize of a uint8 or float32 sample over all its axes but the last (one mean
     and deviation per channel of HWC data) into float32 in compiled passes; the same
     operations as the general path below, with the sums taken in another order."""
-    channels = arr.shape[-1]
-    flat = np.ascontiguousarray(arr).reshape(-1)
-    count = flat.size // channels
-    mean32 = (channel_sums(flat, channels) / count).astype(np.float32)
-    squares = channel_squared_deviations(flat, mean32)
-    dof = count - args["ddof"]
-    inv = _inverse_stddev(squares / dof if dof > 0 else squares, args["epsilon"], dof > 0)
-    factor = (inv * args["scale"]).astype(np.float32)
     out = np.empty(arr.shape, np.float32)
-    normalize_channels(flat, out.reshape(-1), mean32, factor, np.float32(args["shift"]))
+    normalize_per_channel(
+        np.ascontiguousarray(arr).reshape(-1),
+        out.reshape(-1),
+        arr.shape[-1],
+        args["ddof"],
+        args["epsilon"],
+        args["scale"],
+        np.float32(args["shift"]),
+    )
     return out
 
 

@@ -200,3 +200,20 @@ def test_normalize_per_channel_follows_the_float32_steps(dtype, layout, axes):
     variance = (deviations * deviations).astype(np.float64).sum(axis=0) / (len(rows) - 1)
     factor = (3.0 / np.sqrt(variance)).astype(np.float32)
     np.testing.assert_array_equal(out.reshape(rows.shape), deviations * factor + np.float32(0.5))
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 12, 13])
+@pytest.mark.parametrize("epsilon", [0.0, 0.5])
+def test_normalize_per_channel_path_agrees_with_the_general_path(ddof, epsilon):
+    """The compiled per-channel path (uint8) and the general one (int16, the same values):
+    the same means, deviations over count - ddof (none when that is not positive: the
+    shift), epsilon and scale, for 12 pixels a channel."""
+    x = np.random.default_rng(ddof).integers(0, 9, (3, 4, 3)).astype(np.uint8)
+    x[..., 2] = 7  # a constant channel: deviation 0
+    kwargs = {"axes": [0, 1], "ddof": ddof, "epsilon": epsilon, "scale": 2.5, "shift": -1.0}
+    fast = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), **kwargs))
+    general = np.asarray(ndd.normalize(ndd.tensor(x.astype(np.int16), layout="HWC"), **kwargs))
+    np.testing.assert_array_equal(fast, general)
+    if ddof >= 12:
+        np.testing.assert_array_equal(fast, -1.0)
+    assert np.all(fast[..., 2] == -1.0)
