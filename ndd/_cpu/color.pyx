@@ -272,6 +272,9 @@ cdef extern from *:
                 dst[3 * (p + q) + 2] = planes[2][q];
             }
         }
+        /* GCC leaves out the vzeroupper before this tail call: without it the
+         * processor runs the SSE code that follows (here and after return) slowly. */
+        _mm256_zeroupper();
         ndd_matrix_base(src + 3 * p, dst + 3 * p, n - p, k);
     }
 
@@ -536,6 +539,9 @@ cdef extern from *:
                              _mm_packus_epi16(_mm_unpacklo_epi16(a_words, b_words),
                                               _mm_unpackhi_epi16(a_words, b_words)));
         }
+        /* GCC leaves out the vzeroupper before this tail call: without it the
+         * processor runs the SSE code that follows (here and after return) slowly. */
+        _mm256_zeroupper();
         ndd_rgb_to_lab8_base(src + 3 * p, l_out + p, ab_out + 2 * p, n - p, linear, c, f);
     }
 
@@ -579,6 +585,9 @@ cdef extern from *:
             _mm_storeu_si128((__m128i *)(out + 3 * p), _mm256_castsi256_si128(rgb));
             _mm_storeu_si128((__m128i *)(out + 3 * p + 12), _mm256_extracti128_si256(rgb, 1));
         }
+        /* GCC leaves out the vzeroupper before this tail call: without it the
+         * processor runs the SSE code that follows (here and after return) slowly. */
+        _mm256_zeroupper();
         ndd_lab8_to_rgb_base(l_in + p, ab_in + 2 * p, out + 3 * p, n - p, lightness, xz, m, srgb);
     }
 
