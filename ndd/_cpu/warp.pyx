@@ -722,7 +722,8 @@ cdef void _linear_row(const value_t *src, const Image *s, value_t *row, Py_ssize
             taps.fx[i] = px - x0
             taps.fy[i] = py - y0
             taps.inside[i] = 1
-        elif fill_only and not (px > -1 and py > -1 and px < columns and py < rows):
+        elif fill_only and (px < -1 or py < -1 or px >= columns or py >= rows):
+            # floor(px) + 1 < 0 or floor(px) >= columns (or the same down): no tap inside.
             taps.inside[i] = 2
         else:
             taps.inside[i] = 0

@@ -522,3 +522,28 @@ def test_warp_perspective_of_planar_rgb_is_the_interleaved_warp(interp, layout):
         ndd.experimental.warp_perspective(ndd.tensor(planar, layout=layout), matrix=matrix, **kwargs)
     )
     np.testing.assert_array_equal(out, expected.transpose(order))
+
+
+@pytest.mark.parametrize("interp", [0, 1], ids=["nearest", "linear"])
+@pytest.mark.parametrize("border", [0, 1], ids=["constant", "clamp"])
+def test_row_samplers_match_the_per_pixel_path_at_the_edges(interp, border):
+    # Points just inside, on and past the edges (a tap at -1 with weight 0 still reads the
+    # image: inf * 0 is NaN), far away and not a number: the row samplers (contiguous maps)
+    # give what the per-pixel path (strided maps) gives.
+    from ndd._cpu.warp import warp_mapped
+
+    src = np.arange(5 * 7 * 2, dtype=np.float32).reshape(5, 7, 2)
+    src[:, 0, 0] = np.inf
+    src[0, :, 1] = -np.inf
+    edges = np.array(
+        [-1e9, -2.0, -0.50001, -0.5, -0.49999, 0.0, 0.5, 6.5, 7.0, 7.49999, 7.5, 7.50001, np.nan, 3.3]
+    )
+    map_x, map_y = np.meshgrid(edges, edges - 0.0)
+    map_x, map_y = map_x.astype(np.float32), map_y.astype(np.float32)
+    fill = np.array([9.0, -4.0], np.float32)
+    rows = np.empty((*map_x.shape, 2), np.float32)
+    warp_mapped(src, rows, map_x, map_y, interp, border, fill, False)
+    wide_x, wide_y = np.repeat(map_x, 2, axis=1), np.repeat(map_y, 2, axis=1)
+    pixels = np.empty_like(rows)
+    warp_mapped(src, pixels, wide_x[:, ::2], wide_y[:, ::2], interp, border, fill, False)
+    np.testing.assert_array_equal(rows, pixels)
