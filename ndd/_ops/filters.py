@@ -161,6 +161,7 @@ def _result_type(dtype, args):
     return np.dtype(dtype if args["dtype"] is None else args["dtype"].numpy)
 
 
+@functools.lru_cache(maxsize=64)
 def _bounds(dtype):
     """(low, high, integer) arguments of the kernels for an output of ``dtype``."""
     if dtype.kind in "iu":
@@ -715,6 +716,7 @@ def border_map(n, before, after, mode):
     return out
 
 
+@functools.lru_cache(maxsize=256)
 def _fill_in(dtype, fill):
     """The fill value in type ``dtype``, as assigning it into a padded sample makes it."""
     as_input = np.empty(1, dtype)
