@@ -782,11 +782,22 @@ _PERSPECTIVE_INTERP = {
 }
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_perspective_matrix(data, shape, inverse_map, origin):
+    """``_perspective_matrix`` of the float64 matrix of bytes ``data`` and ``shape``; cached,
+    hence read-only."""
+    matrix = _perspective_matrix(np.frombuffer(data, np.float64).reshape(shape), inverse_map, origin)
+    matrix.flags.writeable = False
+    return matrix
+
+
 def _perspective_plan(shape, dtype, given, args):
     """The ``WarpPlan`` of a sample of ``shape`` and ``dtype`` (``given``: its matrix input or None)."""
     axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], len(shape), planar=True)
-    matrix = _perspective_matrix(
-        given if given is not None else args["matrix"], args["inverse_map"], args["pixel_origin"]
+    values = np.asarray(given if given is not None else args["matrix"], np.float64)
+    # Samples often share their matrix: the map is worked out once for each one.
+    matrix = _cached_perspective_matrix(
+        values.tobytes(), values.shape, args["inverse_map"], args["pixel_origin"]
     )
     size = _size_arg(WARP_PERSPECTIVE, args["size"], rounded=True) or (shape[axes.height], shape[axes.width])
     fill = args["fill_value"]
