@@ -2,9 +2,6 @@
 
 import numpy as np
 
-def pack_three_channels(source: np.ndarray, target: np.ndarray) -> None:
-    """``target[y, x, c] = source[y, x, c]`` for c < 3 (uint8, (H, W, 4) -> (H, W, 3))."""
-
 def unfilter_png(filtered: np.ndarray, rows: np.ndarray, pixel_bytes: int) -> None:
     """Undo the PNG row filters of a non-interlaced image into ``rows`` (height, bytes per row)."""
 

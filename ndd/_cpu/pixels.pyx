@@ -2,37 +2,11 @@
 """Packing of decoded pixels and PNG row unfiltering, without the GIL.
 
 Pillow keeps 3-channel images with 4 bytes per pixel; the image decoders let it
-decode straight into a numpy buffer of that form and pack the channels they need
-here, instead of Pillow's ``tobytes``, which holds the GIL. Pillow reads 16-bit
-colour PNGs at 8 bits; the decoders unfilter their rows here to keep all 16.
+decode straight into a numpy buffer of that form and copy the channels they need
+here (``copy_three_channels``), instead of Pillow's ``tobytes``, which holds the
+GIL. Pillow reads 16-bit colour PNGs at 8 bits; the decoders unfilter their rows
+here to keep all 16.
 """
-
-
-def pack_three_channels(const unsigned char[:, :, :] source, unsigned char[:, :, ::1] target):
-    """``target[y, x, c] = source[y, x, c]`` for c < 3; ``source`` has 4 channels,
-    ``target`` 3 and the same height and width (rows may be views with any stride)."""
-    cdef Py_ssize_t rows = target.shape[0], cols = target.shape[1], y
-    cdef Py_ssize_t pixel_step, channel_step
-    cdef const unsigned char *src
-    cdef unsigned char *dst
-    cdef unsigned char *row_end
-    if source.shape[0] != rows or source.shape[1] != cols or source.shape[2] != 4 or target.shape[2] != 3:
-        raise ValueError("pack_three_channels: expected (H, W, 4) -> (H, W, 3) of one size")
-    if rows == 0 or cols == 0:
-        return
-    pixel_step = source.strides[1]
-    channel_step = source.strides[2]
-    with nogil:
-        for y in range(rows):
-            src = &source[y, 0, 0]
-            dst = &target[y, 0, 0]
-            row_end = dst + 3 * cols
-            while dst < row_end:
-                dst[0] = src[0]
-                dst[1] = src[channel_step]
-                dst[2] = src[2 * channel_step]
-                src += pixel_step
-                dst += 3
 
 
 cdef inline unsigned char _paeth(int a, int b, int c) noexcept nogil:
@@ -83,8 +57,9 @@ def unfilter_png(const unsigned char[::1] filtered, unsigned char[:, ::1] rows, 
 
 def copy_three_channels(const unsigned char[:, :, :] source, unsigned char[:, :, :] target):
     """``target[y, x, c] = source[y, x, c]`` for c < 3, both (H, W, 3) views with any strides:
-    planar pixels interleaved, or interleaved ones made planar (a warp of a CHW image runs
-    on the packed RGB kernels in between)."""
+    Pillow's RGBX pixels packed (the first 3 channels of a 4-channel view), planar pixels
+    interleaved, or interleaved ones made planar (a warp of a CHW image runs on the packed
+    RGB kernels in between)."""
     cdef Py_ssize_t rows = target.shape[0], cols = target.shape[1], y, x
     cdef Py_ssize_t sp, sc, tp, tc
     cdef const unsigned char *src

@@ -51,7 +51,7 @@ import simplejpeg
 from PIL import Image, UnidentifiedImageError
 
 from .._cpu.color import color_matrix
-from .._cpu.pixels import pack_three_channels, unfilter_png
+from .._cpu.pixels import copy_three_channels, unfilter_png
 from ..types import DALIImageType
 
 try:
@@ -461,7 +461,7 @@ def _decode_rgb_in_place(image, box, data):
         left, upper, right, lower = box
         buffer = buffer[upper:lower, left:right]
     out = np.empty(buffer.shape[:2] + (3,), np.uint8)
-    pack_three_channels(buffer, out)
+    copy_three_channels(buffer[..., :3], out)
     return out
 
 
