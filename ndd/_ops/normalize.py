@@ -20,7 +20,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int8, int16, int32, uint8, uint16
 from .conversions import cast_array
 from .gpu_normalize import GpuNormalize
-from .reductions import reduce_over
+from .reductions import over_all_but_channels, reduce_over
 from .schema import Arg, Input, Operator, batch_samples_of
 
 _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
@@ -84,8 +84,6 @@ def _types(ins, args):
 
 # Input types of the compiled whole-sample and per-channel paths.
 _WHOLE_SAMPLE_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
-# The most channels of the compiled per-channel path.
-_MAX_CHANNELS = 64
 
 
 def _reduced_axes_of(shape, args):
@@ -215,7 +213,7 @@ def _kernel(arrays, args):
     ):
         if len(axes) == arr.ndim:
             return _whole_sample(arr, args)
-        if sorted(axes) == list(range(arr.ndim - 1)) and arr.shape[-1] <= _MAX_CHANNELS:
+        if over_all_but_channels(arr.shape, axes):
             return _per_channel(arr, args)
     count = int(np.prod([arr.shape[a] for a in axes]))
     if mean is None:

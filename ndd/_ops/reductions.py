@@ -167,16 +167,20 @@ def _to_float32(values):
 _CHANNEL_TYPES = (np.dtype(np.uint8), np.dtype(np.float32))
 
 
+def over_all_but_channels(shape, axes):
+    """Whether ``axes`` are all the axes of ``shape`` but a last one of 1 to 64 elements
+    (the channels of HWC images): what the compiled per-channel passes reduce over."""
+    return len(shape) >= 2 and 0 < shape[-1] <= _FEW_KEPT and sorted(axes) == list(range(len(shape) - 1))
+
+
 def _per_channel(values, axes):
-    """Whether ``axes`` are all the axes of C-contiguous ``values`` but a last one of at
-    most 64 elements (the channels of HWC images), in a type the compiled sums take."""
+    """Whether the compiled per-channel passes take C-contiguous ``values`` reduced over
+    ``axes``: ``over_all_but_channels``, in a type they take and large enough to pay."""
     return (
         values.dtype in _CHANNEL_TYPES
-        and values.ndim >= 2
         and values.size >= _SMALL
-        and 0 < values.shape[-1] <= _FEW_KEPT
-        and sorted(axes) == list(range(values.ndim - 1))
         and values.flags.c_contiguous
+        and over_all_but_channels(values.shape, axes)
     )
 
 
