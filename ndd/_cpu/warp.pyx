@@ -312,6 +312,49 @@ cdef extern from *:
     }
     #else
     static int ndd_warp_has_avx2(void) { return 0; }
+    #endif
+
+    /* Bilinear blending of the interior points of a row of packed 3-channel float32
+     * pixels (pixel stride 3, channel stride 1), one SSE vector per pixel: the points
+     * with inside[i] == 1, whose top-left tap is at src + offsets[i]. The float32
+     * operations of the scalar blend, in its order (SSE2 has no FMA), so the same bits.
+     * The taps right of a pixel are read from one float before them and shifted down,
+     * so that no read passes the pixel's last channel. Returns 0 where SSE2 is absent. */
+    #if defined(__SSE2__)
+    #include <emmintrin.h>
+    static inline __m128 ndd_load_after(const float *p)
+    {
+        /* p[0..2] in lanes 0..2, read as p[-1..2] */
+        return _mm_castsi128_ps(_mm_srli_si128(_mm_castps_si128(_mm_loadu_ps(p - 1)), 4));
+    }
+    static int ndd_blend_rows_rgbf(const float *src, ptrdiff_t rs, const ptrdiff_t *offsets,
+                                   const float *fx, const float *fy, const unsigned char *inside,
+                                   ptrdiff_t n, float *out, ptrdiff_t out_cs)
+    {
+        for (ptrdiff_t i = 0; i < n; i++) {
+            if (inside[i] != 1)
+                continue;
+            const float *p = src + offsets[i];
+            const __m128 wx = _mm_set1_ps(fx[i]), gx = _mm_set1_ps(1 - fx[i]), wy = _mm_set1_ps(fy[i]);
+            __m128 top = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p), gx), _mm_mul_ps(ndd_load_after(p + 3), wx));
+            __m128 bottom = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p + rs), gx),
+                                       _mm_mul_ps(ndd_load_after(p + rs + 3), wx));
+            __m128 value = _mm_add_ps(top, _mm_mul_ps(_mm_sub_ps(bottom, top), wy));
+            float *o = out + i * out_cs;
+            _mm_storel_pi((__m64 *)o, value);
+            _mm_store_ss(o + 2, _mm_movehl_ps(value, value));
+        }
+        return 1;
+    }
+    #else
+    static int ndd_blend_rows_rgbf(const float *src, ptrdiff_t rs, const ptrdiff_t *offsets,
+                                   const float *fx, const float *fy, const unsigned char *inside,
+                                   ptrdiff_t n, float *out, ptrdiff_t out_cs)
+    {
+        return 0;
+    }
+    #endif
+    #if !(defined(__GNUC__) && defined(__x86_64__))
     static void ndd_project_row(const float *m, int perspective, float y, ptrdiff_t n, float *sx,
                                 float *sy) {}
     static void ndd_sphere_row(float *map_x, float *map_y, ptrdiff_t n, float mid_x, float mid_y, float dy,
@@ -344,6 +387,9 @@ cdef extern from *:
                                     Py_ssize_t columns, const float *sx, const float *sy, Py_ssize_t n,
                                     unsigned char *out, bint round_even, bint has_fill, unsigned int fill,
                                     unsigned char *done) noexcept nogil
+    bint ndd_blend_rows_rgbf(const float *src, Py_ssize_t rs, const Py_ssize_t *offsets, const float *fx,
+                             const float *fy, const unsigned char *inside, Py_ssize_t n, float *out,
+                             Py_ssize_t out_cs) noexcept nogil
 
 # Border modes (the same numbers as BORDER_MODES in ndd/_ops/warp.py).
 cdef enum:
@@ -730,27 +776,37 @@ cdef void _linear_row(const value_t *src, const Image *s, value_t *row, Py_ssize
             outside += 1
     if ks == 1 and out_ks == 1:
         # Interleaved channels: each pixel's taps read once, channel after channel.
-        for i in range(n):
-            out = row + i * out_cs
-            if taps.inside[i] == 1:
-                off = taps.offsets[i]
-                fx = taps.fx[i]
-                fy = taps.fy[i]
-                if s.channels == 3:
-                    # Unrolled for RGB.
-                    out[0] = _convert(_blend(src[off], src[off + cs], src[off + rs], src[off + rs + cs],
-                                             fx, fy), out, how.round_even)
-                    out[1] = _convert(_blend(src[off + 1], src[off + cs + 1], src[off + rs + 1],
-                                             src[off + rs + cs + 1], fx, fy), out, how.round_even)
-                    out[2] = _convert(_blend(src[off + 2], src[off + cs + 2], src[off + rs + 2],
-                                             src[off + rs + cs + 2], fx, fy), out, how.round_even)
-                    continue
-                for k in range(s.channels):
-                    out[k] = _convert(_blend(src[off + k], src[off + cs + k], src[off + rs + k],
-                                             src[off + rs + cs + k], fx, fy), out, how.round_even)
-            elif taps.inside[i] == 2:
-                for k in range(s.channels):
-                    out[k] = _convert(how.fill[k], out, how.round_even)
+        if (value_t is float and s.channels == 3 and cs == 3
+                and ndd_blend_rows_rgbf(<const float *>src, rs, taps.offsets, taps.fx, taps.fy, taps.inside,
+                                        n, <float *>row, out_cs)):
+            # The interior points of packed RGB float32, vectorised; the fill-only ones here.
+            for i in range(n):
+                if taps.inside[i] == 2:
+                    out = row + i * out_cs
+                    for k in range(3):
+                        out[k] = _convert(how.fill[k], out, how.round_even)
+        else:
+            for i in range(n):
+                out = row + i * out_cs
+                if taps.inside[i] == 1:
+                    off = taps.offsets[i]
+                    fx = taps.fx[i]
+                    fy = taps.fy[i]
+                    if s.channels == 3:
+                        # Unrolled for RGB.
+                        out[0] = _convert(_blend(src[off], src[off + cs], src[off + rs], src[off + rs + cs],
+                                                 fx, fy), out, how.round_even)
+                        out[1] = _convert(_blend(src[off + 1], src[off + cs + 1], src[off + rs + 1],
+                                                 src[off + rs + cs + 1], fx, fy), out, how.round_even)
+                        out[2] = _convert(_blend(src[off + 2], src[off + cs + 2], src[off + rs + 2],
+                                                 src[off + rs + cs + 2], fx, fy), out, how.round_even)
+                        continue
+                    for k in range(s.channels):
+                        out[k] = _convert(_blend(src[off + k], src[off + cs + k], src[off + rs + k],
+                                                 src[off + rs + cs + k], fx, fy), out, how.round_even)
+                elif taps.inside[i] == 2:
+                    for k in range(s.channels):
+                        out[k] = _convert(how.fill[k], out, how.round_even)
     else:
         _linear_planes(src, s, row, out_cs, out_ks, n, how, taps)
     if outside:
