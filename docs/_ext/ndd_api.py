@@ -80,6 +80,8 @@ FAMILY_TITLES = {
     "warp": "Geometric warps",
     "debug": "Debugging",
     "debayer": "Demosaicing",
+    "spectral": "Signal processing and spectra",
+    "audio": "Audio decoding and resampling",
 }
 
 _DTYPE_NOTE = "The element type ``{name}`` (a :py:class:`ndd.DType`)."

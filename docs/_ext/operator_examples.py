@@ -122,6 +122,64 @@ EXAMPLES = {
         "block = ndd.tensor(np.frombuffer(packed, np.uint8))\n"
         "print(ndd.decoders.inflate(block, shape=[3, 4], dtype=ndd.int16))"
     ),
+    "ndd.decoders.audio": (
+        "import io\n"
+        "import soundfile\n"
+        "t = np.arange(8000) / 8000\n"
+        "stereo = np.stack([np.sin(2 * np.pi * 440 * t), np.sin(2 * np.pi * 660 * t)], axis=1) * 0.5\n"
+        "buffer = io.BytesIO()\n"
+        'soundfile.write(buffer, stereo, 8000, format="WAV", subtype="PCM_16")  # one second at 8 kHz\n'
+        "wav = ndd.tensor(np.frombuffer(buffer.getvalue(), np.uint8))\n"
+        "audio, rate = ndd.decoders.audio(wav, sample_rate=16000, downmix=True)\n"
+        "print(audio.shape, audio.dtype, float(rate.cpu()))"
+    ),
+    # --- audio ---
+    "ndd.audio_resample": (
+        "sine = ndd.tensor(np.sin(2 * np.pi * np.arange(441) / 44.1).astype(np.float32))  # 10 ms, 1 kHz\n"
+        "resampled = ndd.audio_resample(sine, in_rate=44100, out_rate=16000)\n"
+        "print(resampled.shape, np.round(np.asarray(resampled)[:5], 3))"
+    ),
+    # --- signal processing ---
+    "ndd.preemphasis_filter": (
+        "signal = ndd.tensor(np.sin(np.arange(8) / 2).astype(np.float32))\n"
+        "print(np.round(np.asarray(ndd.preemphasis_filter(signal, preemph_coeff=0.9)), 3))"
+    ),
+    "ndd.power_spectrum": (
+        "tone = ndd.tensor(np.sin(2 * np.pi * 4 * np.arange(32) / 32).astype(np.float32))  # 4 cycles\n"
+        "spectrum = np.asarray(ndd.power_spectrum(tone))\n"
+        "print(spectrum.shape, int(spectrum.argmax()))  # 17 bins, the peak in bin 4"
+    ),
+    "ndd.spectrogram": (
+        "t = np.arange(16000) / 16000\n"
+        "tone = ndd.tensor(np.sin(2 * np.pi * 1000 * t).astype(np.float32))  # 1 s of 1 kHz at 16 kHz\n"
+        "spec = ndd.spectrogram(tone, nfft=512, window_length=400, window_step=160)\n"
+        "print(spec.shape, spec.layout, np.asarray(spec)[:, 50].argmax())  # bin 1000 / (16000 / 512) = 32"
+    ),
+    "ndd.mel_filter_bank": (
+        "t = np.arange(16000) / 16000\n"
+        "tone = ndd.tensor(np.sin(2 * np.pi * 1000 * t).astype(np.float32))\n"
+        "spec = ndd.spectrogram(tone, nfft=512, window_length=400, window_step=160)\n"
+        "mel = ndd.mel_filter_bank(spec, sample_rate=16000, nfilter=40)\n"
+        "print(mel.shape, np.asarray(mel)[:, 50].argmax())  # the filter around 1 kHz"
+    ),
+    "ndd.mfcc": (
+        "t = np.arange(16000) / 16000\n"
+        "tone = ndd.tensor(np.sin(2 * np.pi * 1000 * t).astype(np.float32))\n"
+        "spec = ndd.spectrogram(tone, nfft=512, window_length=400, window_step=160)\n"
+        "mel_db = ndd.to_decibels(ndd.mel_filter_bank(spec, sample_rate=16000, nfilter=40), cutoff_db=-80)\n"
+        "coefficients = ndd.mfcc(mel_db, n_mfcc=13, normalize=True)\n"
+        "print(coefficients.shape, np.round(np.asarray(coefficients)[:3, 50], 2))"
+    ),
+    "ndd.to_decibels": (
+        "power = ndd.tensor(np.array([1.0, 0.1, 0.01, 0.0], np.float32))\n"
+        "print(ndd.to_decibels(power, cutoff_db=-80))  # relative to the maximum"
+    ),
+    "ndd.nonsilent_region": (
+        "signal = np.zeros(16000, np.float32)\n"
+        "signal[4000:9000] = np.sin(2 * np.pi * 440 * np.arange(5000) / 16000)  # a tone between silences\n"
+        "begin, length = ndd.nonsilent_region(ndd.tensor(signal), window_length=256, reset_interval=-1)\n"
+        "print(int(begin.cpu()), int(length.cpu()))"
+    ),
     # --- resizing ---
     "ndd.resize": "print(ndd.resize(images, resize_shorter=24).shape)",
     "ndd.experimental.resize": "print(ndd.experimental.resize(image, size=[20, 28]).shape)",

@@ -34,6 +34,8 @@ FAMILIES = [
     "warp",
     "debug",
     "debayer",
+    "spectral",
+    "audio",
 ]
 
 
