@@ -11,8 +11,9 @@ from .caffe import Caffe, Caffe2
 from .coco import COCO
 from .file import File
 from .mxnet import MXNet
+from .nemo_asr import NemoAsr
 from .numpy_reader import Numpy
 from .tfrecord import TFRecord
 from .webdataset import Webdataset
 
-__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet", "Numpy", "TFRecord", "Webdataset"]
+__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet", "NemoAsr", "Numpy", "TFRecord", "Webdataset"]
