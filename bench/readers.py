@@ -5,7 +5,9 @@ folders), ``readers.Numpy`` over 1,000 small ``.npy`` files (64x64 float32),
 ``readers.TFRecord`` over one file of 1,000 small records (a 200-byte string
 and an int64 label each) and ``readers.Webdataset`` over one tar of 1,000
 samples (a 200-byte ``.bin`` and a ``.cls`` each), in batches of 64; the small
-records show each reader's cost per sample. A measurement is several full
+records show each reader's cost per sample. ``readers.NemoAsr`` reads a manifest of
+128 one-second 16-bit WAV files at 22.05 kHz (a tone each), as they are ("NemoAsr")
+and resampled to 16 kHz ("NemoAsr 16k"). A measurement is several full
 epochs of an already-started reader; every batch is touched the same way on
 both sides (the labels as one numpy array and the sizes of the byte samples;
 Numpy: the batch as one numpy array and its sum). The data is written once per
@@ -33,7 +35,8 @@ import time
 NUM_FILES = 1000
 NUM_CLASSES = 10
 BATCH_SIZE = 64
-CASES = ["File", "Numpy", "TFRecord", "Webdataset"]
+CASES = ["File", "Numpy", "TFRecord", "Webdataset", "NemoAsr", "NemoAsr 16k"]
+NUM_CLIPS, CLIP_RATE = 128, 22050
 RECORD_BYTES = 200
 # The tests' TFRecord and tar writers (plain Python, for both interpreters).
 TEST_READERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "readers")
@@ -70,7 +73,38 @@ def make_data(root):
     for i, p in enumerate(payloads):
         members += [(f"{i:04d}.bin", p), (f"{i:04d}.cls", str(i % NUM_CLASSES).encode())]
     webdataset_dataset.write_index(tar + ".idx", webdataset_dataset.write_tar(tar, members))
-    return {"File": files_root, "Numpy": numpy_root, "TFRecord": tfrecord, "Webdataset": tar}
+    manifest = _write_clips(os.path.join(root, "speech"))
+    return {
+        "File": files_root,
+        "Numpy": numpy_root,
+        "TFRecord": tfrecord,
+        "Webdataset": tar,
+        "NemoAsr": manifest,
+    }
+
+
+def _write_clips(folder):
+    """One-second 16-bit WAV tones and their NeMo manifest (written with the standard
+    library, the same bytes for both interpreters); returns the manifest's path."""
+    import wave
+
+    import numpy as np
+
+    os.makedirs(folder)
+    t = np.arange(CLIP_RATE) / CLIP_RATE
+    lines = []
+    for i in range(NUM_CLIPS):
+        path = os.path.join(folder, f"{i:04d}.wav")
+        with wave.open(path, "wb") as file:
+            file.setnchannels(1)
+            file.setsampwidth(2)
+            file.setframerate(CLIP_RATE)
+            file.writeframes((np.sin(2 * np.pi * (200 + 5 * i) * t) * 16000).astype("<i2").tobytes())
+        lines.append(json.dumps({"audio_filepath": path, "duration": 1.0, "text": f"clip {i}"}))
+    manifest = os.path.join(folder, "manifest.json")
+    with open(manifest, "w") as file:
+        file.write("\n".join(lines) + "\n")
+    return manifest
 
 
 def _worker(impl, roots):
@@ -94,6 +128,10 @@ def _worker(impl, roots):
         (array,) = batch
         return float(np.asarray(ndd.as_tensor(array)).sum())
 
+    def touch_audio_batch(batch):
+        audio, rate, text = batch
+        return sum(shape[0] for shape in audio.shape) + float(np.asarray(rate.select(0))) + len(text.shape)
+
     def touch_record_batch(batch):
         data, label = (batch["data"], batch["label"]) if isinstance(batch, dict) else batch
         return touch_file_batch((data, label))
@@ -103,6 +141,8 @@ def _worker(impl, roots):
         "Numpy": touch_numpy_batch,
         "TFRecord": touch_record_batch,
         "Webdataset": touch_record_batch,
+        "NemoAsr": touch_audio_batch,
+        "NemoAsr 16k": touch_audio_batch,
     }
     readers = {}
     if hasattr(ndd.readers, "File"):
@@ -121,6 +161,10 @@ def _worker(impl, roots):
         readers["Webdataset"] = ndd.readers.Webdataset(
             paths=path, index_paths=path + ".idx", ext=["bin", "cls"]
         )
+    if hasattr(ndd.readers, "NemoAsr"):
+        manifest = [roots["NemoAsr"]]
+        readers["NemoAsr"] = ndd.readers.NemoAsr(manifest_filepaths=manifest)
+        readers["NemoAsr 16k"] = ndd.readers.NemoAsr(manifest_filepaths=manifest, sample_rate=16000.0)
     for case, reader in readers.items():
         # Warm-up: the first epoch starts the loading thread and fills the caches.
         for batch in reader.next_epoch(batch_size=BATCH_SIZE):
@@ -200,22 +244,23 @@ def main():
         shutil.rmtree(data_dir)
 
     print(
-        f"samples/s over {args.epochs} epochs of {NUM_FILES} files or records, batch {BATCH_SIZE}: "
+        f"samples/s over {args.epochs} epochs of {NUM_FILES} files or records ({NUM_CLIPS} for NemoAsr), "
+        f"batch {BATCH_SIZE}: "
         f"median [min-max] of {args.repeats} interleaved repeats"
     )
-    header = f"{'reader':<10} {'ndd samples/s':>26} {'reference samples/s':>26} {'ndd/ref':>8}"
+    header = f"{'reader':<12} {'ndd samples/s':>26} {'reference samples/s':>26} {'ndd/ref':>8}"
     print(header)
     print("-" * len(header))
     for case in CASES:
         if case not in rates:
             missing = [name for name, w in (("ndd", ours), ("reference", ref)) if case not in w.cases]
-            print(f"{case:<10} skipped: readers.{case} is missing in {' and '.join(missing)}")
+            print(f"{case:<12} skipped: readers.{case} is missing in {' and '.join(missing)}")
             continue
         r_ours, r_ref = rates[case]
         m_ours, m_ref = statistics.median(r_ours), statistics.median(r_ref)
         spread_ours = f"{m_ours:9.0f} [{min(r_ours):.0f}-{max(r_ours):.0f}]"
         spread_ref = f"{m_ref:9.0f} [{min(r_ref):.0f}-{max(r_ref):.0f}]"
-        print(f"{case:<10} {spread_ours:>26} {spread_ref:>26} {m_ours / m_ref:8.2f}")
+        print(f"{case:<12} {spread_ours:>26} {spread_ref:>26} {m_ours / m_ref:8.2f}")
     print("target: ndd/ref >= 1.0")
 
 
