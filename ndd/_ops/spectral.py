@@ -50,6 +50,7 @@ from .._cpu.moving_power import moving_mean_square
 from .._prepare.args import InvalidArgumentError
 from .._types import bfloat16, float16, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .._types import bool as bool_type
+from .conversions import cast_array
 from .schema import Arg, Input, Operator
 
 _F32 = np.float32
@@ -101,17 +102,6 @@ def _time_axis(shape, named):
     return long_axes[0] if len(long_axes) == 1 else 0
 
 
-def _to_output_type(values, out_type):
-    if out_type.kind == "f":
-        return values.astype(out_type, copy=False)
-    # Integers: rounded to nearest, halves away from zero, and saturated, as the reference
-    # converts (float64 holds every float32 value and its half exactly).
-    info = np.iinfo(out_type)
-    wide = values.astype(np.float64)
-    rounded = np.copysign(np.floor(np.abs(wide) + 0.5), wide)
-    return np.clip(rounded, info.min, info.max).astype(out_type)
-
-
 def _preemphasis_kernel(arrays, args):
     x = arrays[0]
     out_type = args["dtype"].numpy
@@ -134,7 +124,8 @@ def _preemphasis_kernel(arrays, args):
         edge = signal[1] if border == "reflect" and len(signal) > 1 else signal[0]
         out[0] = signal[0] - coeff * edge
     out = np.moveaxis(out, 0, axis).reshape(x.shape)
-    return _to_output_type(out, np.dtype(out_type))
+    # Integers: rounded half away from zero and saturated, as the reference converts.
+    return out if out.dtype == out_type else cast_array(out, np.dtype(out_type))
 
 
 PREEMPHASIS_FILTER = Operator(
