@@ -16,6 +16,7 @@ import numpy as np
 from .._errors import as_runtime_error, raise_as_runtime_error
 from .._eval.device import Device
 from .._eval.fork import on_fork_in_child
+from .._eval.thread_pool import ThreadPool, get_num_threads
 from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
 from ._loader import Loader
 from ._stream import OrderConfig, SampleOrder
@@ -140,6 +141,9 @@ class Reader(abc.ABC):
     SHUFFLE_AFTER_EPOCH = True
     # Devices the reader can produce data on.
     DEVICES = ("cpu",)
+    # Readers whose samples take long to load (they decode) set this: the samples of a
+    # chunk then load on a thread pool of get_num_threads() threads.
+    _parallel_loading = False
     _arg_specs = ()
     _qualname = "ndd.readers.Reader"
 
@@ -196,6 +200,7 @@ class Reader(abc.ABC):
         self._returned = []
         self._taking = threading.Lock()
         self._loader = None
+        self._loading_pool = None
         self._started = False
         self._pending_state = None
         # path -> (read-only descriptor, size in bytes), opened on first read and closed
@@ -622,6 +627,18 @@ class Reader(abc.ABC):
         self._resume_epoch = state["in_epoch"]
         self._returned = [(i, self._load_or_error(i)) for i in state["returned"]]
 
+    def _load_chunk(self, indices):
+        """``(index, outputs)`` for each of ``indices``, ``outputs`` being the sample or
+        the exception raised reading it; on the reader's thread pool for readers that
+        decode as they read (``_parallel_loading``)."""
+        if self._parallel_loading and len(indices) > 1:
+            if self._loading_pool is None or self._loading_pool.num_threads != get_num_threads():
+                self._loading_pool = ThreadPool(get_num_threads(), device_id=None)
+            loaded = self._loading_pool.map(self._load_or_error, indices)
+        else:
+            loaded = [self._load_or_error(index) for index in indices]
+        return list(zip(indices, loaded, strict=True))
+
     def _load_or_error(self, index):
         try:
             return self._load_sample(index)
@@ -633,6 +650,7 @@ class Reader(abc.ABC):
         # The loading thread did not survive the fork: start a new one from the
         # consumer's position, dropping samples read ahead by the old one.
         self._loader = None
+        self._loading_pool = None
         self._ready = collections.deque()
         self._taking = threading.Lock()
 

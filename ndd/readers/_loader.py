@@ -46,20 +46,13 @@ class Loader:
 
 def _read_ahead(reader_ref, order, chunk_size, out, stop_event):
     # Any exception while reading belongs to one sample and travels with it to
-    # the consumer; this loop itself only ends when asked to or when the reader
-    # is gone.
+    # the consumer (``_load_chunk`` keeps it in the sample's place); this loop
+    # itself only ends when asked to or when the reader is gone.
     while not stop_event.is_set():
         reader = reader_ref()
         if reader is None:
             return
-        chunk = []
-        for _ in range(chunk_size):
-            index = order.next_index()
-            try:
-                outputs = reader._load_sample(index)
-            except Exception as exc:  # noqa: BLE001 - delivered to the consumer with the sample
-                outputs = exc
-            chunk.append((index, outputs))
+        chunk = reader._load_chunk([order.next_index() for _ in range(chunk_size)])
         del reader
         while not stop_event.is_set():
             try:

@@ -432,6 +432,37 @@ def test_a_corrupt_file_in_a_batch_keeps_the_samples_before_it(dataset):
     assert texts_of(r(batch_size=2)[2]) == ["zero", "one"]
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_resampled_samples_load_on_threads_in_the_order_of_the_manifest(dataset, threads):
+    """With a sample_rate the samples of a batch are decoded and resampled on a thread
+    pool: each is the file's own resampling, in its place, whatever the thread count."""
+    from ndd._ops.audio import decode_audio
+
+    ndd.set_num_threads(threads)
+    try:
+        audio, rate, text = reader(sample_rate=11025.0)(batch_size=len(nd.LINES))
+    finally:
+        ndd.set_num_threads(None)
+    assert texts_of(text) == [line[3] for line in nd.LINES]
+    for sample, line in zip(audio.tensors, nd.LINES, strict=True):
+        expected, _ = decode_audio(
+            (dataset / "clips" / line[0]).read_bytes(), sample_rate=11025.0, downmix=True
+        )
+        np.testing.assert_array_equal(np.asarray(sample), expected)
+
+
+def test_a_corrupt_file_among_resampled_ones_raises_in_its_place(dataset):
+    (dataset / "clips" / "bad.wav").write_bytes(b"not audio")
+    nd.write_manifest("corrupt.json", [nd.LINES[0], nd.LINES[1], ("bad.wav", None, None, "bad"), nd.LINES[2]])
+    r = reader(manifest_filepaths="corrupt.json", sample_rate=11025.0)
+    ndd.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="clips/bad.wav"):
+            r(batch_size=4)
+    finally:
+        ndd.set_num_threads(None)
+
+
 def test_a_missing_manifest_raises_at_construction(dataset):
     with pytest.raises(FileNotFoundError, match=r"ndd.readers.NemoAsr: cannot read manifest 'nope.json'"):
         reader(manifest_filepaths=["all.json", "nope.json"])
