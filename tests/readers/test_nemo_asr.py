@@ -451,6 +451,24 @@ def test_resampled_samples_load_on_threads_in_the_order_of_the_manifest(dataset,
         np.testing.assert_array_equal(np.asarray(sample), expected)
 
 
+@pytest.mark.parametrize(
+    "files, sample_rate, parallel",
+    [
+        (["a.wav"], 0.0, False),
+        (["a.wav"], 8000.0, True),
+        (["a.wav", "b.flac"], 0.0, True),
+        (["A.WAV"], 0.0, False),
+    ],
+)
+def test_samples_load_on_threads_when_resampling_or_decoding_compressed_audio(
+    tmp_path, files, sample_rate, parallel
+):
+    lines = [json.dumps({"audio_filepath": str(tmp_path / f), "duration": 0.1}) for f in files]
+    (tmp_path / "m.json").write_text("\n".join(lines))
+    r = ndd.readers.NemoAsr(manifest_filepaths=str(tmp_path / "m.json"), sample_rate=sample_rate)
+    assert r._parallel_loading is parallel
+
+
 def test_a_corrupt_file_among_resampled_ones_raises_in_its_place(dataset):
     (dataset / "clips" / "bad.wav").write_bytes(b"not audio")
     nd.write_manifest("corrupt.json", [nd.LINES[0], nd.LINES[1], ("bad.wav", None, None, "bad"), nd.LINES[2]])
