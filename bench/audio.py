@@ -23,9 +23,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from worker_process import WorkerProcess
 
 RATE = 16000
 CD_RATE = 44100
@@ -199,28 +200,14 @@ def _worker(impl):
         print(json.dumps({"ms": elapsed * 1e3 / calls_done}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl):
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError(f"{impl} worker failed to start ({python})")
-        ready = json.loads(ready)
-        self.cases, self.errors = set(ready["cases"]), ready["errors"]
+        super().__init__(python, __file__, impl)
+        self.cases, self.errors = set(self.ready["cases"]), self.ready["errors"]
 
     def time(self, case, min_seconds):
-        self.proc.stdin.write(json.dumps({"case": case, "min_seconds": min_seconds}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["ms"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        """CPU milliseconds per call of ``case``."""
+        return self.ask(case=case, min_seconds=min_seconds)["ms"]
 
 
 def _cell(times):

@@ -43,6 +43,8 @@ import sys
 import tempfile
 import time
 
+from worker_process import WorkerProcess
+
 NUM_FILES = 1000
 NUM_CLASSES = 10
 BATCH_SIZE = 64
@@ -393,31 +395,15 @@ def _print_stages(root, reference_python):
             print(f"  {step:<24} {cells[0]:>14} {cells[1]:>14}")
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl, root):
-        self.impl = impl
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl, "--root", root],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError(f"{impl} worker failed to start ({python})")
-        ready = json.loads(ready)
-        self.cases, self.missing = set(ready["cases"]), ready["missing"]
+        super().__init__(python, __file__, impl, "--root", root)
+        self.cases, self.missing = set(self.ready["cases"]), self.ready["missing"]
 
     def time(self, case, epochs):
         """Images per second and CPU milliseconds per image of ``epochs`` epochs of ``case``."""
-        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
-        self.proc.stdin.flush()
-        result = json.loads(self.proc.stdout.readline())
+        result = self.ask(case=case, epochs=epochs)
         return result["images_per_s"], result["cpu_ms"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
 
 
 def _cell(rates):

@@ -18,9 +18,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from worker_process import WorkerProcess
 
 CASES = ["cast", "add", "reshape", "transpose"]
 KINDS = ["tensor", "batch"]
@@ -62,28 +63,13 @@ def _worker(impl):
         print(json.dumps({"us": elapsed / n * 1e6}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl):
-        env = dict(os.environ)
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError(f"{impl} worker failed to start ({python})")
+        super().__init__(python, __file__, impl)
 
     def time(self, case, kind, mode, n):
-        self.proc.stdin.write(json.dumps({"case": case, "kind": kind, "mode": mode, "n": n}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["us"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        """Microseconds per call of ``n`` calls of ``case``."""
+        return self.ask(case=case, kind=kind, mode=mode, n=n)["us"]
 
 
 def main():

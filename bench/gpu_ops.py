@@ -30,11 +30,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
+from worker_process import WorkerProcess
 
 TARGET_FRACTION = 0.7
 TARGET_RATIO = 0.5
@@ -232,22 +232,14 @@ def _worker(impl, smoke):
         print(json.dumps({"us": elapsed / n * 1e6}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl, smoke):
-        command = [python, os.path.abspath(__file__), "--worker", impl] + (["--smoke"] if smoke else [])
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        ready = self.proc.stdout.readline()
-        answer = json.loads(ready) if ready else {"error": f"the worker exited ({python})"}
-        self.error = answer.get("error")
+        super().__init__(python, __file__, impl, *(["--smoke"] if smoke else []), required=False)
+        self.error = self.ready.get("error")
 
     def time(self, n):
-        self.proc.stdin.write(json.dumps({"n": n}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["us"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        """Microseconds per call of ``n`` calls."""
+        return self.ask(n=n)["us"]
 
 
 def dispatch_times(args):

@@ -56,6 +56,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cpu_pipeline import MEAN, STD, make_data  # noqa: E402
+from worker_process import WorkerProcess
 
 BATCH_SIZE = 256
 NUM_FILES = 2048
@@ -379,31 +380,21 @@ def _worker(impl, args):
         print(json.dumps({"images_per_s": images / (time.perf_counter() - start)}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl, args):
-        command = [python, os.path.abspath(__file__), "--worker", impl, "--root", args.root]
-        command += ["--batch-size", str(args.batch_size), "--size", str(args.size)]
-        command += ["--threads", str(args.threads), "--num-files", str(args.num_files)]
-        command += ["--smoke"] if args.smoke else []
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        ready = self.proc.stdout.readline()
-        answer = json.loads(ready) if ready else {"error": f"the worker exited ({python})"}
-        self.error = answer.get("error")
+        options = ["--root", args.root, "--batch-size", str(args.batch_size), "--size", str(args.size)]
+        options += ["--threads", str(args.threads), "--num-files", str(args.num_files)]
+        options += ["--smoke"] if args.smoke else []
+        super().__init__(python, __file__, impl, *options, required=False)
+        self.error = self.ready.get("error")
 
     def time(self, case, epochs):
-        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["images_per_s"]
+        """Images per second over ``epochs`` epochs of ``case``."""
+        return self.ask(case=case, epochs=epochs)["images_per_s"]
 
     def stages(self, repeats):
-        self.proc.stdin.write(json.dumps({"stages": repeats}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["stages"]
-
-    def close(self):
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait()
+        """Each operator's time, measured ``repeats`` times."""
+        return self.ask(stages=repeats)["stages"]
 
 
 def _device_name():

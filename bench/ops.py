@@ -27,9 +27,10 @@ import io
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from worker_process import WorkerProcess
 
 BATCH_SIZE = 16
 WIDTH, HEIGHT = 500, 375
@@ -300,29 +301,18 @@ def _worker(impl, kind):
         print(json.dumps({"ms": elapsed * 1e3 / (calls_done * BATCH_SIZE)}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl, kind):
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl, "--images", kind],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
+        super().__init__(python, __file__, impl, "--images", kind)
+        self.ops, self.errors, self.shapes = (
+            set(self.ready["ops"]),
+            self.ready["errors"],
+            self.ready["shapes"],
         )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError(f"{impl} worker failed to start ({python})")
-        ready = json.loads(ready)
-        self.ops, self.errors, self.shapes = set(ready["ops"]), ready["errors"], ready["shapes"]
 
     def time(self, op, min_seconds):
         """CPU milliseconds per image of ``op``."""
-        self.proc.stdin.write(json.dumps({"op": op, "min_seconds": min_seconds}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["ms"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        return self.ask(op=op, min_seconds=min_seconds)["ms"]
 
 
 def _cell(times):

@@ -27,10 +27,11 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+
+from worker_process import WorkerProcess
 
 NUM_FILES = 1000
 NUM_CLASSES = 10
@@ -183,27 +184,14 @@ def _worker(impl, roots):
         print(json.dumps({"samples_per_s": samples / elapsed}), flush=True)
 
 
-class Worker:
+class Worker(WorkerProcess):
     def __init__(self, python, impl, roots):
-        self.proc = subprocess.Popen(
-            [python, os.path.abspath(__file__), "--worker", impl, "--roots", json.dumps(roots)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        ready = self.proc.stdout.readline()
-        if not ready:
-            raise RuntimeError(f"{impl} worker failed to start ({python})")
-        self.cases = set(json.loads(ready)["cases"])
+        super().__init__(python, __file__, impl, "--roots", json.dumps(roots))
+        self.cases = set(self.ready["cases"])
 
     def time(self, case, epochs):
-        self.proc.stdin.write(json.dumps({"case": case, "epochs": epochs}) + "\n")
-        self.proc.stdin.flush()
-        return json.loads(self.proc.stdout.readline())["samples_per_s"]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        """Samples per second over ``epochs`` epochs of ``case``."""
+        return self.ask(case=case, epochs=epochs)["samples_per_s"]
 
 
 def main():
