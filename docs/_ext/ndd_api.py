@@ -45,6 +45,7 @@ NAMESPACES = (
 # of images in notebooks), which ndd adds.
 SUB_NAMESPACES = (
     "ndd.experimental.decoders",
+    "ndd.experimental.readers",
     "ndd.io.file",
     "ndd.pytorch.nodes",
     "ndd.tfrecord",
@@ -82,6 +83,7 @@ FAMILY_TITLES = {
     "debayer": "Demosaicing",
     "spectral": "Signal processing and spectra",
     "audio": "Audio decoding and resampling",
+    "video": "Video decoding",
 }
 
 _DTYPE_NOTE = "The element type ``{name}`` (a :py:class:`ndd.DType`)."

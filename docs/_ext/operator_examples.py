@@ -133,6 +133,21 @@ EXAMPLES = {
         "audio, rate = ndd.decoders.audio(wav, sample_rate=16000, downmix=True)\n"
         "print(audio.shape, audio.dtype, float(rate.cpu()))"
     ),
+    "ndd.decoders.video": (
+        "import io\n"
+        "import av\n"
+        "buffer = io.BytesIO()\n"
+        'with av.open(buffer, "w", format="webm") as out:  # 10 frames of VP9, 32x24, growing brighter\n'
+        '    stream = out.add_stream("libvpx-vp9", rate=25)\n'
+        "    stream.width, stream.height = 32, 24\n"
+        "    for i in range(10):\n"
+        "        rgb = np.full((24, 32, 3), 20 * i, np.uint8)\n"
+        '        out.mux(stream.encode(av.VideoFrame.from_ndarray(rgb, format="rgb24")))\n'
+        "    out.mux(stream.encode())\n"
+        "video = ndd.tensor(np.frombuffer(buffer.getvalue(), np.uint8))\n"
+        'clip = ndd.decoders.video(video, start_frame=6, sequence_length=6, stride=2, pad_mode="edge")\n'
+        "print(clip.shape, clip.layout, np.asarray(clip)[:, 0, 0, 0])  # frames 6, 8, then 9 repeated"
+    ),
     # --- audio ---
     "ndd.audio_resample": (
         "sine = ndd.tensor(np.sin(2 * np.pi * np.arange(441) / 44.1).astype(np.float32))  # 10 ms, 1 kHz\n"

@@ -66,6 +66,7 @@ __all__ = [
     "oriented_size",
     "channel_count",
     "decode",
+    "to_ycbcr",
 ]
 
 _ORIENTATION_TAG = 0x0112
@@ -826,7 +827,7 @@ def _to_gray(values, rule):
     return np.rint(gray).astype(rgb.dtype)[:, :, None]
 
 
-def _to_ycbcr(values, dtype):
+def to_ycbcr(values, dtype):
     """YCbCr as the reference computes it, in single precision: floats from values in
     [0, 1] with offsets 1/16 and 1/2; integers from the values scaled to the type, with
     offsets 1/16 and 1/2 of (maximum + 1) (16 and 128 for uint8), rounded half up. From
@@ -861,7 +862,7 @@ def _convert(values, output_type, dtype, gray_rule):
     if output_type == DALIImageType.GRAY:
         return _to_gray(values, gray_rule)
     if output_type == DALIImageType.YCbCr:
-        return _to_ycbcr(values, dtype)
+        return to_ycbcr(values, dtype)
     rgb = _to_rgb(values)
     return rgb[:, :, ::-1] if output_type == DALIImageType.BGR else rgb
 

@@ -36,6 +36,7 @@ FAMILIES = [
     "debayer",
     "spectral",
     "audio",
+    "video",
 ]
 
 
