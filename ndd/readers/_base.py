@@ -146,12 +146,14 @@ class Reader(abc.ABC):
     _parallel_loading = False
     _arg_specs = ()
     _qualname = "ndd.readers.Reader"
+    # The public namespace the class is reached from (its qualname's prefix).
+    NAMESPACE = "ndd.readers"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         specs = sorted(list(cls.ARGS) + _common_args(cls.SHUFFLE_AFTER_EPOCH), key=lambda a: a.name)
         cls._arg_specs = tuple(specs) + (Arg("enable_checkpointing", "bool", False),)
-        cls._qualname = f"ndd.readers.{cls.__name__}"
+        cls._qualname = f"{cls.NAMESPACE}.{cls.__name__}"
         for spec in cls._arg_specs:
             if spec.default is not REQUIRED:
                 spec.converted_default = spec.convert(cls, spec.default)
@@ -629,15 +631,35 @@ class Reader(abc.ABC):
 
     def _load_chunk(self, indices):
         """``(index, outputs)`` for each of ``indices``, ``outputs`` being the sample or
-        the exception raised reading it; on the reader's thread pool for readers that
-        decode as they read (``_parallel_loading``)."""
-        if self._parallel_loading and len(indices) > 1:
+        the exception raised reading it; its groups (``_chunk_groups``) on the reader's
+        thread pool for readers that decode as they read (``_parallel_loading``)."""
+        groups = self._chunk_groups(indices)
+        if self._parallel_loading and len(groups) > 1:
             if self._loading_pool is None or self._loading_pool.num_threads != get_num_threads():
                 self._loading_pool = ThreadPool(get_num_threads(), device_id=None)
-            loaded = self._loading_pool.map(self._load_or_error, indices)
+            loaded = self._loading_pool.map(self._load_group_or_errors, groups)
         else:
-            loaded = [self._load_or_error(index) for index in indices]
-        return list(zip(indices, loaded, strict=True))
+            loaded = [self._load_group_or_errors(group) for group in groups]
+        return list(zip(indices, [outputs for group in loaded for outputs in group], strict=True))
+
+    def _chunk_groups(self, indices):
+        """The samples of a chunk in the groups that load together, in order: one
+        each, unless neighbouring samples share work (Video: the sequences of a file
+        decode in one pass)."""
+        return [[index] for index in indices]
+
+    def _load_group(self, indices):
+        """``(arrays, source)`` of each sample of a group."""
+        return [self._load_sample(index) for index in indices]
+
+    def _load_group_or_errors(self, indices):
+        """``_load_group``, or each sample's outputs or error when the group fails."""
+        if len(indices) == 1:
+            return [self._load_or_error(indices[0])]
+        try:
+            return self._load_group(indices)
+        except Exception:  # noqa: BLE001 - each sample's own error, read one at a time
+            return [self._load_or_error(index) for index in indices]
 
     def _load_or_error(self, index):
         try:

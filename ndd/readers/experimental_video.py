@@ -1,0 +1,552 @@
+"""``experimental.readers.Video``: sequences of frames of video files, decoded on
+the CPU with FFmpeg (PyAV)."""
+
+import math
+import os
+import threading
+import warnings
+
+import numpy as np
+
+from .._ops.image_codec import to_ycbcr
+from .._ops.video import PAD_MODES, VideoDecodeError, VideoFile, padded_index
+from .._prepare.args import Arg, InvalidArgumentError
+from .._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
+from .._types import float64, int32, uint8
+from ..types import DALIImageType, enum_value
+from ._base import Reader, path_list
+
+__all__ = ["Video"]
+
+_FRAME_NUM = {"none": "none", "scalar": "scalar", "sequence": "sequence", False: "none", True: "scalar"}
+_LIST_FORMATS = ("frames", "timestamps")
+# Bytes of frames a chunk of sequences read ahead may hold.
+_READ_AHEAD_BYTES = 64 << 20
+# file_list_rounding -> (round the start down, round the end down)
+_ROUNDINGS = {
+    "start_down_end_up": (True, False),
+    "start_up_end_down": (False, True),
+    "all_up": (False, False),
+    "all_down": (True, True),
+}
+
+
+class _Span:
+    """One file's part of the dataset: frames ``[first, end)``, with its label and
+    the size of a frame in bytes."""
+
+    __slots__ = ("path", "label", "first", "end", "frame_bytes")
+
+    def __init__(self, path, label, first, end, frame_bytes):
+        self.path = path
+        self.label = label
+        self.first = first
+        self.end = end
+        self.frame_bytes = frame_bytes
+
+
+class Video(Reader):
+    """Read sequences of frames from video files (VP8, VP9 and MJPEG as the
+    reference's CPU decoder; ndd decodes whatever FFmpeg does), decoded with
+    FFmpeg through PyAV (``pip install 'ndd[video]'``).
+
+    The videos are one of: ``filenames`` (with optional ``labels``, one per file),
+    ``file_root`` (each sub-folder is a class, labelled 0, 1, ... in sorted name
+    order, empty ones included; every file directly in it, in sorted order; files
+    directly in ``file_root`` and deeper folders are left out) or ``file_list``
+    (a text file of ``path label [start [end]]`` lines; relative paths are
+    relative to the working directory, as in the reference). A file that cannot
+    be opened or decoded is left out with a warning, as in the reference.
+
+    Each video (or its ``file_list`` range of frames ``[start, end)``) gives
+    sequences of ``sequence_length`` frames, ``stride`` frames apart, starting
+    every ``step`` frames (``step`` <= 0: ``stride * sequence_length``, one after
+    the other) from its first frame. As in the reference, a sequence is whole when
+    ``start + stride * sequence_length <= end`` (its last frame is then at most
+    ``end - stride``); with ``pad_mode`` other than ``'none'``, the next start
+    within the range gives one more sequence, whose frames past the range are
+    padded: ``'constant'`` with ``fill_value`` (frame number and timestamp -1),
+    ``'edge'`` by the last frame, ``'reflect_1001'`` and ``'reflect_101'`` by the
+    range's frames reflected at its end (with or without repeating the last one).
+    With ``uniform_sample``, each video gives one sequence of ``sequence_length``
+    frames spread evenly over it: ``floor(linspace(start, end - 1, sequence_length)
+    + 0.5)``, frames repeating when the video is shorter (``stride``, ``step`` and
+    ``pad_mode`` do not apply). The dataset is these sequences, file after file.
+
+    In a ``file_list``, ``start`` and ``end`` are frame numbers
+    (``file_list_format='frames'``; a negative one counts from the end; a
+    fraction rounds as ``file_list_rounding`` says) or times in seconds
+    (``'timestamps'``: a start rounded down is the last frame shown at or before
+    it, rounded up the first one at or after it; the same for the end, which is
+    exclusive). The reference reads the times in single precision and truncates
+    them to the stream's time base (0.08 s is then just before a frame at 0.08 s),
+    and so does ndd. A line without ``start`` and ``end`` is the whole video, one
+    without ``end`` runs to the end of the video; a range reaching past the end
+    stops there; an empty range leaves the line out with a warning.
+
+    Outputs, in this order: the frames (uint8, ``FHWC``, RGB or, with
+    ``image_type=YCbCr``, BT.601 studio-range YCbCr computed from the RGB frames);
+    the label (int32, shape ``(1,)``; with ``labels``, ``file_root`` or
+    ``file_list``); with ``enable_frame_num``, the number of the first frame
+    (``'scalar'`` or True: int32, shape ``(1,)``) or of each frame (``'sequence'``:
+    int32, shape ``(F,)``, -1 for a constant padding frame); with
+    ``enable_timestamps``, each frame's time in seconds (float64, shape ``(F,)``,
+    -1 for a constant padding frame). The frames' ``source_info`` is the file's path.
+    """
+
+    NAMESPACE = "ndd.experimental.readers"
+    SHUFFLE_AFTER_EPOCH = False
+    ARGS = (
+        Arg(
+            "enable_frame_num",
+            "any",
+            "none",
+            doc="Add the output of frame numbers: 'none' (or False), 'scalar' (or True: the first "
+            "frame's) or 'sequence' (each frame's, -1 for a constant padding frame).",
+            type_doc="str or bool",
+        ),
+        Arg(
+            "enable_timestamps",
+            "bool",
+            False,
+            doc="Add the output of each frame's presentation time in seconds (-1 for a constant "
+            "padding frame).",
+        ),
+        Arg("file_list", "str", None, doc="Text file of ``path label [start [end]]`` lines."),
+        Arg(
+            "file_list_format",
+            "str",
+            "timestamps",
+            choices=_LIST_FORMATS,
+            doc="What ``start`` and ``end`` of a ``file_list`` line are: 'frames' (frame numbers, "
+            "negative ones from the end) or 'timestamps' (seconds).",
+        ),
+        Arg(
+            "file_list_include_end",
+            "bool",
+            True,
+            doc="Accepted as in the reference, whose ``end`` is exclusive either way (True there "
+            "also stops a range at the end of the video, which ndd always does).",
+        ),
+        Arg(
+            "file_list_rounding",
+            "str",
+            "start_down_end_up",
+            choices=tuple(_ROUNDINGS),
+            doc="How a ``file_list`` range between frames is rounded: 'start_down_end_up', "
+            "'start_up_end_down', 'all_up' or 'all_down'.",
+        ),
+        Arg(
+            "file_root",
+            "str",
+            None,
+            doc="Folder whose sub-folders are the classes, each holding video files.",
+        ),
+        Arg(
+            "filenames",
+            "any",
+            None,
+            doc="Paths of the video files (one path or a list).",
+            type_doc="str or list of str",
+        ),
+        Arg(
+            "fill_value",
+            "int_list",
+            (0,),
+            doc="Value of a constant padding frame in [0, 255]: one for every channel or one per "
+            "channel (3).",
+        ),
+        Arg(
+            "image_type",
+            "any",
+            DALIImageType.RGB,
+            doc="Colour space of the frames: RGB or YCbCr.",
+            type_doc="DALIImageType",
+        ),
+        Arg(
+            "labels",
+            "any",
+            None,
+            doc="One label per file of ``filenames`` (an int for one file); without it there is "
+            "no label output.",
+            type_doc="int or list of int",
+        ),
+        Arg(
+            "pad_mode",
+            "str",
+            "none",
+            doc="How a sequence reaching past the end of its video is completed: 'none' (it is "
+            "left out), 'constant', 'edge' (or 'repeat'), 'reflect_1001' (or 'symmetric') or "
+            "'reflect_101' (or 'reflect').",
+        ),
+        Arg("sequence_length", "int", doc="Frames per sequence."),
+        Arg(
+            "step",
+            "int",
+            -1,
+            doc="Frames between the starts of consecutive sequences; <= 0: ``stride * sequence_length``.",
+        ),
+        Arg("stride", "int", 1, doc="Frames between consecutive frames of a sequence."),
+        Arg(
+            "uniform_sample",
+            "bool",
+            False,
+            doc="One sequence per video, of frames spread evenly over it (``stride``, ``step`` and "
+            "``pad_mode`` do not apply).",
+        ),
+    )
+    OUTPUTS = ("frames", "label", "frame_num", "timestamps")
+
+    def _validate_args(self, args):
+        q = self._qualname
+        sources = [k for k in ("filenames", "file_root", "file_list") if args[k] is not None]
+        if len(sources) != 1:
+            raise InvalidArgumentError(
+                f"{q}: give exactly one of 'filenames', 'file_root' or 'file_list', got "
+                f"{sources or 'none of them'}"
+            )
+        if args["filenames"] is not None:
+            args["filenames"] = path_list(q, "filenames", args["filenames"])
+        labels = args["labels"]
+        if labels is not None:
+            if args["filenames"] is None:
+                raise InvalidArgumentError(f"{q}: 'labels' go with 'filenames' (one label per file)")
+            labels = [labels] if isinstance(labels, int) else labels
+            if not isinstance(labels, (list, tuple)) or not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in labels
+            ):
+                raise InvalidArgumentError(f"{q}: 'labels' must be an int or a list of ints, got {labels!r}")
+            if len(labels) != len(args["filenames"]):
+                raise InvalidArgumentError(
+                    f"{q}: 'labels' must have one label per file of 'filenames' ({len(args['filenames'])}), "
+                    f"got {len(labels)}"
+                )
+            args["labels"] = [int(v) for v in labels]
+        for name in ("sequence_length", "stride"):
+            if args[name] < 1:
+                raise InvalidArgumentError(f"{q}: '{name}' must be at least 1, got {args[name]}")
+        if args["step"] <= 0:
+            args["step"] = args["stride"] * args["sequence_length"]
+        frame_num = args["enable_frame_num"]
+        if not isinstance(frame_num, (str, bool)) or frame_num not in _FRAME_NUM:
+            raise InvalidArgumentError(
+                f"{q}: 'enable_frame_num' must be 'none', 'scalar', 'sequence', False or True, got {frame_num!r}"
+            )
+        args["enable_frame_num"] = _FRAME_NUM[frame_num]
+        args["pad_mode"] = self._pad_mode(args["pad_mode"])
+        fill = args["fill_value"]
+        if len(fill) not in (1, 3):
+            raise InvalidArgumentError(
+                f"{q}: 'fill_value' must have 1 value or one per channel (3), got {len(fill)}"
+            )
+        if any(not 0 <= v <= 255 for v in fill):
+            raise InvalidArgumentError(f"{q}: 'fill_value' must be in [0, 255], got {list(fill)}")
+        try:
+            image_type = enum_value(args["image_type"], DALIImageType)
+        except (TypeError, ValueError):
+            image_type = None
+        if image_type not in (DALIImageType.RGB, DALIImageType.YCbCr):
+            raise InvalidArgumentError(f"{q}: 'image_type' must be RGB or YCbCr, got {args['image_type']!r}")
+        args["image_type"] = image_type
+        self._has_labels = args["labels"] is not None or args["filenames"] is None
+        # Decoding runs in FFmpeg, without the GIL: the samples of a chunk load on threads.
+        self._parallel_loading = True
+        # The video each loading thread read last, kept open for the next sequence.
+        self._open_videos = threading.local()
+
+    def _pad_mode(self, value):
+        mode = PAD_MODES.get(value) if isinstance(value, str) else None
+        if mode is None:
+            raise InvalidArgumentError(
+                f"{self._qualname}: 'pad_mode' must be one of {list(PAD_MODES)}, got {value!r}"
+            )
+        return mode
+
+    # -- listing -------------------------------------------------------------------
+    def _list_samples(self):
+        entries = []
+        for path, label, bounds in self._files():
+            span = self._span(path, label, bounds)
+            if span is not None:
+                entries.extend(self._sequences(span))
+        return entries
+
+    def _files(self):
+        """``(path, label, bounds)`` of each listed video; ``bounds`` is the file
+        list's ``(start, end)`` (None where not given) or None."""
+        a = self._args
+        if a["filenames"] is not None:
+            labels = a["labels"] or [-1] * len(a["filenames"])
+            return [(p, label, None) for p, label in zip(a["filenames"], labels, strict=True)]
+        if a["file_root"] is not None:
+            return self._class_folders(a["file_root"])
+        return self._file_list(a["file_list"])
+
+    def _class_folders(self, root):
+        try:
+            folders = sorted(e.name for e in os.scandir(root) if e.is_dir())
+        except OSError as exc:
+            raise type(exc)(
+                f"{self._qualname}: cannot list file_root '{root}': {exc.strerror or exc}"
+            ) from None
+        files = []
+        for label, folder in enumerate(folders):
+            folder_path = os.path.join(root, folder)
+            names = sorted(e.name for e in os.scandir(folder_path) if e.is_file())
+            files += [(os.path.join(folder_path, name), label, None) for name in names]
+        return files
+
+    def _file_list(self, list_path):
+        q = self._qualname
+        try:
+            with open(list_path) as fh:
+                lines = fh.read().splitlines()
+        except OSError as exc:
+            raise type(exc)(f"{q}: cannot read file_list '{list_path}': {exc.strerror or exc}") from None
+        files = []
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if not 2 <= len(fields) <= 4:
+                    raise ValueError
+                label = int(fields[1])
+                bounds = [float(v) for v in fields[2:]] + [None] * (4 - len(fields))
+            except ValueError:
+                raise ValueError(
+                    f"{q}: line {number} of file_list '{list_path}' must be 'path label [start [end]]', "
+                    f"got {line!r}"
+                ) from None
+            if len(fields) == 4 and bounds[0] == bounds[1]:
+                self._warn(f"line {number} of file_list '{list_path}' has start == end; skipping it")
+                continue
+            files.append((fields[0], label, tuple(bounds) if len(fields) > 2 else None))
+        return files
+
+    def _span(self, path, label, bounds):
+        """The file's frames to read, or None (with a warning) for a file that
+        cannot be read or an empty range."""
+        try:
+            with VideoFile(path, self._qualname) as video:
+                count = video.frame_count
+                frame_bytes = video.height * video.width * 3
+                first, end = (0, count) if bounds is None else self._range(video, bounds)
+        except (OSError, VideoDecodeError) as exc:
+            self._warn(f"cannot read video file '{path}', skipping it: {exc}")
+            return None
+        first, end = max(first, 0), min(end, count)
+        if first >= end:
+            self._warn(f"empty frame range [{first}, {end}) of video file '{path}'; skipping it")
+            return None
+        return _Span(path, label, first, end, frame_bytes)
+
+    def _range(self, video, bounds):
+        """The frames ``[first, end)`` of a file list's ``(start, end)``."""
+        start, end = bounds
+        count = video.frame_count
+        start_down, end_down = _ROUNDINGS[self._args["file_list_rounding"]]
+        if self._args["file_list_format"] == "frames":
+            start = start + count if start < 0 else start
+            first = math.floor(start) if start_down else math.ceil(start)
+            if end is None:
+                return first, count
+            end = end + count if end < 0 else end
+            return first, math.floor(end) if end_down else math.ceil(end)
+        # Times: seconds read in single precision and truncated to the time base, as
+        # the reference does; the frames' presentation times in the same units.
+        shown = np.rint(video.timestamps(np.arange(count)) / video.time_base).astype(np.int64)
+
+        def frame_at(seconds, down):
+            tick = int(float(np.float32(seconds)) / video.time_base)
+            if down:
+                return max(int(np.searchsorted(shown, tick, side="right")) - 1, 0)
+            return int(np.searchsorted(shown, tick, side="left"))
+
+        first = frame_at(start, start_down)
+        return first, count if end is None else frame_at(end, end_down)
+
+    def _sequences(self, span):
+        """The dataset entries of one span: ``(span, first frame)`` per sequence."""
+        a = self._args
+        if a["uniform_sample"]:
+            return [(span, span.first)]
+        stride, length, step = a["stride"], a["sequence_length"], a["step"]
+        starts = list(range(span.first, span.end - stride * length + 1, step))
+        following = starts[-1] + step if starts else span.first
+        if a["pad_mode"] != "none" and following < span.end:
+            starts.append(following)
+        return [(span, start) for start in starts]
+
+    def _warn(self, message):
+        warnings.warn(f"{self._qualname}: {message}", stacklevel=3)
+
+    def _dataset_description(self):
+        a = self._args
+        source = next(f"{k}={a[k]!r}" for k in ("filenames", "file_root", "file_list") if a[k] is not None)
+        return (
+            f"no sequence of {a['sequence_length']} frames (stride {a['stride']}) in the videos of {source}"
+        )
+
+    def _describe(self, entry):
+        return entry[0].path
+
+    # -- reading ---------------------------------------------------------------------
+    def _frame_positions(self, span, start):
+        """The frame numbers of a sequence, -1 for a frame of ``fill_value``."""
+        a = self._args
+        length = a["sequence_length"]
+        if a["uniform_sample"]:
+            spread = np.linspace(span.first, span.end - 1, length)
+            return np.floor(spread + 0.5).astype(np.int64)
+        positions = start + a["stride"] * np.arange(length, dtype=np.int64)
+        count = span.end - span.first
+        return np.array(
+            [
+                p if p < span.end else _padded(p - span.first, count, a["pad_mode"], span.first)
+                for p in positions
+            ],
+            np.int64,
+        )
+
+    def _video(self, path):
+        """The video at ``path``, kept open on this thread for the next sequence."""
+        opened = getattr(self._open_videos, "video", None)
+        if opened is not None and opened[0] == path:
+            return opened[1]
+        if opened is not None:
+            opened[1].close()
+            self._open_videos.video = None
+        video = VideoFile(path, self._qualname)
+        self._open_videos.video = (path, video)
+        return video
+
+    def _chunk_size(self):
+        # Chunks of several batches put the sequences of more files on the loading
+        # threads at once (those of one file decode together, on one thread): 16
+        # videos of 60 frames 160x120, 8 frames per sequence, batches of 8 read in
+        # 151 ms per epoch in chunks of 8 sequences, 95 ms in chunks of 32. The
+        # read-ahead stays within _READ_AHEAD_BYTES.
+        size = super()._chunk_size()
+        sequence_bytes = self._entries[0][0].frame_bytes * self._args["sequence_length"]
+        return max(size, min(4 * size, _READ_AHEAD_BYTES // sequence_bytes))
+
+    def _chunk_groups(self, indices):
+        # The neighbouring sequences of one file load together: their frames decode in
+        # one pass (from the key frame before the first), not one pass per sequence.
+        groups = []
+        for index in indices:
+            if groups and self._entries[groups[-1][-1]][0] is self._entries[index][0]:
+                groups[-1].append(index)
+            else:
+                groups.append([index])
+        return groups
+
+    def _load_group(self, indices):
+        entries = [self._entries[index] for index in indices]
+        return [
+            (arrays, entry[0].path)
+            for arrays, entry in zip(self._read_sequences(entries), entries, strict=True)
+        ]
+
+    def _read(self, entry):
+        return self._read_sequences([entry])[0]
+
+    def _read_sequences(self, entries):
+        """The outputs of sequences of one file (``entries``), its frames decoded once."""
+        a = self._args
+        span = entries[0][0]
+        positions = [self._frame_positions(span, start) for _, start in entries]
+        wanted = np.unique(np.concatenate(positions))
+        wanted = wanted[wanted >= 0]
+        try:
+            video = self._video(span.path)
+            decoded = video.read_frames(wanted)
+            times = video.timestamps(wanted) if a["enable_timestamps"] else None
+        except VideoDecodeError as exc:
+            reason = str(exc).removeprefix(f"{self._qualname}: ")
+            raise VideoDecodeError(
+                f"{self._qualname}: cannot decode video file '{span.path}': {reason}"
+            ) from None
+        return [
+            self._outputs(span, start, frames, decoded, times, wanted)
+            for (_, start), frames in zip(entries, positions, strict=True)
+        ]
+
+    def _outputs(self, span, start, positions, decoded, times, wanted):
+        """One sequence's outputs from the ``decoded`` frames (and their ``times``)
+        at the frame numbers ``wanted``."""
+        a = self._args
+        shown = positions >= 0
+        rows = np.searchsorted(wanted, positions[shown])
+        frames = np.empty((len(positions),) + decoded.shape[1:], np.uint8)
+        frames[shown] = decoded[rows]
+        frames[~shown] = np.asarray(a["fill_value"], np.uint8)
+        if a["image_type"] is DALIImageType.YCbCr:
+            # The conversion takes images: the frames stacked as one tall image.
+            height = frames.shape[1]
+            tall = frames.reshape((-1,) + frames.shape[2:])
+            frames = to_ycbcr(tall, np.dtype(np.uint8)).reshape((-1, height) + frames.shape[2:])
+        outputs = [frames]
+        if self._has_labels:
+            outputs.append(np.array([span.label], np.int32))
+        if a["enable_frame_num"] == "scalar":
+            outputs.append(np.array([start], np.int32))
+        elif a["enable_frame_num"] == "sequence":
+            outputs.append(positions.astype(np.int32))
+        if a["enable_timestamps"]:
+            stamps = np.full(len(positions), -1.0)
+            stamps[shown] = times[rows]
+            outputs.append(stamps)
+        return tuple(outputs)
+
+    def _output_types(self):
+        a = self._args
+        types = [(uint8, "FHWC")]
+        if self._has_labels:
+            types.append((int32, ""))
+        if a["enable_frame_num"] != "none":
+            types.append((int32, ""))
+        if a["enable_timestamps"]:
+            types.append((float64, ""))
+        return types
+
+    # -- calling ------------------------------------------------------------------
+    def __call__(self, *, batch_size=None, pad_mode=None):
+        """Read the next sequence (a tuple of Tensors, or the frames alone when they
+        are the only output) or, with ``batch_size``, the next batch of them.
+
+        Parameters
+        ----------
+        batch_size : int, optional
+            Number of sequences to read as one Batch (at most ``max_batch_size``).
+        pad_mode : str, optional
+            Accepted as in the reference, when not given to the constructor: the
+            sequences are listed with the constructor's ``pad_mode`` ('none'), so
+            they are whole and nothing is padded.
+        """
+        if pad_mode is not None:
+            if self._args["pad_mode"] != "none":
+                raise InvalidArgumentError(
+                    f"{self._qualname}: 'pad_mode' cannot be given both to the constructor and to the call"
+                )
+            values = batch_samples(pad_mode) if isinstance(pad_mode, BatchBase) else [pad_mode]
+            for value in values:
+                self._pad_mode(_text(value))
+        return super().__call__(batch_size=batch_size)
+
+
+def _text(value):
+    """A string argument given as a str or a Tensor of its UTF-8 bytes."""
+    if isinstance(value, TensorBase):
+        value = np.asarray(tensor_data(value))
+    if isinstance(value, np.ndarray) and value.dtype == np.uint8:
+        return value.tobytes().decode()
+    return value
+
+
+def _padded(offset, count, pad_mode, first):
+    """The frame shown at ``offset`` frames from the start of a range of ``count``
+    frames starting at ``first``, or -1 for a frame of ``fill_value``."""
+    position = padded_index(offset, count, pad_mode)
+    return position if position < 0 else position + first
