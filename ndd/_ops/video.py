@@ -183,8 +183,14 @@ class VideoFile:
         if self._reformatter is None:
             self._reformatter = self._av.video.reformatter.VideoReformatter()
         flags = self._av.video.reformatter.Interpolation
+        # One swscale thread: a context with slice threads hangs when it is freed in a
+        # forked child (its threads were not forked), and batches convert their videos
+        # in parallel already.
         rgb = self._reformatter.reformat(
-            frame, format="rgb24", interpolation=flags.BILINEAR | flags.FULL_CHR_H_INT | flags.ACCURATE_RND
+            frame,
+            format="rgb24",
+            interpolation=flags.BILINEAR | flags.FULL_CHR_H_INT | flags.ACCURATE_RND,
+            threads=1,
         )
         return rgb.to_ndarray()
 
@@ -282,6 +288,7 @@ class VideoFile:
         if self._container is not None:
             self._container.close()
             self._container = None
+        self._reformatter = None
 
     def __enter__(self):
         return self

@@ -4,10 +4,14 @@ codecs the reference's CPU decoder lacks against PyAV's own reading, seeking,
 corrupt data and argument errors."""
 
 import functools
+import gc
 import io
 import json
+import os
 import pathlib
+import signal
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -149,6 +153,32 @@ def test_a_raw_stream_reopened_to_count_its_frames_keeps_its_properties():
     for _ in range(100):
         with VideoFile(data) as video:
             assert (video.frame_count, video.height, video.width) == (4, 24, 32)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_video_read_before_a_fork_is_released_in_the_child():
+    """A worker process forked from one that converted frames frees the converter it
+    inherited without waiting for threads that were not forked (it hung there)."""
+    video = VideoFile(_encode("libvpx-vp9", 3))
+    video.read_frames([0])
+    pid = os.fork()
+    if pid == 0:  # the child: release the parent's video, and leave
+        try:
+            video.close()
+            gc.collect()
+        finally:
+            os._exit(0)
+    for _ in range(200):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child hung releasing the video")
+    assert os.waitstatus_to_exitcode(status) == 0
+    video.close()
 
 
 def test_pixels_are_close_to_the_encoded_pattern():
