@@ -18,13 +18,9 @@ import ndd
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SURFACE = json.loads((ROOT / "tests" / "golden" / "surface.json").read_text())["names"]
 
-# The reference reads readers.Video and readers.VideoResize on the GPU only (its
-# experimental.readers.Video, which ndd provides, is their CPU successor); optical_flow
-# runs on NVIDIA's optical flow hardware only (the reference has no CPU implementation);
-# Fits files need an astronomy library.
+# optical_flow runs on NVIDIA's optical flow hardware only (the reference has no CPU
+# implementation); Fits files need an astronomy library.
 NOT_PROVIDED = {
-    "readers.Video": "video",
-    "readers.VideoResize": "video",
     "experimental.readers.Fits": "FITS",
     "optical_flow": "optical flow hardware",
 }

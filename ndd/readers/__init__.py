@@ -14,6 +14,19 @@ from .mxnet import MXNet
 from .nemo_asr import NemoAsr
 from .numpy_reader import Numpy
 from .tfrecord import TFRecord
+from .video import Video, VideoResize
 from .webdataset import Webdataset
 
-__all__ = ["Caffe", "Caffe2", "COCO", "File", "MXNet", "NemoAsr", "Numpy", "TFRecord", "Webdataset"]
+__all__ = [
+    "Caffe",
+    "Caffe2",
+    "COCO",
+    "File",
+    "MXNet",
+    "NemoAsr",
+    "Numpy",
+    "TFRecord",
+    "Video",
+    "VideoResize",
+    "Webdataset",
+]

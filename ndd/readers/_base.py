@@ -141,6 +141,9 @@ class Reader(abc.ABC):
     SHUFFLE_AFTER_EPOCH = True
     # Devices the reader can produce data on.
     DEVICES = ("cpu",)
+    # The reader's name in its saved states (the class name when None): readers of
+    # the same class name in two namespaces keep their states apart.
+    STATE_TAG = None
     # Readers whose samples take long to load (they decode) set this: the samples of a
     # chunk then load on a thread pool of get_num_threads() threads.
     _parallel_loading = False
@@ -550,7 +553,7 @@ class Reader(abc.ABC):
             return ReaderState(self._pending_state)
         state = {
             "version": STATE_VERSION,
-            "reader": type(self).__name__,
+            "reader": self.STATE_TAG or type(self).__name__,
             "config": self._order_config().fingerprint(),
             "seed": self._seed,
         }
@@ -598,7 +601,7 @@ class Reader(abc.ABC):
             raise ValueError(
                 f"{q}.set_state: unsupported state version {version!r} (expected {STATE_VERSION})"
             )
-        if state.get("reader") != type(self).__name__:
+        if state.get("reader") != (self.STATE_TAG or type(self).__name__):
             raise ValueError(f"{q}.set_state: the state belongs to a {state.get('reader')} reader")
         if state["config"] != self._order_config().fingerprint():
             raise ValueError(

@@ -3,25 +3,27 @@ the CPU with FFmpeg (PyAV)."""
 
 import math
 import os
-import threading
-import warnings
 
 import numpy as np
 
-from .._ops.image_codec import to_ycbcr
 from .._ops.video import PAD_MODES, VideoDecodeError, VideoFile, padded_index
 from .._prepare.args import Arg, InvalidArgumentError
 from .._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
 from .._types import float64, int32, uint8
-from ..types import DALIImageType, enum_value
-from ._base import Reader, path_list
+from ..types import DALIImageType
+from ._base import path_list
+from ._video_sequences import (
+    Span,
+    VideoSequenceReader,
+    frame_num_mode,
+    gather_frames,
+    image_type,
+    to_ycbcr_frames,
+)
 
 __all__ = ["Video"]
 
-_FRAME_NUM = {"none": "none", "scalar": "scalar", "sequence": "sequence", False: "none", True: "scalar"}
 _LIST_FORMATS = ("frames", "timestamps")
-# Bytes of frames a chunk of sequences read ahead may hold.
-_READ_AHEAD_BYTES = 64 << 20
 # file_list_rounding -> (round the start down, round the end down)
 _ROUNDINGS = {
     "start_down_end_up": (True, False),
@@ -31,21 +33,7 @@ _ROUNDINGS = {
 }
 
 
-class _Span:
-    """One file's part of the dataset: frames ``[first, end)``, with its label and
-    the size of a frame in bytes."""
-
-    __slots__ = ("path", "label", "first", "end", "frame_bytes")
-
-    def __init__(self, path, label, first, end, frame_bytes):
-        self.path = path
-        self.label = label
-        self.first = first
-        self.end = end
-        self.frame_bytes = frame_bytes
-
-
-class Video(Reader):
+class Video(VideoSequenceReader):
     """Read sequences of frames from video files (VP8, VP9 and MJPEG as the
     reference's CPU decoder; ndd decodes whatever FFmpeg does), decoded with
     FFmpeg through PyAV (``pip install 'ndd[video]'``).
@@ -95,7 +83,6 @@ class Video(Reader):
     """
 
     NAMESPACE = "ndd.experimental.readers"
-    SHUFFLE_AFTER_EPOCH = False
     ARGS = (
         Arg(
             "enable_frame_num",
@@ -227,12 +214,7 @@ class Video(Reader):
                 raise InvalidArgumentError(f"{q}: '{name}' must be at least 1, got {args[name]}")
         if args["step"] <= 0:
             args["step"] = args["stride"] * args["sequence_length"]
-        frame_num = args["enable_frame_num"]
-        if not isinstance(frame_num, (str, bool)) or frame_num not in _FRAME_NUM:
-            raise InvalidArgumentError(
-                f"{q}: 'enable_frame_num' must be 'none', 'scalar', 'sequence', False or True, got {frame_num!r}"
-            )
-        args["enable_frame_num"] = _FRAME_NUM[frame_num]
+        args["enable_frame_num"] = frame_num_mode(q, args["enable_frame_num"])
         args["pad_mode"] = self._pad_mode(args["pad_mode"])
         fill = args["fill_value"]
         if len(fill) not in (1, 3):
@@ -241,18 +223,9 @@ class Video(Reader):
             )
         if any(not 0 <= v <= 255 for v in fill):
             raise InvalidArgumentError(f"{q}: 'fill_value' must be in [0, 255], got {list(fill)}")
-        try:
-            image_type = enum_value(args["image_type"], DALIImageType)
-        except (TypeError, ValueError):
-            image_type = None
-        if image_type not in (DALIImageType.RGB, DALIImageType.YCbCr):
-            raise InvalidArgumentError(f"{q}: 'image_type' must be RGB or YCbCr, got {args['image_type']!r}")
-        args["image_type"] = image_type
+        args["image_type"] = image_type(q, args["image_type"])
         self._has_labels = args["labels"] is not None or args["filenames"] is None
-        # Decoding runs in FFmpeg, without the GIL: the samples of a chunk load on threads.
-        self._parallel_loading = True
-        # The video each loading thread read last, kept open for the next sequence.
-        self._open_videos = threading.local()
+        self._start_decoding()
 
     def _pad_mode(self, value):
         mode = PAD_MODES.get(value) if isinstance(value, str) else None
@@ -279,22 +252,8 @@ class Video(Reader):
             labels = a["labels"] or [-1] * len(a["filenames"])
             return [(p, label, None) for p, label in zip(a["filenames"], labels, strict=True)]
         if a["file_root"] is not None:
-            return self._class_folders(a["file_root"])
+            return [(p, label, None) for p, label in self._class_folders(a["file_root"], _files_in)]
         return self._file_list(a["file_list"])
-
-    def _class_folders(self, root):
-        try:
-            folders = sorted(e.name for e in os.scandir(root) if e.is_dir())
-        except OSError as exc:
-            raise type(exc)(
-                f"{self._qualname}: cannot list file_root '{root}': {exc.strerror or exc}"
-            ) from None
-        files = []
-        for label, folder in enumerate(folders):
-            folder_path = os.path.join(root, folder)
-            names = sorted(e.name for e in os.scandir(folder_path) if e.is_file())
-            files += [(os.path.join(folder_path, name), label, None) for name in names]
-        return files
 
     def _file_list(self, list_path):
         q = self._qualname
@@ -339,7 +298,7 @@ class Video(Reader):
         if first >= end:
             self._warn(f"empty frame range [{first}, {end}) of video file '{path}'; skipping it")
             return None
-        return _Span(path, label, first, end, frame_bytes)
+        return Span(path, label, first, end, frame_bytes)
 
     def _range(self, video, bounds):
         """The frames ``[first, end)`` of a file list's ``(start, end)``."""
@@ -378,18 +337,12 @@ class Video(Reader):
             starts.append(following)
         return [(span, start) for start in starts]
 
-    def _warn(self, message):
-        warnings.warn(f"{self._qualname}: {message}", stacklevel=3)
-
     def _dataset_description(self):
         a = self._args
         source = next(f"{k}={a[k]!r}" for k in ("filenames", "file_root", "file_list") if a[k] is not None)
         return (
             f"no sequence of {a['sequence_length']} frames (stride {a['stride']}) in the videos of {source}"
         )
-
-    def _describe(self, entry):
-        return entry[0].path
 
     # -- reading ---------------------------------------------------------------------
     def _frame_positions(self, span, start):
@@ -409,84 +362,13 @@ class Video(Reader):
             np.int64,
         )
 
-    def _video(self, path):
-        """The video at ``path``, kept open on this thread for the next sequence."""
-        opened = getattr(self._open_videos, "video", None)
-        if opened is not None and opened[0] == path:
-            return opened[1]
-        if opened is not None:
-            opened[1].close()
-            self._open_videos.video = None
-        video = VideoFile(path, self._qualname)
-        self._open_videos.video = (path, video)
-        return video
-
-    def _chunk_size(self):
-        # Chunks of several batches put the sequences of more files on the loading
-        # threads at once (those of one file decode together, on one thread): 16
-        # videos of 60 frames 160x120, 8 frames per sequence, batches of 8 read in
-        # 151 ms per epoch in chunks of 8 sequences, 95 ms in chunks of 32. The
-        # read-ahead stays within _READ_AHEAD_BYTES.
-        size = super()._chunk_size()
-        sequence_bytes = self._entries[0][0].frame_bytes * self._args["sequence_length"]
-        return max(size, min(4 * size, _READ_AHEAD_BYTES // sequence_bytes))
-
-    def _chunk_groups(self, indices):
-        # The neighbouring sequences of one file load together: their frames decode in
-        # one pass (from the key frame before the first), not one pass per sequence.
-        groups = []
-        for index in indices:
-            if groups and self._entries[groups[-1][-1]][0] is self._entries[index][0]:
-                groups[-1].append(index)
-            else:
-                groups.append([index])
-        return groups
-
-    def _load_group(self, indices):
-        entries = [self._entries[index] for index in indices]
-        return [
-            (arrays, entry[0].path)
-            for arrays, entry in zip(self._read_sequences(entries), entries, strict=True)
-        ]
-
-    def _read(self, entry):
-        return self._read_sequences([entry])[0]
-
-    def _read_sequences(self, entries):
-        """The outputs of sequences of one file (``entries``), its frames decoded once."""
-        a = self._args
-        span = entries[0][0]
-        positions = [self._frame_positions(span, start) for _, start in entries]
-        wanted = np.unique(np.concatenate(positions))
-        wanted = wanted[wanted >= 0]
-        try:
-            video = self._video(span.path)
-            decoded = video.read_frames(wanted)
-            times = video.timestamps(wanted) if a["enable_timestamps"] else None
-        except VideoDecodeError as exc:
-            reason = str(exc).removeprefix(f"{self._qualname}: ")
-            raise VideoDecodeError(
-                f"{self._qualname}: cannot decode video file '{span.path}': {reason}"
-            ) from None
-        return [
-            self._outputs(span, start, frames, decoded, times, wanted)
-            for (_, start), frames in zip(entries, positions, strict=True)
-        ]
-
     def _outputs(self, span, start, positions, decoded, times, wanted):
         """One sequence's outputs from the ``decoded`` frames (and their ``times``)
         at the frame numbers ``wanted``."""
         a = self._args
-        shown = positions >= 0
-        rows = np.searchsorted(wanted, positions[shown])
-        frames = np.empty((len(positions),) + decoded.shape[1:], np.uint8)
-        frames[shown] = decoded[rows]
-        frames[~shown] = np.asarray(a["fill_value"], np.uint8)
+        frames, shown, rows = gather_frames(positions, decoded, wanted, np.asarray(a["fill_value"], np.uint8))
         if a["image_type"] is DALIImageType.YCbCr:
-            # The conversion takes images: the frames stacked as one tall image.
-            height = frames.shape[1]
-            tall = frames.reshape((-1,) + frames.shape[2:])
-            frames = to_ycbcr(tall, np.dtype(np.uint8)).reshape((-1, height) + frames.shape[2:])
+            frames = to_ycbcr_frames(frames)
         outputs = [frames]
         if self._has_labels:
             outputs.append(np.array([span.label], np.int32))
@@ -534,6 +416,11 @@ class Video(Reader):
             for value in values:
                 self._pad_mode(_text(value))
         return super().__call__(batch_size=batch_size)
+
+
+def _files_in(folder):
+    """The files directly in a class folder, in sorted order."""
+    return sorted(e.name for e in os.scandir(folder) if e.is_file())
 
 
 def _text(value):
