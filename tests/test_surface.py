@@ -19,9 +19,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SURFACE = json.loads((ROOT / "tests" / "golden" / "surface.json").read_text())["names"]
 
 # optical_flow runs on NVIDIA's optical flow hardware only (the reference has no CPU
-# implementation); Fits files need an astronomy library.
+# implementation).
 NOT_PROVIDED = {
-    "experimental.readers.Fits": "FITS",
     "optical_flow": "optical flow hardware",
 }
 
