@@ -636,6 +636,16 @@ class Reader(abc.ABC):
         """``(index, outputs)`` for each of ``indices``, ``outputs`` being the sample or
         the exception raised reading it; its groups (``_chunk_groups``) on the reader's
         thread pool for readers that decode as they read (``_parallel_loading``)."""
+        if not self._parallel_loading and type(self)._chunk_groups is Reader._chunk_groups:
+            # One sample at a time on this thread: the common case, where the loop's own
+            # cost counts (small records take a few microseconds each).
+            load, loaded = self._load_sample, []
+            for index in indices:
+                try:
+                    loaded.append((index, load(index)))
+                except Exception as exc:  # noqa: BLE001 - raised when the sample is taken
+                    loaded.append((index, exc))
+            return loaded
         groups = self._chunk_groups(indices)
         if self._parallel_loading and len(groups) > 1:
             if self._loading_pool is None or self._loading_pool.num_threads != get_num_threads():
