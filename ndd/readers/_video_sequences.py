@@ -3,6 +3,7 @@
 checks, and the loading of the sequences of one file in one decoding pass, on the
 loading threads, each keeping its last video open."""
 
+import abc
 import os
 import threading
 import warnings
@@ -108,6 +109,39 @@ class VideoSequenceReader(Reader):
     def _warn(self, message):
         warnings.warn(f"{self._qualname}: {message}", stacklevel=3)
 
+    def _file_list_lines(self, list_path, parse_bound, *, non_negative_labels):
+        """``(path, label, start, end)`` of each line ``path label [start [end]]`` of a
+        ``file_list``, the bounds read by ``parse_bound`` (None where a line has none);
+        a line whose start equals its end is left out with a warning."""
+        q = self._qualname
+        try:
+            with open(list_path) as fh:
+                lines = fh.read().splitlines()
+        except OSError as exc:
+            raise type(exc)(f"{q}: cannot read file_list '{list_path}': {exc.strerror or exc}") from None
+        for number, line in enumerate(lines, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            try:
+                if not 2 <= len(fields) <= 4:
+                    raise ValueError
+                label = int(fields[1])
+                bounds = [parse_bound(v) for v in fields[2:]] + [None] * (4 - len(fields))
+            except ValueError:
+                raise ValueError(
+                    f"{q}: line {number} of file_list '{list_path}' must be 'path label [start [end]]', "
+                    f"got {line!r}"
+                ) from None
+            if non_negative_labels and label < 0:
+                raise ValueError(
+                    f"{q}: the label on line {number} of file_list '{list_path}' must be >= 0, got {label}"
+                )
+            if len(fields) == 4 and bounds[0] == bounds[1]:
+                self._warn(f"line {number} of file_list '{list_path}' has start == end; skipping it")
+                continue
+            yield fields[0], label, bounds[0], bounds[1]
+
     def _describe(self, entry):
         return entry[0].path
 
@@ -174,8 +208,10 @@ class VideoSequenceReader(Reader):
             for (_, start), frames in zip(entries, positions, strict=True)
         ]
 
+    @abc.abstractmethod
     def _frame_positions(self, span, start):
-        raise NotImplementedError
+        """The frame numbers the sequence starting at ``start`` shows (-1: padding)."""
 
+    @abc.abstractmethod
     def _outputs(self, span, start, positions, decoded, times, wanted):
-        raise NotImplementedError
+        """The sample's outputs from its decoded frames."""

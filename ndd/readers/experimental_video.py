@@ -256,32 +256,8 @@ class Video(VideoSequenceReader):
         return self._file_list(a["file_list"])
 
     def _file_list(self, list_path):
-        q = self._qualname
-        try:
-            with open(list_path) as fh:
-                lines = fh.read().splitlines()
-        except OSError as exc:
-            raise type(exc)(f"{q}: cannot read file_list '{list_path}': {exc.strerror or exc}") from None
-        files = []
-        for number, line in enumerate(lines, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            try:
-                if not 2 <= len(fields) <= 4:
-                    raise ValueError
-                label = int(fields[1])
-                bounds = [float(v) for v in fields[2:]] + [None] * (4 - len(fields))
-            except ValueError:
-                raise ValueError(
-                    f"{q}: line {number} of file_list '{list_path}' must be 'path label [start [end]]', "
-                    f"got {line!r}"
-                ) from None
-            if len(fields) == 4 and bounds[0] == bounds[1]:
-                self._warn(f"line {number} of file_list '{list_path}' has start == end; skipping it")
-                continue
-            files.append((fields[0], label, tuple(bounds) if len(fields) > 2 else None))
-        return files
+        lines = self._file_list_lines(list_path, float, non_negative_labels=False)
+        return [(path, label, None if first is None else (first, end)) for path, label, first, end in lines]
 
     def _span(self, path, label, bounds):
         """The file's frames to read, or None (with a warning) for a file that

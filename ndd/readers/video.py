@@ -258,37 +258,9 @@ class Video(VideoSequenceReader):
         return self._file_list(a["file_list"])
 
     def _file_list(self, list_path):
-        q = self._qualname
-        try:
-            with open(list_path) as fh:
-                lines = fh.read().splitlines()
-        except OSError as exc:
-            raise type(exc)(f"{q}: cannot read file_list '{list_path}': {exc.strerror or exc}") from None
-        files = []
-        for number, line in enumerate(lines, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            try:
-                if not 2 <= len(fields) <= 4:
-                    raise ValueError
-                label = int(fields[1])
-                # Single precision, as the reference reads them.
-                bounds = [float(np.float32(v)) for v in fields[2:]] + [0.0] * (4 - len(fields))
-            except ValueError:
-                raise ValueError(
-                    f"{q}: line {number} of file_list '{list_path}' must be 'path label [start [end]]', "
-                    f"got {line!r}"
-                ) from None
-            if label < 0:
-                raise ValueError(
-                    f"{q}: the label on line {number} of file_list '{list_path}' must be >= 0, got {label}"
-                )
-            if len(fields) == 4 and bounds[0] == bounds[1]:
-                self._warn(f"line {number} of file_list '{list_path}' has start == end; skipping it")
-                continue
-            files.append((fields[0], label, tuple(bounds)))
-        return files
+        # The bounds in single precision, as the reference reads them; 0 where absent.
+        lines = self._file_list_lines(list_path, lambda v: float(np.float32(v)), non_negative_labels=True)
+        return [(path, label, (first or 0.0, end or 0.0)) for path, label, first, end in lines]
 
     def _span(self, path, label, bounds):
         """The file's frames to read; errors name the file."""
