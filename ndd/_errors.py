@@ -30,7 +30,16 @@ def _convertible(base):
     )
 
 
+# The classes made so far, by name. Not module globals: ``OSError`` there would hide
+# the builtin from this module's own code (``isinstance(exc, OSError)`` turned false for
+# builtin errors once ndd's OSError was made).
+_CLASSES = {}
+
+
 def __getattr__(name):
+    cls = _CLASSES.get(name)
+    if cls is not None:
+        return cls
     base = getattr(builtins, name, None)
     if not _convertible(base):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -43,7 +52,7 @@ def __getattr__(name):
             "__doc__": f"{base.__doc__} Raised by an ndd operator: also a RuntimeError, as in the reference.",
         },
     )
-    return globals().setdefault(name, cls)
+    return _CLASSES.setdefault(name, cls)
 
 
 def as_runtime_error(exc):

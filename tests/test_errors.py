@@ -63,6 +63,17 @@ def test_a_bad_sample_of_a_reader_is_a_runtime_error(tmp_path):
     assert isinstance(error, OSError) and isinstance(error, RuntimeError)
 
 
+def test_making_one_converted_class_does_not_change_how_others_convert():
+    """ndd's OSError or AttributeError once made must not hide the builtins from the
+    conversion (ndd's OSError made first lost a FileNotFoundError's filename)."""
+    for error in (OSError("disk"), AttributeError("name")):
+        assert isinstance(_errors.as_runtime_error(error), RuntimeError)
+    converted = _errors.as_runtime_error(FileNotFoundError(2, "No such file", "/x"))
+    assert (converted.errno, converted.strerror, converted.filename) == (2, "No such file", "/x")
+    assert isinstance(_errors.as_runtime_error(ValueError("v")), ValueError)
+    assert _errors.OSError is _errors.as_runtime_error(OSError("again")).__class__
+
+
 def test_converted_errors_keep_arguments_attributes_cause_and_traceback():
     try:
         try:
