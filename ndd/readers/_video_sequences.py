@@ -13,6 +13,7 @@ import numpy as np
 from .._ops.image_codec import to_ycbcr
 from .._ops.video import VideoDecodeError, VideoFile
 from .._prepare.args import InvalidArgumentError
+from .._types import float64, int32
 from ..types import DALIImageType, enum_value
 from ._base import Reader
 
@@ -207,6 +208,34 @@ class VideoSequenceReader(Reader):
             self._outputs(span, start, frames, decoded, times, wanted)
             for (_, start), frames in zip(entries, positions, strict=True)
         ]
+
+    def _sequence_details(self, span, start, positions, shown, times, rows):
+        """The outputs after the frames, as the arguments ask for them: the label; the
+        first frame number (``"scalar"``) or every one (``"sequence"``); the timestamps
+        (``times[rows]`` for the frames ``shown``, -1 for padding frames)."""
+        a = self._args
+        details = []
+        if self._has_labels:
+            details.append(np.array([span.label], np.int32))
+        if a["enable_frame_num"] == "scalar":
+            details.append(np.array([start], np.int32))
+        elif a["enable_frame_num"] == "sequence":
+            details.append(positions.astype(np.int32))
+        if a["enable_timestamps"]:
+            stamps = np.full(len(positions), -1.0)
+            stamps[shown] = times[rows]
+            details.append(stamps)
+        return details
+
+    def _sequence_detail_types(self):
+        """``(dtype, layout)`` of the outputs of ``_sequence_details``."""
+        a = self._args
+        types = [(int32, "")] if self._has_labels else []
+        if a["enable_frame_num"] != "none":
+            types.append((int32, ""))
+        if a["enable_timestamps"]:
+            types.append((float64, ""))
+        return types
 
     @abc.abstractmethod
     def _frame_positions(self, span, start):

@@ -9,7 +9,7 @@ import numpy as np
 from .._ops.video import PAD_MODES, VideoDecodeError, VideoFile, padded_index
 from .._prepare.args import Arg, InvalidArgumentError
 from .._prepare.storage import BatchBase, TensorBase, batch_samples, tensor_data
-from .._types import float64, int32, uint8
+from .._types import uint8
 from ..types import DALIImageType
 from ._base import path_list
 from ._video_sequences import (
@@ -345,29 +345,10 @@ class Video(VideoSequenceReader):
         frames, shown, rows = gather_frames(positions, decoded, wanted, np.asarray(a["fill_value"], np.uint8))
         if a["image_type"] is DALIImageType.YCbCr:
             frames = to_ycbcr_frames(frames)
-        outputs = [frames]
-        if self._has_labels:
-            outputs.append(np.array([span.label], np.int32))
-        if a["enable_frame_num"] == "scalar":
-            outputs.append(np.array([start], np.int32))
-        elif a["enable_frame_num"] == "sequence":
-            outputs.append(positions.astype(np.int32))
-        if a["enable_timestamps"]:
-            stamps = np.full(len(positions), -1.0)
-            stamps[shown] = times[rows]
-            outputs.append(stamps)
-        return tuple(outputs)
+        return (frames, *self._sequence_details(span, start, positions, shown, times, rows))
 
     def _output_types(self):
-        a = self._args
-        types = [(uint8, "FHWC")]
-        if self._has_labels:
-            types.append((int32, ""))
-        if a["enable_frame_num"] != "none":
-            types.append((int32, ""))
-        if a["enable_timestamps"]:
-            types.append((float64, ""))
-        return types
+        return [(uint8, "FHWC"), *self._sequence_detail_types()]
 
     # -- calling ------------------------------------------------------------------
     def __call__(self, *, batch_size=None, pad_mode=None):

@@ -10,7 +10,7 @@ import numpy as np
 from .._ops.resize import ANTIALIAS_ARG, HINT_ARGS, INTERP_ARGS, SIZE_ARG, SIZE_ARGS, SUBPIXEL_ARG
 from .._ops.video import VideoDecodeError, VideoFile
 from .._prepare.args import Arg, InvalidArgumentError
-from .._types import float32, float64, int32, uint8
+from .._types import float32, uint8
 from ..types import DALIImageType
 from ._base import path_list
 from ._video_sequences import (
@@ -350,29 +350,10 @@ class Video(VideoSequenceReader):
             frames = frames.astype(np.float32)
             if a["normalized"]:
                 frames *= np.float32(1 / 255)
-        outputs = [frames]
-        if self._has_labels:
-            outputs.append(np.array([span.label], np.int32))
-        if a["enable_frame_num"] == "scalar":
-            outputs.append(np.array([start], np.int32))
-        elif a["enable_frame_num"] == "sequence":
-            outputs.append(positions.astype(np.int32))
-        if a["enable_timestamps"]:
-            stamps = np.full(len(positions), -1.0)
-            stamps[shown] = times[rows]
-            outputs.append(stamps)
-        return tuple(outputs)
+        return (frames, *self._sequence_details(span, start, positions, shown, times, rows))
 
     def _output_types(self):
-        a = self._args
-        types = [(a["dtype"], "FHWC")]
-        if self._has_labels:
-            types.append((int32, ""))
-        if a["enable_frame_num"] != "none":
-            types.append((int32, ""))
-        if a["enable_timestamps"]:
-            types.append((float64, ""))
-        return types
+        return [(self._args["dtype"], "FHWC"), *self._sequence_detail_types()]
 
     def _package(self, outputs):
         if self.device == "gpu":
