@@ -3,13 +3,11 @@
 what soundfile reads from files the tests write, and against the signals themselves
 (a resampled sine is the same sine)."""
 
-import functools
 import io
-import json
 import math
-import pathlib
 import sys
 
+import case_goldens
 import numpy as np
 import pytest
 
@@ -19,16 +17,10 @@ from ndd._prepare.args import InvalidArgumentError
 
 sf = pytest.importorskip("soundfile")
 
-GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
 
 
-@functools.cache
 def _golden():
-    with open(GOLDEN_DIR / "audio_cases.json") as f:
-        cases = json.load(f)["cases"]
-    with np.load(GOLDEN_DIR / "audio_values.npz") as npz:
-        arrays = {key: npz[key] for key in npz.files}
-    return cases, arrays
+    return case_goldens.load("audio")
 
 
 def _build(spec, arrays):
@@ -37,30 +29,15 @@ def _build(spec, arrays):
     return ndd.tensor(arrays[spec])
 
 
-def _kwarg(value):
-    if isinstance(value, dict) and "batch" in value:
-        return ndd.batch([np.asarray(v, dtype=value["dtype"]) for v in value["batch"]])
-    if isinstance(value, str) and value.startswith("dtype:"):
-        return getattr(ndd, value[len("dtype:") :])
-    return value
-
-
 def _call(case, arrays):
-    fn = ndd
-    for part in case["op"].split("."):
-        fn = getattr(fn, part)
-    inputs = [_build(s, arrays) for s in case["inputs"]]
-    return fn(*inputs, **{k: _kwarg(v) for k, v in case["kwargs"].items()})
+    return case_goldens.call(case, lambda spec: _build(spec, arrays))
 
 
 def _case_id(case):
-    kwargs = ",".join(f"{k}={v}" for k, v in case["kwargs"].items() if not isinstance(v, dict))
-    return f"{case['op']}-{'+'.join(map(str, case['inputs']))}-{kwargs}"
+    return case_goldens.case_id(case)
 
 
-_CASES = _golden()[0]
-_VALUE_CASES = [c for c in _CASES if "error" not in c]
-_ERROR_CASES = [c for c in _CASES if "error" in c]
+_VALUE_CASES, _ERROR_CASES = case_goldens.split(_golden()[0])
 
 
 def _assert_matches_reference(actual, expected):

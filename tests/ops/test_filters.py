@@ -3,18 +3,15 @@
 against kernels written out independently with numpy; median_blur, dilate and
 erode (GPU-only in the reference) against numpy window reductions."""
 
-import functools
 import inspect
-import json
-import pathlib
 
+import case_goldens
 import numpy as np
 import pytest
 
 import ndd
 from ndd._prepare.args import InvalidArgumentError
 
-GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
 _LAYOUTS = {
     "cfhw": "CFHW",
     "hwc": "HWC",
@@ -26,13 +23,8 @@ _LAYOUTS = {
 }
 
 
-@functools.cache
 def _golden():
-    with open(GOLDEN_DIR / "filter_cases.json") as f:
-        cases = json.load(f)["cases"]
-    with np.load(GOLDEN_DIR / "filter_values.npz") as npz:
-        arrays = {key: npz[key] for key in npz.files}
-    return cases, arrays
+    return case_goldens.load("filter")
 
 
 def _layout(name, arrays):
@@ -51,30 +43,15 @@ def _build(spec, arrays):
     return ndd.tensor(arrays[spec], layout=_layout(spec, arrays))
 
 
-def _kwarg(value):
-    if isinstance(value, dict) and "batch" in value:
-        return ndd.batch([np.asarray(v, dtype=value["dtype"]) for v in value["batch"]])
-    if isinstance(value, str) and value.startswith("dtype:"):
-        return getattr(ndd, value[len("dtype:") :])
-    return value
-
-
 def _call(case, arrays):
-    fn = ndd
-    for part in case["op"].split("."):
-        fn = getattr(fn, part)
-    inputs = [_build(s, arrays) for s in case["inputs"]]
-    return fn(*inputs, **{k: _kwarg(v) for k, v in case["kwargs"].items()})
+    return case_goldens.call(case, lambda spec: _build(spec, arrays))
 
 
 def _case_id(case):
-    kwargs = ",".join(f"{k}={v}" for k, v in case["kwargs"].items() if not isinstance(v, dict))
-    return f"{case['op']}-{'+'.join(map(str, case['inputs']))}-{kwargs}"
+    return case_goldens.case_id(case)
 
 
-_CASES = _golden()[0]
-_VALUE_CASES = [c for c in _CASES if "error" not in c]
-_ERROR_CASES = [c for c in _CASES if "error" in c]
+_VALUE_CASES, _ERROR_CASES = case_goldens.split(_golden()[0])
 
 
 def _assert_close(actual, expected):

@@ -3,17 +3,14 @@
 against the definitions written out independently with numpy; and what we do where the
 reference crashes or gives nonsense."""
 
-import functools
-import json
-import pathlib
 
+import case_goldens
 import numpy as np
 import pytest
 
 import ndd
 from ndd._prepare.args import InvalidArgumentError
 
-GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
 # Float results may differ from the reference's by float32 roundings in another order
 # (numpy's FFT against the reference's, BLAS sums against its loops): we saw at most 5e-7
 # of the output's largest magnitude; 2e-6 leaves a margin of 4 without hiding a wrong
@@ -21,13 +18,8 @@ GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
 RELATIVE_TOLERANCE = 2e-6
 
 
-@functools.cache
 def _golden():
-    with open(GOLDEN_DIR / "spectral_cases.json") as f:
-        cases = json.load(f)["cases"]
-    with np.load(GOLDEN_DIR / "spectral_values.npz") as npz:
-        arrays = {key: npz[key] for key in npz.files}
-    return cases, arrays
+    return case_goldens.load("spectral")
 
 
 def _build(spec, layout, arrays):
@@ -36,27 +28,15 @@ def _build(spec, layout, arrays):
     return ndd.tensor(arrays[spec], layout=layout or None)
 
 
-def _kwarg(value):
-    if isinstance(value, dict) and "batch" in value:
-        return ndd.batch([np.asarray(v, dtype=value["dtype"]) for v in value["batch"]])
-    if isinstance(value, str) and value.startswith("dtype:"):
-        return getattr(ndd, value[len("dtype:") :])
-    return value
-
-
 def _call(case, arrays):
-    inputs = [_build(s, case["layout"], arrays) for s in case["inputs"]]
-    return getattr(ndd, case["op"])(*inputs, **{k: _kwarg(v) for k, v in case["kwargs"].items()})
+    return case_goldens.call(case, lambda spec: _build(spec, case["layout"], arrays))
 
 
 def _case_id(case):
-    kwargs = ",".join(f"{k}={v}" for k, v in case["kwargs"].items() if not isinstance(v, dict))
-    return f"{case['op']}-{'+'.join(map(str, case['inputs']))}-{case['layout']}-{kwargs}"
+    return case_goldens.case_id(case, case["layout"])
 
 
-_CASES = _golden()[0]
-_VALUE_CASES = [c for c in _CASES if "error" not in c]
-_ERROR_CASES = [c for c in _CASES if "error" in c]
+_VALUE_CASES, _ERROR_CASES = case_goldens.split(_golden()[0])
 
 
 def _assert_close(actual, expected):
