@@ -12,7 +12,7 @@ import numpy as np
 
 from .._ops.image_codec import to_ycbcr
 from .._ops.video import VideoDecodeError, VideoFile
-from .._prepare.args import InvalidArgumentError
+from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float64, int32
 from ..types import DALIImageType, enum_value
 from ._base import Reader
@@ -22,6 +22,25 @@ __all__ = ["Span", "VideoSequenceReader", "frame_num_mode", "gather_frames", "im
 _FRAME_NUM = {"none": "none", "scalar": "scalar", "sequence": "sequence", False: "none", True: "scalar"}
 # Bytes of frames a chunk of sequences read ahead may hold.
 _READ_AHEAD_BYTES = 64 << 20
+
+
+# Arguments both video readers take with the same meaning.
+FILENAMES_ARG = Arg(
+    "filenames",
+    "any",
+    None,
+    doc="Paths of the video files (one path or a list).",
+    type_doc="str or list of str",
+)
+IMAGE_TYPE_ARG = Arg(
+    "image_type",
+    "any",
+    DALIImageType.RGB,
+    doc="Colour space of the frames: RGB or YCbCr.",
+    type_doc="DALIImageType",
+)
+SEQUENCE_LENGTH_ARG = Arg("sequence_length", "int", doc="Frames per sequence.")
+STRIDE_ARG = Arg("stride", "int", 1, doc="Frames between consecutive frames of a sequence.")
 
 
 class Span:

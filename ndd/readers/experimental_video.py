@@ -13,6 +13,10 @@ from .._types import uint8
 from ..types import DALIImageType
 from ._base import path_list
 from ._video_sequences import (
+    FILENAMES_ARG,
+    IMAGE_TYPE_ARG,
+    SEQUENCE_LENGTH_ARG,
+    STRIDE_ARG,
     Span,
     VideoSequenceReader,
     frame_num_mode,
@@ -129,13 +133,7 @@ class Video(VideoSequenceReader):
             None,
             doc="Folder whose sub-folders are the classes, each holding video files.",
         ),
-        Arg(
-            "filenames",
-            "any",
-            None,
-            doc="Paths of the video files (one path or a list).",
-            type_doc="str or list of str",
-        ),
+        FILENAMES_ARG,
         Arg(
             "fill_value",
             "int_list",
@@ -143,13 +141,7 @@ class Video(VideoSequenceReader):
             doc="Value of a constant padding frame in [0, 255]: one for every channel or one per "
             "channel (3).",
         ),
-        Arg(
-            "image_type",
-            "any",
-            DALIImageType.RGB,
-            doc="Colour space of the frames: RGB or YCbCr.",
-            type_doc="DALIImageType",
-        ),
+        IMAGE_TYPE_ARG,
         Arg(
             "labels",
             "any",
@@ -166,14 +158,14 @@ class Video(VideoSequenceReader):
             "left out), 'constant', 'edge' (or 'repeat'), 'reflect_1001' (or 'symmetric') or "
             "'reflect_101' (or 'reflect').",
         ),
-        Arg("sequence_length", "int", doc="Frames per sequence."),
+        SEQUENCE_LENGTH_ARG,
         Arg(
             "step",
             "int",
             -1,
             doc="Frames between the starts of consecutive sequences; <= 0: ``stride * sequence_length``.",
         ),
-        Arg("stride", "int", 1, doc="Frames between consecutive frames of a sequence."),
+        STRIDE_ARG,
         Arg(
             "uniform_sample",
             "bool",

@@ -14,6 +14,10 @@ from .._types import float32, uint8
 from ..types import DALIImageType
 from ._base import path_list
 from ._video_sequences import (
+    FILENAMES_ARG,
+    IMAGE_TYPE_ARG,
+    SEQUENCE_LENGTH_ARG,
+    STRIDE_ARG,
     Span,
     VideoSequenceReader,
     frame_num_mode,
@@ -131,20 +135,8 @@ class Video(VideoSequenceReader):
         Arg(
             "file_root", "str", "", doc="Folder whose sub-folders are the classes, each holding video files."
         ),
-        Arg(
-            "filenames",
-            "any",
-            None,
-            doc="Paths of the video files (one path or a list).",
-            type_doc="str or list of str",
-        ),
-        Arg(
-            "image_type",
-            "any",
-            DALIImageType.RGB,
-            doc="Colour space of the frames: RGB or YCbCr.",
-            type_doc="DALIImageType",
-        ),
+        FILENAMES_ARG,
+        IMAGE_TYPE_ARG,
         Arg(
             "labels",
             "any",
@@ -161,7 +153,7 @@ class Video(VideoSequenceReader):
             doc="Also read the sequences that reach past the end of a video, their missing frames "
             "zeros (frame number and timestamp -1).",
         ),
-        Arg("sequence_length", "int", doc="Frames per sequence."),
+        SEQUENCE_LENGTH_ARG,
         Arg(
             "skip_vfr_check",
             "bool",
@@ -174,7 +166,7 @@ class Video(VideoSequenceReader):
             -1,
             doc="Frames between the starts of consecutive sequences; < 0: ``stride * sequence_length``.",
         ),
-        Arg("stride", "int", 1, doc="Frames between consecutive frames of a sequence."),
+        STRIDE_ARG,
     )
     OUTPUTS = ("frames", "label", "frame_num", "timestamps")
 
