@@ -18,7 +18,6 @@ from ndd._prepare.args import InvalidArgumentError
 sf = pytest.importorskip("soundfile")
 
 
-
 def _golden():
     return case_goldens.load("audio")
 

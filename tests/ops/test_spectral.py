@@ -3,7 +3,6 @@
 against the definitions written out independently with numpy; and what we do where the
 reference crashes or gives nonsense."""
 
-
 import case_goldens
 import numpy as np
 import pytest
