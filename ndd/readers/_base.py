@@ -367,25 +367,48 @@ class Reader(abc.ABC):
     def _chunk_size(self):
         return self._batch_size if self._batch_size > 1 else 16
 
-    def _next_loaded(self):
-        """The next ``(index, (arrays, source))`` of the stream, or its read error."""
+    def _next_run(self, limit):
+        """The next ``(index, (arrays, source))`` of the stream, or their read errors:
+        up to ``limit`` of them, at least one."""
         if self._returned:
-            return self._returned.pop(0)
-        if not self._ready:
+            run, self._returned = self._returned[:limit], self._returned[limit:]
+            return run
+        ready = self._ready
+        if not ready:
             if self._loader is None:
                 depth = self._args["prefetch_queue_depth"] + 1
                 self._loader = Loader(self, self._order.copy(), self._chunk_size(), depth)
-            self._ready.extend(self._loader.get())
-        index, outputs = self._ready.popleft()
-        expected = self._order.next_index()
-        if index != expected:
-            # Out of step with the loading thread: an exception (a KeyboardInterrupt,
-            # a signal handler's) stopped an earlier call between the two steps above.
-            # The consumer's order is the truth: read this sample here, and start the
-            # loading thread again from the next one.
+            ready.extend(self._loader.get())
+        run = [ready.popleft() for _ in range(min(limit, len(ready)))]
+        order = self._order
+        if order.plain:
+            expected = order.next_indices(len(run))
+        else:
+            expected = []
+            try:
+                for _ in run:
+                    expected.append(order.next_index())
+            except BaseException:
+                # Interrupted (a KeyboardInterrupt) while stepping the order: the
+                # samples it stepped over come next; the rest are read again.
+                self._returned = self._matched(run, expected) + self._returned
+                raise
+        if [index for index, _ in run] != expected:
+            # Out of step with the loading thread: an exception stopped an earlier
+            # call between taking samples and stepping the order. The consumer's
+            # order is the truth: the samples from the first difference on are read
+            # here, and the loading thread starts again after them.
             self._restart_loading()
-            return expected, self._load_or_error(expected)
-        return index, outputs
+            return self._matched(run, expected)
+        return run
+
+    def _matched(self, run, expected):
+        """``run``'s samples while their indices are ``expected``'s, then the rest of
+        ``expected`` read here."""
+        k = 0
+        while k < len(expected) and run[k][0] == expected[k]:
+            k += 1
+        return run[:k] + [(index, self._load_or_error(index)) for index in expected[k:]]
 
     def _restart_loading(self):
         if self._loader is not None:
@@ -405,12 +428,18 @@ class Reader(abc.ABC):
         taken = []
         try:
             while len(taken) < count:
-                index, loaded = self._next_loaded()
-                if isinstance(loaded, BaseException):
-                    # A sample that cannot be read is also a RuntimeError (ndd/_errors.py).
-                    raise as_runtime_error(loaded)
-                arrays, source = loaded
-                taken.append((index, arrays, source))
+                run = self._next_run(count - len(taken))
+                bad = next(
+                    (k for k, (_, loaded) in enumerate(run) if isinstance(loaded, BaseException)), None
+                )
+                if bad is None:
+                    taken += [(index, arrays, source) for index, (arrays, source) in run]
+                    continue
+                taken += [(index, arrays, source) for index, (arrays, source) in run[:bad]]
+                # The samples after the bad one come next.
+                self._returned = run[bad + 1 :] + self._returned
+                # A sample that cannot be read is also a RuntimeError (ndd/_errors.py).
+                raise as_runtime_error(run[bad][1])
         except BaseException:
             # A bad sample, or an interruption (KeyboardInterrupt): the samples
             # taken so far come first next time.
@@ -445,7 +474,9 @@ class Reader(abc.ABC):
             arrays = [s[1][k] for s in samples]
             first = arrays[0].shape
             if all(a.shape == first for a in arrays):
-                b = _from_dense(np.stack(arrays), dtype, layout)
+                # One copy into the batch (np.stack adds a view per sample first).
+                dense = np.concatenate(arrays).reshape((len(arrays), *first)) if first else np.stack(arrays)
+                b = _from_dense(dense, dtype, layout)
             else:
                 b = _from_samples(arrays, dtype, layout)
             b._source_info = [s[k] for s in sources] if isinstance(sources[0], tuple) else sources

@@ -52,7 +52,7 @@ def _read_ahead(reader_ref, order, chunk_size, out, stop_event):
         reader = reader_ref()
         if reader is None:
             return
-        chunk = reader._load_chunk([order.next_index() for _ in range(chunk_size)])
+        chunk = reader._load_chunk(order.next_indices(chunk_size))
         del reader
         while not stop_event.is_set():
             try:

@@ -241,6 +241,30 @@ class SampleOrder:
             shard += 1
         return pos + shard_bounds(n, shard, c.num_shards)[1] - index
 
+    @property
+    def plain(self) -> bool:
+        """Whether the stream runs through the shard or dataset in order (no shuffling
+        or padding): ``next_indices`` then steps at once."""
+        c = self.config
+        return self._rng is None and not c.pad_last_batch and not c.shuffle_after_epoch
+
+    def next_indices(self, count: int) -> list:
+        """The next ``count`` indices (``next_index`` ``count`` times); a plain
+        stream steps all of them or, interrupted, none."""
+        if not self.plain:
+            return [self.next_index() for _ in range(count)]
+        c = self.config
+        start, n = self.position, c.num_samples
+        if c.stick_to_shard:
+            begin, end = shard_bounds(n, c.shard_id, c.num_shards)
+            size = end - begin
+            indices = [begin + pos % size for pos in range(start, start + count)]
+        else:
+            begin, _ = shard_bounds(n, c.shard_id, c.num_shards)
+            indices = [(begin + pos) % n for pos in range(start, start + count)]
+        self.position = start + count
+        return indices
+
     def next_index(self) -> int:
         if self._rng is None:
             return self._take()

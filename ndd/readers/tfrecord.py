@@ -13,6 +13,9 @@ from ._base import Reader, path_list
 
 __all__ = ["TFRecord"]
 
+# The most bytes read at once for neighbouring records.
+_GROUP_BYTES = 16 << 20
+
 _OUTPUT_TYPES = {tfrec.int64: int64, tfrec.float32: float32, tfrec.string: uint8}
 _NUMPY_TYPES = {tfrec.int64: np.int64, tfrec.float32: np.float32}
 # Which member of the Feature message holds values of each element type.
@@ -208,6 +211,48 @@ class TFRecord(Reader):
         fd, file_size = self._descriptor(path, "TFRecord file")
         try:
             record = os.pread(fd, size, offset)
+        except OSError as exc:
+            raise self._read_error(path, offset, exc) from exc
+        return self._parse(entry, record, file_size)
+
+    def _chunk_groups(self, indices):
+        """Runs of records that follow each other in one file are read with one read
+        (small records cost a system call each otherwise)."""
+        entries = self._entries
+        groups, group_path, group_end, group_bytes = [], None, None, 0
+        for index in indices:
+            path, offset, size = entries[index]
+            if path == group_path and offset == group_end and group_bytes + size <= _GROUP_BYTES:
+                groups[-1].append(index)
+                group_end, group_bytes = offset + size, group_bytes + size
+            else:
+                groups.append([index])
+                group_path, group_end, group_bytes = path, offset + size, size
+        return groups
+
+    def _load_group(self, indices):
+        if len(indices) == 1:
+            return [self._load_sample(indices[0])]
+        entries = [self._entries[index] for index in indices]
+        path, base, _ = entries[0]
+        fd, file_size = self._descriptor(path, "TFRecord file")
+        _, last, last_size = entries[-1]
+        try:
+            buffer = os.pread(fd, last + last_size - base, base)
+        except OSError as exc:
+            raise self._read_error(path, base, exc) from exc
+        return [
+            (
+                self._parse(entry, buffer[entry[1] - base : entry[1] - base + entry[2]], file_size),
+                self._describe(entry),
+            )
+            for entry in entries
+        ]
+
+    def _parse(self, entry, record, file_size):
+        """The outputs of the record ``entry`` from its bytes ``record``."""
+        path, offset, size = entry
+        try:
             data = _check_record(record, offset, size, file_size)
             example = example_message_class()()
             try:
@@ -216,16 +261,14 @@ class TFRecord(Reader):
                 raise _RecordError(f"not a tf.train.Example ({exc})") from None
             stored = example.features.feature
             return tuple(
-                [
-                    _extract(name, spec, stored[name] if name in stored else None)
-                    for name, spec in self._args["features"].items()
-                ]
+                [_extract(name, spec, stored.get(name)) for name, spec in self._args["features"].items()]
             )
-        except OSError as exc:
-            where = f"{self._qualname}: '{path}', record at offset {offset}"
-            raise type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}") from exc
         except _RecordError as exc:
             raise ValueError(f"{self._qualname}: '{path}', record at offset {offset}: {exc}") from None
+
+    def _read_error(self, path, offset, exc):
+        where = f"{self._qualname}: '{path}', record at offset {offset}"
+        return type(exc)(f"{where}: cannot read the file: {exc.strerror or exc}")
 
 
 class _RecordError(ValueError):

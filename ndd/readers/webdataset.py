@@ -13,6 +13,8 @@ from ._base import Reader, path_list
 __all__ = ["Webdataset"]
 
 _TAR_BLOCK = 512
+# The most bytes read at once for neighbouring samples.
+_GROUP_BYTES = 16 << 20
 _BEHAVIORS = ("", "empty", "skip", "error")
 # Index format versions (first line of a wds2idx index) -> fields per component:
 # v1.1 lists "ext offset size", v1.2 adds the file name.
@@ -37,10 +39,13 @@ def _extension_folding(case_sensitive):
 class _Component:
     """One file of a sample: where its data lies in the archive."""
 
-    __slots__ = ("ext", "name", "offset", "size")
+    __slots__ = ("ext", "name", "offset", "size", "size_field")
 
     def __init__(self, ext, offset, size, name):
         self.ext, self.offset, self.size, self.name = ext, offset, size, name
+        # The size field of the member's header as Python's tarfile and GNU tar
+        # write it (eleven octal digits), compared first when the data is read.
+        self.size_field = b"%011o" % size
 
 
 class Webdataset(Reader):
@@ -288,23 +293,78 @@ class Webdataset(Reader):
             if span is not None:
                 base, length = span
                 buffer = _pread(fd, length, base)
-            arrays = []
-            for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
-                if component is None:
-                    arrays.append(np.empty(0, dtype.numpy))
-                    continue
-                header = component.offset - _TAR_BLOCK
-                if span is None:
-                    buffer, at = _pread(fd, _TAR_BLOCK + component.size, header), 0
-                else:
-                    at = header - base
-                arrays.append(self._component(buffer, at, path, component, dtype))
+                return self._arrays(fd, entry, buffer, np.frombuffer(buffer, np.uint8), base)
+            return self._arrays(fd, entry, None, None, 0)
         except OSError as exc:
             raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
+
+    def _arrays(self, fd, entry, buffer, whole, base):
+        """The outputs of a sample whose bytes from archive offset ``base`` on are in
+        ``buffer`` (``whole``: those bytes as an array; None: each member is read
+        alone)."""
+        path, outputs, _ = entry
+        arrays = []
+        for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
+            if component is None:
+                arrays.append(np.empty(0, dtype.numpy))
+                continue
+            header = component.offset - _TAR_BLOCK
+            if buffer is None:
+                data = _pread(fd, _TAR_BLOCK + component.size, header)
+                data_bytes, at = np.frombuffer(data, np.uint8), 0
+            else:
+                data, data_bytes, at = buffer, whole, header - base
+            end = at + _TAR_BLOCK + component.size
+            # A POSIX header giving the size the index gives (the common case) is
+            # checked here; any other header, by _check_member.
+            if not (
+                len(data) >= end
+                and data[at + 124 : at + 135] == component.size_field
+                and data[at + 257 : at + 262] == b"ustar"
+            ):
+                self._check_member(data, at, path, component)
+            array = data_bytes[at + _TAR_BLOCK : end]
+            arrays.append(array if dtype is uint8 else array.view(dtype.numpy))
         return tuple(arrays)
 
-    def _component(self, buffer, at, path, component, dtype):
-        """The member's data, at ``at + 512`` of ``buffer`` after its header, checked."""
+    def _chunk_groups(self, indices):
+        """Runs of samples that follow each other in one archive are read with one
+        read (small samples cost a system call each otherwise)."""
+        entries = self._entries
+        groups, group_end, group_bytes, group_path = [], None, 0, None
+        for index in indices:
+            path, _, span = entries[index]
+            if span is not None and path == group_path and 0 <= span[0] - group_end < 2 * _TAR_BLOCK:
+                if group_bytes + span[1] <= _GROUP_BYTES:
+                    groups[-1].append(index)
+                    group_end, group_bytes = span[0] + span[1], group_bytes + span[1]
+                    continue
+            groups.append([index])
+            if span is None:
+                group_path = None
+            else:
+                group_path, group_end, group_bytes = path, span[0] + span[1], span[1]
+        return groups
+
+    def _load_group(self, indices):
+        if len(indices) == 1:
+            return [self._load_sample(indices[0])]
+        entries = [self._entries[index] for index in indices]
+        path = entries[0][0]
+        fd, _ = self._descriptor(path, "archive")
+        base = entries[0][2][0]
+        last = entries[-1][2]
+        try:
+            buffer = _pread(fd, last[0] + last[1] - base, base)
+        except OSError as exc:
+            raise type(exc)(f"{self._qualname}: cannot read archive '{path}': {exc.strerror or exc}") from exc
+        # The samples' arrays are views of the one buffer.
+        whole = np.frombuffer(buffer, np.uint8)
+        return [(self._arrays(fd, entry, buffer, whole, base), self._describe(entry)) for entry in entries]
+
+    def _check_member(self, buffer, at, path, component):
+        """Raise unless ``buffer`` holds the member's header at ``at`` (any tar format),
+        giving its size, and its data after it."""
         if len(buffer) < at + _TAR_BLOCK + component.size:
             raise ValueError(f"{self._where(path, component)}: the archive is truncated")
         size = _tar_member_size(buffer, at)
@@ -317,7 +377,6 @@ class Webdataset(Reader):
                 f"{self._where(path, component)}: the index says {component.size} bytes, the archive's "
                 f"header {size}; is the index stale?"
             )
-        return np.frombuffer(buffer, dtype.numpy, count=component.size // dtype.bytes, offset=at + _TAR_BLOCK)
 
     def _where(self, path, component):
         return f"{self._qualname}: '{path}', file {component.name!r} at offset {component.offset}"

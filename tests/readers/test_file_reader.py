@@ -529,8 +529,11 @@ def test_only_epochs_run_to_their_end_move_to_the_next_shard(root, batch_size, s
     assert got == expected
 
 
-@pytest.mark.parametrize("where", ["next_index", "_next_loaded"])
-def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, where):
+@pytest.mark.parametrize(
+    "shuffle, where",
+    [(True, "next_index"), (True, "_next_run"), (False, "next_indices"), (False, "_next_run")],
+)
+def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, shuffle, where):
     # A KeyboardInterrupt (or a signal handler's exception) inside next_epoch, in
     # the middle of a batch: the samples taken come first next time, and the reader
     # keeps its place in the stream (interrupted between taking a loaded sample and
@@ -541,7 +544,7 @@ def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, where):
         data, _ = next(epoch)
         names = [sample_name(np.asarray(t)) for t in data.tensors]
         if interrupt:
-            owner = reader._order if where == "next_index" else reader
+            owner = reader if where == "_next_run" else reader._order
             original, calls = getattr(owner, where), []
 
             def interrupting(*args):
@@ -561,7 +564,7 @@ def test_an_epoch_interrupted_midway_loses_no_sample(root, monkeypatch, where):
         return names[: 3 * len(LISTED)]
 
     def reader():
-        return ndd.readers.File(file_root=root, random_shuffle=True, seed=4, initial_fill=3)
+        return ndd.readers.File(file_root=root, random_shuffle=shuffle, seed=4, initial_fill=3)
 
     assert stream(reader(), interrupt=True) == stream(reader(), interrupt=False)
 
@@ -572,14 +575,14 @@ def test_one_reader_read_by_two_threads_at_once_says_so(root, monkeypatch):
     reader = ndd.readers.File(file_root=root)
     reader()  # set up; then hold the reader busy the way a slow read does
     inside, release = threading.Event(), threading.Event()
-    original = reader._next_loaded
+    original = reader._next_run
 
-    def slow_next_loaded():
+    def slow_next_run(limit):
         inside.set()
         release.wait(10)
-        return original()
+        return original(limit)
 
-    monkeypatch.setattr(reader, "_next_loaded", slow_next_loaded)
+    monkeypatch.setattr(reader, "_next_run", slow_next_run)
     first = threading.Thread(target=reader)
     first.start()
     assert inside.wait(10)

@@ -408,3 +408,23 @@ def test_record_framing_is_little_endian_length_and_masked_crc():
     assert struct.unpack_from("<Q", record)[0] == 3 and len(record) == 12 + 3 + 4
     # Known value: CRC-32C of "123456789" is 0xE3069283.
     assert tfds.crc32c(b"123456789") == 0xE3069283
+
+
+def test_a_bad_record_in_a_batch_read_at_once_fails_alone(tmp_path):
+    # Neighbouring records are read with one read; a record whose index entry is
+    # wrong fails alone, the others keep their values and their order.
+    path = str(tmp_path / "run.tfrecord")
+    spans = tfds.write_tfrecord(path, [tfds.encode_example({"label": ("int64", [i])}) for i in range(10)])
+    offset, size = spans[5]
+    spans[5] = (offset, size + 1)
+    tfds.write_index(path + ".idx", spans)
+    r = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=LABEL)
+
+    def batch():
+        return np.asarray(ndd.as_tensor(r(batch_size=4))).tolist()
+
+    assert batch() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match=rf"'.*run.tfrecord', record at offset {offset}: the index says"):
+        r(batch_size=4)
+    assert batch() == [4, 6, 7, 8]
+    assert batch() == [9, 0, 1, 2]

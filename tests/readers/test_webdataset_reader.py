@@ -380,3 +380,32 @@ def test_members_near_or_far_apart_and_old_headers_are_read(tmp_path, tar_format
     reader = ndd.readers.Webdataset(paths=str(path), index_paths=str(path) + ".idx", ext=["bin", "cls"])
     samples = [[bytes(np.asarray(t)) for t in sample] for sample in reader.next_epoch()]
     assert samples == [[b"12345", b"7"], [b"xy", b"3"]]
+
+
+def test_a_bad_sample_in_a_batch_read_at_once_fails_alone(tmp_path):
+    # Neighbouring samples are read with one read; a sample whose header does not
+    # match its index fails alone, the others keep their bytes and their order.
+    path = str(tmp_path / "run.tar")
+    payloads = [bytes([i]) * (10 + i) for i in range(10)]
+    members = []
+    for i, data in enumerate(payloads):
+        members += [(f"s{i}.bin", data), (f"s{i}.cls", str(i).encode())]
+    spans = wds.write_tar(path, members)
+    name, offset, size = spans[10]  # s5.bin
+    spans[10] = (name, offset, size - 1)
+    wds.write_index(path + ".idx", spans)
+    r = ndd.readers.Webdataset(paths=path, index_paths=path + ".idx", ext=["bin", "cls"])
+
+    def batch():
+        data, label = r(batch_size=4)
+        return [(bytes(np.asarray(t)), int(bytes(np.asarray(c)))) for t, c in zip(data, label, strict=True)]
+
+    expected = [(payloads[i], i) for i in range(10)]
+    assert batch() == expected[0:4]
+    with pytest.raises(
+        ValueError, match=r"'.*run.tar', file 's5.bin' at offset \d+: the index says 14 bytes"
+    ):
+        r(batch_size=4)
+    # The sample taken before the bad one comes first.
+    assert batch() == [expected[4], *expected[6:9]]
+    assert batch() == [expected[9], *expected[0:3]]
