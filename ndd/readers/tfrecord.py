@@ -13,6 +13,8 @@ from ._base import Reader, path_list
 
 __all__ = ["TFRecord"]
 
+# A record's framing: its length and the length's checksum, then the data's checksum.
+_HEADER, _FOOTER = struct.Struct("<QI"), struct.Struct("<I")
 # The most bytes read at once for neighbouring records.
 _GROUP_BYTES = 16 << 20
 
@@ -183,6 +185,7 @@ class TFRecord(Reader):
         if args["use_o_direct"] and not args["dont_use_mmap"]:
             raise InvalidArgumentError(f"{q}: 'use_o_direct' needs 'dont_use_mmap'=True")
         example_message_class()  # a missing protobuf package fails here, not at the first sample
+        self._extractors = [(name, _extractor(name, spec)) for name, spec in args["features"].items()]
 
     def _list_samples(self):
         q = self._qualname
@@ -260,9 +263,7 @@ class TFRecord(Reader):
             except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError, whatever its module
                 raise _RecordError(f"not a tf.train.Example ({exc})") from None
             stored = example.features.feature
-            return tuple(
-                [_extract(name, spec, stored.get(name)) for name, spec in self._args["features"].items()]
-            )
+            return tuple([extract(stored.get(name)) for name, extract in self._extractors])
         except _RecordError as exc:
             raise ValueError(f"{self._qualname}: '{path}', record at offset {offset}: {exc}") from None
 
@@ -315,12 +316,10 @@ def _check_record(record, offset, size, file_size):
         )
     if size < header_bytes + footer_bytes:
         raise _RecordError(f"the index gives the record {size} bytes, too few for a TFRecord record")
-    (length,) = struct.unpack_from("<Q", record)
+    length, length_crc = _HEADER.unpack_from(record)
     crc32c = _crc32c()
-    if crc32c is not None:
-        (length_crc,) = struct.unpack_from("<I", record, 8)
-        if _masked(crc32c(record[:8])) != length_crc:
-            raise _RecordError("corrupted record (the checksum of its length does not match)")
+    if crc32c is not None and _masked(crc32c(record[:8])) != length_crc:
+        raise _RecordError("corrupted record (the checksum of its length does not match)")
     needed = header_bytes + length + footer_bytes
     if needed != size:
         raise _RecordError(
@@ -329,43 +328,51 @@ def _check_record(record, offset, size, file_size):
         )
     data = record[header_bytes : header_bytes + length]
     if crc32c is not None:
-        (data_crc,) = struct.unpack_from("<I", record, header_bytes + length)
+        (data_crc,) = _FOOTER.unpack_from(record, header_bytes + length)
         if _masked(crc32c(data)) != data_crc:
             raise _RecordError("corrupted record (the checksum of its data does not match)")
     return data
 
 
-def _extract(name, spec, feature):
-    """The output array of one feature of a record (``feature`` None when absent)."""
-    kind = feature.WhichOneof("kind") if feature is not None else None
-    if kind is None:
+def _extractor(name, spec):
+    """The function giving a feature's output array from the record's Feature
+    message (None where the record lacks it), for the spec ``spec``."""
+    list_name = _VALUE_LISTS[spec.dtype]
+    shape, count = spec.shape, spec.num_elements
+    string = spec.dtype == tfrec.string
+    numpy_type = None if string else _NUMPY_TYPES[spec.dtype]
+
+    def missing():
         if spec.variable_length:
-            return np.empty((0, *spec.shape), _NUMPY_TYPES[spec.dtype])
-        if spec.dtype == tfrec.string:
-            return np.frombuffer(spec.default_value, np.uint8).copy()
-        return np.full(spec.shape, spec.default_value, _NUMPY_TYPES[spec.dtype])
-    expected = _VALUE_LISTS[spec.dtype]
-    if kind != expected:
-        raise _RecordError(
-            f"feature {name!r} holds {_LIST_TYPES[kind]} values, its spec asks for {_LIST_TYPES[expected]}"
-        )
-    values = getattr(feature, kind).value
-    if spec.dtype == tfrec.string:
-        if len(values) != 1:
-            raise _RecordError(f"feature {name!r} holds {len(values)} strings, its spec reads one")
-        return np.frombuffer(values[0], np.uint8).copy()
-    array = np.fromiter(values, _NUMPY_TYPES[spec.dtype], len(values))
-    if spec.variable_length:
-        group = spec.num_elements
-        if group == 0 or array.size % group:
+            return np.empty((0, *shape), numpy_type)
+        if string:
+            return np.frombuffer(bytearray(spec.default_value), np.uint8)
+        return np.full(shape, spec.default_value, numpy_type)
+
+    def extract(feature):
+        if feature is None or not feature.HasField(list_name):
+            kind = feature.WhichOneof("kind") if feature is not None else None
+            if kind is None:
+                return missing()
             raise _RecordError(
-                f"feature {name!r} has {array.size} values, not a multiple of "
-                f"partial_shape {list(spec.shape)}"
+                f"feature {name!r} holds {_LIST_TYPES[kind]} values, its spec asks for {_LIST_TYPES[list_name]}"
             )
-        return array.reshape(-1, *spec.shape)
-    if array.size != spec.num_elements:
-        raise _RecordError(
-            f"feature {name!r} has {array.size} values, FixedLenFeature({list(spec.shape)}) "
-            f"needs {spec.num_elements}"
-        )
-    return array.reshape(spec.shape)
+        values = getattr(feature, list_name).value
+        if string:
+            if len(values) != 1:
+                raise _RecordError(f"feature {name!r} holds {len(values)} strings, its spec reads one")
+            return np.frombuffer(bytearray(values[0]), np.uint8)
+        array = np.fromiter(values, numpy_type, len(values))
+        if spec.variable_length:
+            if count == 0 or array.size % count:
+                raise _RecordError(
+                    f"feature {name!r} has {array.size} values, not a multiple of partial_shape {list(shape)}"
+                )
+            return array.reshape(-1, *shape)
+        if array.size != count:
+            raise _RecordError(
+                f"feature {name!r} has {array.size} values, FixedLenFeature({list(shape)}) needs {count}"
+            )
+        return array.reshape(shape)
+
+    return extract

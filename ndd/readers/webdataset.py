@@ -319,8 +319,8 @@ class Webdataset(Reader):
             # checked here; any other header, by _check_member.
             if not (
                 len(data) >= end
-                and data[at + 124 : at + 135] == component.size_field
-                and data[at + 257 : at + 262] == b"ustar"
+                and data.startswith(component.size_field, at + 124)
+                and data.startswith(b"ustar", at + 257)
             ):
                 self._check_member(data, at, path, component)
             array = data_bytes[at + _TAR_BLOCK : end]
