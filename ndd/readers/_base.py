@@ -26,6 +26,8 @@ __all__ = ["Reader", "ReaderState", "path_list"]
 # Format version of the reader state; states of another version are refused.
 STATE_VERSION = 1
 
+# The stop event of a chunk loaded outside a loading thread: never set.
+_NEVER = threading.Event()
 _MIXED_STYLES = "Cannot mix `samples`, `batches` and `_run`/`__call__` on the same reader."
 _INT32_MAX = 2**31 - 1
 
@@ -663,15 +665,19 @@ class Reader(abc.ABC):
         self._resume_epoch = state["in_epoch"]
         self._returned = [(i, self._load_or_error(i)) for i in state["returned"]]
 
-    def _load_chunk(self, indices):
+    def _load_chunk(self, indices, stop_event=None):
         """``(index, outputs)`` for each of ``indices``, ``outputs`` being the sample or
         the exception raised reading it; its groups (``_chunk_groups``) on the reader's
-        thread pool for readers that decode as they read (``_parallel_loading``)."""
+        thread pool for readers that decode as they read (``_parallel_loading``). Once
+        ``stop_event`` is set the chunk is cut short (it is then not used)."""
+        stopping = (stop_event or _NEVER).is_set
         if not self._parallel_loading and type(self)._chunk_groups is Reader._chunk_groups:
             # One sample at a time on this thread: the common case, where the loop's own
             # cost counts (small records take a few microseconds each).
             load, loaded = self._load_sample, []
             for index in indices:
+                if stopping():
+                    break
                 try:
                     loaded.append((index, load(index)))
                 except Exception as exc:  # noqa: BLE001 - raised when the sample is taken
@@ -683,8 +689,12 @@ class Reader(abc.ABC):
                 self._loading_pool = ThreadPool(get_num_threads(), device_id=None)
             loaded = self._loading_pool.map(self._load_group_or_errors, groups)
         else:
-            loaded = [self._load_group_or_errors(group) for group in groups]
-        return list(zip(indices, [outputs for group in loaded for outputs in group], strict=True))
+            loaded = []
+            for group in groups:
+                if stopping():
+                    break
+                loaded.append(self._load_group_or_errors(group))
+        return list(zip(indices, [outputs for group in loaded for outputs in group], strict=False))
 
     def _chunk_groups(self, indices):
         """The samples of a chunk in the groups that load together, in order: one

@@ -1,13 +1,20 @@
 """The background thread that reads a reader's samples ahead of the consumer."""
 
+import atexit
 import queue
 import threading
+import time
 import weakref
 
 __all__ = ["Loader"]
 
 # How long a blocked thread sleeps before checking whether it should stop.
 _POLL_SECONDS = 0.1
+# How long the interpreter's exit waits for the loading threads to finish the
+# sample they are reading.
+_EXIT_WAIT_SECONDS = 5.0
+# The loaders whose thread may still run.
+_LIVE = weakref.WeakSet()
 
 
 class Loader:
@@ -29,6 +36,7 @@ class Loader:
             name=f"ndd-reader-{reader.name}",
             daemon=True,
         )
+        _LIVE.add(self)
         self.thread.start()
 
     def get(self):
@@ -52,7 +60,7 @@ def _read_ahead(reader_ref, order, chunk_size, out, stop_event):
         reader = reader_ref()
         if reader is None:
             return
-        chunk = reader._load_chunk(order.next_indices(chunk_size))
+        chunk = reader._load_chunk(order.next_indices(chunk_size), stop_event)
         del reader
         while not stop_event.is_set():
             try:
@@ -61,3 +69,17 @@ def _read_ahead(reader_ref, order, chunk_size, out, stop_event):
             except queue.Full:
                 if reader_ref() is None:
                     return
+
+
+@atexit.register
+def _stop_at_exit():
+    """Stop the loading threads and let them finish the sample at hand before the
+    interpreter finalizes. A daemon thread still inside a library when that happens
+    is ended by ``pthread_exit`` as it takes the GIL back, which aborts the process
+    ("terminate called without an active exception") when a C++ frame is below it."""
+    loaders = list(_LIVE)
+    for loader in loaders:
+        loader.stop_event.set()
+    deadline = time.monotonic() + _EXIT_WAIT_SECONDS
+    for loader in loaders:
+        loader.thread.join(max(0.0, deadline - time.monotonic()))

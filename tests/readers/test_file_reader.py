@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -592,3 +593,34 @@ def test_one_reader_read_by_two_threads_at_once_says_so(root, monkeypatch):
     first.join()
     monkeypatch.undo()
     assert sample_name(np.asarray(reader()[0])) == LISTED[2][0]  # the third sample: none lost
+
+
+def test_the_loading_thread_stops_at_exit_after_the_sample_at_hand(root, monkeypatch):
+    # At the interpreter's exit the loading threads are stopped and joined before
+    # finalization (a daemon thread still inside a library then could abort the
+    # process); a thread in the middle of a chunk finishes only its current sample.
+    from ndd.readers import _loader
+
+    reader = ndd.readers.File(file_root=root)
+    original, calls = reader._load_sample, []
+    inside, gate = threading.Event(), threading.Event()
+
+    def load(index):
+        calls.append(index)
+        if len(calls) == 17:  # the first sample of the second chunk (16 per chunk)
+            inside.set()
+            gate.wait(10)
+        return original(index)
+
+    monkeypatch.setattr(reader, "_load_sample", load)
+    reader()
+    assert inside.wait(10)
+    thread = reader._loader.thread
+    stopping = threading.Thread(target=_loader._stop_at_exit)
+    stopping.start()
+    while not reader._loader.stop_event.is_set():
+        time.sleep(0.001)
+    gate.set()
+    stopping.join(10)
+    assert not thread.is_alive()
+    assert len(calls) == 17
