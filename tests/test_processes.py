@@ -3,6 +3,7 @@ not survive the fork) and spawned ones."""
 
 import gc
 import multiprocessing
+import pathlib
 import subprocess
 import sys
 import threading
@@ -91,3 +92,40 @@ def test_worker_threads_end_with_their_contexts():
     while len(eval_threads()) > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(eval_threads()) <= before
+
+
+PHOTOS = pathlib.Path(ndd.__file__).parent / "_sample_data" / "photos"
+_AT_EXIT = """
+import atexit, sys
+import numpy as np
+
+def late():
+    # Registered before ndd is imported: runs after ndd's exit hooks, which have
+    # stopped the worker threads; eager operators then run on this thread.
+    import threading
+    import ndd
+    workers = [t for t in threading.enumerate() if t.name.startswith(("ndd-eval-", "ndd-reader-"))]
+    print("late", len(workers), int(np.asarray(ndd.reductions.sum(ndd.tensor(np.arange(5)) * 2))), flush=True)
+
+atexit.register(late)
+import ndd
+ndd.set_num_threads(2)
+big = ndd.batch([np.full((512, 512), i, np.float32) for i in range(16)])
+queued = [ndd.reductions.sum(big * k) for k in range(20)]  # still running when the script ends
+import glob
+reader = ndd.readers.File(files=sorted(glob.glob(sys.argv[1] + "/*.jpg")))
+reader()  # its loading thread reads ahead
+print("queued", flush=True)
+"""
+
+
+def test_eager_operators_queued_at_exit_run_and_the_process_ends_cleanly():
+    # At exit the worker threads run what is queued and stop before the interpreter
+    # finalizes (a daemon thread inside a library then could abort the process);
+    # operators called by later atexit functions still work.
+    out = subprocess.run(
+        [sys.executable, "-c", _AT_EXIT, str(PHOTOS)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["queued", "late", "0", "20"]
+    assert out.stderr == ""

@@ -1,8 +1,10 @@
 """The async executor: one worker thread per EvalContext that runs queued
 invocations in submission order."""
 
+import atexit
 import queue
 import threading
+import time
 import weakref
 
 from .fork import on_fork_in_child
@@ -12,6 +14,11 @@ __all__ = ["AsyncExecutor"]
 
 # Put on a worker's queue when its executor is gone: the thread ends.
 _STOP = object()
+# How long the interpreter's exit waits for the worker threads to run what is queued.
+_EXIT_WAIT_SECONDS = 5.0
+# The executors whose thread may still run; set once the interpreter exits.
+_LIVE = weakref.WeakSet()
+_exiting = False
 
 
 class _Worker:
@@ -70,17 +77,39 @@ class AsyncExecutor:
         return self._thread
 
     def submit(self, task) -> None:
+        if _exiting:
+            self._run_inline(task)
+            return
         if self._thread is None:
             self._start()
         self._worker.tasks.put(task)
 
+    def _run_inline(self, task):
+        """Past the interpreter's exit (an atexit function calling operators): the
+        worker has stopped, or stops once it has run what was queued before; then
+        the task runs on the calling thread."""
+        if self._thread is not None:
+            self._thread.join()
+        while True:  # tasks queued before a fork, whose thread never started here
+            try:
+                queued = self._worker.tasks.get_nowait()
+            except queue.Empty:
+                break
+            if queued is not _STOP:
+                queued.run()
+        task.run()
+
     def _start(self):
+        if _exiting:
+            self._run_inline(_NOTHING)
+            return
         with self._start_lock:
             if self._thread is None:
                 worker = self._worker
                 thread = threading.Thread(target=_work, args=(worker,), name=self._name, daemon=True)
                 thread.start()
                 self._thread = thread
+                _LIVE.add(self)
                 self._stop = weakref.finalize(self, worker.tasks.put, _STOP)
 
     def wait(self, task) -> None:
@@ -125,3 +154,30 @@ class AsyncExecutor:
         # The new thread starts on the next submission or wait, once every object
         # owning threads has dropped its own (a task may use the thread pool).
         self._thread = None
+
+
+class _Nothing:
+    """A task that does nothing (``_start`` past the exit runs what is queued)."""
+
+    def run(self):
+        pass
+
+
+_NOTHING = _Nothing()
+
+
+@atexit.register
+def _stop_at_exit():
+    """Let the worker threads run what is queued and stop, before the interpreter
+    finalizes: a daemon thread still inside a library then is ended by
+    ``pthread_exit`` as it takes the GIL back, which aborts the process when a C++
+    frame is below it. Operators called later (from other atexit functions) run on
+    the calling thread."""
+    global _exiting
+    _exiting = True
+    executors = [e for e in list(_LIVE) if e._thread is not None]
+    for executor in executors:
+        executor._worker.tasks.put(_STOP)
+    deadline = time.monotonic() + _EXIT_WAIT_SECONDS
+    for executor in executors:
+        executor._thread.join(max(0.0, deadline - time.monotonic()))
