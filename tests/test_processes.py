@@ -106,6 +106,8 @@ def late():
     import ndd
     workers = [t for t in threading.enumerate() if t.name.startswith(("ndd-eval-", "ndd-reader-"))]
     print("late", len(workers), int(np.asarray(ndd.reductions.sum(ndd.tensor(np.arange(5)) * 2))), flush=True)
+    names = [bytes(np.asarray(ndd.get_property(reader()[0], key="source_info"))).decode() for _ in range(20)]
+    print("read", *[name.rsplit("/", 1)[-1] for name in names], flush=True)
 
 atexit.register(late)
 import ndd
@@ -127,5 +129,8 @@ def test_eager_operators_queued_at_exit_run_and_the_process_ends_cleanly():
         [sys.executable, "-c", _AT_EXIT, str(PHOTOS)], capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["queued", "late", "0", "20"]
+    # Twenty samples after the first: past what the loading thread read ahead.
+    photos = sorted(p.name for p in PHOTOS.glob("*.jpg"))
+    read = [photos[(1 + i) % len(photos)] for i in range(20)]
+    assert out.stdout.split() == ["queued", "late", "0", "20", "read", *read]
     assert out.stderr == ""

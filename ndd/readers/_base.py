@@ -19,6 +19,7 @@ from .._eval.fork import on_fork_in_child
 from .._eval.thread_pool import ThreadPool, get_num_threads
 from .._prepare.args import REQUIRED, Arg, InvalidArgumentError
 from ._loader import Loader
+from ._loader import exiting as loader_exiting
 from ._stream import OrderConfig, SampleOrder
 
 __all__ = ["Reader", "ReaderState", "path_list"]
@@ -377,6 +378,11 @@ class Reader(abc.ABC):
             return run
         ready = self._ready
         if not ready:
+            if loader_exiting():
+                # Past the interpreter's exit (an atexit function reading): the
+                # loading thread has stopped; the samples are read here.
+                self._restart_loading()
+                return [(index, self._load_or_error(index)) for index in self._order.next_indices(limit)]
             if self._loader is None:
                 depth = self._args["prefetch_queue_depth"] + 1
                 self._loader = Loader(self, self._order.copy(), self._chunk_size(), depth)

@@ -15,6 +15,12 @@ _POLL_SECONDS = 0.1
 _EXIT_WAIT_SECONDS = 5.0
 # The loaders whose thread may still run.
 _LIVE = weakref.WeakSet()
+_exiting = False
+
+
+def exiting() -> bool:
+    """Whether the interpreter is exiting: readers then read on the calling thread."""
+    return _exiting
 
 
 class Loader:
@@ -77,6 +83,8 @@ def _stop_at_exit():
     interpreter finalizes. A daemon thread still inside a library when that happens
     is ended by ``pthread_exit`` as it takes the GIL back, which aborts the process
     ("terminate called without an active exception") when a C++ frame is below it."""
+    global _exiting
+    _exiting = True
     loaders = list(_LIVE)
     for loader in loaders:
         loader.stop_event.set()
