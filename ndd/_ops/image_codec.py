@@ -41,6 +41,7 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 
 import functools
 import io
+import os
 import re
 import sys
 import threading
@@ -251,7 +252,7 @@ def open_image(data):
     raw = np.ascontiguousarray(data).reshape(-1)
     header = _jpeg_header(raw)
     if header is not None:
-        return header
+        return _refuse_if_too_large(header)
     try:
         try:
             image = Image.open(io.BytesIO(raw))
@@ -287,11 +288,24 @@ def open_image(data):
             image.ndd_load_error = ValueError(
                 f"TIFF samples of type {kind} are not read (unsigned 8- and 16-bit, and float, are)"
             )
+    return _refuse_if_too_large(image)
+
+
+def _refuse_if_too_large(image):
+    """``image``, which ``decode`` refuses if its pixels would not fit in memory (its
+    shape stands); such a PNG's EXIF is not read either (Pillow loads the pixels to
+    look for it)."""
+    error = _memory_error(image)
+    if error is not None:
+        image.ndd_load_error = error
+        image.ndd_too_large = True
     return image
 
 
 def orientation(image):
     """The EXIF orientation of ``image`` (1 when absent or invalid)."""
+    if getattr(image, "ndd_too_large", False) and image.format == "PNG":
+        return 1
     try:
         value = image.getexif().get(_ORIENTATION_TAG, 1)
     except Exception as exc:  # a damaged EXIF block does not stop the decoding, as in the reference
@@ -895,6 +909,34 @@ def _saturate(values, dtype):
     applied in double precision: float32 has no int32 or uint32 maximum (2**31 - 1
     rounds up to 2**31, which the cast would wrap)."""
     return np.clip(np.rint(values.astype(np.float64)), 0, _top(dtype)).astype(dtype)
+
+
+def _memory_bytes():
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _memory_error(image):
+    """The error of an image whose pixels would fill more than half of the machine's
+    memory (None for the others): a damaged header (a size field of a few bytes may
+    claim billions of pixels) would otherwise have the process killed for lack of
+    memory."""
+    width, height = image.size
+    # The decoding's own buffer: up to 4 channels of up to 4 bytes (16-bit and
+    # float images), the output being no larger.
+    wide = image.mode in ("I", "F") or image.mode.startswith("I;16")
+    needed = width * height * _native_channels(image) * (4 if wide else 1)
+    memory = _memory_bytes()
+    if memory is None or needed <= memory // 2:
+        return None
+    return ValueError(
+        f"the image's header says {width}x{height} pixels ({needed / 2**30:.1f} GiB decoded), more "
+        f"than half of this machine's memory ({memory / 2**30:.1f} GiB): a damaged header, or an "
+        "image too large to decode here"
+    )
 
 
 def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=False):

@@ -386,6 +386,9 @@ def raise_run_error(Invocation inv):
     message = f"An error happened during {when} of {inv.op.qualname}{where}: {err}"
     try:
         wrapped = as_runtime_error(type(err)(message))
+        # What the error carries besides its message (the samples a decoder did
+        # decode: ``decoded``, ``failed``) stays with it.
+        wrapped.__dict__.update(vars(err))
     except Exception:
         wrapped = RuntimeError(message)
     wrapped.ndd_from_call = True

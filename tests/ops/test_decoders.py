@@ -14,6 +14,7 @@ import io
 import itertools
 import json
 import pathlib
+import re
 import struct
 import zlib
 
@@ -1372,3 +1373,40 @@ def test_ycbcr_of_8_bit_colours_is_the_references():
     Image.fromarray(rgb.reshape(1, -1, 3)).save(buf, format="PNG")
     out = ndd.decoders.image(np.frombuffer(buf.getvalue(), np.uint8), output_type=types.YCbCr)
     np.testing.assert_array_equal(np.asarray(out).reshape(-1, 3), golden["decoder_out"])
+
+
+def _png_claiming(width, height):
+    """A PNG whose header claims ``width`` x ``height`` RGB pixels, with a few bytes of data."""
+
+    def chunk(kind, payload):
+        return (
+            struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(bytes(3 * 16))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return np.frombuffer(png, np.uint8)
+
+
+@pytest.mark.parametrize("mode", [None, ndd.EvalMode.sync_cpu, ndd.EvalMode.deferred])
+def test_a_header_claiming_more_pixels_than_memory_holds_fails_its_sample(mode):
+    # A damaged size field may claim terabytes of pixels: decoding them had the
+    # process killed for lack of memory. The sample fails, naming the size; the
+    # error itself (in every mode) carries the other samples, decoded.
+    good = image_samples.encoded("png_rgb")
+    batch = ndd.batch([_png_claiming(1_000_000, 1_000_000), good])
+    with pytest.raises(ImageDecodeError) as info:
+        if mode is None:
+            ndd.decoders.image(batch).evaluate()
+        else:
+            with mode:
+                ndd.decoders.image(batch).evaluate()
+    assert re.search(
+        r"ndd.decoders.image: cannot decode \(sample 0\): the image's header says 1000000x1000000 pixels "
+        r"\(2794\.0 GiB decoded\), more than half of this machine's memory",
+        str(info.value),
+    )
+    assert info.value.failed == (0,)
+    assert info.value.decoded[0] is None
+    np.testing.assert_array_equal(info.value.decoded[1], np.asarray(_pil("png_rgb")))
