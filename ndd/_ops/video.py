@@ -123,10 +123,17 @@ class VideoFile:
 
     def _open(self):
         source = self._source if isinstance(self._source, str) else io.BytesIO(self._source)
-        self._container = self._av.open(source, mode="r")
+        # Metadata that is not UTF-8 (tags written in another encoding) does not stop
+        # the frames from decoding.
+        self._container = self._av.open(source, mode="r", metadata_errors="replace")
         if not self._container.streams.video:
             raise VideoDecodeError(f"{self.qualname}: the data holds no video stream")
         self._stream = self._container.streams.video[0]
+        if self._stream.codec_context is None:
+            raise VideoDecodeError(
+                f"{self.qualname}: not a video that can be decoded: FFmpeg has no decoder for its video "
+                "stream (a damaged or unknown codec)"
+            )
         # One decoding thread per video: batches decode their videos in parallel on
         # the context's thread pool already.
         self._stream.codec_context.thread_count = 1

@@ -291,6 +291,33 @@ def test_undecodable_sample_names_operator_and_sample(data):
     assert error.decoded[1] is None
 
 
+def test_a_stream_without_a_decoder_names_its_sample():
+    # A damaged codec id: FFmpeg opens the stream but has no decoder for it (the
+    # operator failed with AttributeError, losing the batch).
+    good = _encode("libvpx-vp9", 4)
+    raw = good.tobytes()
+    assert raw.count(b"V_VP9") == 1
+    bad = np.frombuffer(raw.replace(b"V_VP9", b"V_QQ9"), np.uint8)
+    with pytest.raises(
+        VideoDecodeError, match=rf"{QUALNAME}: cannot decode \(sample 1\): .*no decoder"
+    ) as info:
+        np.asarray(ndd.decoders.video(ndd.batch([good, bad])).select(0))
+    assert info.value.failed == (1,)
+    np.testing.assert_array_equal(info.value.decoded[0], _pyav_frames(good))
+
+
+def test_metadata_that_is_not_utf8_does_not_stop_the_frames():
+    # A tag in another encoding (here one byte of the encoder's name) made PyAV's
+    # opening raise UnicodeDecodeError.
+    good = _encode("libvpx-vp9", 4)
+    raw = good.tobytes()
+    tag = raw.rindex(b"Lavf")
+    bad = np.frombuffer(raw[: tag + 1] + b"\xb1" + raw[tag + 2 :], np.uint8)
+    with pytest.raises(UnicodeDecodeError):
+        av.open(io.BytesIO(bad.tobytes()))
+    np.testing.assert_array_equal(np.asarray(ndd.decoders.video(ndd.tensor(bad))), _pyav_frames(good))
+
+
 def test_undecodable_tensor_raises():
     with pytest.raises(VideoDecodeError, match=f"{QUALNAME}: cannot decode"):
         np.asarray(ndd.decoders.video(ndd.tensor(np.zeros(100, np.uint8))))
