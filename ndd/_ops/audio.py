@@ -173,6 +173,10 @@ def decode_audio(
     return _finish_audio(frames, rate, target, downmix, dtype, lobes)
 
 
+# The most frames read at once (the header's count is taken at its word below that).
+_FRAMES_AT_ONCE = 1 << 22
+
+
 def _resamples(target, rate):
     return target > 0 and target != rate
 
@@ -201,12 +205,10 @@ def _read_audio(encoded, target, downmix, dtype, qualname, offset=0.0, duration=
             if count >= 0:
                 if start:
                     file.seek(start)
-                frames = file.read(
-                    count if duration >= 0.0 else -1, dtype="int16" if widen else read_as, always_2d=True
-                )
+                frames = _read_frames(file, count, "int16" if widen else read_as)
                 if widen:
                     frames = np.multiply(frames, np.float32(2**-15), dtype=np.float32)
-    except (RuntimeError, ValueError, TypeError, EOFError) as exc:
+    except (RuntimeError, ValueError, TypeError, EOFError, MemoryError) as exc:
         reason = getattr(exc, "error_string", None) or str(exc) or type(exc).__name__
         raise AudioDecodeError(f"{qualname}: cannot decode audio: {reason}") from exc
     if rate <= 0:
@@ -217,6 +219,23 @@ def _read_audio(encoded, target, downmix, dtype, qualname, offset=0.0, duration=
             f"({total / rate:g} s)"
         )
     return frames, rate
+
+
+def _read_frames(file, count, dtype):
+    """``count`` frames [T, C] from the position of the soundfile ``file`` (fewer where
+    the data ends first). A count the header gives may be damaged (billions of frames
+    in a file of a few kilobytes): beyond ``_FRAMES_AT_ONCE`` they are read in parts,
+    so that memory follows the frames the data holds."""
+    if count <= _FRAMES_AT_ONCE:
+        return file.read(count, dtype=dtype, always_2d=True)
+    parts = []
+    while count > 0:
+        part = file.read(min(count, _FRAMES_AT_ONCE), dtype=dtype, always_2d=True)
+        parts.append(part)
+        count -= len(part)
+        if len(part) < _FRAMES_AT_ONCE:
+            break
+    return np.concatenate(parts)
 
 
 def _read_pcm16_wav(data, target, downmix, dtype, offset, duration):

@@ -443,3 +443,21 @@ def test_an_empty_input_cannot_give_samples():
 def test_resampling_input_is_checked(data, message):
     with pytest.raises(InvalidArgumentError, match=rf"ndd\.audio_resample: {message}"):
         ndd.audio_resample(ndd.tensor(data), scale=2.0)
+
+
+def test_a_header_claiming_billions_of_frames_fails_its_sample_only():
+    # A FLAC whose STREAMINFO claims 2**36 - 1 frames: reading "to the end" allocated
+    # them all at once (hundreds of GiB: MemoryError, the batch lost). Frames beyond
+    # a few million are read in parts, as many as the data holds.
+    good = _encode(_sines(4000, 8000, 1), 8000, "PCM_16", "FLAC")
+    raw = bytearray(good.tobytes())
+    assert raw[:4] == b"fLaC"
+    fields = int.from_bytes(raw[18:26], "big")  # STREAMINFO bytes 10-17: rate, channels, bits, frames
+    raw[18:26] = (fields | (1 << 36) - 1).to_bytes(8, "big")
+    assert sf.info(io.BytesIO(bytes(raw))).frames == (1 << 36) - 1
+    bad = np.frombuffer(bytes(raw), np.uint8)
+    with pytest.raises(RuntimeError, match=r"ndd\.decoders\.audio: cannot decode audio \(sample 0\)") as info:
+        ndd.decoders.audio(ndd.batch([bad, good]))[0].evaluate()
+    error = info.value
+    assert isinstance(error, AudioDecodeError) and error.failed == (0,)
+    np.testing.assert_array_equal(error.decoded[1][0], _soundfile_read(good))
