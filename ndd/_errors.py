@@ -15,7 +15,7 @@ error to the main process) and unpickle in a fresh process.
 
 import builtins
 
-__all__ = ["as_runtime_error", "raise_as_runtime_error"]
+__all__ = ["SampleDecodeError", "as_runtime_error", "raise_as_runtime_error"]
 
 # Errors that are not failures: they steer iteration.
 _SIGNALS = (StopIteration, StopAsyncIteration)
@@ -28,6 +28,21 @@ def _convertible(base):
         and not issubclass(base, RuntimeError)
         and not issubclass(base, _SIGNALS)
     )
+
+
+class SampleDecodeError(RuntimeError):
+    """Samples of a batch that could not be decoded (the decoders' errors derive from
+    this class).
+
+    In batch mode, the exception raised from the run phase carries the samples
+    that were decoded: ``decoded`` (one result per sample, None for the samples
+    that failed) and ``failed`` (the indices of the failed samples).
+    """
+
+    def __init__(self, message, *, decoded=None, failed=()):
+        super().__init__(message)
+        self.decoded = decoded
+        self.failed = tuple(failed)
 
 
 # The classes made so far, by name. Not module globals: ``OSError`` there would hide

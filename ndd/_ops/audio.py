@@ -37,6 +37,7 @@ import wave
 import numpy as np
 
 from .._cpu import sinc_resample
+from .._errors import SampleDecodeError
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from .._types import dtype as to_dtype
@@ -54,18 +55,13 @@ _DECODE_DTYPES = {float32: "float32", int16: "int16", int32: "int32"}
 _RESAMPLE_DTYPES = (int8, uint8, int16, uint16, int32, uint32, float32)
 
 
-class AudioDecodeError(RuntimeError):
+class AudioDecodeError(SampleDecodeError):
     """Encoded audio could not be decoded.
 
     In batch mode, the exception raised from the run phase carries the samples that
     were decoded: ``decoded`` (one ``(audio, rate)`` pair per sample, None for the
     samples that failed) and ``failed`` (the indices of the failed samples).
     """
-
-    def __init__(self, message, *, decoded=None, failed=()):
-        super().__init__(message)
-        self.decoded = decoded
-        self.failed = tuple(failed)
 
 
 def _import_soundfile(qualname):

@@ -32,6 +32,7 @@ import os
 import lz4.block
 import numpy as np
 
+from .._errors import SampleDecodeError
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
@@ -748,6 +749,12 @@ FILE_READ = Operator(
 
 # -- decoders.numpy ------------------------------------------------------------------------
 
+
+class NumpyDecodeError(SampleDecodeError, ValueError):
+    """Contents of a batch's .npy files that could not be decoded (see
+    ``SampleDecodeError``: ``decoded`` holds the arrays of the other samples)."""
+
+
 # The element types of the .npy files the reference decodes.
 _NPY_KINDS = "biuf"
 
@@ -777,14 +784,17 @@ def _numpy_prepare(ins, args):
         return
     # The element type is in the files' headers: read them now (waiting for the data
     # if it is still being computed), so that the result's dtype is known at once.
-    samples = [tensor_data(data)] if isinstance(data, TensorBase) else batch_samples(data)
+    single = isinstance(data, TensorBase)
+    samples = [tensor_data(data)] if single else batch_samples(data)
     types = set()
-    for i, sample in enumerate(samples):
+    for sample in samples:
         try:
             types.add(_npy_header(sample).dtype.newbyteorder("="))
         except ValueError as exc:
-            where = f" (sample {i})" if not isinstance(data, TensorBase) else ""
-            raise InvalidArgumentError(f"ndd.decoders.numpy{where}: {exc}") from None
+            if single:
+                raise InvalidArgumentError(f"ndd.decoders.numpy: {exc}") from None
+            # A file of a batch that cannot be decoded fails its sample when the
+            # batch runs; the others are decoded.
     if len(types) > 1:
         raise InvalidArgumentError(
             f"ndd.decoders.numpy: the samples hold different element types {sorted(t.str for t in types)}; "
@@ -827,11 +837,21 @@ def _numpy_batch_kernel(inputs, sample_args, batch_size, ctx):
 
     def one(i):
         try:
-            return _decode_npy(samples[i], sample_args[i])
+            return _decode_npy(samples[i], sample_args[i]), None
         except ValueError as exc:
-            raise ValueError(f"ndd.decoders.numpy (sample {i}): {exc}") from exc
+            return None, exc
 
-    arrays = ctx.thread_pool.map(one, range(batch_size))
+    results = ctx.thread_pool.map(one, range(batch_size))
+    arrays = [array for array, _ in results]
+    failed = [i for i, (_, exc) in enumerate(results) if exc is not None]
+    if failed:
+        first = failed[0]
+        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
+        raise NumpyDecodeError(
+            f"ndd.decoders.numpy: cannot decode (sample {first}): {results[first][1]}{more}",
+            decoded=arrays,
+            failed=failed,
+        ) from results[first][1]
     ranks = [a.ndim for a in arrays]
     if len(set(ranks)) > 1:
         other = next(i for i, r in enumerate(ranks) if r != ranks[0])
@@ -863,7 +883,9 @@ NUMPY = Operator(
     doc="Decode the contents of .npy files into arrays.\n\n"
     "Little-endian bool, integer and float arrays of any shape, C or Fortran order, are "
     "accepted. Without ``dtype``, the headers are read in the call (waiting for the input "
-    "if it is being computed) so that the result's type is known at once.",
+    "if it is being computed) so that the result's type is known at once. A file of a batch "
+    "that cannot be decoded fails when the batch runs: the error names its sample and carries "
+    "the other samples' arrays (``decoded``, ``failed``).",
 )
 
 

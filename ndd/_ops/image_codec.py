@@ -53,6 +53,7 @@ from PIL import Image, UnidentifiedImageError
 
 from .._cpu.color import color_matrix
 from .._cpu.pixels import copy_three_channels, unfilter_png
+from .._errors import SampleDecodeError
 from ..types import DALIImageType
 
 try:
@@ -110,18 +111,13 @@ _GRAY_RULES = {
 }
 
 
-class ImageDecodeError(RuntimeError):
+class ImageDecodeError(SampleDecodeError):
     """An encoded image could not be decoded.
 
     In batch mode, the exception raised from the run phase carries the samples
     that were decoded: ``decoded`` (a list with one array per sample, None for the
     samples that failed) and ``failed`` (the indices of the failed samples).
     """
-
-    def __init__(self, message, *, decoded=None, failed=()):
-        super().__init__(message)
-        self.decoded = decoded
-        self.failed = tuple(failed)
 
 
 class _Header:

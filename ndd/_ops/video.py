@@ -40,6 +40,7 @@ from bisect import bisect_right
 
 import numpy as np
 
+from .._errors import SampleDecodeError
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8
 from .schema import Arg, Input, Operator, batch_samples_of
@@ -49,7 +50,7 @@ __all__ = ["OPERATORS", "PAD_MODES", "VideoDecodeError", "VideoFile", "padded_in
 _QUALNAME = "ndd.decoders.video"
 
 
-class VideoDecodeError(RuntimeError):
+class VideoDecodeError(SampleDecodeError):
     """Encoded data that is not a video FFmpeg can decode (corrupt, truncated, no
     video stream), or a frame of it that cannot be decoded.
 
@@ -57,11 +58,6 @@ class VideoDecodeError(RuntimeError):
     were decoded: ``decoded`` (one array per sample, None for the samples that
     failed) and ``failed`` (the indices of the failed samples).
     """
-
-    def __init__(self, message, *, decoded=None, failed=()):
-        super().__init__(message)
-        self.decoded = decoded
-        self.failed = tuple(failed)
 
 
 def import_av(qualname=_QUALNAME):

@@ -1410,3 +1410,27 @@ def test_a_header_claiming_more_pixels_than_memory_holds_fails_its_sample(mode):
     assert info.value.failed == (0,)
     assert info.value.decoded[0] is None
     np.testing.assert_array_equal(info.value.decoded[1], np.asarray(_pil("png_rgb")))
+
+
+@pytest.mark.parametrize("mode", [None, ndd.EvalMode.sync_cpu])
+def test_numpy_batch_with_a_bad_file_keeps_the_other_samples(mode):
+    # A damaged header (or data cut short) fails its sample when the batch runs; the
+    # error names it and carries the others (the call used to fail for the batch).
+    good = [np.arange(6, dtype=np.int16).reshape(2, 3), np.full((1, 3), 7, np.int16)]
+    header = _npy_bytes(good[0]).tobytes().replace(b"'shape'", b"'shap\\xf1'")
+    cut = _npy_bytes(np.arange(40, dtype=np.int16).reshape(4, 10))[:100]
+    batch = ndd.batch([_npy_bytes(good[0]), np.frombuffer(header, np.uint8), cut, _npy_bytes(good[1])])
+    with pytest.raises(
+        ValueError, match=r"ndd.decoders.numpy: cannot decode \(sample 1\): not a .npy file"
+    ) as info:
+        if mode is None:
+            ndd.decoders.numpy(batch).evaluate()
+        else:
+            with mode:
+                ndd.decoders.numpy(batch)
+    error = info.value
+    assert isinstance(error, RuntimeError) and error.failed == (1, 2)
+    assert "1 more sample(s) failed: [2]" in str(error)
+    assert error.decoded[1] is None and error.decoded[2] is None
+    np.testing.assert_array_equal(error.decoded[0], good[0])
+    np.testing.assert_array_equal(error.decoded[3], good[1])
