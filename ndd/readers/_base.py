@@ -742,6 +742,14 @@ class Reader(abc.ABC):
             loader.stop()
 
 
+def text_lines(path) -> list:
+    """The lines of the text file ``path``. Bytes that are not UTF-8 are kept as file
+    names keep them (``os.fsdecode``): a listed path is the file's name, and a line
+    that should hold numbers is refused, naming it."""
+    with open(path, "rb") as fh:
+        return os.fsdecode(fh.read()).splitlines()
+
+
 def path_list(qualname: str, key: str, value) -> list:
     """A path or list of paths argument as a non-empty list of str."""
     if isinstance(value, (str, os.PathLike)):

@@ -15,7 +15,7 @@ from .._ops.video import VideoDecodeError, VideoFile
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float64, int32
 from ..types import DALIImageType, enum_value
-from ._base import Reader
+from ._base import Reader, text_lines
 
 __all__ = ["Span", "VideoSequenceReader", "frame_num_mode", "gather_frames", "image_type", "to_ycbcr_frames"]
 
@@ -135,8 +135,7 @@ class VideoSequenceReader(Reader):
         a line whose start equals its end is left out with a warning."""
         q = self._qualname
         try:
-            with open(list_path) as fh:
-                lines = fh.read().splitlines()
+            lines = text_lines(list_path)
         except OSError as exc:
             raise type(exc)(f"{q}: cannot read file_list '{list_path}': {exc.strerror or exc}") from None
         for number, line in enumerate(lines, 1):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import int32, uint8
-from ._base import Reader
+from ._base import Reader, text_lines
 
 __all__ = ["File", "read_file_bytes"]
 
@@ -155,8 +155,7 @@ class File(Reader):
     def _read_file_list(self, list_path, root):
         q = self._qualname
         try:
-            with open(list_path) as fh:
-                lines = fh.read().splitlines()
+            lines = text_lines(list_path)
         except OSError as exc:
             raise type(exc)(f"{q}: cannot read 'file_list' '{list_path}': {exc.strerror or exc}") from None
         base = root if root is not None else os.path.dirname(list_path)

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, uint8
-from ._base import Reader, path_list
+from ._base import Reader, path_list, text_lines
 
 __all__ = ["MXNet"]
 
@@ -98,8 +98,7 @@ class MXNet(Reader):
         """The offset of each record the index lists, in the index's order."""
         q, index = self._qualname, self._args["index_path"]
         try:
-            with open(index) as fh:
-                lines = fh.read().splitlines()
+            lines = text_lines(index)
         except OSError as exc:
             raise type(exc)(f"{q}: cannot read 'index_path' '{index}': {exc.strerror or exc}") from None
         for number, line in enumerate(lines, 1):

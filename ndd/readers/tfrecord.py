@@ -9,7 +9,7 @@ import numpy as np
 from .. import tfrecord as tfrec
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, int64, uint8
-from ._base import Reader, path_list
+from ._base import Reader, path_list, text_lines
 
 __all__ = ["TFRecord"]
 
@@ -278,8 +278,7 @@ class _RecordError(ValueError):
 
 def _read_index(qualname, index):
     try:
-        with open(index) as fh:
-            lines = fh.read().splitlines()
+        lines = text_lines(index)
     except FileNotFoundError:
         raise FileNotFoundError(
             f"{qualname}: index file '{index}' does not exist (make one with ndd.tfrecord.create_index)"

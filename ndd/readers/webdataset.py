@@ -8,7 +8,7 @@ import numpy as np
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import NUMERIC_TYPES, uint8
 from .._types import dtype as to_dtype
-from ._base import Reader, path_list
+from ._base import Reader, path_list, text_lines
 
 __all__ = ["Webdataset"]
 
@@ -232,8 +232,7 @@ class Webdataset(Reader):
         """The samples an index file lists: ``(key, components, origin)``."""
         q = self._qualname
         try:
-            with open(index) as fh:
-                lines = fh.read().splitlines()
+            lines = text_lines(index)
         except FileNotFoundError:
             raise FileNotFoundError(f"{q}: index file '{index}' does not exist") from None
         except OSError as exc:

@@ -148,11 +148,13 @@ def test_missing_files_raise_at_construction(files, tmp_path):
         ("0\t0\nzero\t44\n", ValueError, "line 2 of index '.*data.idx' must be 'position offset', got 'zero\\\\t44'"),
         ("0\t0\n1\t384\n", ValueError, "line 2 of index '.*' gives offset 384, past the end of the RecordIO files \\(384 bytes\\)"),
         ("\n", ValueError, "the dataset is empty \\(the index '.*data.idx' lists no records\\)"),
+        # A byte that is not UTF-8 made the listing fail with UnicodeDecodeError.
+        ("0\t0\n1\t3\xb084\n", ValueError, "line 2 of index '.*data.idx' must be 'position offset'"),
     ],
 )  # fmt: skip
 def test_malformed_index_raises_at_construction(files, index_text, error, message):
     rec, idx, _ = files
-    pathlib.Path(idx).write_text(index_text)
+    pathlib.Path(idx).write_bytes(index_text.encode("latin-1"))
     with pytest.raises(error, match=message):
         ndd.readers.MXNet(path=rec, index_path=idx)
 

@@ -231,11 +231,17 @@ def test_an_index_lists_the_records_read(dataset, tmp_path):
 
 @pytest.mark.parametrize(
     "text, message",
-    [("12\n", "line 1 "), ("0 10\nzero 5\n", "line 2 "), ("-4 10\n", "line 1 ")],
+    # A byte that is not UTF-8 (0xb0) made the listing fail with UnicodeDecodeError.
+    [
+        ("12\n", "line 1 "),
+        ("0 10\nzero 5\n", "line 2 "),
+        ("-4 10\n", "line 1 "),
+        ("0 10\n1\xb05 3\n", "line 2 "),
+    ],
 )
 def test_a_malformed_index_is_refused_at_construction(dataset, tmp_path, text, message):
     index = tmp_path / "bad.idx"
-    index.write_text(text)
+    index.write_bytes(text.encode("latin-1"))
     with pytest.raises(
         ValueError, match=f"ndd.readers.TFRecord: {message}of index file .*bad.idx' must be 'offset size'"
     ):

@@ -262,12 +262,14 @@ def test_a_size_that_does_not_fit_the_dtype_names_the_file(shards):
         ("v1.2 1\nJPG five 12 t000.JPG\n", "line 2: offset and size must be integers"),
         ("v1.2 1\nJPG 500 12 t000.JPG\n", "line 2: file 't000.JPG' at offset 500 .* does not lie in archive"),
         ("v1.2 1\nJPG 99840 12 t000.JPG\n", "at offset 99840 with 12 bytes does not lie in archive"),
+        # A byte that is not UTF-8 made the listing fail with UnicodeDecodeError.
+        ("v1.2 1\nJPG 5\xb012 12 t000.JPG\n", "line 2: offset and size must be integers"),
     ],
 )
 def test_a_malformed_index_is_refused_naming_it(shards, tmp_path, text, message):
     paths, _ = shards
     index = tmp_path / "bad.idx"
-    index.write_text(text)
+    index.write_bytes(text.encode("latin-1"))
     with pytest.raises(ValueError, match=f"ndd.readers.Webdataset: .*{message}"):
         ndd.readers.Webdataset(paths=paths[1], index_paths=str(index), ext="jpg")
 
