@@ -382,7 +382,7 @@ class Webdataset(Reader):
 
     def _describe(self, entry):
         path, outputs, _ = entry
-        return tuple("" if c is None else f"{path}:{c.offset}:{c.name}" for c in outputs)
+        return tuple(["" if c is None else f"{path}:{c.offset}:{c.name}" for c in outputs])
 
     def _output_types(self):
         return [(dtype, "") for dtype in self._args["dtypes"]]
