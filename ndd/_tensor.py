@@ -224,6 +224,8 @@ class Tensor(TensorBase, ResultMetadata):
         if self._device.device_type != "cpu":
             raise TypeError("Cannot convert a GPU tensor to numpy. Use .cpu() first.")
         arr = tensor_data(self)
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)  # a numpy scalar an operator gave for a 0-D result
         if dtype is not None and np.dtype(dtype) != arr.dtype:
             return arr.astype(dtype)
         if copy:

@@ -308,6 +308,12 @@ def _separable_steps(shape, passes, last_writes=WRITE_OUTPUT, adds_total=False):
 # ---------------------------------------------------------------- gaussian_blur
 
 
+# The largest Gaussian window (a sigma of about 174,000 pixels); a larger one (a sigma
+# of 2**31 claimed 96 GiB for its taps) is refused. The reference takes minutes on an
+# 8x8 image with a sigma of 10**6.
+_GAUSSIAN_MAX_WINDOW = 2**20 + 1
+
+
 def _gaussian_windows(op, args, spatial_count):
     sigmas = _per_axis(op, "sigma", args["sigma"], spatial_count)
     sizes = _per_axis(op, "window_size", args["window_size"], spatial_count)
@@ -319,8 +325,15 @@ def _gaussian_windows(op, args, spatial_count):
             raise InvalidArgumentError(f"{op.qualname}: 'window_size' must be odd and positive, got {size}")
         if sigma == 0 and size == 0:
             raise InvalidArgumentError(f"{op.qualname}: 'sigma' and 'window_size' must not both be 0")
+        given = f"'window_size' {size} is too large:"
         if size == 0:
             size = 2 * math.ceil(3 * sigma) + 1
+            given = f"'sigma' {sigma:g} gives a window of {size} taps;"
+        if size > _GAUSSIAN_MAX_WINDOW:
+            raise InvalidArgumentError(
+                f"{op.qualname}: {given} at most {_GAUSSIAN_MAX_WINDOW} taps are supported (sigma up to about "
+                f"{(_GAUSSIAN_MAX_WINDOW - 1) // 6})"
+            )
         if sigma == 0:
             sigma = ((size - 1) / 2 - 1) * 0.3 + 0.8
         offsets = np.arange(size, dtype=np.float64) - size // 2

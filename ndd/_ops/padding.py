@@ -47,7 +47,7 @@ def _pad_plan(args, ndim):
         axes = tuple(range(ndim))
     shape = _per_axis("shape", args["shape"], len(axes))
     align = _per_axis("align", args["align"], len(axes))
-    if align is not None and min(align) <= 0:
+    if align is not None and any(a <= 0 for a in align):
         raise ValueError(f"ndd.pad: 'align' must be positive, got {list(args['align'])}")
     # A non-positive requested extent means "as large as the largest sample".
     extents = [s if s > 0 else None for s in shape] if shape is not None else [None] * len(axes)

@@ -158,7 +158,8 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
             out_shape[a] = n
         return np.zeros(out_shape, out_dtype)
     window, steps, rounding = plan
-    data = image[window]
+    # (The Ellipsis keeps a 0-D image an array: image[()] is a numpy scalar.)
+    data = image[(*window, ...)]
     if data.dtype.type not in _RESAMPLED_TYPES:
         data = data.astype(np.float32)
     if not steps:
@@ -960,6 +961,11 @@ def _tr_axes(args, ndim, layout):
 
 def _tr_prepare(ins, args):
     x = ins[0]
+    if x.ndim == 0:
+        # As the reference ("Input must be at least 1D").
+        raise InvalidArgumentError(
+            f"{TENSOR_RESIZE.qualname}: the input must have at least 1 dimension, got 0-D data"
+        )
     args["_dims"] = _tr_axes(args, x.ndim, x._layout)
     args["_dtype"] = _output_dtype(TENSOR_RESIZE, x, args)
 

@@ -77,7 +77,8 @@ def _random_mask_pixel(generator, arrays, args):
     mask = np.asarray(arrays[0])
     if args["foreground"]:
         if args["value"] is not None:
-            foreground = mask == args["value"]
+            # (A bool mask compared as bytes: numpy refuses a bool == int beyond int64.)
+            foreground = (mask.view(np.uint8) if mask.dtype == np.bool_ else mask) == args["value"]
         else:
             foreground = mask > (args["threshold"] or 0.0)
         flat = np.flatnonzero(foreground)

@@ -472,6 +472,23 @@ def test_morphology_and_median_reject_bad_arguments(call, message):
         call(ndd.tensor(_IMAGE, layout="HWC"))
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"sigma": 2.0**31}, r"'sigma' 2.14748e\+09 gives a window of 12884901889 taps; at most 1048577"),
+        ({"window_size": 2**21 + 1}, "'window_size' 2097153 is too large: at most 1048577 taps"),
+    ],
+)
+def test_gaussian_blur_refuses_a_window_beyond_a_million_taps(kwargs, message):
+    # A sigma of 2**31 claimed 96 GiB for its window (MemoryError, without the
+    # operator's name); the largest window is still accepted.
+    with pytest.raises(InvalidArgumentError, match=f"ndd.gaussian_blur: {message}"):
+        ndd.gaussian_blur(ndd.tensor(_IMAGE, layout="HWC"), **kwargs)
+    flat = np.full((4, 5, 1), 9, np.uint8)
+    out = ndd.gaussian_blur(ndd.tensor(flat, layout="HWC"), window_size=2**20 + 1)
+    np.testing.assert_array_equal(np.asarray(out), flat)
+
+
 def test_morphology_rejects_volumes():
     with pytest.raises(InvalidArgumentError, match="ndd.experimental.dilate"):
         ndd.experimental.dilate(ndd.tensor(np.zeros((4, 5, 6, 1), np.uint8), layout="DHWC"))

@@ -160,3 +160,10 @@ def test_pad_axis_names_need_a_layout():
         ValueError, match="ndd.pad: 'axis_names' has 'H', which is not in the input layout ''"
     ):
         ndd.pad(numbered((2, 3)), axis_names="H", shape=[3]).evaluate()
+
+
+def test_padding_a_scalar_pads_nothing():
+    # No axis to pad: 'align' and 'shape' have no entry to apply (min() of the empty
+    # alignments failed with a bare ValueError).
+    out = ndd.pad(ndd.tensor(np.float32(3)), align=4, shape=[2])
+    assert np.asarray(out).shape == () and float(np.asarray(out)) == 3.0

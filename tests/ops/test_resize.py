@@ -317,6 +317,11 @@ def test_tensor_resize_bad_axes():
         )
     with pytest.raises(ValueError, match="ndd.tensor_resize: 'sizes' must have 1 or 2 elements"):
         ndd.tensor_resize(np.zeros((4, 5), np.float32), sizes=[2, 3, 4])
+    # 0-D data is refused, as in the reference ("Input must be at least 1D"); its
+    # result was a numpy scalar that np.asarray of the output refused.
+    for data in (ndd.tensor(np.float32(2.5)), ndd.batch([np.float32(1), np.float32(2)])):
+        with pytest.raises(ValueError, match="ndd.tensor_resize: the input must have at least 1 dimension"):
+            ndd.tensor_resize(data, sizes=[3])
 
 
 def _doubled_linearly(values, axis):

@@ -312,6 +312,23 @@ def test_random_mask_pixel_draws_any_pixel_without_foreground():
     assert len(set(cells)) > 30
 
 
+def test_random_mask_pixel_of_a_bool_mask_takes_any_integer_value():
+    # numpy refuses a bool array == an int beyond int64 (OverflowError from the run);
+    # no pixel holds such a value, so any pixel is drawn; value=1 draws the True ones.
+    mask = np.eye(5, dtype=bool)
+    rng = ndd.random.RNG(seed=2)
+    beyond = {
+        tuple(np.asarray(random_mask_pixel(mask, foreground=1, value=10**30, rng=rng)).tolist())
+        for _ in range(200)
+    }
+    assert len(beyond) > 15
+    ones = {
+        tuple(np.asarray(random_mask_pixel(mask, foreground=1, value=1, rng=rng)).tolist())
+        for _ in range(100)
+    }
+    assert ones == {(k, k) for k in range(5)}
+
+
 def test_random_mask_pixel_is_reproducible_per_seed():
     a = [np.asarray(random_mask_pixel(MASK, rng=ndd.random.RNG(seed=9))).tolist() for _ in range(3)]
     assert a[0] == a[1] == a[2]
