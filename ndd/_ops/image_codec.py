@@ -907,7 +907,7 @@ def _saturate(values, dtype):
     return np.clip(np.rint(values.astype(np.float64)), 0, _top(dtype)).astype(dtype)
 
 
-def _memory_bytes():
+def physical_memory_bytes():
     """This machine's physical memory in bytes (None where the system does not say)."""
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -925,7 +925,7 @@ def _memory_error(image):
     # float images), the output being no larger.
     wide = image.mode in ("I", "F") or image.mode.startswith("I;16")
     needed = width * height * _native_channels(image) * (4 if wide else 1)
-    memory = _memory_bytes()
+    memory = physical_memory_bytes()
     if memory is None or needed <= memory // 2:
         return None
     return ValueError(

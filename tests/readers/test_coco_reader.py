@@ -386,6 +386,24 @@ def test_missing_image_fails_at_its_sample_only(edited):
     assert [source_of(reader()[0]) for _ in sources[4:]] == sources[4:]
 
 
+@pytest.mark.parametrize("side", [70_000, 10**9])
+def test_an_image_too_large_for_its_mask_fails_at_its_sample_only(edited, side):
+    # pycocotools counts pixels in 32 bits: a damaged width and height made it write
+    # past its buffer (the process crashed). Masks of such images are refused.
+    def edit(data):
+        data["images"][0].update(width=side, height=side)  # image 5 (b.jpg), the fourth by id
+
+    reader = ndd.readers.COCO(**edited(edit), pixelwise_masks=True)
+    sources = GOLDEN["configs"]["default"]["sources"]
+    assert [source_of(reader()[0]) for _ in range(3)] == sources[:3]
+    with pytest.raises(
+        ValueError,
+        match=rf"ndd.readers.COCO: .* of image 'b.jpg' .*: the image's size {side}x{side} .* too large",
+    ):
+        reader()
+    assert [source_of(reader()[0]) for _ in sources[4:]] == sources[4:]
+
+
 PAIRS = "a polygon must be a list of x, y coordinate pairs"
 POLYGONS = {"polygon_masks": True}
 PIXELWISE = {"pixelwise_masks": True}
