@@ -44,6 +44,23 @@ def test_errors_of_operators_are_their_type_and_a_runtime_error(call, kind):
     assert type(error).__name__ == kind.__name__ or issubclass(type(error), kind)
 
 
+@pytest.mark.parametrize("mode", [None, ndd.EvalMode.sync_cpu, ndd.EvalMode.deferred])
+def test_an_error_that_cannot_be_remade_from_a_message_still_names_the_operator(mode):
+    # numpy's MemoryError needs a shape and a type to be made: it was raised as it
+    # stood (no operator named) in sync modes. It is now a MemoryError naming it.
+    image = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
+
+    def call():
+        if mode is None:
+            return ndd.resize(image, size=[10**7, 10**7])
+        with mode:
+            return ndd.resize(image, size=[10**7, 10**7]).evaluate()
+
+    error = _error(call)
+    assert isinstance(error, MemoryError) and isinstance(error, RuntimeError)
+    assert "ndd.resize" in str(error) and "TiB" in str(error)
+
+
 def test_errors_of_deferred_runs_are_runtime_errors_too():
     with ndd.EvalMode.deferred:
         out = ndd.crop(

@@ -384,13 +384,7 @@ def raise_run_error(Invocation inv):
     if inv.call_site is not None:
         where = f" (called at {inv.call_site[0]}:{inv.call_site[1]})"
     message = f"An error happened during {when} of {inv.op.qualname}{where}: {err}"
-    try:
-        wrapped = as_runtime_error(type(err)(message))
-        # What the error carries besides its message (the samples a decoder did
-        # decode: ``decoded``, ``failed``) stays with it.
-        wrapped.__dict__.update(vars(err))
-    except Exception:
-        wrapped = RuntimeError(message)
+    wrapped = _renamed(err, message)
     wrapped.ndd_from_call = True
     raise wrapped from err
 
@@ -403,6 +397,26 @@ cdef object _call_site():
     if frame is None:
         return None
     return (frame.f_code.co_filename, frame.f_lineno)
+
+
+cdef object _renamed(err, str message):
+    """``err`` with ``message`` (naming the operator): of its own type, or of the
+    nearest base type made from a message alone (numpy's MemoryError needs a shape:
+    a MemoryError), a RuntimeError as well. What it carries besides its message (a
+    decoder's ``decoded`` and ``failed`` samples) stays with it."""
+    for cls in type(err).__mro__:
+        if not issubclass(cls, BaseException):
+            continue
+        try:
+            wrapped = as_runtime_error(cls(message))
+        except Exception:
+            continue
+        try:
+            wrapped.__dict__.update(vars(err))
+        except TypeError:
+            pass
+        return wrapped
+    return RuntimeError(message)
 
 
 cpdef schedule(Invocation inv, bint external):
@@ -421,11 +435,7 @@ cpdef schedule(Invocation inv, bint external):
             qualname = inv.op.qualname
             if str(err).startswith(qualname):
                 raise err
-            try:
-                wrapped = type(err)(f"{qualname}: {err}")
-            except Exception:
-                raise err
-            raise wrapped from err
+            raise _renamed(err, f"{qualname}: {err}") from err
         if mode is _SYNC_FULL and inv.device is not None and inv.device.device_type == "gpu":
             gpu_context(ctx, inv.device.device_id).cuda_stream.synchronize()
         return
