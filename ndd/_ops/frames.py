@@ -98,12 +98,12 @@ class _GpuFrames:
         return _from_device_batch(self.frames.pick(list(indices)), self.dtype, layout or "", self.device)
 
 
-def _batch_size(inputs, kwargs, batch_size):
+def _batch_size(op, inputs, kwargs, batch_size):
     sizes = {x.batch_size for x in [*inputs, *kwargs.values()] if isinstance(x, Batch)}
     if batch_size is not None:
         sizes.add(batch_size)
     if len(sizes) > 1:
-        raise ValueError(f"Inconsistent batch size: {sorted(sizes)}")
+        raise ValueError(f"{op.qualname}: Inconsistent batch size: {' != '.join(map(str, sorted(sizes)))}")
     return sizes.pop() if sizes else None
 
 
@@ -126,7 +126,7 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
     framed_inputs = [k for k, x in enumerate(inputs) if op.frames_from_args and _is_framed(x)]
     if not marked and not framed_inputs:
         return invoke(op, inputs, batch_size, device, kwargs)
-    bs = _batch_size(inputs, kwargs, batch_size)
+    bs = _batch_size(op, inputs, kwargs, batch_size)
     count = 1 if bs is None else bs
     main = inputs[0] if inputs else None
     if not op.frames_from_args:
@@ -163,6 +163,8 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
                 )
         frame_counts.append(frames)
 
+    if not any(frame_counts):
+        raise InvalidArgumentError(f"{op.qualname}: the sequences have no frames (0 frames in every sample)")
     # One unfolded sample per frame: framed inputs and marked arguments sliced,
     # everything else repeated.
     frame_inputs = []

@@ -920,7 +920,9 @@ def _nonsilent_kernel(arrays, args):
             return np.array(0, np.int32), np.array(0, np.int32)
     else:
         reference = _F32(args["reference_power"])
-    threshold = _F32(reference * _F32(10.0 ** (args["cutoff_db"] / 10.0)))
+    # (numpy's power: a cutoff beyond float range is infinite, where Python's raised.)
+    with np.errstate(over="ignore"):
+        threshold = _F32(reference * _F32(np.power(10.0, args["cutoff_db"] / 10.0)))
     loud = np.flatnonzero(power >= threshold)
     if len(loud) == 0:
         return np.array(0, np.int32), np.array(0, np.int32)

@@ -126,3 +126,18 @@ def test_an_argument_without_per_frame_values_is_refused_at_the_call(call, name)
 
     with pytest.raises(ValueError, match=rf"ndd\.\w+: '{name}' cannot be given per frame \(ndd.per_frame\)"):
         call(seq, pf)
+
+
+def test_sequences_without_frames_are_refused_naming_the_operator():
+    # The reference refuses them too ("Samples with no frames are not allowed"); the
+    # unfolding failed with "Element type must be specified if the list is empty".
+    empty = ndd.batch([np.zeros((0, 4, 4, 3), np.uint8)] * 2, layout="FHWC")
+    with pytest.raises(ValueError, match=r"ndd\.rotate: the sequences have no frames"):
+        ndd.rotate(empty, angle=ndd.per_frame(ndd.batch([np.zeros(0, np.float32)] * 2)))
+
+
+def test_inconsistent_batch_sizes_name_the_operator():
+    video = ndd.batch([np.zeros((2, 4, 4, 3), np.uint8)] * 2, layout="FHWC")
+    angles = ndd.per_frame(ndd.batch([np.float32([10, 20])] * 3))
+    with pytest.raises(ValueError, match=r"ndd\.rotate: Inconsistent batch size: 2 != 3"):
+        ndd.rotate(video, angle=angles)

@@ -404,3 +404,12 @@ def test_nonsilent_region_refuses_an_empty_signal():
 def test_spectral_operators_have_no_gpu_kernel():
     for op in (ndd.spectrogram, ndd.mel_filter_bank, ndd.mfcc, ndd.to_decibels, ndd.power_spectrum):
         assert op.__ndd_operator__.gpu_kernel is None
+
+
+def test_nonsilent_region_with_a_cutoff_beyond_float_range():
+    # 10 ** (1e30 / 10) overflowed Python's float power (OverflowError); as in the
+    # reference, such a cutoff is infinite: nothing is loud enough (or, negative, all is).
+    signal = ndd.tensor(np.sin(np.arange(4000) / 10).astype(np.float32))
+    for cutoff, expected in [(1e30, [0, 0]), (-1e30, [0, 4000])]:
+        begin, length = ndd.nonsilent_region(signal, cutoff_db=cutoff)
+        assert [int(np.asarray(begin)), int(np.asarray(length))] == expected
