@@ -38,6 +38,7 @@ import numpy as np
 
 from .._cpu import sinc_resample
 from .._errors import SampleDecodeError
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from .._types import dtype as to_dtype
@@ -475,8 +476,18 @@ def _rates(length, args):
             raise InvalidArgumentError(
                 f"{_RESAMPLE}: 'out_length' must be 0 for an empty input, got {out_length}"
             )
-        return float(length or 1), float(out_length or 1), out_length
-    return in_rate, out_rate, resampled_length(length, in_rate, out_rate)
+        return float(length or 1), float(out_length or 1), _checked_length(out_length)
+    return in_rate, out_rate, _checked_length(resampled_length(length, in_rate, out_rate))
+
+
+def _checked_length(out_length):
+    """``out_length``, unless its float32 samples would fill half of the memory."""
+    if exceeds_half_of_memory(4 * out_length):
+        raise InvalidArgumentError(
+            f"{_RESAMPLE}: the output would have {out_length} samples (a channel), more than half of "
+            "this machine's memory holds; check the rates or 'scale'"
+        )
+    return out_length
 
 
 def _resample_shape(shapes, args):

@@ -41,7 +41,6 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 
 import functools
 import io
-import os
 import re
 import sys
 import threading
@@ -54,6 +53,7 @@ from PIL import Image, UnidentifiedImageError
 from .._cpu.color import color_matrix
 from .._cpu.pixels import copy_three_channels, unfilter_png
 from .._errors import SampleDecodeError
+from .._memory import exceeds_half_of_memory, physical_memory_bytes
 from ..types import DALIImageType
 
 try:
@@ -907,14 +907,6 @@ def _saturate(values, dtype):
     return np.clip(np.rint(values.astype(np.float64)), 0, _top(dtype)).astype(dtype)
 
 
-def physical_memory_bytes():
-    """This machine's physical memory in bytes (None where the system does not say)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
 def _memory_error(image):
     """The error of an image whose pixels would fill more than half of the machine's
     memory (None for the others): a damaged header (a size field of a few bytes may
@@ -925,9 +917,9 @@ def _memory_error(image):
     # float images), the output being no larger.
     wide = image.mode in ("I", "F") or image.mode.startswith("I;16")
     needed = width * height * _native_channels(image) * (4 if wide else 1)
-    memory = physical_memory_bytes()
-    if memory is None or needed <= memory // 2:
+    if not exceeds_half_of_memory(needed):
         return None
+    memory = physical_memory_bytes()
     return ValueError(
         f"the image's header says {width}x{height} pixels ({needed / 2**30:.1f} GiB decoded), more "
         f"than half of this machine's memory ({memory / 2**30:.1f} GiB): a damaged header, or an "

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._ops.image_codec import physical_memory_bytes
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, int32, uint8
 from ._base import Reader
@@ -392,10 +392,9 @@ class COCO(Reader):
     def _region(self, sample, row):
         """The pixels the annotation's segmentation covers (bool HxW), or None."""
         height, width = sample.height, sample.width
-        memory = physical_memory_bytes()
         # The COCO rasteriser counts pixels in 32 bits (beyond, it wrote past its
         # buffer: the process crashed), and the int32 mask must fit in memory.
-        if height * width >= 2**32 or (memory is not None and 4 * height * width > memory // 2):
+        if height * width >= 2**32 or exceeds_half_of_memory(4 * height * width):
             raise self._segmentation_error(
                 sample, row, f"the image's size {width}x{height} (in the annotations) is too large for a mask"
             )

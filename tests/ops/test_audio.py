@@ -461,3 +461,11 @@ def test_a_header_claiming_billions_of_frames_fails_its_sample_only():
     error = info.value
     assert isinstance(error, AudioDecodeError) and error.failed == (0,)
     np.testing.assert_array_equal(error.decoded[1][0], _soundfile_read(good))
+
+
+@pytest.mark.parametrize("kwargs", [{"scale": 1e30}, {"out_length": 2**50}])
+def test_audio_resample_refuses_an_output_larger_than_memory(kwargs):
+    # A scale of 1e30 raised OverflowError from the allocation (no operator named).
+    signal = ndd.tensor(np.zeros((100, 2), np.float32))
+    with pytest.raises(ValueError, match=r"ndd\.audio_resample: the output would have \d+ samples"):
+        np.asarray(ndd.audio_resample(signal, **kwargs))
