@@ -767,6 +767,9 @@ def _mfcc_shape(shapes, args):
 
 def _mfcc_apply(x, args, axis):
     length = x.shape[axis]
+    if length == 0:
+        # Nothing to transform: no coefficients (the DCT table divided by the length).
+        return np.zeros(x.shape, _F32)
     count = min(args["n_mfcc"], length)
     out = _apply_along(dct_matrix(length, count, args["dct_type"], args["normalize"]), x, axis)
     if args["lifter"] != 0:

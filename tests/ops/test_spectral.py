@@ -413,3 +413,9 @@ def test_nonsilent_region_with_a_cutoff_beyond_float_range():
     for cutoff, expected in [(1e30, [0, 0]), (-1e30, [0, 4000])]:
         begin, length = ndd.nonsilent_region(signal, cutoff_db=cutoff)
         assert [int(np.asarray(begin)), int(np.asarray(length))] == expected
+
+
+def test_mfcc_of_an_empty_axis_is_empty_as_in_the_reference():
+    # The DCT table divided by the axis's length (ZeroDivisionError).
+    out = ndd.mfcc(ndd.tensor(np.ones((0, 7), np.float32)))
+    assert np.asarray(out).shape == (0, 7) and np.asarray(out).dtype == np.float32
