@@ -339,6 +339,17 @@ def test_streams_without_a_gpu():
     assert ndd.EvalContext.current().cuda_stream is None
 
 
+@pytest.mark.parametrize("device", ["gpu", "gpu:0"])
+def test_an_operator_asked_for_a_gpu_without_one_names_itself(device):
+    # The error named Device('gpu'), not the call that asked for it.
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    with pytest.raises(
+        driver.GpuUnavailableError, match=rf"^ndd\.flip with device='{device}' needs a CUDA GPU"
+    ):
+        ndd.flip(ndd.tensor(np.zeros((2, 2, 3), np.uint8)), device=device)
+
+
 def test_threads_evaluate_independently():
     results = {}
 

@@ -42,6 +42,10 @@ cdef object _resolve_device(op, object requested, list ins):
             dev = to_device(requested)
         except (TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"{op.qualname}: 'device': {exc}") from exc
+        except driver.GpuUnavailableError:
+            # The same error, naming the operator rather than Device('gpu').
+            driver.require_gpu(f"{op.qualname} with device={requested!r}")
+            raise
         if dev.device_type == "gpu":
             return gpu_device(op, dev)
         return dev
