@@ -642,11 +642,14 @@ class Reader(abc.ABC):
             )
         if state.get("reader") != (self.STATE_TAG or type(self).__name__):
             raise ValueError(f"{q}.set_state: the state belongs to a {state.get('reader')} reader")
-        if state["config"] != self._order_config().fingerprint():
+        if state.get("config") != self._order_config().fingerprint():
             raise ValueError(
                 f"{q}.set_state: the state was saved by a reader with another dataset or sharding "
                 "(number of samples, shards, padding or shuffling differ)"
             )
+        damage = _state_damage(state, len(self._ensure_listed()))
+        if damage:
+            raise ValueError(f"{q}.set_state: the state is damaged: {damage}")
         return state
 
     def _apply_state(self, text):
@@ -740,6 +743,55 @@ class Reader(abc.ABC):
         loader = getattr(self, "_loader", None)
         if loader is not None:
             loader.stop()
+
+
+def _is_int(value, low=0, high=None) -> bool:
+    return type(value) is int and value >= low and (high is None or value < high)
+
+
+def _state_damage(state, num_samples):
+    """What is wrong with the fields of a decoded reader state (a state edited or
+    damaged after it was saved), or "" when they hold what ``get_state`` writes."""
+    if not isinstance(state.get("seed"), int):
+        return "'seed' is not an integer"
+    if "order" not in state:
+        return ""
+    checks = [
+        ("style", state.get("style") in ("batches", "samples", "call")),
+        ("batch_size", _is_int(state.get("batch_size"), 1)),
+        ("epoch", _is_int(state.get("epoch"))),
+        ("epoch_remaining", _is_int(state.get("epoch_remaining"))),
+        ("in_epoch", type(state.get("in_epoch")) is bool),
+        (
+            "returned",
+            isinstance(state.get("returned"), list)
+            and all(_is_int(i, 0, num_samples) for i in state["returned"]),
+        ),
+    ]
+    order = state.get("order")
+    checks.append(("order", isinstance(order, dict) and _is_int(order.get("position"))))
+    if isinstance(order, dict) and "rng" in order:
+        rng = order["rng"]
+        buffer = order.get("buffer")
+        checks += [
+            (
+                "order.buffer",
+                buffer is None
+                or (isinstance(buffer, list) and all(_is_int(i, 0, num_samples) for i in buffer)),
+            ),
+            ("order.pass_end", _is_int(order.get("pass_end"))),
+            ("order.returned", _is_int(order.get("returned"))),
+            ("order.last", _is_int(order.get("last"), 0, max(num_samples, 1))),
+            (
+                "order.rng",
+                isinstance(rng, list)
+                and len(rng) == 3
+                and isinstance(rng[1], list)
+                and len(rng[1]) == 625
+                and all(_is_int(v, 0, 2**32) for v in rng[1]),
+            ),
+        ]
+    return ", ".join(f"'{name}' is not what a saved state holds" for name, fine in checks if not fine)
 
 
 def text_lines(path) -> list:

@@ -1,6 +1,7 @@
 """readers.File: listing, outputs, epoch order (against the reference's goldens),
 sharding, padding, shuffling, reading styles, state and errors."""
 
+import base64
 import collections
 import json
 import os
@@ -400,6 +401,30 @@ def test_state_round_trips_and_is_checked(root, tmp_path):
     batched.set_state(state)
     with pytest.raises(ValueError, match="saved iterating call of 1"):
         next(iter(batched.next_epoch(batch_size=2)))
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (lambda s: s.update(epoch="3"), "'epoch'"),
+        (lambda s: s.update(returned=[10**6]), "'returned'"),
+        (lambda s: s["order"].update(position=-4), "'order'"),
+        (lambda s: s.update(in_epoch=1), "'in_epoch'"),
+        (lambda s: s.update(batch_size=0), "'batch_size'"),
+        (lambda s: s.pop("style"), "'style'"),
+    ],
+)
+def test_a_damaged_state_is_refused_naming_what_is_wrong(root, shuffle, edit, field):
+    # Fields of the wrong type or range (an edited checkpoint) failed at the first
+    # read with a bare TypeError, KeyError or IndexError.
+    reader = ndd.readers.File(file_root=root, enable_checkpointing=True, random_shuffle=shuffle)
+    reader()
+    state = json.loads(base64.b64decode(str(reader.get_state())))
+    edit(state)
+    damaged = base64.b64encode(json.dumps(state).encode()).decode()
+    with pytest.raises(ValueError, match=rf"ndd.readers.File.set_state: the state is damaged: .*{field}"):
+        ndd.readers.File(file_root=root, random_shuffle=shuffle).set_state(damaged)
 
 
 # -- threads ----------------------------------------------------------------------------
