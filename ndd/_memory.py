@@ -1,11 +1,13 @@
 """How much memory the machine has: sizes claimed by data or arguments (a damaged
 header, a mistyped length) are checked against it before anything is allocated."""
 
+import functools
 import os
 
 __all__ = ["exceeds_half_of_memory", "physical_memory_bytes"]
 
 
+@functools.cache
 def physical_memory_bytes():
     """This machine's physical memory in bytes (None where the system does not say)."""
     try:
