@@ -39,6 +39,7 @@ from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import dtype as to_dtype
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
+from ..readers.file import read_file_bytes
 from ..types import DALIImageType, enum_value
 from . import image_codec
 from .conversions import cast_array, round_half_away
@@ -699,21 +700,9 @@ def _read_prepare(ins, args):
 
 
 def _read_file(path_bytes):
-    path = np.ascontiguousarray(path_bytes).reshape(-1).tobytes().decode("utf-8")
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        out = np.empty(size, np.uint8)
-        view = memoryview(out)
-        done = 0
-        while done < size:
-            n = os.readv(fd, [view[done:]])
-            if n == 0:
-                raise OSError(f"file {path!r} ended after {done} of {size} bytes")
-            done += n
-        return out
-    finally:
-        os.close(fd)
+    # The path's bytes as the file system takes them (any bytes, not only UTF-8).
+    path = os.fsdecode(np.ascontiguousarray(path_bytes).reshape(-1).tobytes())
+    return read_file_bytes(path, "ndd.io.file.read")
 
 
 def _read_kernel(arrays, args):

@@ -13,6 +13,7 @@ import functools
 import io
 import itertools
 import json
+import os
 import pathlib
 import re
 import struct
@@ -1068,6 +1069,18 @@ def test_file_read_missing_file_names_it(tmp_path):
     out = ndd.io.file.read(ndd.tensor(_path(tmp_path / "nope.jpg")))
     with pytest.raises(FileNotFoundError, match="nope.jpg"):
         np.asarray(out)
+
+
+def test_file_read_of_a_folder_names_it_and_any_path_bytes_are_read(tmp_path):
+    # "[Errno 21] Is a directory" named no path; a path that is not UTF-8 failed to decode.
+    with pytest.raises(
+        IsADirectoryError, match=rf"ndd.io.file.read: cannot read file '{tmp_path}': Is a directory"
+    ):
+        np.asarray(ndd.io.file.read(ndd.tensor(_path(tmp_path))))
+    name = os.fsencode(tmp_path) + b"/caf\xe9.bin"
+    with open(name, "wb") as fh:
+        fh.write(b"latin")
+    assert bytes(np.asarray(ndd.io.file.read(ndd.tensor(np.frombuffer(name, np.uint8))))) == b"latin"
 
 
 def test_imread(tmp_path):
