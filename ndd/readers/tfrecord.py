@@ -216,7 +216,7 @@ class TFRecord(Reader):
             record = os.pread(fd, size, offset)
         except OSError as exc:
             raise self._read_error(path, offset, exc) from exc
-        return self._parse(entry, record, file_size)
+        return self._parse(entry, record, 0, file_size)
 
     def _chunk_groups(self, indices):
         """Runs of records that follow each other in one file are read with one read
@@ -246,17 +246,18 @@ class TFRecord(Reader):
             raise self._read_error(path, base, exc) from exc
         return [
             (
-                self._parse(entry, buffer[entry[1] - base : entry[1] - base + entry[2]], file_size),
+                self._parse(entry, buffer, entry[1] - base, file_size),
                 self._describe(entry),
             )
             for entry in entries
         ]
 
-    def _parse(self, entry, record, file_size):
-        """The outputs of the record ``entry`` from its bytes ``record``."""
+    def _parse(self, entry, buffer, at, file_size):
+        """The outputs of the record ``entry``, whose bytes are those of ``buffer``
+        from ``at`` on."""
         path, offset, size = entry
         try:
-            data = _check_record(record, offset, size, file_size)
+            data = _check_record(buffer, at, offset, size, file_size)
             example = example_message_class()()
             try:
                 example.ParseFromString(data)
@@ -303,21 +304,23 @@ def _read_index(qualname, index):
     return spans
 
 
-def _check_record(record, offset, size, file_size):
+def _check_record(buffer, at, offset, size, file_size):
     """The data of one record (``size`` bytes read at ``offset`` of a file of
-    ``file_size``), checked against its framing and checksums."""
+    ``file_size``, which are those of ``buffer`` from ``at`` on), checked against its
+    framing and checksums."""
     header_bytes, footer_bytes = tfrec.RECORD_HEADER_BYTES, tfrec.RECORD_FOOTER_BYTES
     if offset >= file_size:
         raise _RecordError(f"the index points past the end of the file ({file_size} bytes)")
-    if len(record) < size:
+    got = len(buffer) - at
+    if got < size:
         raise _RecordError(
-            f"the record is truncated (the index says {size} bytes, the file ends after {len(record)})"
+            f"the record is truncated (the index says {size} bytes, the file ends after {got})"
         )
     if size < header_bytes + footer_bytes:
         raise _RecordError(f"the index gives the record {size} bytes, too few for a TFRecord record")
-    length, length_crc = _HEADER.unpack_from(record)
+    length, length_crc = _HEADER.unpack_from(buffer, at)
     crc32c = _crc32c()
-    if crc32c is not None and _masked(crc32c(record[:8])) != length_crc:
+    if crc32c is not None and _masked(crc32c(buffer[at : at + 8])) != length_crc:
         raise _RecordError("corrupted record (the checksum of its length does not match)")
     needed = header_bytes + length + footer_bytes
     if needed != size:
@@ -325,9 +328,11 @@ def _check_record(record, offset, size, file_size):
             f"the index says the record has {size} bytes, the record says {needed} "
             "(is the index file made for this TFRecord file?)"
         )
-    data = record[header_bytes : header_bytes + length]
+    start = at + header_bytes
+    # The one copy of the data (the checksum needs bytes), taken from the run's buffer.
+    data = buffer[start : start + length]
     if crc32c is not None:
-        (data_crc,) = _FOOTER.unpack_from(record, header_bytes + length)
+        (data_crc,) = _FOOTER.unpack_from(buffer, start + length)
         if _masked(crc32c(data)) != data_crc:
             raise _RecordError("corrupted record (the checksum of its data does not match)")
     return data
