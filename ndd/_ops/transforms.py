@@ -362,6 +362,15 @@ ROTATION = _transform_op(
 # -- shear --------------------------------------------------------------------------
 
 
+def _float_values(qualname, name, value):
+    """``value`` as a flat float64 array, or an error naming the argument."""
+    try:
+        return np.asarray(value, np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        shown = value.tolist() if isinstance(value, np.ndarray) else value
+        raise InvalidArgumentError(f"{qualname}: '{name}' must be numbers, got {shown!r}") from None
+
+
 def _shear_dims(qualname, a):
     shear, angles = a["shear"], a["angles"]
     if shear is not None and angles is not None:
@@ -371,7 +380,7 @@ def _shear_dims(qualname, a):
     name, value = ("shear", shear) if shear is not None else ("angles", angles)
     if _pending(value):
         return None
-    value = np.asarray(value, np.float64).reshape(-1)
+    value = _float_values(qualname, name, value)
     n = _list_len(qualname, name, value, (2, 6))
     if name == "angles" and any(not -90 < v < 90 for v in value):
         raise InvalidArgumentError(f"{qualname}: 'angles' must be in the range (-90, 90), got {list(value)}")
@@ -623,7 +632,7 @@ def _coord_types(ins, args):
         )
     for name in ("M", "T", "MT"):
         for v in _known(args[name]):
-            if v is not None and not np.all(np.isfinite(np.asarray(v, np.float64))):
+            if v is not None and not np.all(np.isfinite(_float_values("ndd.coord_transform", name, v))):
                 raise InvalidArgumentError(f"ndd.coord_transform: '{name}' must be finite")
     return [(dtype, x._layout)]
 

@@ -107,7 +107,10 @@ cdef class Arg:
         if kind == "any":
             return value
         if kind == "array":
-            return np.asarray(value)
+            try:
+                return np.asarray(value)
+            except ValueError:  # a ragged list: rows of different lengths
+                self._fail(op, "a list of numbers or a rectangular list of lists", value)
         if kind == "int":
             value = _scalar(value)
             if isinstance(value, bool):  # as in the reference: flip(horizontal=True) is 1

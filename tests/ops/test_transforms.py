@@ -202,3 +202,28 @@ def test_combine_skips_none_inputs():
     np.testing.assert_array_equal(np.asarray(ndd.transforms.combine(m, None, m)), [[1, 0, 2], [0, 1, 4]])
     with pytest.raises(TypeError, match="input 'input_1' is required"):
         ndd.transforms.combine(m, None)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: ndd.transforms.shear(shear=b"x"),
+            r"ndd\.transforms\.shear: 'shear' must be numbers, got b'x'",
+        ),
+        (
+            lambda: ndd.coord_transform(ndd.tensor(np.zeros((3, 2), np.float32)), MT="HWC"),
+            r"ndd\.coord_transform: 'MT' must be numbers, got 'HWC'",
+        ),
+        (
+            lambda: ndd.transforms.shear(shear=[[1, 2], [3]]),
+            r"ndd\.transforms\.shear: 'shear' must be a list of numbers or a rectangular list of lists",
+        ),
+    ],
+    ids=["bytes", "string", "ragged"],
+)
+def test_arguments_that_are_not_numbers_are_refused_naming_them(call, message):
+    # numpy's "could not convert string to float" and "inhomogeneous shape" errors
+    # named neither the operator nor the argument (found by fuzzing).
+    with pytest.raises(ValueError, match=message):
+        call()
