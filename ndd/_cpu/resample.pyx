@@ -983,7 +983,7 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     The passes run in the order the reference picks. As in the reference, each axis
     but the first resampled counts its sampling points from the first pixel its
     filter can reach (``roi_lo``), which changes their single-precision roundings."""
-    axes, sizes, lo, hi, filters, antialias = job
+    axes, sizes, lo, hi, filters, antialias = job[:6]
     cdef int min_kind = filters[0], mag_kind = filters[1]
     cdef int ndim = len(shape), naxes = len(axes), k, d, m = 0, t, axis
     cdef Py_ssize_t* starts = plan.starts
@@ -1037,6 +1037,12 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     # The innermost axis resampled (the columns): nearest neighbour computes its points
     # there otherwise than along the others (see _fill_table).
     cdef int last_axis = max(axes) if naxes else -1
+    # The axis whose nearest-neighbour points are computed as the columns' (see
+    # _fill_table): the innermost resampled one, unless the job names another (-1:
+    # none; tensor_resize, see ndd/_ops/resize.py).
+    cdef int nn_columns = last_axis
+    if len(job) > 6 and job[6] is not None:
+        nn_columns = job[6]
     for k in range(naxes):
         axis = axes[k]
         in_size = plan.shape[axis]
@@ -1119,11 +1125,11 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
         at = tables.size
         if out_size * taps and in_size:
             _fill_table(low, steps_of[k], out_size, in_size, kind, &filter, tables.indices + at,
-                        tables.weights + at, axis != last_axis)
+                        tables.weights + at, axis != nn_columns)
         elif out_size * taps:
             # No pixel in reach (a region outside the image): the nearest border pixel.
             _fill_table(lows[k], steps_of[k], out_size, plan.shape[axis], kind, &filter, tables.indices + at,
-                        tables.weights + at, axis != last_axis)
+                        tables.weights + at, axis != nn_columns)
             shift = 0
         identity = _rebase_table(tables.indices + at, tables.weights + at, out_size, taps, &first, &stop)
         if out_size * taps:
@@ -1351,7 +1357,8 @@ def resample_steps(tuple shape, tuple job):
 
     Neighbouring dimensions that are not resized are planned as one, so any number
     of them is taken."""
-    axes, sizes, lo, hi, filters, antialias = job
+    axes, sizes, lo, hi, filters, antialias = job[:6]
+    nn_columns = job[6] if len(job) > 6 else None
     cdef Py_ssize_t ndim = len(shape), d, k, taps, rows, at
     cdef bint resized, previous_resized = True
     cdef _Plan plan
@@ -1376,7 +1383,10 @@ def resample_steps(tuple shape, tuple job):
     planned_axes = tuple(planned_axes)
     _empty_tables(&tables)
     try:
-        _make_plan(&plan, tuple(planned), (planned_axes, sizes, lo, hi, filters, antialias), &tables, False)
+        if nn_columns is not None:
+            nn_columns = dimension_of[nn_columns] if nn_columns in resized_dims else -1
+        planned_job = (planned_axes, sizes, lo, hi, filters, antialias, nn_columns)
+        _make_plan(&plan, tuple(planned), planned_job, &tables, False)
         if plan.passes < 0:
             return None
         window = []

@@ -141,7 +141,7 @@ def _separable_passes(data, steps, out_dtype, rounding):
     return out
 
 
-def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
+def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype, nn_columns=None):
     """Resample the region ``[lo[k], hi[k]]`` of ``image`` along each spatial axis
     ``axes[k]`` to ``out_sizes[k]`` pixels, with ``filters`` = (min_filter, mag_filter):
     the first where the axis is scaled down (fewer output pixels than the region's
@@ -150,7 +150,7 @@ def resample(image, axes, out_sizes, lo, hi, filters, antialias, out_dtype):
     Returns a new array of ``out_dtype`` (never a view of ``image``).
     """
     out_dtype = np.dtype(out_dtype)
-    plan = resample_steps(image.shape, (tuple(axes), out_sizes, lo, hi, filters, antialias))
+    plan = resample_steps(image.shape, (tuple(axes), out_sizes, lo, hi, filters, antialias, nn_columns))
     if plan is None:
         # Nothing to sample from: the output (if it has pixels at all) is zeros.
         out_shape = list(image.shape)
@@ -1043,7 +1043,24 @@ def _tr_shape(shapes, args):
 def _tr_kernel(arrays, args):
     data = arrays[0]
     dims, geometry = _tr_geometry(args, data.shape)
-    return run_geometry(TENSOR_RESIZE, data, dims, geometry, args, args["_dtype"].numpy)
+    job = resample_job(TENSOR_RESIZE, dims, geometry, args)
+    return resample(data, *job, args["_dtype"].numpy, nn_columns=_tr_nn_columns(data.shape, dims, geometry))
+
+
+def _tr_nn_columns(shape, dims, geometry):
+    """The axis along which nearest neighbour computes its points as the columns'
+    (the others step from one point to the next): as the reference, which rounds
+    points that fall on a pixel edge differently in the two ways. With two or more
+    axes changed, the innermost of them; with one, that axis if it is the last
+    dimension, else none (the reference then resamples it as rows)."""
+    changed = [
+        a
+        for a, n, low, high in zip(dims.spatial, geometry.sizes, geometry.lo, geometry.hi, strict=True)
+        if (n, low, high) != (shape[a], 0, shape[a])
+    ]
+    if len(changed) >= 2 or (changed and changed[0] == len(shape) - 1):
+        return max(changed)
+    return -1
 
 
 class _Dims:

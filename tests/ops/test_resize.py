@@ -529,3 +529,34 @@ def test_nearest_neighbour_with_a_region_takes_the_references_pixels(index):
     )
     np.testing.assert_array_equal(out[:, 0, 0], _NN_ROI_VALUES[f"rows{index}"], err_msg="rows")
     np.testing.assert_array_equal(out[0, :, 1], _NN_ROI_VALUES[f"columns{index}"], err_msg="columns")
+
+
+# Where nearest neighbour reads when a point falls exactly on a pixel edge: 40 -> 30
+# along the probed axis puts output 10 on input 14.0. The reference computes the
+# points of the innermost changed axis directly (pixel 14) and steps along the others
+# (float error: pixel 13), treating a lone changed axis that is not the last dimension
+# as rows. Values recorded from the reference (2.4.0): (shape, sizes, axes, expected).
+_NN_EDGE_CASES = [
+    ((3, 40, 1), [3, 30, 1], None, 13),
+    ((3, 40, 1), [3, 30], [0, 1], 13),
+    ((40,), [30], None, 14),
+    ((5, 40, 3), [7, 30, 3], None, 14),
+    ((3, 40, 5), [3, 30, 7], None, 13),
+    ((40, 3), [30, 3], None, 13),
+    ((3, 40), [3, 30], None, 14),
+    ((5, 40, 1, 3), [7, 30, 1, 3], None, 14),
+    ((1, 40, 5, 3), [1, 30, 7, 3], None, 13),
+]
+
+
+@pytest.mark.parametrize("shape, sizes, axes, expected", _NN_EDGE_CASES)
+def test_tensor_resize_nearest_neighbour_on_a_pixel_edge_reads_as_the_reference(shape, sizes, axes, expected):
+    probed = shape.index(40)
+    x = np.broadcast_to(
+        np.arange(40, dtype=np.float32).reshape([40 if d == probed else 1 for d in range(len(shape))]), shape
+    ).copy()
+    kwargs = {"axes": axes} if axes is not None else {}
+    out = np.asarray(ndd.tensor_resize(ndd.tensor(x), sizes=sizes, interp_type=types.INTERP_NN, **kwargs))
+    at = [0] * len(shape)
+    at[probed] = 10
+    assert out[tuple(at)] == expected
