@@ -1039,7 +1039,7 @@ cdef int _make_plan(_Plan* plan, tuple shape, tuple job, _Tables* tables, bint d
     cdef int last_axis = max(axes) if naxes else -1
     # The axis whose nearest-neighbour points are computed as the columns' (see
     # _fill_table): the innermost resampled one, unless the job names another (-1:
-    # none; tensor_resize, see ndd/_ops/resize.py).
+    # none; tensor_resize, see ndd/_ops/resize.py), as an axis of ``shape``.
     cdef int nn_columns = last_axis
     if len(job) > 6 and job[6] is not None:
         nn_columns = job[6]

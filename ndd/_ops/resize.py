@@ -1201,10 +1201,12 @@ def _rcm_jobs(shapes, sample_args):
 
 
 def _tr_jobs(shapes, sample_args):
-    return [
-        resample_job(TENSOR_RESIZE, *_tr_geometry(a, shape), a)
-        for shape, a in zip(shapes, sample_args, strict=True)
-    ]
+    jobs = []
+    for shape, a in zip(shapes, sample_args, strict=True):
+        dims, geometry = _tr_geometry(a, shape)
+        # (The GPU's plans take the axes as they are: no dimensions merged.)
+        jobs.append(resample_job(TENSOR_RESIZE, dims, geometry, a) + (_tr_nn_columns(shape, dims, geometry),))
+    return jobs
 
 
 for _op in (RESIZE, EXPERIMENTAL_RESIZE):
