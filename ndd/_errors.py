@@ -44,6 +44,14 @@ class SampleDecodeError(RuntimeError):
         self.decoded = decoded
         self.failed = tuple(failed)
 
+    @classmethod
+    def for_batch(cls, message, decoded, failed):
+        """The error of a batch whose samples ``failed`` (their indices, in order):
+        ``message`` says why the first one failed; how many others did is added."""
+        if len(failed) > 1:
+            message += f"; {len(failed) - 1} more sample(s) failed: {list(failed[1:])}"
+        return cls(message, decoded=decoded, failed=failed)
+
 
 # The classes made so far, by name. Not module globals: ``OSError`` there would hide
 # the builtin from this module's own code (``isinstance(exc, OSError)`` turned false for

@@ -358,10 +358,9 @@ def _decode_batch(inputs, sample_args, batch_size, ctx):
     failed = [i for i, r in enumerate(reads) if isinstance(r, AudioDecodeError)]
     if failed:
         first = failed[0]
-        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
         reason = str(reads[first]).removeprefix(f"{_DECODE}: cannot decode audio: ")
-        raise AudioDecodeError(
-            f"{_DECODE}: cannot decode audio (sample {first}): {reason}{more}", decoded=results, failed=failed
+        raise AudioDecodeError.for_batch(
+            f"{_DECODE}: cannot decode audio (sample {first}): {reason}", decoded=results, failed=failed
         ) from reads[first]
     return [[r[0] for r in results], [r[1] for r in results]]
 

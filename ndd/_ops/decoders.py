@@ -208,9 +208,8 @@ def _run_samples(qualname, decode_one, inputs, sample_args, batch_size, ctx):
     if failed:
         first = failed[0]
         exc = results[first][1]
-        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
-        raise ImageDecodeError(
-            _failure(qualname, exc, _describe_source(sample_args[first], first)) + more,
+        raise ImageDecodeError.for_batch(
+            _failure(qualname, exc, _describe_source(sample_args[first], first)),
             decoded=[r for r, _ in results],
             failed=failed,
         ) from exc
@@ -835,9 +834,8 @@ def _numpy_batch_kernel(inputs, sample_args, batch_size, ctx):
     failed = [i for i, (_, exc) in enumerate(results) if exc is not None]
     if failed:
         first = failed[0]
-        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
-        raise NumpyDecodeError(
-            f"ndd.decoders.numpy: cannot decode (sample {first}): {results[first][1]}{more}",
+        raise NumpyDecodeError.for_batch(
+            f"ndd.decoders.numpy: cannot decode (sample {first}): {results[first][1]}",
             decoded=arrays,
             failed=failed,
         ) from results[first][1]

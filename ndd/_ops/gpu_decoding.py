@@ -290,9 +290,8 @@ class GpuImageDecoder:
         _keep_until_copied(decoder, images, encoded, device_id, stream)
         first = failed[0]
         where = self.describe(sample_args[first], None if batch_size < 0 else first)
-        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
-        raise ImageDecodeError(
-            f"{self.op.qualname}: cannot decode{where}: {errors[first]}{more}",
+        raise ImageDecodeError.for_batch(
+            f"{self.op.qualname}: cannot decode{where}: {errors[first]}",
             decoded=decoded if batch_size >= 0 else None,
             failed=failed if batch_size >= 0 else (),
         ) from errors[first]

@@ -481,9 +481,8 @@ def _video_batch(inputs, sample_args, batch_size, ctx):
         exc = results[first][1]
         if isinstance(exc, InvalidArgumentError) and len(failed) == batch_size:
             raise exc
-        more = f"; {len(failed) - 1} more sample(s) failed: {failed[1:]}" if len(failed) > 1 else ""
         message = str(exc) if isinstance(exc, InvalidArgumentError) else _failure(exc, first)
-        raise VideoDecodeError(message + more, decoded=[r for r, _ in results], failed=failed) from exc
+        raise VideoDecodeError.for_batch(message, decoded=[r for r, _ in results], failed=failed) from exc
     return [[r for r, _ in results]]
 
 
