@@ -794,6 +794,31 @@ def _state_damage(state, num_samples):
     return ", ".join(f"'{name}' is not what a saved state holds" for name, fine in checks if not fine)
 
 
+# The most bytes of neighbouring samples read at once (``neighbour_runs``).
+RUN_BYTES = 16 << 20
+
+
+def neighbour_runs(indices, spans, max_gap=0):
+    """``indices`` split into runs whose bytes follow each other in one file (at most
+    ``max_gap`` bytes apart, ``RUN_BYTES`` of them in all), each to be read with one
+    read: small samples cost a system call each otherwise. ``spans`` gives each
+    index's ``(path, start, length)``, or None for a sample read alone."""
+    runs, run_path, run_end, run_bytes = [], None, 0, 0
+    for index, span in zip(indices, spans, strict=True):
+        if span is None:
+            runs.append([index])
+            run_path = None
+            continue
+        path, start, length = span
+        if path == run_path and 0 <= start - run_end <= max_gap and run_bytes + length <= RUN_BYTES:
+            runs[-1].append(index)
+            run_end, run_bytes = start + length, run_bytes + length
+        else:
+            runs.append([index])
+            run_path, run_end, run_bytes = path, start + length, length
+    return runs
+
+
 def text_lines(path) -> list:
     """The lines of the text file ``path``. Bytes that are not UTF-8 are kept as file
     names keep them (``os.fsdecode``): a listed path is the file's name, and a line

@@ -9,14 +9,12 @@ import numpy as np
 from .. import tfrecord as tfrec
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, int64, uint8
-from ._base import Reader, path_list, text_lines
+from ._base import Reader, neighbour_runs, path_list, text_lines
 
 __all__ = ["TFRecord"]
 
 # A record's framing: its length and the length's checksum, then the data's checksum.
 _HEADER, _FOOTER = struct.Struct("<QI"), struct.Struct("<I")
-# The most bytes read at once for neighbouring records.
-_GROUP_BYTES = 16 << 20
 
 _OUTPUT_TYPES = {tfrec.int64: int64, tfrec.float32: float32, tfrec.string: uint8}
 _NUMPY_TYPES = {tfrec.int64: np.int64, tfrec.float32: np.float32}
@@ -219,19 +217,8 @@ class TFRecord(Reader):
         return self._parse(entry, record, 0, file_size)
 
     def _chunk_groups(self, indices):
-        """Runs of records that follow each other in one file are read with one read
-        (small records cost a system call each otherwise)."""
-        entries = self._entries
-        groups, group_path, group_end, group_bytes = [], None, None, 0
-        for index in indices:
-            path, offset, size = entries[index]
-            if path == group_path and offset == group_end and group_bytes + size <= _GROUP_BYTES:
-                groups[-1].append(index)
-                group_end, group_bytes = offset + size, group_bytes + size
-            else:
-                groups.append([index])
-                group_path, group_end, group_bytes = path, offset + size, size
-        return groups
+        """Runs of records that follow each other in one file are read with one read."""
+        return neighbour_runs(indices, [self._entries[index] for index in indices])
 
     def _load_group(self, indices):
         if len(indices) == 1:

@@ -8,13 +8,11 @@ import numpy as np
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import NUMERIC_TYPES, uint8
 from .._types import dtype as to_dtype
-from ._base import Reader, path_list, text_lines
+from ._base import Reader, neighbour_runs, path_list, text_lines
 
 __all__ = ["Webdataset"]
 
 _TAR_BLOCK = 512
-# The most bytes read at once for neighbouring samples.
-_GROUP_BYTES = 16 << 20
 _BEHAVIORS = ("", "empty", "skip", "error")
 # Index format versions (first line of a wds2idx index) -> fields per component:
 # v1.1 lists "ext offset size", v1.2 adds the file name.
@@ -327,23 +325,11 @@ class Webdataset(Reader):
         return tuple(arrays)
 
     def _chunk_groups(self, indices):
-        """Runs of samples that follow each other in one archive are read with one
-        read (small samples cost a system call each otherwise)."""
-        entries = self._entries
-        groups, group_end, group_bytes, group_path = [], None, 0, None
-        for index in indices:
-            path, _, span = entries[index]
-            if span is not None and path == group_path and 0 <= span[0] - group_end < 2 * _TAR_BLOCK:
-                if group_bytes + span[1] <= _GROUP_BYTES:
-                    groups[-1].append(index)
-                    group_end, group_bytes = span[0] + span[1], group_bytes + span[1]
-                    continue
-            groups.append([index])
-            if span is None:
-                group_path = None
-            else:
-                group_path, group_end, group_bytes = path, span[0] + span[1], span[1]
-        return groups
+        """Runs of samples that follow each other in one archive (their members at
+        most a header and its padding apart) are read with one read."""
+        entries = [self._entries[index] for index in indices]
+        spans = [None if span is None else (path, *span) for path, _, span in entries]
+        return neighbour_runs(indices, spans, max_gap=2 * _TAR_BLOCK - 1)
 
     def _load_group(self, indices):
         if len(indices) == 1:
