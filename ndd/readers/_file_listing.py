@@ -5,6 +5,7 @@ import fnmatch
 import os
 
 from .._prepare.args import InvalidArgumentError
+from .file import _join
 
 __all__ = ["FilteredFileListing"]
 
@@ -86,7 +87,3 @@ class FilteredFileListing:
 
     def _describe(self, entry):
         return entry[0]
-
-
-def _join(root, path):
-    return path if root is None else os.path.join(root, path)
