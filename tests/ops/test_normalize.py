@@ -38,6 +38,20 @@ def test_scalar_mean_and_stddev():
     np.testing.assert_allclose(out, 3.0 * (x - 1.0) / 2.0 + 0.5, atol=1e-5)
 
 
+def test_numpy_scalar_mean_and_stddev_are_scalars():
+    # The reference's dynamic mode fails on 0-D arrays at run time; ndd takes them as numbers.
+    x = _x()
+    out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), mean=np.float32(1.0), stddev=np.float64(2.0)))
+    np.testing.assert_allclose(out, (x - 1.0) / 2.0, atol=1e-5)
+
+
+def test_scalar_mean_and_stddev_with_axes_are_the_same_scalars():
+    # Given axes change nothing once both moments are given (the reference refuses them).
+    x = _x()
+    with_axes = ndd.normalize(ndd.tensor(x, layout="HWC"), mean=1.0, stddev=2.0, axes=[0, 1])
+    np.testing.assert_allclose(np.asarray(with_axes), (x - 1.0) / 2.0, atol=1e-5)
+
+
 def test_given_mean_is_used_for_the_deviation():
     x = _x()
     out = np.asarray(ndd.normalize(ndd.tensor(x, layout="HWC"), mean=1.0))

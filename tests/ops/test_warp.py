@@ -146,6 +146,23 @@ def test_identity_and_integer_shift_are_exact():
     assert not shifted[-2:].any() and not shifted[:, -3:].any()
 
 
+@pytest.mark.parametrize(
+    "nested",
+    [[[1, 0.2, 3], [0.1, 1, -2]], ((1, 0.2, 3), (0.1, 1, -2)), np.array([[1, 0.2, 3], [0.1, 1, -2]])],
+)
+def test_a_nested_affine_matrix_is_the_flat_one(nested):
+    img = ARRAYS["in_rgb"]
+    flat = np.asarray(ndd.warp_affine(img, matrix=[1, 0.2, 3, 0.1, 1, -2]))
+    np.testing.assert_array_equal(np.asarray(ndd.warp_affine(img, matrix=nested)), flat)
+
+
+def test_a_nested_perspective_matrix_is_the_flat_one():
+    img = ARRAYS["in_rgb"]
+    rows = [[1, 0.1, 2], [0.05, 0.9, -1], [0.001, 0.002, 1]]
+    flat = np.asarray(ndd.experimental.warp_perspective(img, matrix=sum(rows, [])))
+    np.testing.assert_array_equal(np.asarray(ndd.experimental.warp_perspective(img, matrix=rows)), flat)
+
+
 def test_inverse_map_false_inverts_the_matrix():
     img = ARRAYS["in_rgb"]
     forward = np.array([[1.1, 0.2, -2], [-0.1, 0.9, 3], [0, 0, 1]])
