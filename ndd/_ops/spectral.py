@@ -320,6 +320,11 @@ def _signal_length(shape):
 def _num_windows(n, args):
     if args["center_windows"]:
         return n // args["window_step"] + 1
+    # The reference divides rounding toward zero: a signal short of ``window_length`` by
+    # less than ``window_step`` gets one window, padded with zeros.
+    shortfall = args["window_length"] - n
+    if shortfall > 0:
+        return 1 - shortfall // args["window_step"]
     return (n - args["window_length"]) // args["window_step"] + 1
 
 
@@ -332,10 +337,11 @@ def _spectrogram_shape(shapes, args):
         )
     if n == 0:
         raise InvalidArgumentError(f"{_SPECTROGRAM}: the signal is empty")
-    if not args["center_windows"] and n < args["window_length"]:
+    if not args["center_windows"] and _num_windows(n, args) < 1:
         raise InvalidArgumentError(
             f"{_SPECTROGRAM}: the signal ({n} samples) is shorter than 'window_length' "
-            f"({args['window_length']}) and 'center_windows' is False"
+            f"({args['window_length']}) by 'window_step' ({args['window_step']}) or more, "
+            "and 'center_windows' is False"
         )
     bins, windows = args["_nfft"] // 2 + 1, _num_windows(n, args)
     return [(bins, windows) if args["layout"] == "ft" else (windows, bins)]
@@ -359,6 +365,8 @@ def _padded_signals(signals, args, windows):
     n = signals.shape[-1]
     length, step = args["window_length"], args["window_step"]
     if not args["center_windows"]:
+        if n < length:
+            return np.pad(signals, [(0, 0)] * (signals.ndim - 1) + [(0, length - n)])
         return signals
     left = length // 2
     right = max(0, (windows - 1) * step - left + length - n)
@@ -465,9 +473,9 @@ SPECTROGRAM = Operator(
     dense_kernel=_spectrogram_dense,
     doc="Spectrogram (short-time Fourier transform) of one-channel float32 signals.\n\n"
     "Windows of 1 or 2 samples (FFT sizes of 1 and 2) work; the reference fails to plan their FFT. "
-    "Without ``center_windows`` a signal shorter than ``window_length`` is refused; the reference "
-    "refuses it too, except when it falls short by less than ``window_step``, where it makes one "
-    "window padded with zeros.",
+    "Without ``center_windows`` a signal shorter than ``window_length`` by less than "
+    "``window_step`` makes one window, padded with zeros at its end (as in the reference); a "
+    "shorter one is refused.",
 )
 
 

@@ -143,12 +143,37 @@ def test_spectrogram_of_windows_of_one_and_two_samples():
     np.testing.assert_allclose(two, [[9.0, 49.0], [1.0, 1.0]])
 
 
-def test_spectrogram_refuses_a_signal_shorter_than_its_window_without_centering():
-    # The reference gives one window when the shortfall is under window_step.
+@pytest.mark.parametrize("n", [15, 20, 63])
+def test_a_signal_short_of_its_window_by_less_than_a_step_is_one_zero_padded_window(n):
+    # As the reference: 20 samples with windows of 64 every 50 give the spectrum of the
+    # signal followed by 44 zeros.
+    signal = np.linspace(-1, 1, n, dtype=np.float32)
+    out = ndd.spectrogram(
+        ndd.tensor(signal), window_length=64, window_step=50, nfft=128, center_windows=False
+    )
+    hann = 0.5 * (1 - np.cos(2 * np.pi * (np.arange(64) + 0.5) / 64))
+    expected = np.abs(np.fft.rfft(np.pad(signal, (0, 64 - n)) * hann, n=128)) ** 2
+    np.testing.assert_allclose(np.asarray(out)[:, 0], expected, rtol=0, atol=1e-5 * expected.max())
+    assert out.shape == (65, 1)
+
+
+def test_spectrogram_refuses_a_signal_short_of_its_window_by_a_step_or_more():
+    # The reference: "Signal is too short".
     with pytest.raises(
         InvalidArgumentError, match="ndd.spectrogram: the signal .* shorter than 'window_length'"
     ):
-        ndd.spectrogram(ndd.tensor(np.ones(37, np.float32)), window_length=64, center_windows=False)
+        ndd.spectrogram(
+            ndd.tensor(np.ones(14, np.float32)), window_length=64, window_step=50, center_windows=False
+        )
+
+
+def test_a_short_sample_in_a_batch_keeps_the_others():
+    long = np.sin(np.arange(300, dtype=np.float32) / 7)
+    short = long[:40]
+    batch = ndd.spectrogram(ndd.batch([long, short]), window_length=64, window_step=50, center_windows=False)
+    alone = ndd.spectrogram(ndd.tensor(long), window_length=64, window_step=50, center_windows=False)
+    np.testing.assert_array_equal(np.asarray(batch.select(0)), np.asarray(alone))
+    assert batch.select(1).shape == (33, 1)
 
 
 def test_spectrogram_of_a_batch_matches_each_sample():
