@@ -822,6 +822,7 @@ MFCC = Operator(
 # -- to_decibels ---------------------------------------------------------------------------
 
 _DECIBELS = "ndd.to_decibels"
+_F32_SMALLEST = np.nextafter(_F32(0), _F32(1))
 
 
 def _decibels_prepare(ins, args):
@@ -833,6 +834,9 @@ def _decibel_constants(args):
     multiplier, cutoff = np.float64(_F32(args["multiplier"])), np.float64(_F32(args["cutoff_db"]))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         min_ratio = _F32(np.power(10.0, np.float64(_F32(cutoff / multiplier))))
+    # A ratio that underflows float32 is the smallest one, as in the reference: a zero
+    # input gives multiplier * log10(1.4e-45), not minus infinity.
+    min_ratio = max(min_ratio, _F32_SMALLEST)
     return _F32(multiplier / np.log2(10.0)), min_ratio
 
 
@@ -875,7 +879,9 @@ TO_DECIBELS = Operator(
     kernel=_decibels_kernel,
     doc="Convert magnitudes to decibels: ``multiplier * log10(max(min_ratio, x / reference))`` with "
     "``min_ratio = 10 ** (cutoff_db / multiplier)``.\n\n"
-    "An all-zero sample (reference 0) gives ``cutoff_db`` everywhere, as in the reference.",
+    "An all-zero sample (reference 0) gives ``cutoff_db`` everywhere, as in the reference. Where "
+    "``min_ratio`` underflows float32 (``cutoff_db / multiplier`` below about -45), the smallest "
+    "float32 (1.4e-45) takes its place, as in the reference.",
 )
 
 
@@ -915,13 +921,14 @@ def _nonsilent_types(ins, args):
 
 
 def _nonsilent_shape(shapes, args):
-    if shapes[0][0] == 0:
-        raise InvalidArgumentError(f"{_NONSILENT}: the signal is empty")
     return [(), ()]
 
 
 def _nonsilent_kernel(arrays, args):
     signal = np.ascontiguousarray(arrays[0])
+    if len(signal) == 0:
+        # As the reference gives with a reference_power (without one it crashes).
+        return np.array(0, np.int32), np.array(0, np.int32)
     window = min(args["window_length"], len(signal))
     power = moving_mean_square(signal, window, args["_reset"])
     if args["_reference_max"]:
@@ -979,11 +986,13 @@ NONSILENT_REGION = Operator(
     doc="The begin and length (two int32 scalars) of the non-silent part of 1-D signals: from the "
     "first to the last window of ``window_length`` samples whose mean square lies at most "
     "``-cutoff_db`` dB below ``reference_power``.\n\n"
-    "Returns ``(0, 0)`` when every window is silent, and for a signal of zeros (the reference calls "
-    "it non-silent throughout). Empty signals, a ``window_length`` below 1 and a ``reset_interval`` "
-    "of 0 are refused (the reference crashes, gives nonsense or never returns). Float32 data is "
-    "summed as the reference sums it, so that the same windows are silent: a long running sum "
-    "drifts, and a window after a loud passage may stay above a low threshold until the next reset.",
+    "Returns ``(0, 0)`` when every window is silent, for an empty signal, and for a signal of zeros "
+    "(the reference calls it non-silent throughout). A ``window_length`` below 1 and a "
+    "``reset_interval`` of 0 are refused (the reference gives nonsense or never returns). Data "
+    "wider than 16 bits is summed as the reference sums it, so that the same windows are silent: "
+    "a long running float32 sum drifts, and a window after a loud passage may stay above a low "
+    "threshold until the sum is renewed, at window ``reset_interval - window_length + 1`` and "
+    "then every ``reset_interval`` windows.",
 )
 
 

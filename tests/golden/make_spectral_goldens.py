@@ -84,6 +84,22 @@ add_array("speech_short", quiet_loud(40, 10, 20))
 add_array("hum", quiet_loud(1000, 400, 700, loud=0.5, hum=0.01))
 
 
+def burst(n, start, stop, seed, scale):
+    """Zeros with a burst of large whole numbers in [start, stop): the float32 running sum
+    of squares keeps a residue after the burst, until it is summed afresh."""
+    values = np.zeros(n, np.float32)
+    values[start:stop] = np.round(np.random.default_rng(seed).standard_normal(stop - start) * scale)
+    return values
+
+
+add_array("burst", burst(1000, 649, 792, 0, 16000))
+add_array("burst_i32", burst(1000, 649, 792, 0, 16000).astype(np.int32))
+add_array("burst_b", burst(1000, 100, 120, 0, 30000))
+add_array("burst_c", burst(400, 55, 75, 0, 30000))
+add_array("empty", np.zeros(0, np.float32))
+add_array("tiny_power", np.array([0, 1e-45, 1e-40, 1e-30, 1e-3, 1], np.float32))
+
+
 def build(spec, layout):
     if isinstance(spec, list):
         return ndd.batch([arrays[n] for n in spec], layout=layout or None)
@@ -262,6 +278,8 @@ record("to_decibels", [["power", "power_b"]])
 record("to_decibels", [["power", "zeros"]], multiplier=20.0)
 record("to_decibels", ["mat_f64"])
 record("to_decibels", ["mat_i32"])
+for multiplier, cutoff in [(1.5, -80.0), (10.0, -500.0), (1.0, -44.0), (1.0, -46.0), (20.0, -900.0)]:
+    record("to_decibels", ["tiny_power"], multiplier=multiplier, cutoff_db=cutoff)
 
 # nonsilent_region
 record("nonsilent_region", ["speech"])
@@ -287,6 +305,15 @@ record("nonsilent_region", ["speech"], reference_power=0.0)
 record("nonsilent_region", ["mat"])
 record("nonsilent_region", ["sig_col"])
 record("nonsilent_region", ["sig_f64"])
+# The running float32 sum's residue after a loud burst, and where it is summed afresh.
+for window, reset in [(10, -1), (10, 40), (10, 10), (10, 8192)]:
+    for name in ["burst", "burst_i32", "burst_b"]:
+        record("nonsilent_region", [name], window_length=window, reset_interval=reset, reference_power=1.0, cutoff_db=-90.0)
+record("nonsilent_region", ["burst_c"], window_length=3, reset_interval=12, reference_power=1.0, cutoff_db=-90.0)
+record("nonsilent_region", ["burst_c"], window_length=5, reset_interval=20, reference_power=1.0, cutoff_db=-90.0)
+record("nonsilent_region", ["burst_b"], window_length=64, reset_interval=256, reference_power=1.0, cutoff_db=-90.0)
+record("nonsilent_region", ["empty"], reference_power=1.0)
+record("nonsilent_region", [["burst_b", "empty"]], window_length=10, reset_interval=40, reference_power=1.0)
 
 with open(HERE / "spectral_cases.json", "w") as f:
     json.dump({"cases": cases}, f, indent=1)

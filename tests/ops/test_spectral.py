@@ -421,9 +421,15 @@ def test_nonsilent_region_refuses_what_the_reference_cannot_run(kwargs, message)
         ndd.nonsilent_region(ndd.tensor(np.ones(64, np.float32)), **kwargs)
 
 
-def test_nonsilent_region_refuses_an_empty_signal():
-    with pytest.raises(InvalidArgumentError, match="ndd.nonsilent_region: the signal is empty"):
-        ndd.nonsilent_region(ndd.tensor(np.zeros(0, np.float32)))
+def test_nonsilent_region_of_an_empty_signal_is_empty():
+    # The reference gives (0, 0) with a reference_power and crashes without one.
+    for kwargs in ({}, {"reference_power": 1.0}):
+        begin, length = ndd.nonsilent_region(ndd.tensor(np.zeros(0, np.float32)), **kwargs)
+        assert (int(np.asarray(begin)), int(np.asarray(length))) == (0, 0)
+    loud = np.ones(100, np.float32)
+    begins, lengths = ndd.nonsilent_region(ndd.batch([loud, np.zeros(0, np.float32)]), window_length=8)
+    assert [int(np.asarray(b)) for b in begins] == [0, 0]
+    assert [int(np.asarray(n)) for n in lengths] == [100, 0]
 
 
 def test_spectral_operators_have_no_gpu_kernel():
