@@ -73,9 +73,9 @@ __device__ inline double block_sum(double value, double* shared) {
   }
 
 // factors[s] = float32(scale / sqrt(variance + epsilon)) of statistic s's elements
-// about float32(means[s]) (0 where the variance plus epsilon is not positive or
-// the degrees of freedom are none), or given_factors[s] when those are given, and
-// means32[s] = float32(means[s]).
+// about float32(means[s]) (the variance is 0 where the degrees of freedom are none;
+// the factor is 0 where the variance plus epsilon is 0, NaN where it is negative), or
+// given_factors[s] when those are given, and means32[s] = float32(means[s]).
 #define NORMALIZE_FACTOR(TN, T)                                                            \
   extern "C" __global__ void normalize_factor_##TN(                                        \
       const T* __restrict__ in, const long long* __restrict__ parts,                      \
@@ -102,8 +102,8 @@ __device__ inline double block_sum(double value, double* shared) {
     const double squares = block_sum(sum, shared);                                        \
     if (threadIdx.x == 0) {                                                               \
       const long long dof = seg[2] - ddof;                                                \
-      const double total = (dof > 0 ? squares / (double)dof : squares) + epsilon;        \
-      const double inv = (dof > 0 && total > 0.0) ? 1.0 / sqrt(total) : 0.0;              \
+      const double total = (dof > 0 ? squares / (double)dof : 0.0) + epsilon;            \
+      const double inv = total == 0.0 ? 0.0 : 1.0 / sqrt(total);                          \
       means32[stat] = mean;                                                               \
       factors[stat] = (float)(inv * scale);                                               \
     }                                                                                     \

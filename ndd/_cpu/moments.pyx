@@ -7,7 +7,7 @@ order (element ``i`` into partial sum ``i % 8``, the eight combined pairwise) th
 AVX2 path of uint8 data follows too, so every machine gives the same bits.
 """
 
-from libc.math cimport sqrt
+from libc.math cimport NAN, sqrt
 
 import numpy as np
 
@@ -300,10 +300,10 @@ def normalize_per_channel(const moment_t[::1] values, float[::1] out, Py_ssize_t
                           double epsilon, double scale, float shift):
     """normalize of interleaved ``values`` with one mean and deviation per channel into
     float32 ``out``: the float32 mean of each channel's float64 sum, the float64 sum of
-    squared float32 deviations over ``count - ddof`` (over 1 when that is not positive,
-    and then a factor of 0), ``1 / sqrt(variance + epsilon)`` (0 where that is not
-    positive) times ``scale`` rounded to float32, then ``normalize_channels``. The
-    operations of ndd.normalize's general path, in one call."""
+    squared float32 deviations over ``count - ddof`` (0 when that is not positive),
+    ``1 / sqrt(variance + epsilon)`` (0 where that is 0, NaN where it is negative)
+    times ``scale`` rounded to float32, then ``normalize_channels``. The operations of
+    ndd.normalize's general path, in one call."""
     _check_channels(values.shape[0], channels)
     if out.shape[0] != values.shape[0]:
         raise ValueError("normalize_per_channel: the output and the values differ in length")
@@ -322,8 +322,8 @@ def normalize_per_channel(const moment_t[::1] values, float[::1] out, Py_ssize_t
     cdef double[::1] square = squares
     cdef double variance, spread, inverse
     for c in range(channels):
-        variance = square[c] / dof if dof > 0 else square[c]
+        variance = square[c] / dof if dof > 0 else 0.0
         spread = variance + epsilon
-        inverse = 1.0 / sqrt(spread) if spread > 0 and dof > 0 else 0.0
+        inverse = 0.0 if spread == 0 else (1.0 / sqrt(spread) if spread > 0 else NAN)
         factor[c] = <float> (inverse * scale)
     normalize_channels(values, out, means, factors, shift)

@@ -5,7 +5,8 @@ sample (or of the whole batch with ``batch=True``) unless given. The statistics
 are accumulated in float64 and the output computed in float32; integer results
 round halves away from zero and saturate. As in the reference, ``epsilon`` is
 added to the variance (to the square of a given ``stddev`` too), and a computed
-zero variance (or ``ddof`` >= the number of reduced elements) gives ``shift``, as
+zero variance plus ``epsilon`` gives ``shift`` (``ddof`` >= the number of reduced
+elements makes the variance 0; a negative total gives NaN), as
 does a given zero ``stddev`` (the reference's per-element one; its scalar 0 gives
 infinities). A constant sample has an exact mean here,
 so it gives ``shift``; the reference's float32 mean can be one unit in the last
@@ -122,11 +123,14 @@ def _param(arr, args, name):
     return _param_of(arr.shape, args, name)
 
 
-def _inverse_stddev(variance, epsilon, count_ok=True):
+def _inverse_stddev(squares, dof, epsilon):
+    """``1 / sqrt(variance + epsilon)`` of the variance ``squares / dof``, as the reference
+    computes it: no degrees of freedom make the variance 0, a total of 0 gives 0 (the
+    output is ``shift``), and a negative one (a negative ``epsilon``) gives NaN."""
+    variance = squares / dof if dof > 0 else np.zeros_like(squares)
     total = variance + epsilon
-    with np.errstate(divide="ignore"):
-        inv = np.where(total > 0, 1.0 / np.sqrt(np.maximum(total, 0)), 0.0)
-    return inv if count_ok else np.zeros_like(inv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total == 0, 0.0, 1.0 / np.sqrt(total))
 
 
 def _finish(x, mean, inv, args):
@@ -150,9 +154,7 @@ def _stats(samples, axes, args, mean):
     if stddev is not None:
         return mean, _given_inverse(stddev, args["epsilon"])
     squares = sum(reduce_over(np.sum, np.square(s - mean), axes) for s in samples)
-    dof = count - args["ddof"]
-    variance = squares / dof if dof > 0 else squares
-    return mean, _inverse_stddev(variance, args["epsilon"], dof > 0)
+    return mean, _inverse_stddev(squares, count - args["ddof"], args["epsilon"])
 
 
 def _given_inverse(stddev, epsilon):
@@ -174,8 +176,7 @@ def _whole_sample(arr, args):
     count = flat.size
     mean32 = np.float32(sample_sum(flat) / max(count, 1))
     squares = squared_deviations(flat, mean32)
-    dof = count - args["ddof"]
-    inv = _inverse_stddev(np.float64(squares / dof if dof > 0 else squares), args["epsilon"], dof > 0)
+    inv = _inverse_stddev(np.float64(squares), count - args["ddof"], args["epsilon"])
     factor = np.float32(inv * args["scale"])
     out = np.empty(arr.shape, np.float32)
     normalize_values(flat, out.reshape(-1), mean32, factor, np.float32(args["shift"]))
@@ -226,8 +227,7 @@ def _kernel(arrays, args):
         inv = _given_inverse(stddev, args["epsilon"])
     else:
         squares = reduce_over(np.sum, np.square(out), axes, dtype=np.float64)
-        dof = count - args["ddof"]
-        inv = _inverse_stddev(squares / dof if dof > 0 else squares, args["epsilon"], dof > 0)
+        inv = _inverse_stddev(squares, count - args["ddof"], args["epsilon"])
     rows, factor = _as_rows(out, inv * args["scale"])
     rows *= factor
     out += np.float32(args["shift"])
@@ -242,7 +242,7 @@ def _as_rows(values, param):
     20 times faster than rows of 3."""
     param = np.asarray(param, np.float32)
     shape = values.shape
-    if param.ndim == 0 or param.ndim != values.ndim or param.shape == shape:
+    if param.ndim == 0 or param.ndim != values.ndim or param.shape == shape or values.size == 0:
         return values, param
     inner = values.ndim
     while inner > 0 and param.shape[inner - 1] == shape[inner - 1]:

@@ -53,6 +53,17 @@ def main():
         batch_mode=True,
         stddev={"per_sample": [np.full((1, 1, 1), 2.0), np.full((1, 1, 1), 4.0)]},
     )
+    # No degrees of freedom make the variance 0 (the output is (x - mean) / sqrt(epsilon));
+    # a variance plus epsilon below 0 gives NaN; empty data gives empty data.
+    for x in (f32, u8):
+        case("normalize", [x], ddof=126, epsilon=0.25)
+        case("normalize", [x], axes=[0, 1], ddof=50, epsilon=4.0)
+        case("normalize", [x], epsilon=-1e9)
+        case("normalize", [x], axes=[0, 1], epsilon=-1e9)
+    case("normalize", [f32], epsilon=-0.01)
+    case("normalize", [np.zeros((0, 3), np.float32)], layout="HW")
+    case("normalize", [np.zeros((0, 3), np.uint8)], layout="HW", axes=[0])
+    case("normalize", [f32, np.zeros((0, 7, 3), np.float32)], batch_mode=True)
     (base.HERE / "normalize_cases.json").write_text(json.dumps({"cases": base.CASES}, indent=0))
     np.savez_compressed(base.HERE / "normalize_values.npz", **base.ARRAYS)
     print(len(base.CASES), "cases")

@@ -220,8 +220,9 @@ def test_normalize_per_channel_follows_the_float32_steps(dtype, layout, axes):
 @pytest.mark.parametrize("epsilon", [0.0, 0.5])
 def test_normalize_per_channel_path_agrees_with_the_general_path(ddof, epsilon):
     """The compiled per-channel path (uint8) and the general one (int16, the same values):
-    the same means, deviations over count - ddof (none when that is not positive: the
-    shift), epsilon and scale, for 12 pixels a channel."""
+    the same means, deviations over count - ddof (0 when that is not positive, as in the
+    reference: the shift, or the deviation from the mean over sqrt(epsilon)), epsilon and
+    scale, for 12 pixels a channel."""
     x = np.random.default_rng(ddof).integers(0, 9, (3, 4, 3)).astype(np.uint8)
     x[..., 2] = 7  # a constant channel: deviation 0
     kwargs = {"axes": [0, 1], "ddof": ddof, "epsilon": epsilon, "scale": 2.5, "shift": -1.0}
@@ -229,5 +230,9 @@ def test_normalize_per_channel_path_agrees_with_the_general_path(ddof, epsilon):
     general = np.asarray(ndd.normalize(ndd.tensor(x.astype(np.int16), layout="HWC"), **kwargs))
     np.testing.assert_array_equal(fast, general)
     if ddof >= 12:
-        np.testing.assert_array_equal(fast, -1.0)
+        mean = x.mean(axis=(0, 1), dtype=np.float64).astype(np.float32)
+        expected = (
+            (x - mean) * np.float32(2.5 / np.sqrt(epsilon)) - 1.0 if epsilon else np.full(x.shape, -1.0)
+        )
+        np.testing.assert_allclose(fast, expected, rtol=1e-6, atol=1e-5)
     assert np.all(fast[..., 2] == -1.0)
