@@ -1105,3 +1105,17 @@ def test_run_error_in_sync_mode_raises_at_the_call(mode):
         assert isinstance(info.value.__cause__, ZeroDivisionError)
         with pytest.raises(ZeroDivisionError, match="operator %"):
             ragged_batch() % 0
+
+
+@pytest.mark.parametrize("float_type", ["float32", "float64"])
+@pytest.mark.parametrize("int_type", ["int8", "int16", "int32", "int64"])
+@pytest.mark.parametrize(
+    "compare", [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
+)
+def test_a_float_compared_with_a_signed_integer_compares_the_values(float_type, int_type, compare):
+    # The reference's < and >= get these wrong ([-7.5, -3.25] < -3 is False there).
+    x = np.array([-7.5, -3.25, -3.0, 0.0, 2.5, 1.0], float_type)
+    k = np.array([-3, -2, -3, 1, 1, 1], int_type)
+    assert_result(compare(tensor(x, float_type), tensor(k, int_type)), compare(x, k), "bool")
+    assert_result(compare(tensor(x, float_type), -3), compare(x, -3), "bool")
+    assert_result(compare(tensor(k, int_type), tensor(x, float_type)), compare(k, x), "bool")
