@@ -120,8 +120,9 @@ def _matmul_f32(a, b):
 def _transform_op(name, args, dims, build, doc):
     """An operator producing a transform matrix from its arguments.
 
-    ``dims(args)`` is the dimensionality the arguments ask for (None: unknown until
-    the run), ``build(args, ndim)`` the float32 ``[ndim, ndim + 1]`` matrix.
+    ``dims(qualname, args, input_ndim)`` is the dimensionality the arguments ask for
+    (None: unknown until the run), given that of the input matrix (None without one);
+    ``build(qualname, args, ndim)`` the float32 ``[ndim, ndim + 1]`` matrix.
     """
     qualname = f"ndd.transforms.{name}"
 
@@ -137,7 +138,7 @@ def _transform_op(name, args, dims, build, doc):
             raise InvalidArgumentError(
                 f"{qualname}: the input must be an affine matrix of shape (ndim, ndim + 1), got {in_shape}"
             )
-        ndim = dims(qualname, a)
+        ndim = dims(qualname, a, None if in_shape is None else in_shape[0])
         if ndim is None:
             return None if in_shape is None else [tuple(in_shape)]
         if in_shape is not None and in_shape[0] != ndim:
@@ -149,7 +150,7 @@ def _transform_op(name, args, dims, build, doc):
 
     def kernel(arrays, a):
         matrix = arrays[0] if arrays else None
-        ndim = dims(qualname, a)
+        ndim = dims(qualname, a, None if matrix is None else matrix.shape[0])
         if ndim is None:
             ndim = matrix.shape[0]
         made = build(qualname, a, ndim)
@@ -198,15 +199,16 @@ def _check_center(qualname, a, ndim):
     if c is None or _pending(c) or ndim is None:
         return
     if len(c) not in (1, ndim):  # one value is every coordinate, as in the reference
+        counts = "1 element" if ndim == 1 else f"1 or {ndim} elements"
         raise InvalidArgumentError(
-            f"{qualname}: 'center' must have 1 or {ndim} elements for a {ndim}-D transform, got {list(c)}"
+            f"{qualname}: 'center' must have {counts} for a {ndim}-D transform, got {list(c)}"
         )
 
 
 # -- translation ----------------------------------------------------------------
 
 
-def _translation_dims(qualname, a):
+def _translation_dims(qualname, a, input_ndim=None):
     offset = a["offset"]
     if _pending(offset):
         return None
@@ -234,19 +236,26 @@ TRANSLATION = _transform_op(
 # -- scale ------------------------------------------------------------------------
 
 
-def _scale_dims(qualname, a):
+def _scale_dims(qualname, a, input_ndim=None):
+    """The input matrix's dimensionality, else that of ``scale``'s values, else ``ndim``,
+    else 1 (one ``scale`` value is every axis's, as in the reference)."""
     scale, ndim = a["scale"], a["ndim"]
     if ndim is not None and ndim < 1:
         raise InvalidArgumentError(f"{qualname}: 'ndim' must be positive, got {ndim}")
     if _pending(scale):
-        return ndim
+        return ndim if ndim is not None else input_ndim
     if len(scale) == 0:
         raise InvalidArgumentError(f"{qualname}: 'scale' must not be empty")
     if ndim is not None and len(scale) not in (1, ndim):
         raise InvalidArgumentError(
             f"{qualname}: 'scale' must have 1 or {ndim} (ndim) elements, got {list(scale)}"
         )
-    result = ndim if ndim is not None else len(scale)
+    if len(scale) > 1:
+        result = len(scale)
+    elif ndim is not None:
+        result = ndim
+    else:
+        result = input_ndim if input_ndim is not None else 1
     _check_center(qualname, a, result)
     return result
 
@@ -287,7 +296,7 @@ def _radians(angle_deg):
     return _F32(math.radians(float(_F32(angle_deg))))
 
 
-def _rotation_dims(qualname, a):
+def _rotation_dims(qualname, a, input_ndim=None):
     axis = a["axis"]
     if axis is None:
         ndim = 2
@@ -371,7 +380,7 @@ def _float_values(qualname, name, value):
         raise InvalidArgumentError(f"{qualname}: '{name}' must be numbers, got {shown!r}") from None
 
 
-def _shear_dims(qualname, a):
+def _shear_dims(qualname, a, input_ndim=None):
     shear, angles = a["shear"], a["angles"]
     if shear is not None and angles is not None:
         raise InvalidArgumentError(f"{qualname}: 'shear' and 'angles' are mutually exclusive")
@@ -436,7 +445,7 @@ SHEAR = _transform_op(
 _CROP_ARGS = ("from_end", "from_start", "to_end", "to_start")
 
 
-def _crop_dims(qualname, a):
+def _crop_dims(qualname, a, input_ndim=None):
     values = [a[n] for n in _CROP_ARGS]
     if _pending(*values):
         return None

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ndd
+from ndd._prepare.args import InvalidArgumentError
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden" / "transforms_reference.json"
 CASES = json.loads(GOLDEN.read_text())["cases"]
@@ -227,3 +228,28 @@ def test_arguments_that_are_not_numbers_are_refused_naming_them(call, message):
     # named neither the operator nor the argument (found by fuzzing).
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"scale": 2.0}, [[2, 0, 2], [0, 2, 4]]),
+        ({"scale": [2.0]}, [[2, 0, 2], [0, 2, 4]]),
+        # About (1, 1), after the input: x' = 2 (x + 1) - 1, y' = 2 (y + 2) - 1.
+        ({"scale": 2.0, "center": [1.0]}, [[2, 0, 1], [0, 2, 3]]),
+        ({"scale": 2.0, "center": [1.0, 1.0]}, [[2, 0, 1], [0, 2, 3]]),
+        ({"scale": 2.0, "center": [1.0, 1.0], "reverse_order": True}, [[2, 0, 0], [0, 2, 1]]),
+    ],
+)
+def test_one_scale_value_takes_the_input_matrix_dimensions(kwargs, expected):
+    # As in the reference: ndim is needed only without an input matrix.
+    m = np.array([[1, 0, 1], [0, 1, 2]], np.float32)
+    np.testing.assert_array_equal(np.asarray(ndd.transforms.scale(m, **kwargs)), expected)
+    batch = ndd.transforms.scale(ndd.batch([m, m]), **kwargs)
+    np.testing.assert_array_equal(np.asarray(batch.select(1)), expected)
+
+
+def test_one_scale_value_without_an_input_is_one_dimensional():
+    np.testing.assert_array_equal(np.asarray(ndd.transforms.scale(scale=2.0)), [[2, 0]])
+    with pytest.raises(InvalidArgumentError, match="'center' must have 1 element for a 1-D transform"):
+        ndd.transforms.scale(scale=2.0, center=[1.0, 1.0])
