@@ -307,9 +307,10 @@ class GpuOneHot:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         labels = GpuSamples(inputs[0], batch_size)
         dtype = np.dtype(args["dtype"].numpy)
-        num_classes, axis = args["num_classes"], args["axis"]
-        # As on the CPU: single-element samples are scalar labels only if all are.
-        scalar_labels = axis == -1 and all(_size(s) == 1 for s in labels.shapes)
+        num_classes = args["num_classes"]
+        # As on the CPU: single-element samples are scalar labels only if all are, and
+        # only without a given axis.
+        scalar_labels = not self.op.given(args, "axis") and all(_size(s) == 1 for s in labels.shapes)
         layouts = [self.sample_layout(s, args, scalar_labels) for s in labels.shapes]
         out = SampleOutputs([shape for shape, _ in layouts], dtype, batch_size >= 0, device_id, stream)
         desc = []

@@ -10,7 +10,7 @@ from .._types import NUMERIC_TYPES, float32
 from .._types import bool as bool_
 from .conversions import c_cast, cast_array
 from .gpu_indexing import GpuLookupTable, GpuOneHot
-from .schema import Arg, Input, Operator, batch_samples_of
+from .schema import Arg, Input, OmittedInt, Operator, batch_samples_of
 
 # Keys of lookup_table index a dense table; the reference caps them at this value.
 MAX_LOOKUP_KEY = 65535
@@ -45,7 +45,7 @@ def _one_hot_layout(x, args):
         raise ValueError(f"ndd.one_hot: 'axis_name' must be a single character, got {axis_name!r}")
     axis = args["axis"]
     shapes = _known_sample_shapes(x)
-    if axis == -1 and all(np.prod(s) == 1 for s in shapes):
+    if _scalar_labels(args, [np.prod(s) for s in shapes]) or (shapes and len(shapes[0]) == 0):
         return axis_name
     ndim = len(shapes[0]) if shapes else len(x._layout)
     _check_axis(axis, ndim)
@@ -73,7 +73,7 @@ def _one_hot_types(ins, args):
 
 def _one_hot_shape(shapes, args):
     shape, axis, num_classes = shapes[0], args["axis"], args["num_classes"]
-    if axis == -1 and len(shape) > 0 and np.prod(shape) == 1:
+    if not ONE_HOT.given(args, "axis") and len(shape) > 0 and np.prod(shape) == 1:
         # A single-element sample is a scalar label only when the whole batch is;
         # one sample's shape cannot tell.
         return None
@@ -121,21 +121,21 @@ def _one_hot_sample_layout(shape, args, scalar_label):
     )
 
 
+def _scalar_labels(args, sizes):
+    """As in the reference: single-element samples are scalar labels (one class
+    dimension replaces theirs) when all are, and ``axis`` is not given."""
+    return not ONE_HOT.given(args, "axis") and all(size == 1 for size in sizes)
+
+
 def _one_hot_kernel(arrays, args):
     x = arrays[0]
-    return _one_hot_sample(x, args, args["axis"] == -1 and x.size == 1)
+    return _one_hot_sample(x, args, _scalar_labels(args, [x.size]))
 
 
 def _one_hot_batch_kernel(inputs, sample_args, batch_size, ctx):
     samples = batch_samples_of(inputs[0], batch_size)
-    # As in the reference, single-element samples are scalar labels only if all are.
-    scalar_labels = all(s.size == 1 for s in samples)
-    return [
-        [
-            _one_hot_sample(s, a, a["axis"] == -1 and scalar_labels)
-            for s, a in zip(samples, sample_args, strict=True)
-        ]
-    ]
+    scalar_labels = _scalar_labels(sample_args[0], [s.size for s in samples]) if samples else False
+    return [[_one_hot_sample(s, a, scalar_labels) for s, a in zip(samples, sample_args, strict=True)]]
 
 
 ONE_HOT = Operator(
@@ -145,7 +145,7 @@ ONE_HOT = Operator(
         Arg(
             "axis",
             "int",
-            -1,
+            OmittedInt(-1),
             doc="Where the new class dimension goes; -1 appends it as the last dimension.",
         ),
         Arg(
@@ -168,8 +168,8 @@ ONE_HOT = Operator(
     "Each label selects one of ``num_classes`` positions along a new dimension, set to "
     "``on_value``; the other positions get ``off_value``. Floating-point labels are "
     "truncated toward zero; labels outside ``[0, num_classes)`` select nothing. When every "
-    "sample holds a single label (shape ``()``, ``(1,)``, ``(1, 1)``...) and ``axis`` is -1, "
-    "each output sample has the shape ``(num_classes,)``. On and off values are converted "
+    "sample holds a single label (shape ``()``, ``(1,)``, ``(1, 1)``...) and ``axis`` is not "
+    "given, each output sample has the shape ``(num_classes,)``, as in the reference. On and off values are converted "
     "like a C cast: to float32, then truncated and wrapped for an integer ``dtype``.",
 )
 ONE_HOT.gpu_kernel = GpuOneHot(ONE_HOT, _one_hot_sample_layout)

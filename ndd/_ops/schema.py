@@ -11,6 +11,16 @@ __all__ = ["Arg", "Input", "Operator", "REQUIRED", "batch_samples_of", "given", 
 _FRESH_KINDS = frozenset(["float", "float_list", "int_list", "array"])
 
 
+class OmittedInt(int):
+    """An int default that ``given`` tells from the same value passed explicitly.
+
+    Python shares the objects of small ints, so ``axis=-1`` in a call is otherwise the
+    default's very object; the reference decides some things by presence
+    (``one_hot``'s ``axis``)."""
+
+    __slots__ = ()
+
+
 _KIND_HINTS = {
     "int": "int",
     "float": "float",
@@ -164,7 +174,8 @@ class Operator:
         self._fresh_args = {
             arg.name: arg
             for arg in self.arg_specs
-            if arg.default is not REQUIRED and arg.kind in _FRESH_KINDS
+            if arg.default is not REQUIRED
+            and (arg.kind in _FRESH_KINDS or isinstance(arg.default, OmittedInt))
         }
         self.prepare_args = prepare_args
         self.infer_types = infer_types

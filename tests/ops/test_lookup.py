@@ -140,14 +140,18 @@ def test_one_hot_tensor_broadcast_over_batch_size():
         ((3,), "W", -1, "WC"),
         ((3,), "W", 0, "CW"),
         ((2, 3), "HW", 1, "HCW"),
-        ((1,), "W", -1, "C"),
+        ((1,), "W", -1, "WC"),
+        ((1,), "W", None, "C"),
         ((1,), "W", 0, "CW"),
-        ((1,), None, -1, "C"),
+        ((1,), None, None, "C"),
         ((), None, -1, "C"),
+        ((1, 1), "HW", -1, "HWC"),
+        ((1, 1), "HW", None, "C"),
     ],
 )
 def test_one_hot_axis_name_sets_the_layout(shape, layout, axis, expected):
     x = ndd.tensor(np.zeros(shape, np.int32), layout=layout)
+    # As in the reference: a single label with a given axis keeps its dimensions.
     out = ndd.one_hot(x, num_classes=2, axis=axis, axis_name="C")
     assert out.layout == expected
     assert len(out.shape) == len(expected)
@@ -331,3 +335,34 @@ def test_lookup_table_bad_arguments(kwargs, match):
 def test_one_hot_non_finite_on_value_converts_like_slice_fill_values(on_value, expected):
     out = ndd.one_hot(np.array([1], np.int32), num_classes=2, on_value=on_value, dtype=ndd.int64)
     np.testing.assert_array_equal(np.asarray(out), [0, expected])
+
+
+@pytest.mark.parametrize(
+    ("labels", "kwargs", "shapes"),
+    [
+        # The reference's shapes: a single label is a scalar one only when axis is omitted.
+        ([[3]], {}, [(5,)]),
+        ([[[3]]], {}, [(5,)]),
+        ([[3]], {"axis": -1}, [(1, 5)]),
+        ([[[3]]], {"axis": -1}, [(1, 1, 5)]),
+        ([[3]], {"axis": 0}, [(5, 1)]),
+        ([3], {"axis": -1}, [(5,)]),
+        ([[3], [1]], {}, [(5,), (5,)]),
+        ([[3], [1]], {"axis": -1}, [(1, 5), (1, 5)]),
+        ([[3], [1, 2]], {}, [(1, 5), (2, 5)]),
+    ],
+)
+def test_single_labels_are_scalar_labels_only_without_an_axis(labels, kwargs, shapes):
+    samples = [np.array(s, np.int32) for s in labels]
+    if len(samples) == 1:
+        out = ndd.one_hot(samples[0], num_classes=5, **kwargs)
+        assert out.shape == shapes[0]
+        np.testing.assert_array_equal(
+            np.asarray(out).reshape(-1, 5).argmax(axis=-1)
+            if kwargs.get("axis", -1) == -1
+            else np.asarray(out).reshape(5, -1).argmax(axis=0),
+            np.array(labels[0]).reshape(-1),
+        )
+    else:
+        out = ndd.one_hot(ndd.batch(samples), num_classes=5, **kwargs)
+        assert [tuple(s.shape) for s in out] == shapes
