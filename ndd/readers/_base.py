@@ -481,7 +481,7 @@ class Reader(abc.ABC):
         for k, (dtype, layout) in enumerate(self._sample_types(samples[0][1])):
             arrays = [s[1][k] for s in samples]
             first = arrays[0].shape
-            if all(a.shape == first for a in arrays):
+            if arrays[0].nbytes < DENSE_SAMPLE_BYTES and all(a.shape == first for a in arrays):
                 # One copy into the batch (np.stack adds a view per sample first).
                 dense = np.concatenate(arrays).reshape((len(arrays), *first)) if first else np.stack(arrays)
                 b = _from_dense(dense, dtype, layout)
@@ -794,6 +794,10 @@ def _state_damage(state, num_samples):
     return ", ".join(f"'{name}' is not what a saved state holds" for name, fine in checks if not fine)
 
 
+# Samples of at least this many bytes stay where they were read (a batch of views of the
+# read buffers; equal shapes are stacked only by an operation that needs them together):
+# copying them into one array cost more than all the rest of reading them.
+DENSE_SAMPLE_BYTES = 16 * 1024
 # The most bytes of neighbouring samples read at once (``neighbour_runs``).
 RUN_BYTES = 16 << 20
 

@@ -71,6 +71,24 @@ def test_batches_of_ragged_files_and_dense_labels(root):
     assert np.asarray(label.torch()).tolist() == [[0], [0], [0], [1]]
 
 
+@pytest.mark.parametrize("size", [1000, 16 * 1024, 40000])
+def test_batches_of_equal_files_small_and_large(tmp_path, size):
+    # Small samples are copied into one array; from 16 KiB on they stay in the read
+    # buffers. Either way the batch holds the files' bytes, and stacks into one array.
+    rng = np.random.default_rng(size)
+    contents = [rng.integers(0, 256, size, dtype=np.uint8) for _ in range(5)]
+    for i, content in enumerate(contents):
+        content.tofile(tmp_path / f"{i}.bin")
+    files = [str(tmp_path / f"{i}.bin") for i in range(5)]
+    reader = ndd.readers.File(files=files, labels=list(range(5)))
+    data, label = next(iter(reader.next_epoch(batch_size=5)))
+    for i in range(5):
+        np.testing.assert_array_equal(np.asarray(data.select(i)), contents[i])
+    np.testing.assert_array_equal(data.torch().numpy(), np.stack(contents))
+    np.testing.assert_array_equal(ndd.cast(data, dtype=ndd.int16).torch().numpy(), np.stack(contents))
+    assert label.torch().numpy().ravel().tolist() == [0, 1, 2, 3, 4]
+
+
 def test_source_info_is_the_path_as_listed(root):
     data, _ = ndd.readers.File(file_root=root)()
     info = bytes(np.asarray(ndd.get_property(data, key="source_info"))).decode()
