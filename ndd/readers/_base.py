@@ -568,7 +568,8 @@ class Reader(abc.ABC):
             "number_of_shards": a["num_shards"],
             "shard_id": a["shard_id"],
             "pad_last_batch": int(a["pad_last_batch"]),
-            "stick_to_shard": int(a["stick_to_shard"]),
+            # As the reference reports: shuffling after each epoch keeps each reader on its shard.
+            "stick_to_shard": int(bool(a["stick_to_shard"] or a.get("shuffle_after_epoch"))),
         }
 
     # -- state ------------------------------------------------------------------

@@ -558,3 +558,14 @@ def test_missing_file_raises_when_its_sample_is_taken(tmp_path):
     with pytest.raises(FileNotFoundError, match="ndd.readers.Numpy: cannot read file '.*gone.npy'"):
         reader()
     assert np.asarray(reader()).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "stick"), [({}, 0), ({"stick_to_shard": True}, 1), ({"shuffle_after_epoch": True}, 1)]
+)
+def test_metadata_reports_sticking_to_the_shard_as_the_reference_does(arrays, kwargs, stick):
+    # The reference reports stick_to_shard 1 under shuffle_after_epoch, which keeps each
+    # reader on its shard.
+    files = [os.path.join(arrays, f"{n}.npy") for n in ("v5", "v8")]
+    reader = ndd.readers.Numpy(files=files, **kwargs)
+    assert reader.get_metadata()["stick_to_shard"] == stick
