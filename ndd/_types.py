@@ -6,6 +6,7 @@ stores data as numpy arrays, so conversion is a table lookup.
 
 import builtins
 import enum
+import re
 
 import numpy as np
 
@@ -111,7 +112,19 @@ class DType:
         return self._hash
 
     def __str__(self):
-        return self.name or repr(self)
+        if self.name is not None:
+            return self.name
+        # A type made from its kind and size is named as the reference names it.
+        letter = {DType.Kind.signed: "i", DType.Kind.unsigned: "u", DType.Kind.float: "f"}.get(self.kind)
+        if letter is None:
+            return repr(self)
+        name = f"{letter}{self.bits}"
+        if self.kind is DType.Kind.float and _DEFAULT_FLOAT_BITS.get(self.bits) != (
+            self.exponent_bits,
+            self.significand_bits,
+        ):
+            name += f"e{self.exponent_bits}m{self.significand_bits}"
+        return name
 
     def __repr__(self):
         text = f"DType(kind={self.kind}, bits={self.bits}"
@@ -144,9 +157,16 @@ class DType:
 
     @staticmethod
     def from_fw_type(numpy_type):
-        """The DType of a numpy dtype (or numpy scalar type) or a torch dtype."""
+        """The DType of a numpy dtype (or numpy scalar type), a torch dtype, or Python's
+        ``float`` (float32, as in the reference) or ``bool``."""
         if _is_torch_dtype(numpy_type):
             return _from_torch_dtype(numpy_type)
+        if numpy_type is float:
+            return float32
+        if numpy_type is builtins.bool:
+            return bool
+        if numpy_type is int:
+            raise TypeError("Python's int has no DType (its size is not fixed); use ndd.int32 or ndd.int64")
         try:
             return DType._by_numpy[np.dtype(numpy_type)]
         except (KeyError, TypeError):
@@ -156,11 +176,20 @@ class DType:
 
     @staticmethod
     def parse(name):
-        """The DType named ``name`` (``"u8"``, ``"f32"``, ``"bool"``, ...)."""
+        """The DType named ``name`` (``"u8"``, ``"f32"``, ``"bool"``, ``"f16e5m10"``, ...)."""
         found = DType._by_name.get(name)
-        if found is None:
+        if found is not None:
+            return found
+        match = _FLOAT_NAME.fullmatch(name) if isinstance(name, str) else None
+        if match is None:
             raise ValueError(f"unknown type name {name!r}")
-        return found
+        bits, exponent, significand = (int(g) for g in match.groups())
+        made = DType(DType.Kind.float, bits, exponent_bits=exponent, significand_bits=significand)
+        return next((t for t in DType._by_name.values() if t == made), made)
+
+
+# A float type by its sizes: "f16e5m10" is float16 (sign, 5 exponent bits, 10 of significand).
+_FLOAT_NAME = re.compile(r"f(\d+)e(\d+)m(\d+)")
 
 
 def _is_torch_dtype(obj):
@@ -229,8 +258,8 @@ def dtype(*args):
     if isinstance(obj, DType):
         return obj
     if isinstance(obj, str):
-        found = DType._by_name.get(obj)
-        if found is not None:
+        found = DType._by_name.get(obj) or (_FLOAT_NAME.fullmatch(obj) and DType.parse(obj))
+        if found:
             return found
         try:
             return DType._by_numpy[np.dtype(obj)]
@@ -238,11 +267,15 @@ def dtype(*args):
             raise ValueError(f"unknown type name {obj!r}") from None
     if obj is builtins.bool:
         return bool  # the reference takes Python's bool for its BOOL
-    if obj is int or obj is float:
+    if obj is float:
+        return float32  # as in the reference
+    if obj is int:
         raise ValueError(f"Do not use Python built-in type {obj!r}; use an ndd DType such as ndd.int32")
-    # A plain int is a type id, as in the reference.
-    if type(obj).__name__ == "DALIDataType" or type(obj) is int:
+    if type(obj).__name__ == "DALIDataType":
         return DType.from_type_id(obj)
+    if obj is None or type(obj) is int:
+        # numpy would read None as float64 and the reference refuses both.
+        raise TypeError(f"{obj!r} could not be converted into any known DType")
     return DType.from_fw_type(obj)
 
 

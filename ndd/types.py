@@ -5,12 +5,22 @@ Code written for the reference passes ``nvidia.dali.types.FLOAT`` or
 member names and integer values, so ``from ndd import types`` is a drop-in.
 """
 
-from enum import IntEnum
+from enum import Enum, IntEnum
 
 __all__ = ["DALIDataType", "DALIImageType", "DALIInterpType"]
 
 
-class DALIDataType(IntEnum):
+class _NamedIntEnum(IntEnum):
+    """An IntEnum printed by name (``DALIDataType.FLOAT``), as the reference's enums
+    print; since Python 3.11 an IntEnum prints as its number."""
+
+    __str__ = Enum.__str__
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+
+class DALIDataType(_NamedIntEnum):
     """Element type identifiers, numbered as in DALI."""
 
     NO_TYPE = -1
@@ -32,7 +42,7 @@ class DALIDataType(IntEnum):
     INTERP_TYPE = 22
 
 
-class DALIImageType(IntEnum):
+class DALIImageType(_NamedIntEnum):
     """Color spaces of images."""
 
     RGB = 0
@@ -42,7 +52,7 @@ class DALIImageType(IntEnum):
     ANY_DATA = 4
 
 
-class DALIInterpType(IntEnum):
+class DALIInterpType(_NamedIntEnum):
     """Interpolation methods."""
 
     INTERP_NN = 0

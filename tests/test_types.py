@@ -81,10 +81,49 @@ def test_dtype_factory_several_args_builds_a_dtype():
     assert dt == ndd.float32
 
 
-@pytest.mark.parametrize("bad", [int, float])
-def test_python_builtin_types_are_rejected(bad):
+def test_python_int_is_rejected():
     with pytest.raises(ValueError, match="built-in"):
+        ndd.dtype(int)
+    with pytest.raises(TypeError, match="int"):
+        ndd.DType.from_fw_type(int)
+
+
+def test_python_float_is_float32_as_in_the_reference():
+    assert ndd.dtype(float) is ndd.float32
+    assert ndd.DType.from_fw_type(float) is ndd.float32
+    t = ndd.tensor([1, 0], dtype=float)
+    assert t.dtype == ndd.float32 and np.asarray(t).tolist() == [1.0, 0.0]
+    assert ndd.batch([[1], [2, 3]], dtype=float).dtype == ndd.float32
+    assert ndd.cast(ndd.tensor([1, 2]), dtype=float).dtype == ndd.float32
+
+
+@pytest.mark.parametrize("bad", [None, 3, 9])
+def test_none_and_plain_integers_are_not_types(bad):
+    # The reference refuses them; numpy would read None as float64, and a plain integer
+    # is not a DALIDataType (whose members are accepted).
+    with pytest.raises(TypeError, match="could not be converted"):
         ndd.dtype(bad)
+    if bad is not None:  # dtype=None means the default
+        with pytest.raises(TypeError, match="could not be converted"):
+            ndd.tensor([1], dtype=bad)
+    assert ndd.dtype(ndd.types.DALIDataType.FLOAT) is ndd.float32
+
+
+def test_types_made_from_their_sizes_are_named_as_in_the_reference():
+    assert str(ndd.dtype(ndd.DType.Kind.float, 32)) == "f32"
+    assert str(ndd.DType(ndd.DType.Kind.signed, 24)) == "i24"
+    assert str(ndd.DType(ndd.DType.Kind.unsigned, 8)) == "u8"
+    assert str(ndd.DType(ndd.DType.Kind.float, 16, exponent_bits=6, significand_bits=9)) == "f16e6m9"
+    assert ndd.dtype("f16e5m10") == ndd.float16 and ndd.DType.parse("f32e8m23") is ndd.float32
+    assert ndd.dtype("f16e8m7") == ndd.bfloat16
+
+
+def test_enums_print_their_names_as_in_the_reference():
+    T = ndd.types
+    assert str(T.DALIDataType.FLOAT) == "DALIDataType.FLOAT" == f"{ndd.float32.type_id}"
+    assert str(T.DALIImageType.RGB) == "DALIImageType.RGB"
+    assert f"{T.DALIInterpType.INTERP_LINEAR:>30}".strip() == "DALIInterpType.INTERP_LINEAR"
+    assert T.DALIDataType.FLOAT == 9 and int(T.DALIImageType.BGR) == 1
 
 
 def test_python_bool_is_the_bool_type():
