@@ -142,3 +142,8 @@ def __getattr__(name):
 
         return importlib.import_module(".pytorch", __name__)
     raise AttributeError(f"module 'ndd' has no attribute {name!r}")
+
+
+def __dir__():
+    # The lazily loaded ndd.pytorch is listed as the reference lists it.
+    return sorted({*globals(), "pytorch"})

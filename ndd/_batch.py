@@ -114,7 +114,8 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
                     f"{samples[0].ndim}, sample {i} has {arr.ndim}"
                 )
             elif sdt != src_dt:
-                arr = arr.astype(numpy_dtype(src_dt))
+                # Converted as data given with dtype= is (the reference rounds and saturates).
+                arr = convert_values(arr, src_dt)
             samples.append(arr)
         if src_dt is None:
             if dt is None:
@@ -307,6 +308,21 @@ class Batch(BatchBase, ResultMetadata):
 
     __slots__ = ()
     __hash__ = None
+    _FIELDS = (
+        "_samples",
+        "_dense",
+        "_gpu",
+        "_uniform",
+        "_inv",
+        "_out",
+        "_shapes",
+        "_dtype",
+        "_layout",
+        "_device",
+        "_batch_size",
+        "_external",
+        "_source_info",
+    )
 
     def __init__(
         self, tensors=None, dtype=None, device=None, layout=None, invocation_result=None, copy=False
@@ -318,6 +334,8 @@ class Batch(BatchBase, ResultMetadata):
     @staticmethod
     def broadcast(sample, batch_size: int, device=None, dtype=None) -> "Batch":
         """A batch of ``batch_size`` copies of ``sample``."""
+        if isinstance(batch_size, float) and batch_size.is_integer():
+            batch_size = int(batch_size)  # as the reference takes 2.0
         if isinstance(batch_size, bool) or not hasattr(batch_size, "__index__") or batch_size < 0:
             raise ValueError(
                 f"Batch.broadcast: 'batch_size' must be a non-negative integer, got {batch_size!r}"
@@ -523,8 +541,11 @@ def as_batch(tensors, dtype=None, device=None, layout=None) -> Batch:
     """A Batch over ``tensors`` without copying when possible.
 
     ``tensors`` may be a Batch, a list of tensor-likes (one per sample), or one
-    tensor-like whose first dimension indexes the samples.
+    tensor-like whose first dimension indexes the samples. A Batch that needs no
+    change is returned itself, as in the reference.
     """
+    if isinstance(tensors, Batch) and dtype is None and device is None and layout is None:
+        return tensors
     b = Batch.__new__(Batch)
     _init_batch(b, tensors, dtype, device, layout, copy=False)
     return b

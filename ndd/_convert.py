@@ -144,6 +144,8 @@ def to_array(data):
         if not data.flags.writeable:
             return data.copy(), False, None
         return data, True, None
+    if isinstance(data, range):
+        data = list(data)  # as the reference takes it: a list of its integers
     if isinstance(data, (bool, int, float, list, tuple)) or isinstance(data, np.generic):
         if isinstance(data, np.generic):
             return np.asarray(data), False, None

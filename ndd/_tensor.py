@@ -126,6 +126,45 @@ class ResultMetadata:
         """This data on GPU ``index`` (the current one by default)."""
         return self.to_device(Device("gpu", index))
 
+    # -- copies and pickling ----------------------------------------------
+    def __copy__(self):
+        """Another object over the same data (or the same pending result)."""
+        other = type(self).__new__(type(self))
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            setattr(other, name, list(value) if type(value) is list else value)
+        return other
+
+    def __deepcopy__(self, memo):
+        """A copy of the data, on the same device."""
+        from . import _batch
+
+        return tensor(self) if isinstance(self, Tensor) else _batch.batch(self)
+
+    def __reduce__(self):
+        """Pickled as its host data, dtype and layout (a GPU result must move to the
+        CPU first: the process that loads it may have no GPU)."""
+        if self._device.device_type != "cpu":
+            raise TypeError(
+                f"a GPU {type(self).__name__} cannot be pickled; move it to the CPU with .cpu() first"
+            )
+        if isinstance(self, Tensor):
+            data = np.asarray(self)
+        else:
+            data = [np.asarray(t) for t in self.tensors]
+        return _unpickle, (type(self).__name__, data, str(self._dtype), self._layout or None)
+
+
+def _unpickle(kind, data, dtype_name, layout):
+    from . import _batch
+
+    dtype = DType.parse(dtype_name)
+    return (
+        tensor(data, dtype=dtype, layout=layout)
+        if kind == "Tensor"
+        else _batch.batch(data, dtype=dtype, layout=layout)
+    )
+
 
 class Tensor(TensorBase, ResultMetadata):
     """A single sample: an n-dimensional array with a dtype, a layout and a device.
@@ -138,6 +177,18 @@ class Tensor(TensorBase, ResultMetadata):
 
     __slots__ = ()
     __hash__ = None  # == is elementwise
+    _FIELDS = (
+        "_data",
+        "_inv",
+        "_out",
+        "_sample",
+        "_shape",
+        "_dtype",
+        "_layout",
+        "_device",
+        "_external",
+        "_source_info",
+    )
 
     def __init__(
         self,

@@ -288,3 +288,38 @@ def test_repr_lays_out_samples_and_summaries_as_the_reference():
     )
     long = ndd.tensor(np.arange(2000, dtype=np.int32))
     assert repr(long).splitlines()[1] == "    [   0    1 ... 1998 1999],"
+
+
+def test_copy_deepcopy_and_pickle_of_a_batch():
+    import copy
+    import pickle
+
+    b = ndd.batch([np.ones((2, 2), np.float32), np.zeros((1, 3), np.float32)], layout="HW")
+    for make in (copy.copy, copy.deepcopy, lambda x: pickle.loads(pickle.dumps(x))):
+        other = make(b)
+        assert other is not b and other.dtype == ndd.float32 and other.layout == "HW"
+        assert [np.asarray(s).tolist() for s in other.tensors] == [np.asarray(s).tolist() for s in b.tensors]
+    assert not np.shares_memory(np.asarray(copy.deepcopy(b).select(0)), np.asarray(b.select(0)))
+
+
+def test_samples_of_another_type_are_rounded_and_saturated_as_in_the_reference():
+    b = ndd.batch([np.array([7], np.int32), np.array([1.5, 9.7, -2.5, 2.5], np.float32)])
+    assert np.asarray(b.select(1)).tolist() == [2, 10, -3, 3]
+    b = ndd.batch([np.array([7], np.uint8), np.array([300.7, -3.2], np.float32)])
+    assert b.dtype == ndd.uint8 and np.asarray(b.select(1)).tolist() == [255, 0]
+
+
+def test_as_batch_of_a_batch_is_the_batch():
+    b = ndd.batch([[1], [2]])
+    assert ndd.as_batch(b) is b
+    assert ndd.as_batch(b, dtype=ndd.float32).dtype == ndd.float32
+
+
+def test_broadcast_takes_an_integral_float_size():
+    assert ndd.Batch.broadcast([1], 2.0).batch_size == 2
+    with pytest.raises(ValueError, match="batch_size"):
+        ndd.Batch.broadcast([1], 2.5)
+
+
+def test_dir_lists_the_lazily_loaded_pytorch_module():
+    assert "pytorch" in dir(ndd) and "tensor" in dir(ndd)

@@ -383,3 +383,30 @@ def test_data_of_a_type_ndd_lacks_is_refused_saying_what_to_do():
     for make in (ndd.tensor, ndd.as_tensor, lambda x: ndd.batch([x])):
         with pytest.raises(TypeError, match="a bfloat16 torch tensor cannot be read on the CPU: convert it"):
             make(torch.ones(2, dtype=torch.bfloat16))
+
+
+def test_a_range_is_a_list_of_its_integers():
+    # As in the reference: int32, like a list of Python ints.
+    for make in (ndd.tensor, ndd.as_tensor):
+        t = make(range(3))
+        assert t.dtype == ndd.int32 and np.asarray(t).tolist() == [0, 1, 2]
+
+
+def test_copy_deepcopy_and_pickle_of_a_tensor():
+    import copy
+    import pickle
+
+    t = ndd.tensor(np.arange(6, dtype=np.uint8).reshape(2, 3), layout="HW")
+    shallow = copy.copy(t)
+    assert shallow is not t and np.shares_memory(np.asarray(shallow), np.asarray(t))
+    deep = copy.deepcopy(t)
+    assert not np.shares_memory(np.asarray(deep), np.asarray(t))
+    loaded = pickle.loads(pickle.dumps(t))
+    for other in (shallow, deep, loaded):
+        assert other.dtype == ndd.uint8 and other.layout == "HW"
+        np.testing.assert_array_equal(np.asarray(other), np.asarray(t))
+    # A pending result copies as the result it will be.
+    pending = ndd.flip(t, horizontal=1)
+    np.testing.assert_array_equal(np.asarray(copy.copy(pending)), np.asarray(t)[:, ::-1])
+    enum = pickle.loads(pickle.dumps(ndd.tensor(ndd.types.DALIImageType.BGR)))
+    assert enum.dtype == ndd.ImageType and int(np.asarray(enum)) == 1

@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: language_level=3, boundscheck=False, wraparound=False, auto_pickle=False
 """Storage-and-metadata bases of Tensor and Batch.
 
 A result's metadata (shape, dtype, layout, device) is set by the prepare phase;
