@@ -168,6 +168,9 @@ class VideoFile:
         self.height = int(context.height)
         self.width = int(context.width)
         self.time_base = float(stream.time_base) if stream.time_base else 0.0
+        # The time base as a fraction: a timestamp is the correctly rounded pts * num / den.
+        base = stream.time_base
+        self._time_base_ratio = (base.numerator, base.denominator) if base else (0, 1)
         rate = stream.average_rate or stream.guessed_rate or stream.base_rate
         self.frame_rate = float(rate) if rate else 0.0
 
@@ -283,8 +286,10 @@ class VideoFile:
         if not self._timed:
             rate = self.frame_rate or 1.0
             return indices.astype(np.float64) / rate
-        pts = np.asarray(self._pts, dtype=np.float64)
-        return pts[indices] * self.time_base
+        numerator, denominator = self._time_base_ratio
+        pts = np.asarray(self._pts, dtype=np.float64)[indices]
+        # As the reference: 700 ticks of 1/1000 s are 0.7, where 700 * 0.001 is 0.7000000000000001.
+        return pts * numerator / denominator
 
     def close(self):
         """Release FFmpeg's resources (the object cannot read afterwards)."""

@@ -361,3 +361,27 @@ def test_a_video_that_breaks_after_listing_fails_only_its_own_sequences(dataset,
         with pytest.raises(RuntimeError, match="broken.webm"):
             r()
     assert [int(np.asarray(r()[1])[0]) for _ in range(3)] == [0, 3, 6]
+
+
+def test_timestamps_are_the_correctly_rounded_ticks_times_the_time_base(tmp_path):
+    # As the reference: 700 ticks of 1/1000 s are 0.7 (700 * 0.001 is 0.7000000000000001).
+    import fractions
+
+    import av
+
+    path = str(tmp_path / "vfr.webm")
+    ticks = [0, 40, 80, 100, 160, 200, 300, 340, 380, 400, 440, 520, 560, 600, 640, 700, 740, 780, 800, 840]
+    with av.open(path, "w") as container:
+        stream = container.add_stream("libvpx-vp9", rate=25)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.codec_context.time_base = stream.time_base = fractions.Fraction(1, 1000)
+        for k, tick in enumerate(ticks):
+            frame = av.VideoFrame.from_ndarray(np.full((48, 64, 3), k * 10, np.uint8), format="rgb24")
+            frame.pts, frame.time_base = tick, fractions.Fraction(1, 1000)
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    r = ndd.experimental.readers.Video(filenames=[path], sequence_length=5, enable_timestamps=True)
+    got = [np.asarray(ts).tolist() for _, ts in r.next_epoch()]
+    assert got == [[tick / 1000 for tick in ticks[i : i + 5]] for i in range(0, 20, 5)]
