@@ -122,3 +122,18 @@ def test_converted_errors_pickle_by_reference_into_a_fresh_process():
         check=True,
     )
     assert done.stdout.decode().split() == ["ndd._errors", "True", "True"]
+
+
+def test_a_shape_error_in_a_batch_names_the_sample():
+    # The shape checks see one sample at a time; the message says which.
+    b = ndd.batch([np.zeros((20, 30, 3), np.uint8), np.zeros((24, 16, 3), np.uint8)], layout="HWC")
+    t = ndd.tensor(np.zeros((20, 30, 3), np.uint8), layout="HWC")
+    with pytest.raises(
+        ValueError, match=r"ndd.cat: .*input 0 has shape \(24, 16, 3\).*\(in sample 1 of the batch\)"
+    ):
+        ndd.cat(b, t, axis=2)
+    with pytest.raises(ValueError, match=r"\(in sample 0 of the batch\)"):
+        ndd.crop(b, crop=(25, 10))
+    with pytest.raises(ValueError) as single:
+        ndd.crop(ndd.tensor(np.zeros((20, 30, 3), np.uint8), layout="HWC"), crop=(25, 10))
+    assert "sample" not in str(single.value)

@@ -171,9 +171,20 @@ cdef list infer_each(infer_shape, list ins, list sample_args, Py_ssize_t bs):
         if key in known:
             shapes.append(known[key])
         else:
-            inferred = known[key] = infer_shape(in_shapes, sample_args[i])
+            try:
+                inferred = known[key] = infer_shape(in_shapes, sample_args[i])
+            except (ValueError, TypeError, IndexError) as exc:
+                _name_the_sample(exc, i, bs)
+                raise
             shapes.append(inferred)
     return shapes
+
+
+cdef _name_the_sample(exc, Py_ssize_t i, Py_ssize_t bs):
+    """Add which sample of a batch of several an error of the shape checks is about
+    (the checks see one sample's shapes)."""
+    if bs > 1 and exc.args and isinstance(exc.args[0], str) and "sample" not in exc.args[0]:
+        exc.args = (f"{exc.args[0]} (in sample {i} of the batch)",) + exc.args[1:]
 
 
 cdef tuple sample_shapes(list ins, Py_ssize_t i):
