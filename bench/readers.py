@@ -5,7 +5,8 @@ folders), ``readers.Numpy`` over 1,000 small ``.npy`` files (64x64 float32),
 ``readers.TFRecord`` over one file of 1,000 small records (a 200-byte string
 and an int64 label each) and ``readers.Webdataset`` over one tar of 1,000
 samples (a 200-byte ``.bin`` and a ``.cls`` each), in batches of 64; the small
-records show each reader's cost per sample. ``readers.NemoAsr`` reads a manifest of
+records show each reader's cost per sample. "TFRecord 20K" and "Webdataset 20K" read the
+same kind of file with 20 KB payloads, where copying the bytes weighs. ``readers.NemoAsr`` reads a manifest of
 128 one-second 16-bit WAV files at 22.05 kHz (a tone each), as they are ("NemoAsr")
 and resampled to 16 kHz ("NemoAsr 16k"). A measurement is several full
 epochs of an already-started reader; every batch is touched the same way on
@@ -36,9 +37,19 @@ from worker_process import WorkerProcess
 NUM_FILES = 1000
 NUM_CLASSES = 10
 BATCH_SIZE = 64
-CASES = ["File", "Numpy", "TFRecord", "Webdataset", "NemoAsr", "NemoAsr 16k"]
+CASES = [
+    "File",
+    "Numpy",
+    "TFRecord",
+    "Webdataset",
+    "TFRecord 20K",
+    "Webdataset 20K",
+    "NemoAsr",
+    "NemoAsr 16k",
+]
 NUM_CLIPS, CLIP_RATE = 128, 22050
 RECORD_BYTES = 200
+LARGE_RECORD_BYTES = 20_000
 # The tests' TFRecord and tar writers (plain Python, for both interpreters).
 TEST_READERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "readers")
 
@@ -62,26 +73,23 @@ def make_data(root):
     import tfrecord_dataset
     import webdataset_dataset
 
-    payloads = [rng.integers(0, 256, RECORD_BYTES, dtype=np.uint8).tobytes() for _ in range(NUM_FILES)]
-    tfrecord = os.path.join(root, "small.tfrecord")
-    examples = [
-        tfrecord_dataset.encode_example({"data": ("bytes", [p]), "label": ("int64", [i % NUM_CLASSES])})
-        for i, p in enumerate(payloads)
-    ]
-    tfrecord_dataset.write_index(tfrecord + ".idx", tfrecord_dataset.write_tfrecord(tfrecord, examples))
-    tar = os.path.join(root, "small.tar")
-    members = []
-    for i, p in enumerate(payloads):
-        members += [(f"{i:04d}.bin", p), (f"{i:04d}.cls", str(i % NUM_CLASSES).encode())]
-    webdataset_dataset.write_index(tar + ".idx", webdataset_dataset.write_tar(tar, members))
+    records = {}
+    for name, size in [("", RECORD_BYTES), (" 20K", LARGE_RECORD_BYTES)]:
+        payloads = [rng.integers(0, 256, size, dtype=np.uint8).tobytes() for _ in range(NUM_FILES)]
+        tfrecord = os.path.join(root, f"records{size}.tfrecord")
+        examples = [
+            tfrecord_dataset.encode_example({"data": ("bytes", [p]), "label": ("int64", [i % NUM_CLASSES])})
+            for i, p in enumerate(payloads)
+        ]
+        tfrecord_dataset.write_index(tfrecord + ".idx", tfrecord_dataset.write_tfrecord(tfrecord, examples))
+        tar = os.path.join(root, f"samples{size}.tar")
+        members = []
+        for i, p in enumerate(payloads):
+            members += [(f"{i:04d}.bin", p), (f"{i:04d}.cls", str(i % NUM_CLASSES).encode())]
+        webdataset_dataset.write_index(tar + ".idx", webdataset_dataset.write_tar(tar, members))
+        records["TFRecord" + name], records["Webdataset" + name] = tfrecord, tar
     manifest = _write_clips(os.path.join(root, "speech"))
-    return {
-        "File": files_root,
-        "Numpy": numpy_root,
-        "TFRecord": tfrecord,
-        "Webdataset": tar,
-        "NemoAsr": manifest,
-    }
+    return {"File": files_root, "Numpy": numpy_root, **records, "NemoAsr": manifest}
 
 
 def _write_clips(folder):
@@ -142,6 +150,8 @@ def _worker(impl, roots):
         "Numpy": touch_numpy_batch,
         "TFRecord": touch_record_batch,
         "Webdataset": touch_record_batch,
+        "TFRecord 20K": touch_record_batch,
+        "Webdataset 20K": touch_record_batch,
         "NemoAsr": touch_audio_batch,
         "NemoAsr 16k": touch_audio_batch,
     }
@@ -155,13 +165,13 @@ def _worker(impl, roots):
             "data": tfrec.FixedLenFeature((), tfrec.string, ""),
             "label": tfrec.FixedLenFeature([1], tfrec.int64, -1),
         }
-        path = roots["TFRecord"]
-        readers["TFRecord"] = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=features)
+        for case in ("TFRecord", "TFRecord 20K"):
+            path = roots[case]
+            readers[case] = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=features)
     if hasattr(ndd.readers, "Webdataset"):
-        path = roots["Webdataset"]
-        readers["Webdataset"] = ndd.readers.Webdataset(
-            paths=path, index_paths=path + ".idx", ext=["bin", "cls"]
-        )
+        for case in ("Webdataset", "Webdataset 20K"):
+            path = roots[case]
+            readers[case] = ndd.readers.Webdataset(paths=path, index_paths=path + ".idx", ext=["bin", "cls"])
     if hasattr(ndd.readers, "NemoAsr"):
         manifest = [roots["NemoAsr"]]
         readers["NemoAsr"] = ndd.readers.NemoAsr(manifest_filepaths=manifest)
