@@ -405,7 +405,11 @@ def _cmn_plan(args, layout_in, shape):
     _check_per_channel(op, args, "mean", channels)
     _check_per_channel(op, args, "std", channels)
     fill = args["fill_values"]
-    if args["out_of_bounds_policy"] == "pad" and len(fill) not in (1, out_channels):
+    # As in the reference: with a per-channel mean or std, one fill value per input channel
+    # (the channels pad_output adds take 0); otherwise one per output channel.
+    per_channel = channels > 1 and (len(args["mean"]) == channels or len(args["std"]) == channels)
+    allowed = (1, out_channels, channels) if per_channel else (1, out_channels)
+    if args["out_of_bounds_policy"] == "pad" and len(fill) not in allowed:
         raise InvalidArgumentError(
             f"{op.qualname}: 'fill_values' must have 1 value or one per output channel ({out_channels}), "
             f"got {len(fill)}"
@@ -479,7 +483,9 @@ def _cmn_recipe(key):
     if args["pad_output"] or (padding and partial):
         # Without padding only the added channels show the fill, and it is 0.
         fill = list(args["fill_values"]) if padding else [0.0]
-        values = fill * out_shape[out_layout.index("C")] if len(fill) == 1 else fill
+        out_channels = out_shape[out_layout.index("C")]
+        # One value per input channel: the channels pad_output adds take 0, as in the reference.
+        values = fill * out_channels if len(fill) == 1 else fill + [0.0] * (out_channels - len(fill))
         recipe.fill = _saturate(values, recipe.work_type).reshape(
             [-1 if d == channel else 1 for d in range(len(shape))]
         )

@@ -219,3 +219,28 @@ def test_a_depth_crop_of_an_image_without_depth_is_ignored():
     np.testing.assert_array_equal(np.asarray(ndd.crop(image, crop_d=2, crop_h=6, crop_w=7)), plain)
     normalized = ndd.crop_mirror_normalize(image, crop_d=2, crop_h=6, crop_w=7)
     assert np.asarray(normalized).shape == (3, 6, 7)
+
+
+@pytest.mark.parametrize("layout", ["HWC", "CHW"])
+def test_cmn_fill_values_per_input_channel_with_pad_output(layout):
+    # The reference's values: the channel pad_output adds takes 0 outside the image too.
+    x = ndd.tensor(np.full((2, 2, 3), 100, np.uint8), layout="HWC")
+    out = ndd.crop_mirror_normalize(
+        x,
+        crop=[3, 3],
+        out_of_bounds_policy="pad",
+        fill_values=[1, 2, 3],
+        pad_output=True,
+        mean=[1, 1, 1],
+        output_layout=layout,
+    )
+    hwc = np.asarray(out) if layout == "HWC" else np.moveaxis(np.asarray(out), 0, -1)
+    assert hwc.shape == (3, 3, 4)
+    np.testing.assert_array_equal(hwc[0, 0], [1, 2, 3, 0])
+    np.testing.assert_array_equal(hwc[2, 2], [99, 99, 99, 0])
+    # Without a per-channel mean or std the reference wants one per output channel.
+    for fill in ([1, 2], [1, 2, 3]):
+        with pytest.raises(ValueError, match="'fill_values' must have 1 value or one per output channel"):
+            ndd.crop_mirror_normalize(
+                x, crop=[3, 3], out_of_bounds_policy="pad", fill_values=fill, pad_output=True
+            )
