@@ -137,3 +137,11 @@ def test_a_shape_error_in_a_batch_names_the_sample():
     with pytest.raises(ValueError) as single:
         ndd.crop(ndd.tensor(np.zeros((20, 30, 3), np.uint8), layout="HWC"), crop=(25, 10))
     assert "sample" not in str(single.value)
+
+
+def test_an_integer_division_by_zero_is_also_a_value_error():
+    # The reference raises ValueError ("Integer division by zero"); Python's type is kept.
+    for op in (lambda a: a // 0, lambda a: a % 0):
+        with pytest.raises(ZeroDivisionError) as caught:
+            op(ndd.tensor(np.array([1], np.int32))).evaluate()
+        assert isinstance(caught.value, ValueError) and isinstance(caught.value, RuntimeError)
