@@ -45,6 +45,25 @@ def test_operators_work_in_child_processes(method):
     assert results.get() == EXPECTED
 
 
+def _send_results(results):
+    """A child returning ndd results as they are: a Tensor and a Batch, pickled."""
+    image = ndd.flip(ndd.tensor(np.arange(12, dtype=np.uint8).reshape(2, 2, 3), layout="HWC"), horizontal=1)
+    results.put((image, ndd.batch([np.ones(3, np.float32), np.zeros(2, np.float32)])))
+
+
+def test_a_spawned_child_returns_tensors_and_batches():
+    context = multiprocessing.get_context("spawn")
+    results = context.SimpleQueue()
+    child = context.Process(target=_send_results, args=(results,))
+    child.start()
+    image, batch = results.get()
+    child.join(timeout=120)
+    assert child.exitcode == 0
+    assert image.layout == "HWC" and image.dtype == ndd.uint8
+    np.testing.assert_array_equal(np.asarray(image), np.arange(12, dtype=np.uint8).reshape(2, 2, 3)[:, ::-1])
+    assert [np.asarray(s).tolist() for s in batch.tensors] == [[1.0, 1.0, 1.0], [0.0, 0.0]]
+
+
 _FORK_WHILE_RUNNING = """
 import os, sys
 import numpy as np
