@@ -291,11 +291,13 @@ class GpuOneHot:
     """The GPU kernel of ``one_hot``: ``one_hot_<label type>_<storage>`` writes every
     output element from the label it belongs to; ``sample_layout(shape, args,
     scalar_label)`` gives the output shape and the elements after the class axis of
-    one sample, raising as the CPU does."""
+    one sample, raising as the CPU does, and ``scalar_labels(args, sizes)`` whether
+    samples of those element counts are scalar labels (the CPU's rule)."""
 
-    def __init__(self, op, sample_layout):
+    def __init__(self, op, sample_layout, scalar_labels):
         self.op = op
         self.sample_layout = sample_layout
+        self.scalar_labels = scalar_labels
 
     def check(self, ins, args):
         """Prepare phase: GPU labels of a type with a kernel (metadata only)."""
@@ -308,9 +310,7 @@ class GpuOneHot:
         labels = GpuSamples(inputs[0], batch_size)
         dtype = np.dtype(args["dtype"].numpy)
         num_classes = args["num_classes"]
-        # As on the CPU: single-element samples are scalar labels only if all are, and
-        # only without a given axis.
-        scalar_labels = not self.op.given(args, "axis") and all(_size(s) == 1 for s in labels.shapes)
+        scalar_labels = self.scalar_labels(args, [_size(s) for s in labels.shapes])
         layouts = [self.sample_layout(s, args, scalar_labels) for s in labels.shapes]
         out = SampleOutputs([shape for shape, _ in layouts], dtype, batch_size >= 0, device_id, stream)
         desc = []

@@ -172,7 +172,7 @@ ONE_HOT = Operator(
     "given, each output sample has the shape ``(num_classes,)``, as in the reference. On and off values are converted "
     "like a C cast: to float32, then truncated and wrapped for an integer ``dtype``.",
 )
-ONE_HOT.gpu_kernel = GpuOneHot(ONE_HOT, _one_hot_sample_layout)
+ONE_HOT.gpu_kernel = GpuOneHot(ONE_HOT, _one_hot_sample_layout, _scalar_labels)
 
 
 # ---------------------------------------------------------------------------
