@@ -258,9 +258,10 @@ def dtype(*args):
     if isinstance(obj, DType):
         return obj
     if isinstance(obj, str):
-        found = DType._by_name.get(obj) or (_FLOAT_NAME.fullmatch(obj) and DType.parse(obj))
-        if found:
-            return found
+        try:
+            return DType.parse(obj)  # ndd's names, and sizes such as "f16e5m10"
+        except ValueError:
+            pass
         try:
             return DType._by_numpy[np.dtype(obj)]
         except (KeyError, TypeError):
