@@ -237,8 +237,9 @@ TRANSLATION = _transform_op(
 
 
 def _scale_dims(qualname, a, input_ndim=None):
-    """The input matrix's dimensionality, else that of ``scale``'s values, else ``ndim``,
-    else 1 (one ``scale`` value is every axis's, as in the reference)."""
+    """That of ``scale``'s values when there are several, else ``ndim``, else the input
+    matrix's, else 1 (one ``scale`` value is every axis's, as in the reference); the
+    caller refuses an input matrix of other dimensions."""
     scale, ndim = a["scale"], a["ndim"]
     if ndim is not None and ndim < 1:
         raise InvalidArgumentError(f"{qualname}: 'ndim' must be positive, got {ndim}")
