@@ -182,6 +182,15 @@ class DeviceArray:
                 f"copying {nbytes} bytes to device {self.device_id}",
             )
 
+    def clear(self) -> None:
+        """Queue the zeroing of every byte of this array on its stream."""
+        nbytes = self.nbytes
+        if nbytes:
+            driver.check(
+                state().api.cuMemsetD8Async(self.ptr, 0, nbytes, _handle(self.stream)),
+                f"clearing {nbytes} bytes on device {self.device_id}",
+            )
+
     # -- metadata ------------------------------------------------------------------
 
     @property

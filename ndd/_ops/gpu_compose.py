@@ -255,7 +255,6 @@ class GpuMultiPaste:
             raise unsupported(self.op, f"converting the pasted data to 'dtype' {dtype}")
 
     def __call__(self, inputs, args, batch_size, ctx):
-        _, _, _, driver, context = cuda()
         stream, device_id = ctx.cuda_stream, ctx.device_id
         sources = [GpuSamples(x, batch_size) for x in inputs if x is not None]
         shapes = [s.shapes for s in sources]
@@ -267,11 +266,7 @@ class GpuMultiPaste:
         out_shapes = [(*out_size, channels) for out_size, channels, _ in plans]
         dtype = sources[0].dtype
         out = SampleOutputs(out_shapes, dtype, batch_size >= 0, device_id, stream)
-        if out.base.nbytes:
-            driver.check(
-                context.state().api.cuMemsetD8Async(out.base.ptr, 0, out.base.nbytes, int(stream.handle)),
-                f"clearing {out.base.nbytes} bytes on device {device_id}",
-            )
+        out.base.clear()
         itemsize = dtype.itemsize
         for k in range(max((len(regions) for _, _, regions in plans), default=0)):
             segments = []

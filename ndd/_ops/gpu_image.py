@@ -195,7 +195,7 @@ class GpuResample:
         require_gpu_input_of(self.op, ins[0], RESAMPLE_TYPES, max_ndim=RESAMPLE_MAX_DIMS)
 
     def __call__(self, inputs, args, batch_size, ctx):
-        device_array, _, _, driver, context = cuda()
+        device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         sample_args = args_per_sample(args, batch_size)
@@ -218,15 +218,9 @@ class GpuResample:
             source.shapes, jobs, source.offsets, out.offsets, device_tables=True
         )
         for i in zeros:
+            # An image without pixels along a resized axis gives zeros.
             nbytes = math.prod(out_shapes[i]) * target.itemsize
-            if nbytes:
-                # An image without pixels along a resized axis gives zeros.
-                driver.check(
-                    context.state().api.cuMemsetD8Async(
-                        out.base.ptr + out.offsets[i] * target.itemsize, 0, nbytes, stream.handle
-                    ),
-                    f"clearing {nbytes} bytes on device {device_id}",
-                )
+            out.base.view(out.offsets[i] * target.itemsize, (nbytes,)).clear()
         if not size:
             return results
         tables, weights_ptr = resample_tables(indices, weights, fills, size, device_id, stream)

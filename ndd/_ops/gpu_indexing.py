@@ -115,11 +115,7 @@ def _fill_constant(out, value, stream, device_id):
     if out.base.nbytes == 0:
         return
     if bits == 0:
-        _, _, _, driver, context = cuda()
-        driver.check(
-            context.state().api.cuMemsetD8Async(out.base.ptr, 0, out.base.nbytes, stream.handle),
-            f"clearing {out.base.nbytes} bytes on device {device_id}",
-        )
+        out.base.clear()
         return
     suffix = STORAGE_TYPES[out.dtype.itemsize][0]
     _launch_flat(device_id, f"fill_{suffix}", stream, out.elements, out.base.ptr, bits)

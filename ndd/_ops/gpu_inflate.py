@@ -92,7 +92,7 @@ class GpuInflate:
             out_bytes.append(math.prod(shape) * dtype.itemsize)
             shapes.append(shape if chunks is None else (len(chunks),) + shape)
         out = SampleOutputs(shapes, dtype, batch_size >= 0, device_id, stream)
-        _clear(out, device_id, stream)
+        out.base.clear()
         items = []  # (sample, chunk, source offset, source size, output byte offset, output size)
         for i, chunks in enumerate(in_chunks):
             start = out.offsets[i] * dtype.itemsize
@@ -150,12 +150,3 @@ def _device_source(data, batch_size, device_id, stream):
     host = [np.ascontiguousarray(s).reshape(-1) for s in host]
     uploaded = device_array.DeviceBatch.from_host(host, np.uint8, device_id)
     return uploaded.data, list(uploaded.offsets), [s.size for s in host]
-
-
-def _clear(out, device_id, stream):
-    _, _, _, driver, context = cuda()
-    if out.base.nbytes:
-        driver.check(
-            context.state().api.cuMemsetD8Async(out.base.ptr, 0, out.base.nbytes, int(stream.handle)),
-            f"clearing {out.base.nbytes} bytes on device {device_id}",
-        )

@@ -31,7 +31,7 @@ import numpy as np
 from .._types import DType
 from .gpu_types import suffixes
 
-__all__ = ["GpuReduction"]
+__all__ = ["GpuReduction", "spread_over_nothing"]
 
 MODULE = "reduce"
 # Threads per block of every launch.
@@ -75,6 +75,13 @@ _KINDS = {
 
 
 @functools.cache
+def spread_over_nothing(axes):
+    """Whether a variance or std_dev is asked over no axes (an empty ``axes`` or
+    ``axis_names``; not a 0-D input, whose "all axes" are none): it is then 0 whatever
+    the mean and ``ddof``, as in the reference."""
+    return axes is not None and len(axes) == 0
+
+
 def _cuda():
     """The GPU runtime modules (imported on first GPU use, never by ``import ndd``)."""
     from .._cuda import device_array, modules
@@ -224,17 +231,20 @@ class GpuReduction:
             )
             for i in range(count)
         ]
-        self._reduce(
-            parts,
-            self._base(data),
-            None if mean is None else self._base(mean),
-            out,
-            data.dtype,
-            out_dtype,
-            int(args.get("ddof") or 0),
-            stream,
-            device_id,
-        )
+        if mean is not None and spread_over_nothing(args["_axes"]):
+            out.clear()
+        else:
+            self._reduce(
+                parts,
+                self._base(data),
+                None if mean is None else self._base(mean),
+                out,
+                data.dtype,
+                out_dtype,
+                int(args.get("ddof") or 0),
+                stream,
+                device_id,
+            )
         if batch_size < 0:
             return [out]
         byte_offsets = [o * out_dtype.itemsize for o in out_offsets]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._cpu.moments import channel_extremes, channel_sums
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
-from .gpu_reductions import GpuReduction
+from .gpu_reductions import GpuReduction, spread_over_nothing
 from .schema import Arg, Input, Operator
 
 _MODULE = "ndd.reductions"
@@ -438,6 +438,8 @@ def _spread(name, finish, doc):
         x, mean = arrays
         axes = _reduced_axes(qualname, args["_axes"], x.ndim)
         _check_mean_shape(qualname, mean.shape, x.shape, axes)
+        if spread_over_nothing(args["_axes"]):
+            return np.zeros(x.shape, np.float32)
         n = math.prod(x.shape[d] for d in axes)
         result = _to_float32(finish(_variance(x, mean, axes, n, args["ddof"])))
         return result.reshape(_output_shape(x.shape, axes, args["keep_dims"]))

@@ -260,6 +260,16 @@ def test_spread_with_a_tensor_mean_for_a_batch_and_the_reverse(op, any_gpu):
 
 
 @pytest.mark.parametrize("op", SPREAD_OPS)
+def test_spread_over_no_axes_is_zero_whatever_the_mean(op, any_gpu):
+    samples = [_values("int16", (2, 3), 13), _values("int16", (1, 4), 14)]
+    means = ndd.batch([np.full((2, 3), 5, np.float32), np.full((1, 4), -2, np.float32)])
+    for ddof in (0, 1):
+        gpu = _call(op, ndd.batch(samples).gpu(), means.gpu(), axes=[], ddof=ddof)
+        assert [np.asarray(g).tolist() for g in gpu.cpu()] == [np.zeros(s.shape).tolist() for s in samples]
+        _assert_batch_matches(gpu, _call(op, ndd.batch(samples), means, axes=[], ddof=ddof))
+
+
+@pytest.mark.parametrize("op", SPREAD_OPS)
 def test_spread_mean_in_the_keep_dims_shape(op, any_gpu):
     x = _values("uint16", (4, 5, 3), 11)
     mean = R.mean(ndd.tensor(x), axes=[1], keep_dims=True)

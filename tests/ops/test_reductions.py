@@ -511,7 +511,10 @@ def _numpy_spread(op, x, axes, ddof, keep_dims):
 
 
 def _spread_of_given_mean(op, x, mean, axes, ddof):
-    """The definition with a given mean: sum((x - mean)**2) / (N - ddof), in float64."""
+    """The definition with a given mean: sum((x - mean)**2) / (N - ddof), in float64;
+    0 over no axes (the reference's rule)."""
+    if not axes:
+        return np.zeros(x.shape, np.float32)
     kept = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
     deviation = x.astype(np.float64) - np.asarray(mean).astype(np.float64).reshape(kept)
     n = np.prod([x.shape[d] for d in axes])
@@ -583,6 +586,21 @@ def test_spread_divides_by_n_minus_ddof(ddof, variance, std_dev):
     data, mean = ndd.tensor(np.float32([1, 2, 3, 4])), ndd.tensor(np.float32(0))
     _assert_values(R.variance(data, mean, ddof=ddof), np.float32(variance))
     _assert_values(R.std_dev(data, mean, ddof=ddof), np.float32(std_dev))
+
+
+@pytest.mark.parametrize("ddof", [-1, 0, 1, 2])
+@pytest.mark.parametrize("op", ["variance", "std_dev"])
+def test_spread_over_no_axes_is_zero_whatever_the_mean(op, ddof):
+    # As the reference: nothing reduced is no spread, even from a mean that is not the data's.
+    x = np.array([[1, 2, 4], [8, 16, 32]], np.uint8)
+    mean = ndd.tensor(np.float32([[0, -1, 7], [3, 3, 3]]))
+    for kwargs in (dict(axes=[]), dict(axis_names="")):
+        result = getattr(R, op)(ndd.tensor(x, layout="HW"), mean, ddof=ddof, **kwargs)
+        _assert_values(result, np.zeros((2, 3), np.float32))
+    # A 0-D input has no axes either, but reducing "all" of them is the formula: 0 / (1 - ddof).
+    scalar = getattr(R, op)(ndd.tensor(np.float32(3)), ndd.tensor(np.float32(3)), ddof=ddof)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        _assert_values(scalar, np.float32(np.float64(0) / (1 - ddof)))
 
 
 def test_spread_of_uint64_is_computed_in_float64():
