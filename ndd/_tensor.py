@@ -338,6 +338,11 @@ class Tensor(TensorBase, ResultMetadata):
         return float(self.item())
 
     def __getitem__(self, index):
+        """Basic indexing, as numpy's: integers, slices with steps and Ellipsis; an
+        integer drops its dimension (and its layout letter). Integers may be given as
+        0-D Tensors; a float Tensor or numpy float is rounded to the nearest integer
+        (halves away from zero) and a Python float cut toward zero, as the reference
+        does. The result is a view."""
         from ._ops.indexing import subscript
 
         return subscript(self, index)

@@ -355,10 +355,69 @@ def test_slice_bounds_may_be_scalar_tensors():
     np.testing.assert_array_equal(np.asarray(t[np.int64(1) :]), data[1:])
     b = ndd.batch([np.array([1, 2, 3]), np.array([4, 5, 6])])
     assert [np.asarray(s).tolist() for s in b.slice[ndd.tensor(1) :].tensors] == [[2, 3], [5, 6]]
-    with pytest.raises(TypeError, match="a Tensor index must be a 0-D integer tensor"):
-        t[ndd.tensor(1.5) :]
+    with pytest.raises(TypeError, match="a Tensor index must be a 0-D number"):
+        t[ndd.tensor([1]) :]
     with pytest.raises(TypeError, match="slice bounds must be integers or None"):
         t[...:2]
+
+
+# (index, row) pairs from the reference: a number given as data is rounded to the
+# nearest integer, halves away from zero; a Python float is cut toward zero.
+FLOAT_INDICES = [
+    (ndd.tensor(np.float32(0.5)), 1),
+    (ndd.tensor(np.float32(1.5)), 2),
+    (ndd.tensor(np.float32(2.5)), 3),
+    (ndd.tensor(np.float64(-0.5)), 5),
+    (ndd.tensor(np.float32(-1.5)), 4),
+    (ndd.tensor(np.float32(0.49)), 0),
+    (ndd.tensor(np.float16(2.5)), 3),
+    (ndd.tensor(True), 1),
+    (np.float32(1.5), 2),
+    (np.float64(-1.5), 4),
+    (np.array(2.5), 3),
+    (np.bool_(True), 1),
+    (0.5, 0),
+    (1.5, 1),
+    (-0.5, 0),
+    (-1.5, 5),
+    (5.6, 5),
+    (True, 1),
+    (False, 0),
+]
+
+
+@pytest.mark.parametrize("index, row", FLOAT_INDICES, ids=[repr(i) for i, _ in FLOAT_INDICES])
+def test_a_float_or_boolean_index_is_an_integer_as_in_the_reference(index, row):
+    data = np.arange(12).reshape(6, 2)
+    np.testing.assert_array_equal(np.asarray(ndd.tensor(data)[index]), data[row])
+    b = ndd.batch([data, data + 100])
+    assert [np.asarray(s).tolist() for s in b.slice[index]] == [
+        data[row].tolist(),
+        (data[row] + 100).tolist(),
+    ]
+
+
+def test_float_slice_bounds_and_per_sample_indices_are_rounded():
+    data = np.arange(6) * 10
+    t = ndd.tensor(data)
+    np.testing.assert_array_equal(np.asarray(t[ndd.tensor(0.5) : ndd.tensor(3.5)]), data[1:4])
+    np.testing.assert_array_equal(np.asarray(t[0.5:3.5]), data[0:3])
+    b = ndd.batch([data, data])
+    picked = b.slice[ndd.batch([np.float32(1.7), np.float32(-1.7)])]
+    assert [np.asarray(s).item() for s in picked] == [20, 40]
+    starts = b.slice[ndd.batch([np.float32(0.5), np.float32(1.5)]) :]
+    assert [np.asarray(s).tolist() for s in starts] == [data[1:].tolist(), data[2:].tolist()]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_an_index_that_is_not_a_finite_number_is_refused(value):
+    t = ndd.tensor(np.arange(6))
+    for index in (value, ndd.tensor(np.float32(value)), np.float64(value)):
+        with pytest.raises(IndexError, match=f"Tensor indexing: index {value} is not a finite number"):
+            t[index]
+    b = ndd.batch([np.arange(6), np.arange(6)])
+    with pytest.raises(IndexError, match=f"Batch.slice: index {value} is not a finite number"):
+        b.slice[ndd.batch([np.float32(0), np.float32(value)])]
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
 """Basic indexing: ``tensor[...]`` and ``batch.slice[...]`` (integers, slices with
 steps, Ellipsis; no fancy indexing). Results are views of the input."""
 
+import math
+
 import numpy as np
 
+from .. import _types
 from .._errors import raise_as_runtime_error
 from .._prepare.call import invoke
 from .._prepare.invocation import PerSample
@@ -16,8 +19,10 @@ _FULL = slice(None)
 
 
 def _component(c, what):
-    """An index component as an int, a slice or Ellipsis (0-D integer Tensors allowed,
-    as slice bounds too)."""
+    """An index component as an int, a slice or Ellipsis. As in the reference, a
+    number that is data (a 0-D Tensor, numpy scalar or array, also as slice bounds) is
+    rounded to the nearest integer, halves away from zero; a Python float is cut toward
+    zero, as ``int()`` does; booleans are 0 and 1."""
     if c is Ellipsis:
         return c
     if isinstance(c, slice):
@@ -27,19 +32,38 @@ def _component(c, what):
         if any(v is Ellipsis or isinstance(v, slice) for v in bounds):
             raise TypeError(f"{what}: slice bounds must be integers or None, got {c}")
         return slice(*(None if v is None else _component(v, what) for v in bounds))
-    if isinstance(c, bool):
-        raise TypeError(f"{what}: boolean indices are not supported")
-    if isinstance(c, int):
-        return c
+    if isinstance(c, (np.generic, np.ndarray)) and c.ndim == 0 and c.dtype.kind in "biuf":
+        return index_value(c.item(), what)  # before float: numpy's float64 is one
+    if isinstance(c, (int, float)):
+        return _truncated(c, what)
     if isinstance(c, TensorBase):
-        if c.dtype.is_integer and c.ndim == 0:
-            return int(c.item())
-        raise TypeError(f"{what}: a Tensor index must be a 0-D integer tensor, got {c.dtype} {c.shape}")
+        if c.ndim == 0 and (c.dtype.is_integer or c.dtype.is_float or c.dtype == _types.bool):
+            return index_value(c.item(), what)
+        raise TypeError(f"{what}: a Tensor index must be a 0-D number, got {c.dtype} {c.shape}")
     if hasattr(c, "__index__"):
         return c.__index__()
     if c is None:
         raise TypeError(f"{what}: None (newaxis) is not supported; use ndd.expand_dims")
     raise TypeError(f"{what}: only integers, slices and Ellipsis are supported, got {type(c).__name__}")
+
+
+def _truncated(value, what):
+    """A Python number index: a float cut toward zero."""
+    if type(value) is float and not math.isfinite(value):
+        raise IndexError(f"{what}: index {value} is not a finite number")
+    return int(value)
+
+
+def index_value(value, what):
+    """An index given as data (a Tensor's element): a float rounded to the nearest
+    integer, halves away from zero."""
+    if not isinstance(value, float):
+        return int(value)
+    if not math.isfinite(value):
+        raise IndexError(f"{what}: index {value} is not a finite number")
+    magnitude = math.floor(abs(value))
+    magnitude += abs(value) - magnitude >= 0.5
+    return int(math.copysign(magnitude, value))
 
 
 def _expand(index, ndim, what):
@@ -127,12 +151,12 @@ def _resolve_batch_component(c, batch_size, what):
             if isinstance(v, BatchBase):
                 if v.batch_size != batch_size:
                     raise ValueError(f"{what}: Inconsistent batch size: {v.batch_size} != {batch_size}")
-                parts.append([int(s.reshape(-1)[0]) for s in batch_samples(v)])
+                parts.append([index_value(s.reshape(-1)[0].item(), what) for s in batch_samples(v)])
             else:
                 parts.append([v] * batch_size)
         return [slice(*p) for p in zip(*parts, strict=True)]
     if isinstance(c, BatchBase):
-        return [int(s.reshape(-1)[0]) for s in batch_samples(c)]
+        return [index_value(s.reshape(-1)[0].item(), what) for s in batch_samples(c)]
     return None
 
 
