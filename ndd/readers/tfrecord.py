@@ -1,6 +1,7 @@
 """``readers.TFRecord``: ``tf.train.Example`` records of TFRecord files, located by index files."""
 
 import functools
+import mmap
 import os
 import struct
 
@@ -184,6 +185,7 @@ class TFRecord(Reader):
             raise InvalidArgumentError(f"{q}: 'use_o_direct' needs 'dont_use_mmap'=True")
         example_message_class()  # a missing protobuf package fails here, not at the first sample
         self._extractors = [(name, _extractor(name, spec)) for name, spec in args["features"].items()]
+        self._maps = {}  # path -> (read-only mapping, size), see _bytes
 
     def _list_samples(self):
         q = self._qualname
@@ -209,12 +211,41 @@ class TFRecord(Reader):
 
     def _read(self, entry):
         path, offset, size = entry
-        fd, file_size = self._descriptor(path, "TFRecord file")
+        buffer, origin, file_size = self._bytes(path, offset, offset + size)
+        return self._parse(entry, buffer, offset - origin, file_size)
+
+    def _bytes(self, path, start, end):
+        """``(buffer, origin, file size)``: bytes ``start`` to ``end`` of the file at
+        ``path`` are those of ``buffer`` from ``start - origin`` on. The file is
+        memory-mapped, as the reference reads it (mapped once and kept while the reader
+        lives: a record is then copied once, out of the page cache), or read with
+        ``pread`` under ``dont_use_mmap``."""
+        if self._args["dont_use_mmap"]:
+            fd, file_size = self._descriptor(path, "TFRecord file")
+            try:
+                return os.pread(fd, end - start, start), start, file_size
+            except OSError as exc:
+                raise self._read_error(path, start, exc) from exc
+        mapped = self._maps.get(path)
+        if mapped is None:
+            mapped = self._maps.setdefault(path, self._map(path))
+        return mapped[0], 0, mapped[1]
+
+    def _map(self, path):
+        """``(mapping, size)`` of the file at ``path`` (an empty file maps to b"")."""
         try:
-            record = os.pread(fd, size, offset)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         except OSError as exc:
-            raise self._read_error(path, offset, exc) from exc
-        return self._parse(entry, record, 0, file_size)
+            raise type(exc)(
+                f"{self._qualname}: cannot read TFRecord file '{path}': {exc.strerror or exc}"
+            ) from None
+        try:
+            size = os.fstat(fd).st_size
+            return (mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""), size
+        except OSError as exc:
+            raise self._read_error(path, 0, exc) from exc
+        finally:
+            os.close(fd)
 
     def _chunk_groups(self, indices):
         """Runs of records that follow each other in one file are read with one read."""
@@ -225,15 +256,11 @@ class TFRecord(Reader):
             return [self._load_sample(indices[0])]
         entries = [self._entries[index] for index in indices]
         path, base, _ = entries[0]
-        fd, file_size = self._descriptor(path, "TFRecord file")
         _, last, last_size = entries[-1]
-        try:
-            buffer = os.pread(fd, last + last_size - base, base)
-        except OSError as exc:
-            raise self._read_error(path, base, exc) from exc
+        buffer, origin, file_size = self._bytes(path, base, last + last_size)
         return [
             (
-                self._parse(entry, buffer, entry[1] - base, file_size),
+                self._parse(entry, buffer, entry[1] - origin, file_size),
                 self._describe(entry),
             )
             for entry in entries

@@ -109,9 +109,14 @@ def test_bad_feature_specs_raise(make, error):
 # -- outputs ------------------------------------------------------------------------------
 
 
-def test_samples_match_the_reference(dataset):
-    got = [{name: described(t) for name, t in s.items()} for s in reader(dataset).next_epoch()]
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+def test_samples_match_the_reference(dataset, dont_use_mmap):
+    r = reader(dataset, dont_use_mmap=dont_use_mmap)
+    got = [{name: described(t) for name, t in s.items()} for s in r.next_epoch()]
     assert got == GOLDEN["samples"]
+    # The outputs are the reader's own arrays, not views of the mapped file.
+    sample = list(r.next_epoch())[0]
+    assert all(np.asarray(t).flags.writeable for t in sample.values())
 
 
 @pytest.mark.parametrize("position", range(len(RECORDS)))
@@ -353,12 +358,13 @@ def flip(position):
     ],
     ids=["data", "data_crc", "length_crc", "protobuf", "past_end", "index_size"],
 )
-def test_a_bad_record_fails_its_sample_only(dataset, tmp_path, edit, spans_edit, message):
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+def test_a_bad_record_fails_its_sample_only(dataset, tmp_path, edit, spans_edit, message, dont_use_mmap):
     if "checksum" in message:
         # The reference does not check checksums (GOLDEN["errors"]["corrupted_crc_only"]).
         pytest.importorskip("google_crc32c")
     paths, indices, spans = rewrite_first_file(dataset, tmp_path, edit, spans_edit)
-    r = ndd.readers.TFRecord(path=paths, index_path=indices, features=LABEL)
+    r = ndd.readers.TFRecord(path=paths, index_path=indices, features=LABEL, dont_use_mmap=dont_use_mmap)
     got = outcomes(r, 4)
     assert got[0] == -3 and got[2:] == [-1, 0]
     assert isinstance(got[1], str)
@@ -366,11 +372,12 @@ def test_a_bad_record_fails_its_sample_only(dataset, tmp_path, edit, spans_edit,
     assert re.search(message, got[1]), got[1]
 
 
-def test_a_truncated_file_fails_the_cut_records_only(dataset, tmp_path):
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+def test_a_truncated_file_fails_the_cut_records_only(dataset, tmp_path, dont_use_mmap):
     paths, indices, spans = rewrite_first_file(
         dataset, tmp_path, lambda data, spans: data[: spans[2][0] + 10]
     )
-    r = ndd.readers.TFRecord(path=paths, index_path=indices, features=LABEL)
+    r = ndd.readers.TFRecord(path=paths, index_path=indices, features=LABEL, dont_use_mmap=dont_use_mmap)
     got = outcomes(r, 5)
     assert got[:2] == [-3, -2] and got[4] == -3
     assert f"record at offset {spans[2][0]}: the record is truncated" in got[2]
@@ -416,7 +423,8 @@ def test_record_framing_is_little_endian_length_and_masked_crc():
     assert tfds.crc32c(b"123456789") == 0xE3069283
 
 
-def test_a_bad_record_in_a_batch_read_at_once_fails_alone(tmp_path):
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+def test_a_bad_record_in_a_batch_read_at_once_fails_alone(tmp_path, dont_use_mmap):
     # Neighbouring records are read with one read; a record whose index entry is
     # wrong fails alone, the others keep their values and their order.
     path = str(tmp_path / "run.tfrecord")
@@ -424,7 +432,7 @@ def test_a_bad_record_in_a_batch_read_at_once_fails_alone(tmp_path):
     offset, size = spans[5]
     spans[5] = (offset, size + 1)
     tfds.write_index(path + ".idx", spans)
-    r = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=LABEL)
+    r = ndd.readers.TFRecord(path=path, index_path=path + ".idx", features=LABEL, dont_use_mmap=dont_use_mmap)
 
     def batch():
         return np.asarray(ndd.as_tensor(r(batch_size=4))).tolist()
@@ -434,3 +442,16 @@ def test_a_bad_record_in_a_batch_read_at_once_fails_alone(tmp_path):
         r(batch_size=4)
     assert batch() == [4, 6, 7, 8]
     assert batch() == [9, 0, 1, 2]
+
+
+@pytest.mark.parametrize("dont_use_mmap", [False, True])
+def test_an_empty_file_fails_each_indexed_record(tmp_path, dont_use_mmap):
+    path = tmp_path / "empty.tfrecord"
+    path.write_bytes(b"")
+    tfds.write_index(str(path) + ".idx", [(0, 20), (20, 20)])
+    r = ndd.readers.TFRecord(
+        path=str(path), index_path=str(path) + ".idx", features=LABEL, dont_use_mmap=dont_use_mmap
+    )
+    for offset in (0, 20):
+        with pytest.raises(ValueError, match=f"record at offset {offset}: the index points past the end"):
+            r()
