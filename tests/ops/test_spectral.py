@@ -195,6 +195,17 @@ def test_power_spectrum_is_the_squared_magnitude_of_the_real_fft():
     np.testing.assert_allclose(magnitude, np.abs(np.fft.rfft(data, axis=1)), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("nfft", [7, 12, 20])
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_power_spectrum_cuts_or_pads_each_sample_to_nfft(axis, nfft):
+    rng = np.random.default_rng(5)
+    samples = [rng.normal(size=(12, 12, 12)).astype(np.float32) for _ in range(2)]
+    out = ndd.power_spectrum(ndd.batch(samples), axis=axis, nfft=nfft)
+    for got, x in zip(out, samples, strict=True):
+        expected = np.abs(np.fft.rfft(x.astype(np.float64), n=nfft, axis=axis)) ** 2
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6, atol=1e-6 * expected.max())
+
+
 def test_power_spectrum_counts_negative_axes_from_the_end():
     # The reference transforms the last axis for any negative axis.
     data = np.random.default_rng(4).normal(size=(6, 10)).astype(np.float32)
