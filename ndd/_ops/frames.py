@@ -13,6 +13,7 @@ Rules (those of the reference):
 - A per-frame argument has one value per frame, or one value for all frames.
 - Sequence operators (``frames_from_args`` false: colour, filters, rotate, ...)
   need a sequence input (layout starting with ``F``); its frames are the units.
+  Arguments of one frame for an input that is not a sequence are plain values.
 - Operators that build sequences from their arguments (``frames_from_args``:
   ``ndd.transforms.*``, ``coord_transform``) take the frame count from the marked
   arguments and inputs; an input without frames is used for every frame, and the
@@ -52,6 +53,22 @@ def _samples(value, batch_size):
         return [np.asarray(s) for s in value.evaluate()]
     array = np.asarray(value.evaluate())
     return [array] * (1 if batch_size is None else batch_size)
+
+
+def _single_frames(marked, kwargs, batch_size):
+    """The marked arguments without their one frame (a Tensor, or a Batch in batch
+    mode), or None when one of them has another number of frames in some sample."""
+    single = {}
+    for name in marked:
+        samples = _samples(kwargs[name], batch_size)
+        if any(len(s) != 1 for s in samples):
+            return None
+        value = kwargs[name]
+        if isinstance(value, Batch):
+            single[name] = batch([s[0] for s in samples])
+        else:
+            single[name] = Tensor(samples[0][0])
+    return single
 
 
 def _on_gpu(value):
@@ -132,8 +149,13 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
     if not op.frames_from_args:
         layout = (main.layout or "") if isinstance(main, (Tensor, Batch)) else ""
         if layout[:1] != "F":
+            # One frame's values for an input that is not a sequence are its values, as the
+            # reference takes them; more frames have nothing to go to.
+            single = _single_frames(marked, kwargs, bs)
+            if single is not None:
+                return invoke(op, inputs, batch_size, device, {**kwargs, **single})
             raise InvalidArgumentError(
-                f"{op.qualname}: '{marked[0]}' is given per frame (ndd.per_frame), so the input must be a "
+                f"{op.qualname}: '{marked[0]}' is given per frame (ndd.per_frame), for several frames, so the input must be a "
                 f"sequence (layout starting with 'F'), got layout {layout!r}"
             )
         # The sequence, and the other inputs given per frame (filter's filter, say).

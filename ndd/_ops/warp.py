@@ -89,7 +89,7 @@ def _check_interp_kind(qualname, name, kind):
 
 def _size_arg(op, size, spatial=2, rounded=False):
     """A ``size`` argument as (rows, columns), or (depth, rows, columns) for volumes
-    (``spatial`` 3); None when not given. Fractional sizes are truncated, or with
+    (``spatial`` 3); None when not given. Fractions are cut toward zero, or with
     ``rounded`` (warp_perspective, as in the reference) rounded half away from zero
     to at least 1."""
     if size is None or len(size) == 0:
@@ -103,7 +103,8 @@ def _size_arg(op, size, spatial=2, rounded=False):
         raise InvalidArgumentError(f"{op.qualname}: 'size' must not be negative, got {list(size)}")
     if rounded:
         return tuple(max(1, math.floor(s + 0.5)) for s in size)
-    # The reference's rotate and warp_affine truncate (their documentation says they round).
+    # rotate and warp_affine: a constant list is rounded when converted (Arg sizes=True);
+    # what is left are a Tensor's values, which the reference truncates.
     return tuple(int(s) for s in size)
 
 
@@ -422,7 +423,10 @@ _SIZE = Arg(
     "float_list",
     [],
     per_sample=True,
-    doc="Output size (height, width), fractions truncated; the input's by default.",
+    sizes=True,
+    doc="Output size (height, width; depth first for volumes); the input's by default. A list of "
+    "numbers is rounded to the nearest integers (each above 0, at least 1); a Tensor's or Batch's "
+    "values are cut toward zero (0 gives an empty image), as in the reference.",
     type_doc="list of float",
 )
 
@@ -876,7 +880,15 @@ WARP_PERSPECTIVE = Operator(
             "OpenCV).",
             type_doc="str",
         ),
-        _SIZE,
+        Arg(
+            "size",
+            "float_list",
+            [],
+            per_sample=True,
+            doc="Output size (height, width), rounded to the nearest integers, each at least 1; the "
+            "input's by default.",
+            type_doc="list of float",
+        ),
     ],
     prepare_args=_perspective_prepare,
     infer_types=_perspective_types,

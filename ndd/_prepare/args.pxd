@@ -10,9 +10,11 @@ cdef class Arg:
     cdef readonly bint draws_random
     cdef readonly bint finite
     cdef readonly bint rows
+    cdef readonly bint sizes
 
     cpdef object convert(self, op, object value)
     cdef tuple _convert_list(self, op, object value, bint integer)
+    cdef tuple _convert_sizes(self, op, value)
     cdef _fail(self, op, str expected, value)
 
 

@@ -18,6 +18,7 @@ class Arg:
     draws_random: bool
     finite: bool
     rows: bool
+    sizes: bool
     def __init__(
         self,
         name: str,
@@ -30,6 +31,7 @@ class Arg:
         type_doc: str = "",
         nonfinite: bool = False,
         rows: bool = False,
+        sizes: bool = False,
     ) -> None: ...
     @property
     def required(self) -> bool: ...

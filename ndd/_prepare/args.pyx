@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from libc.math cimport isfinite
+from libc.math cimport floor, isfinite
 
 from .philox cimport Philox
 
@@ -72,10 +72,15 @@ cdef class Arg:
     rows : bool
         Whether an int_list or float_list argument may also be given as rows (a 2-D
         array or a list of lists), read one row after another (erase's regions).
+    sizes : bool
+        Whether a float_list given as constants (a list or tuple, not a Tensor or an
+        array) holds output sizes, each above 0 and rounded to the nearest integer
+        (halves up), at least 1, as the reference reads warp_affine's and rotate's
+        ``size``; values given as data are left to the operator.
     """
 
     def __init__(self, name, kind, default=REQUIRED, *, per_sample=False, choices=None, doc="",
-                 type_doc="", nonfinite=False, rows=False):
+                 type_doc="", nonfinite=False, rows=False, sizes=False):
         if kind not in KINDS:
             raise ValueError(f"unknown argument kind {kind!r}")
         if kind == "rng" and (per_sample or default is not None):
@@ -91,6 +96,7 @@ cdef class Arg:
         self.draws_random = kind == "rng"
         self.finite = not nonfinite
         self.rows = rows
+        self.sizes = sizes
 
     @property
     def required(self):
@@ -184,6 +190,8 @@ cdef class Arg:
             value = [value]
         elif not isinstance(value, (list, tuple)):
             self._fail(op, "a list of numbers", value)
+        elif self.sizes:
+            return self._convert_sizes(op, value)
         out = []
         for v in value:
             v = _scalar(v)
@@ -199,6 +207,17 @@ cdef class Arg:
                 if self.finite and not isfinite(v):
                     self._fail(op, "a list of finite numbers", value)
             out.append(v)
+        return tuple(out)
+
+    cdef tuple _convert_sizes(self, op, value):
+        out = []
+        for v in value:
+            v = _scalar(v)
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                self._fail(op, "a list of numbers", value)
+            if not v > 0 or not isfinite(v):
+                self._fail(op, "a list of sizes above 0", value)
+            out.append(float(max(1, floor(v + 0.5))))
         return tuple(out)
 
     cdef _fail(self, op, str expected, value):

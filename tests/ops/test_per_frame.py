@@ -141,3 +141,25 @@ def test_inconsistent_batch_sizes_name_the_operator():
     angles = ndd.per_frame(ndd.batch([np.float32([10, 20])] * 3))
     with pytest.raises(ValueError, match=r"ndd\.rotate: Inconsistent batch size: 2 != 3"):
         ndd.rotate(video, angle=angles)
+
+
+def test_one_frame_of_values_for_an_image_that_is_not_a_sequence_is_its_value():
+    # As the reference: a per-frame argument with a single frame applies to a plain image.
+    image = np.arange(37 * 53 * 3, dtype=np.uint8).reshape(37, 53, 3)
+    x = ndd.as_tensor(image, layout="HWC")
+    one = ndd.per_frame(ndd.tensor(np.array([10.0], np.float32)))
+    np.testing.assert_array_equal(
+        np.asarray(ndd.rotate(x, angle=one, fill_value=0)),
+        np.asarray(ndd.rotate(x, angle=10.0, fill_value=0)),
+    )
+    images = ndd.batch([image, image[:20]], layout="HWC")
+    per_sample = ndd.per_frame(ndd.batch([np.array([2.0], np.float32), np.array([0.5], np.float32)]))
+    got = [np.asarray(s) for s in ndd.brightness(images, brightness=per_sample)]
+    expected = [
+        ndd.brightness(ndd.as_tensor(s, layout="HWC"), brightness=v)
+        for s, v in ((image, 2.0), (image[:20], 0.5))
+    ]
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(e))
+    with pytest.raises(ValueError, match="ndd.rotate: 'angle' is given per frame .* must be a sequence"):
+        ndd.rotate(x, angle=ndd.per_frame(ndd.tensor(np.array([10.0, 20.0], np.float32))))

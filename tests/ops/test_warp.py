@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ndd
+from ndd._prepare.args import InvalidArgumentError
 from ndd.types import DALIInterpType
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
@@ -41,6 +42,11 @@ def _kwargs(kwargs):
             v = np.asarray(v, np.float32)
         elif k == "interp_type":
             v = DALIInterpType(v)
+        elif k == "size" and not float(np.sum(np.mod(v, 1))) == 0:
+            # The generator's **kwargs reach the reference as data (its call inspection takes a
+            # list it cannot see in the call's text for a tensor argument), whose fractions
+            # warp_affine and rotate cut; give them as data here too.
+            v = np.asarray(v, np.float32)
         out[k] = v
     return out
 
@@ -564,3 +570,40 @@ def test_row_samplers_match_the_per_pixel_path_at_the_edges(interp, border):
     pixels = np.empty_like(rows)
     warp_mapped(src, pixels, wide_x[:, ::2], wide_y[:, ::2], interp, border, fill, False)
     np.testing.assert_array_equal(rows, pixels)
+
+
+# The reference's output sizes (rows, columns) for a `size` given as a list of constants,
+# which it rounds (halves up, at least 1), and as a Tensor, whose values it cuts.
+SIZE_CASES = [
+    ([40.5, 30.5], (41, 31)),
+    ([40.4, 30.6], (40, 31)),
+    ([40.9, 30.1], (41, 30)),
+    ([0.4, 3.0], (1, 3)),
+]
+
+
+@pytest.mark.parametrize("size, expected", SIZE_CASES)
+def test_a_fractional_size_list_is_rounded_and_a_tensor_size_cut(size, expected):
+    image = ndd.tensor(np.zeros((37, 53, 3), np.uint8), layout="HWC")
+    affine = [0.8, 0.3, 2.0, -0.2, 1.1, 1.5]
+    assert ndd.warp_affine(image, matrix=affine, size=size).shape == (*expected, 3)
+    assert ndd.rotate(image, angle=20, size=tuple(size)).shape == (*expected, 3)
+    as_data = ndd.tensor(np.array(size, np.float32))
+    cut = tuple(int(s) for s in size)
+    assert ndd.warp_affine(image, matrix=affine, size=as_data).shape == (*cut, 3)
+    assert ndd.rotate(image, angle=20, size=as_data).shape == (*cut, 3)
+    volume = ndd.tensor(np.zeros((9, 21, 29, 2), np.uint8), layout="DHWC")
+    assert ndd.rotate(volume, angle=20, axis=[0, 0, 1], size=[5.5, *size]).shape == (6, *expected, 2)
+
+
+@pytest.mark.parametrize("size", [[0, 10], [-1.0, 3.0], [float("nan"), 3.0]])
+def test_a_size_list_must_be_above_zero(size):
+    image = ndd.tensor(np.zeros((8, 8, 3), np.uint8), layout="HWC")
+    with pytest.raises(
+        InvalidArgumentError, match=r"ndd.warp_affine: 'size' must be a list of sizes above 0"
+    ):
+        ndd.warp_affine(image, matrix=[1.0, 0, 0, 0, 1, 0], size=size)
+    with pytest.raises(InvalidArgumentError, match=r"ndd.rotate: 'size' must be a list of sizes above 0"):
+        ndd.rotate(image, angle=10, size=size)
+    # As data, 0 is an empty image (the reference's too).
+    assert ndd.rotate(image, angle=10, size=np.array([0, 10], np.float32)).shape == (0, 10, 3)
