@@ -2,12 +2,17 @@
 
 import fnmatch
 import os
+import re
 
 import numpy as np
 
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import int32, uint8
 from ._base import Reader, text_lines
+
+# A file_list line with a label: the path, spaces or tabs, the label.
+_LIST_LINE = re.compile(r"(.*?)[ \t]+(\S+)")
+_LABEL_MAX = 2**31 - 1
 
 __all__ = ["File", "read_file_bytes"]
 
@@ -134,6 +139,11 @@ class File(Reader):
             labels = args["labels"]
             if labels is not None:
                 labels = [int(v) for v in np.asarray(labels).reshape(-1)]
+                outside = [v for v in labels if not -_LABEL_MAX - 1 <= v <= _LABEL_MAX]
+                if outside:
+                    raise InvalidArgumentError(
+                        f"{q}: 'labels' value {outside[0]} does not fit the int32 label output"
+                    )
                 if len(labels) != len(args["files"]):
                     raise InvalidArgumentError(
                         f"{q}: Provided {len(labels)} labels for {len(args['files'])} files."
@@ -161,18 +171,28 @@ class File(Reader):
         base = root if root is not None else os.path.dirname(list_path)
         entries = []
         for number, line in enumerate(lines, 1):
-            if not line.strip():
+            line = line.rstrip()
+            if not line:
                 continue
-            path, _, label = line.rstrip().rpartition(" ")
-            if not path:
+            # As the reference: the label is the digits after the last spaces or tabs, the
+            # path what comes before them (spaces inside it kept).
+            fields = _LIST_LINE.fullmatch(line)
+            if fields is None:
                 # A line holding a path only: the label is its position.
-                path, label = label, str(len(entries))
-            try:
+                path, label = line, len(entries)
+            else:
+                path, label = fields.group(1), fields.group(2)
+                if not (label.isascii() and label.isdigit()):
+                    raise ValueError(
+                        f"{q}: line {number} of 'file_list' '{list_path}' must be 'path label' "
+                        f"(a label of digits), got {line!r}"
+                    )
                 label = int(label)
-            except ValueError:
-                raise ValueError(
-                    f"{q}: line {number} of 'file_list' '{list_path}' must be 'path label', got {line!r}"
-                ) from None
+                if label > _LABEL_MAX:
+                    raise ValueError(
+                        f"{q}: line {number} of 'file_list' '{list_path}': label {label} does not fit "
+                        "the int32 label output"
+                    )
             entries.append((path, _join(base, path), label))
         return entries
 

@@ -352,10 +352,33 @@ def test_unreadable_file_raises_naming_it_and_other_samples_still_come(root, tmp
     assert [n for n, _ in first + second] == ["cat/c0.jpg", "cat/c1.JPG", "dog/d1.jpeg", "eel/e0.png"]
 
 
-def test_malformed_file_list_line_names_the_line(root, tmp_path):
-    (tmp_path / "bad.txt").write_text("cat/c0.jpg 1\ncat/c1.JPG x\n")
+@pytest.mark.parametrize("bad", ["x", "-3", "+3", "3.5", "0x10", "²", "2147483648"])
+def test_malformed_file_list_line_names_the_line(root, tmp_path, bad):
+    # As the reference refuses them, but for the label beyond int32, which it wraps.
+    (tmp_path / "bad.txt").write_text(f"cat/c0.jpg 1\ncat/c1.JPG {bad}\n")
     with pytest.raises(ValueError, match="line 2 of 'file_list'"):
         ndd.readers.File(file_list=str(tmp_path / "bad.txt"), file_root=root)
+
+
+def test_file_list_labels_follow_any_run_of_spaces_and_tabs(root, tmp_path):
+    # As the reference: the label is the digits after the last spaces or tabs; the path
+    # keeps its own spaces; trailing whitespace (a Windows line end too) is not read.
+    named = tmp_path / "root" / "cat" / "c 2.jpg"
+    named.write_bytes((tmp_path / "root" / "cat" / "c0.jpg").read_bytes())
+    text = "cat/c0.jpg  5\ncat/c1.JPG\t8\r\ncat/c 2.jpg \t 7 \t\ndog/d0.jpg   2147483647\n"
+    (tmp_path / "list.txt").write_text(text)
+    reader = ndd.readers.File(file_list=str(tmp_path / "list.txt"), file_root=root)
+    got = [
+        (bytes(np.asarray(ndd.get_property(d, key="source_info"))).decode(), int(np.asarray(lbl)[0]))
+        for d, lbl in reader.next_epoch()
+    ]
+    assert got == [("cat/c0.jpg", 5), ("cat/c1.JPG", 8), ("cat/c 2.jpg", 7), ("dog/d0.jpg", 2**31 - 1)]
+
+
+@pytest.mark.parametrize("label", [2**31, -(2**31) - 1])
+def test_labels_beyond_int32_are_refused_naming_them(root, label):
+    with pytest.raises(ValueError, match=f"ndd.readers.File: 'labels' value {label} does not fit"):
+        ndd.readers.File(file_root=root, files=["cat/c0.jpg"], labels=[label])
 
 
 # -- state ----------------------------------------------------------------------------
