@@ -690,18 +690,23 @@ def _peek_operator(module):
 # -- io.file.read --------------------------------------------------------------------------
 
 
+# The types of tensors of bytes (paths, files) that the reference takes.
+_BYTE_TYPES = (uint8, int8)
+
+
 def _read_prepare(ins, args):
     x = ins[0]
-    if x._dtype != uint8:
+    if x._dtype not in _BYTE_TYPES:
         raise InvalidArgumentError(
-            f"ndd.io.file.read: 'filepaths' must be uint8 tensors of UTF-8 path bytes, got {x._dtype}"
+            f"ndd.io.file.read: 'filepaths' must be uint8 (or int8) tensors of UTF-8 path bytes, got {x._dtype}"
         )
 
 
 def _read_file(path_bytes):
-    # The path's bytes as the file system takes them (any bytes, not only UTF-8).
-    path = os.fsdecode(np.ascontiguousarray(path_bytes).reshape(-1).tobytes())
-    return read_file_bytes(path, "ndd.io.file.read")
+    # The path's bytes as the file system takes them (any bytes, not only UTF-8), up to
+    # the first NUL, as a C string (a fixed-width numpy 'S' array pads with NULs).
+    raw = np.ascontiguousarray(path_bytes).reshape(-1).tobytes().split(b"\0", 1)[0]
+    return read_file_bytes(os.fsdecode(raw), "ndd.io.file.read")
 
 
 def _read_kernel(arrays, args):
@@ -717,7 +722,9 @@ def _read_batch_kernel(inputs, sample_args, batch_size, ctx):
 FILE_READ = Operator(
     "read",
     module="ndd.io.file",
-    inputs=[Input("filepaths", doc="Paths of the files, as uint8 tensors of UTF-8 bytes.")],
+    inputs=[
+        Input("filepaths", doc="Paths of the files, as uint8 (or int8) tensors of UTF-8 bytes, up to a NUL.")
+    ],
     args=[
         Arg("dont_use_mmap", "bool", False, doc="Accepted for compatibility; files are always read."),
         Arg(
@@ -764,9 +771,9 @@ def _npy_header(data):
 
 def _numpy_prepare(ins, args):
     data = ins[0]
-    if data._dtype != uint8:
+    if data._dtype not in _BYTE_TYPES:
         raise InvalidArgumentError(
-            f"ndd.decoders.numpy: the input must be .npy file bytes (uint8), got {data._dtype}"
+            f"ndd.decoders.numpy: the input must be .npy file bytes (uint8 or int8), got {data._dtype}"
         )
     if args["dtype"] is not None:
         return

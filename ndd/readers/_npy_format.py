@@ -153,13 +153,21 @@ def _parse_header(fh) -> NpyHeader:
         raise _UnsupportedArray("holds a structured array, which is not supported")
     if fields is None or set(fields) != _HEADER_KEYS:
         raise _FormatError(f"the header is not a dict of {sorted(_HEADER_KEYS)}: {raw[:80]!r}")
-    descr = fields["descr"]
+    descr, order, shape_text = fields["descr"], fields["fortran_order"], fields["shape"]
+    # What numpy's own reader requires of the values: a type string, a bool, a tuple of sizes.
+    if descr[:1] not in ("'", '"'):
+        raise _FormatError(f"the header's 'descr' is not a type string: {descr!r}")
+    if order not in ("True", "False"):
+        raise _FormatError(f"the header's 'fortran_order' is not True or False: {order!r}")
+    sizes = re.findall(r"\d+", shape_text)
+    if not shape_text.startswith("(") or (len(sizes) == 1 and "," not in shape_text):
+        raise _FormatError(f"the header's 'shape' is not a tuple of sizes: {shape_text!r}")
     try:
         dtype = np.dtype(descr[1:-1])
     except (TypeError, ValueError):
         raise _FormatError(f"unknown element type {descr}") from None
-    shape = tuple(int(size) for size in re.findall(r"\d+", fields["shape"]))
-    return NpyHeader(shape, dtype, fields["fortran_order"] == "True", len(prefix) + length_bytes + length)
+    shape = tuple(int(size) for size in sizes)
+    return NpyHeader(shape, dtype, order == "True", len(prefix) + length_bytes + length)
 
 
 # One "'key': value," of a header: a quoted string, True/False, a tuple of sizes,

@@ -1065,6 +1065,30 @@ def test_file_read_gives_the_bytes(tmp_path):
     assert bytes(np.asarray(single)) == b"hello"
 
 
+def test_file_read_takes_int8_paths_and_reads_them_up_to_a_nul(tmp_path):
+    # As the reference: a path is a C string, so a fixed-width numpy bytes array works.
+    (tmp_path / "x.bin").write_bytes(b"hello")
+    padded = np.array([str(tmp_path / "x.bin").encode()], dtype="S200").view(np.uint8)
+    for path in (
+        padded,
+        _path(tmp_path / "x.bin").view(np.int8),
+        np.append(padded[:-5], np.uint8([0, 65, 66, 0, 0])),
+    ):
+        assert bytes(np.asarray(ndd.io.file.read(ndd.tensor(path)))) == b"hello"
+    out = ndd.io.file.read(ndd.batch([padded.view(np.int8), padded.view(np.int8)]))
+    assert [bytes(np.asarray(s)) for s in out] == [b"hello", b"hello"]
+
+
+def test_numpy_takes_int8_file_bytes():
+    data = _npy_bytes(np.arange(6, dtype=np.int16))
+    out = ndd.decoders.numpy(ndd.batch([data.view(np.int8), data.view(np.int8)]))
+    assert [np.asarray(s).tolist() for s in out] == [list(range(6))] * 2
+    with pytest.raises(
+        ValueError, match=r"ndd.decoders.numpy: the input must be .npy file bytes \(uint8 or int8\)"
+    ):
+        ndd.decoders.numpy(ndd.tensor(data.view(np.uint16)[: data.size // 2]))
+
+
 def test_file_read_missing_file_names_it(tmp_path):
     out = ndd.io.file.read(ndd.tensor(_path(tmp_path / "nope.jpg")))
     with pytest.raises(FileNotFoundError, match="nope.jpg"):
@@ -1280,6 +1304,36 @@ def test_numpy_of_a_pending_input_knows_its_type(tmp_path):
 def test_numpy_bad_file_is_an_error(data):
     with pytest.raises(ValueError, match="ndd.decoders.numpy"):
         np.asarray(ndd.decoders.numpy(ndd.tensor(data), dtype=ndd.int32))
+
+
+def _npy_with_header(header, data):
+    """A version 1.0 .npy file with the header dict text ``header``, padded as numpy pads."""
+    text = header.encode("latin1")
+    text += b" " * (63 - (10 + len(text)) % 64) + b"\n"
+    return np.frombuffer(b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text + data, np.uint8)
+
+
+@pytest.mark.parametrize(
+    "field, message",
+    [
+        ("'fortran_order': False, 'shape': [2, 3, 4]", "'shape' is not a tuple of sizes"),
+        ("'fortran_order': False, 'shape': (24)", "'shape' is not a tuple of sizes"),
+        ("'fortran_order': 'yes', 'shape': (24,)", "'fortran_order' is not True or False"),
+    ],
+)
+def test_numpy_header_values_numpy_refuses_are_refused(field, message):
+    # numpy refuses these headers too (the list shape was read as a 0-D array).
+    data = _npy_with_header("{'descr': '<i4', " + field + ", }", np.arange(24, dtype="<i4").tobytes())
+    with pytest.raises(ValueError):
+        np.load(io.BytesIO(data.tobytes()))
+    with pytest.raises(ValueError, match=f"ndd.decoders.numpy: not a .npy file .*{message}"):
+        np.asarray(ndd.decoders.numpy(ndd.tensor(data)))
+    ok = _npy_with_header(
+        "{'descr': '<i4', 'fortran_order': False, 'shape': (2L, 12L), }", data[-96:].tobytes()
+    )
+    np.testing.assert_array_equal(
+        np.asarray(ndd.decoders.numpy(ndd.tensor(ok))), np.arange(24).reshape(2, 12)
+    )
 
 
 def test_inflate_overlapping_match():
