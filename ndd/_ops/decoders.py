@@ -34,7 +34,7 @@ import numpy as np
 
 from .._errors import SampleDecodeError
 from .._prepare.args import InvalidArgumentError
-from .._prepare.invocation import PerSample
+from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import dtype as to_dtype
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
@@ -896,6 +896,14 @@ def _inflate_prepare(ins, args):
     shape = args["shape"]
     if type(shape) is not PerSample and shape is not None and any(d < 0 for d in shape):
         raise InvalidArgumentError(f"ndd.decoders.inflate: 'shape' must not be negative, got {list(shape)}")
+    layout = args["layout"]
+    shapes = shape.values if type(shape) is PerSample else [shape]
+    for one in shapes:
+        if layout and one is not None and type(one) is not PendingArg and len(one) != len(layout):
+            raise InvalidArgumentError(
+                f"ndd.decoders.inflate: 'layout' {layout!r} has {len(layout)} dimensions, but 'shape' "
+                f"{list(one)} has {len(one)}"
+            )
 
 
 def _inflate_types(ins, args):

@@ -1351,6 +1351,18 @@ def test_inflate_refuses_a_block_that_does_not_end_in_literals():
         np.asarray(ndd.decoders.inflate(ndd.tensor(block), shape=[10]))
 
 
+def test_inflate_refuses_a_layout_of_another_length_than_the_shape():
+    block = ndd.tensor(np.frombuffer(b"\x50hello", np.uint8))
+    with pytest.raises(
+        ValueError, match=r"ndd.decoders.inflate: 'layout' 'HW' has 2 dimensions, but 'shape' \[5\]"
+    ):
+        ndd.decoders.inflate(block, shape=[5], layout="HW")
+    per_sample = ndd.batch([np.int32([5]), np.int32([1, 5])])
+    with pytest.raises(ValueError, match=r"'layout' 'W' has 1 dimensions, but 'shape' \[1, 5\] has 2"):
+        ndd.decoders.inflate(ndd.batch([block, block]), shape=per_sample, layout="W")
+    assert ndd.decoders.inflate(block, shape=[1, 5], layout="HW").layout == "HW"
+
+
 def test_inflate_empty_chunk_leaves_zeros():
     out = ndd.decoders.inflate(ndd.tensor(np.zeros(0, np.uint8)), shape=[4])
     np.testing.assert_array_equal(np.asarray(out), np.zeros(4, np.uint8))
