@@ -135,6 +135,8 @@ class Webdataset(Reader):
             )
         args["missing_component_behavior"] = behavior or "empty"
         args["dtypes"] = self._output_dtypes(args["dtypes"], len(ext))
+        # The numpy type each output's bytes are viewed as (None: they stay uint8).
+        self._views = [None if dtype is uint8 else dtype.numpy for dtype in args["dtypes"]]
 
     def _output_dtypes(self, dtypes, count):
         q = self._qualname
@@ -301,9 +303,10 @@ class Webdataset(Reader):
         alone)."""
         path, outputs, _ = entry
         arrays = []
-        for component, dtype in zip(outputs, self._args["dtypes"], strict=True):
+        views = self._views
+        for k, component in enumerate(outputs):
             if component is None:
-                arrays.append(np.empty(0, dtype.numpy))
+                arrays.append(np.empty(0, self._args["dtypes"][k].numpy))
                 continue
             header = component.offset - _TAR_BLOCK
             if buffer is None:
@@ -321,7 +324,7 @@ class Webdataset(Reader):
             ):
                 self._check_member(data, at, path, component)
             array = data_bytes[at + _TAR_BLOCK : end]
-            arrays.append(array if dtype is uint8 else array.view(dtype.numpy))
+            arrays.append(array if views[k] is None else array.view(views[k]))
         return tuple(arrays)
 
     def _chunk_groups(self, indices):
