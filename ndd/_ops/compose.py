@@ -63,26 +63,33 @@ _ERASE_AXES = Arg(
     "axes",
     "int_list",
     [1, 0],
-    doc="Indices of the dimensions the regions refer to; used instead of ``axis_names`` when given.",
+    doc="Indices of the dimensions the regions refer to; ``axis_names``, when given, comes first.",
     type_doc="list of int",
 )
 
 
 def _erase_axes(args, layout, ndim):
-    if args["axes"] is not _ERASE_AXES.converted_default:
+    """The erased dimensions: those of ``axis_names`` when given (it comes before
+    ``axes``, as the reference documents), else ``axes`` when given, else every
+    dimension of the layout but the channels."""
+    names = args["axis_names"]
+    if names is None and args["axes"] is not _ERASE_AXES.converted_default:
         axes = []
         for a in args["axes"]:
             if not -ndim <= a < ndim:
                 raise InvalidArgumentError(f"ndd.erase: 'axes' has axis {a}, out of range for {ndim}-D input")
             axes.append(a % ndim)
+        if not axes:
+            raise InvalidArgumentError("ndd.erase: 'axes' is empty; it must name the erased dimensions")
         return axes
     if not layout:
         raise InvalidArgumentError(
             "ndd.erase: the input has no layout to find 'axis_names' in; give the layout or 'axes'"
         )
-    names = args["axis_names"]
     if names is None:  # as the reference: every axis but the channels (F, D, H, W)
         return [a for a, ch in enumerate(layout) if ch != "C"]
+    if not names:
+        raise InvalidArgumentError("ndd.erase: 'axis_names' is empty; it must name the erased dimensions")
     for ch in names:
         if ch not in layout:
             raise InvalidArgumentError(
@@ -95,6 +102,8 @@ def _erase_regions(args, layout, shape):
     """[(axis, start, end) per erased axis] for every region, clipped to the sample."""
     axes = _erase_axes(args, layout, len(shape))
     anchor, size = list(args["anchor"]), list(args["shape"])
+    if not anchor:
+        anchor = [0.0] * len(size)  # as the reference: regions start at 0
     if len(anchor) != len(size):
         raise InvalidArgumentError(
             f"ndd.erase: 'anchor' and 'shape' must have as many values, got {len(anchor)} and {len(size)}"
@@ -128,6 +137,11 @@ def _erase_regions(args, layout, shape):
 
 def _erase_prepare(ins, args):
     record_layout(ins, args)
+    for name in ("normalized_anchor", "normalized_shape"):
+        if args["normalized"] and args[name]:
+            raise InvalidArgumentError(
+                f"ndd.erase: 'normalized' and '{name}' are mutually exclusive ('normalized' is both)"
+            )
     if type(args["fill_value"]) is tuple and not args["fill_value"]:
         args["fill_value"] = (0.0,)  # as the reference: no fill value fills with 0
 
@@ -166,7 +180,7 @@ ERASE = Operator(
             per_sample=True,
             rows=True,
             doc="Start of each region, one value per erased axis, regions one after another (or one row "
-            "per region).",
+            "per region); 0 for every region when omitted.",
             type_doc="list of float",
         ),
         _ERASE_AXES,

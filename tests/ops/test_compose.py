@@ -12,6 +12,9 @@ import ndd
 _DIVERGENT = {
     "case165": "ndd masks a CHW image's H and W; the reference masks it as if it were HWC",
     "case166": "ndd masks each frame of FHWC data; the reference masks it as neither FHWC nor HWC",
+    "case129": "the goldens' **kwargs reach the reference as Tensor arguments, and it refuses a Tensor 'shape' "
+    "without 'anchor'; a list 'shape' in the call's text starts the regions at 0, as ndd does "
+    "(test_erase_shape_without_anchor_starts_at_zero)",
 }
 
 
@@ -244,6 +247,44 @@ def test_multi_paste_of_bools_into_integers_gives_zeros_and_ones(dtype):
     mask[1:3, 1:3] = True
     out = ndd.multi_paste(ndd.batch([mask] * 2, layout="HWC"), in_ids=[1, 0], dtype=dtype)
     np.testing.assert_array_equal(np.asarray(out.select(0)), mask.astype(np.dtype(dtype.numpy)))
+
+
+def test_erase_shape_without_anchor_starts_at_zero():
+    img = _image()
+    out = np.asarray(ndd.erase(ndd.as_tensor(img, layout="HWC"), shape=[2, 3, 4, 1]))
+    expected = img.copy()
+    expected[:2, :3] = 0
+    expected[:4, :1] = 0
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_erase_axis_names_come_before_axes():
+    # As the reference documents and does: axis_names has the higher priority.
+    img = _image()
+    x = ndd.as_tensor(img, layout="HWC")
+    out = np.asarray(ndd.erase(x, anchor=[1, 2], shape=[2, 3], axes=[0, 1], axis_names="WH"))
+    expected = img.copy()
+    expected[2:5, 1:3] = 0
+    np.testing.assert_array_equal(out, expected)
+    by_axes = np.asarray(ndd.erase(x, anchor=[1, 2], shape=[2, 3], axes=[0, 1]))
+    expected = img.copy()
+    expected[1:3, 2:5] = 0
+    np.testing.assert_array_equal(by_axes, expected)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(normalized=True, normalized_anchor=True), "'normalized' and 'normalized_anchor' are mutually"),
+        (dict(normalized=True, normalized_shape=True), "'normalized' and 'normalized_shape' are mutually"),
+        (dict(axis_names=""), "'axis_names' is empty"),
+        (dict(axes=[]), "'axes' is empty"),
+    ],
+)
+def test_erase_refuses_conflicting_or_empty_axis_arguments(kwargs, message):
+    x = ndd.as_tensor(_image(), layout="HWC")
+    with pytest.raises(ValueError, match=f"ndd.erase: {message}"):
+        ndd.erase(x, anchor=[0.1, 0.2], shape=[0.5, 0.5], **kwargs).evaluate()
 
 
 def test_erase_with_no_fill_value_fills_zeros():
