@@ -66,7 +66,7 @@ def _prepare(ins, args):
         raise InvalidArgumentError(
             f"{_QUALNAME}: expected HW, HWC, FHW or FHWC data, got {x.ndim}-D data with layout {x._layout!r}"
         )
-    algorithm = args["algorithm"] or "bilinear_ocv"
+    algorithm = (args["algorithm"] or "bilinear_ocv").lower()  # any case, as the reference
     if algorithm == "default":  # the reference's name of its CPU default
         algorithm = "bilinear_ocv"
     if algorithm not in _ALGORITHMS:
@@ -90,10 +90,16 @@ def _types(ins, args):
 
 
 def _check_blue_position(position):
+    """``blue_position`` as ``(y, x)``; one value is both, as the reference takes it."""
+    position = tuple(position)
+    if len(position) == 1:
+        position *= 2
     if len(position) != 2 or any(v not in (0, 1) for v in position):
         raise InvalidArgumentError(
-            f"{_QUALNAME}: 'blue_position' must be two values, each 0 or 1, got {list(position)}"
+            f"{_QUALNAME}: 'blue_position' must be two values (or one for both), each 0 or 1, "
+            f"got {list(position)}"
         )
+    return position
 
 
 def _shape(shapes, args):
@@ -167,8 +173,7 @@ def _demosaic(plane, blue_y, blue_x, algorithm):
 
 def _kernel(arrays, args):
     arr = arrays[0]
-    position = tuple(args["blue_position"])
-    _check_blue_position(position)
+    position = _check_blue_position(args["blue_position"])
     frames = arr if args["_frames"] else arr[None]
     if len(frames) == 0:
         return np.empty(arr.shape[:3] + (3,), arr.dtype)
@@ -197,8 +202,9 @@ DEBAYER = Operator(
             "algorithm",
             "str",
             None,
-            doc="``bilinear_ocv`` (default; also ``default``), ``edgeaware_ocv``, ``gray_ocv`` (one-channel result) or "
-            "``vng_ocv`` (uint8, even sizes; needs OpenCV: ``pip install 'ndd[opencv]'``).",
+            doc="``bilinear_ocv`` (default; also ``default``), ``edgeaware_ocv``, ``gray_ocv`` (one-channel "
+            "result) or ``vng_ocv`` (uint8, even sizes; needs OpenCV: ``pip install 'ndd[opencv]'``); in any "
+            "case.",
             type_doc="str",
         ),
         Arg(
@@ -206,7 +212,7 @@ DEBAYER = Operator(
             "int_list",
             per_sample=True,
             doc="``(y, x)`` of blue in the 2x2 Bayer tile starting at the second row and column: "
-            "(0, 0) BGGR, (0, 1) GBRG, (1, 0) GRBG, (1, 1) RGGB.",
+            "(0, 0) BGGR, (0, 1) GBRG, (1, 0) GRBG, (1, 1) RGGB; one value is both.",
             type_doc="list of int",
         ),
     ],

@@ -41,7 +41,8 @@ _ALGORITHMS = {"bilinear_ocv": 0, "edgeaware_ocv": 1, "gray_ocv": 2}
 class GpuDebayer:
     """The GPU kernel of ``debayer``: ``debayer_<type>`` over every sample in one launch.
     ``out_shape(shapes, args)`` gives a sample's output shape from its input shape (the
-    CPU's shape rule), ``check_blue_position(position)`` checks a sample's pattern."""
+    CPU's shape rule), ``check_blue_position(position)`` checks a sample's pattern and
+    gives it as ``(y, x)``."""
 
     def __init__(self, op, out_shape, check_blue_position):
         self.op = op
@@ -70,8 +71,7 @@ class GpuDebayer:
         for shape, a, in_offset, out_offset in zip(
             source.shapes, sample_args, source.offsets, out.offsets, strict=True
         ):
-            position = tuple(a["blue_position"])
-            self.check_blue_position(position)
+            position = self.check_blue_position(a["blue_position"])
             frames, height, width = (shape[0], *shape[1:3]) if a["_frames"] else (1, *shape[:2])
             pixels = frames * height * width
             rows += [

@@ -124,5 +124,8 @@ def test_a_host_input_is_refused_on_the_gpu(fake):
 def test_a_bad_pattern_per_sample_is_an_error_of_the_run(any_gpu):
     samples = [np.zeros((4, 4), np.uint8)] * 2
     positions = ndd.batch([np.array(p, np.int32) for p in ([0, 0], [2, 0])])
-    with pytest.raises(ValueError, match="'blue_position' must be two values, each 0 or 1, got \\[2, 0\\]"):
+    with pytest.raises(
+        ValueError,
+        match="'blue_position' must be two values \\(or one for both\\), each 0 or 1, got \\[2, 0\\]",
+    ):
         ndd.debayer(ndd.batch(samples, layout="HW").gpu(), blue_position=positions).evaluate()

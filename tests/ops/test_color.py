@@ -564,6 +564,22 @@ def test_debayer_takes_the_references_name_default():
     np.testing.assert_array_equal(np.asarray(default.select(0)), np.asarray(bilinear.select(0)))
 
 
+@pytest.mark.parametrize("value", [0, 1])
+def test_debayer_takes_one_blue_position_for_both_and_algorithm_names_in_any_case(value):
+    # As the reference: blue_position=0 is BGGR, 1 is RGGB (checked against OpenCV there).
+    bayer = np.random.default_rng(4).integers(0, 256, (8, 10)).astype(np.uint8)
+    x = ndd.tensor(bayer, layout="HW")
+    both = np.asarray(ndd.debayer(x, blue_position=[value, value]))
+    for position in (value, [value]):
+        np.testing.assert_array_equal(np.asarray(ndd.debayer(x, blue_position=position)), both)
+    upper = ndd.debayer(x, blue_position=[value, value], algorithm="BILINEAR_OCV")
+    np.testing.assert_array_equal(np.asarray(upper), both)
+    edge = ndd.debayer(x, blue_position=[0, 1], algorithm="EdgeAware_Ocv")
+    np.testing.assert_array_equal(
+        np.asarray(edge), np.asarray(ndd.debayer(x, blue_position=[0, 1], algorithm="edgeaware_ocv"))
+    )
+
+
 # The reference's first six values (nvidia-dali-cuda120 2.4.0) for the float16 image below.
 _F16_REFERENCE = {
     "hue": [0.779, 0.6997, 0.3882, 0.2063, 0.3337, 0.0645],
