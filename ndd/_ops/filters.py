@@ -646,8 +646,9 @@ def _filter_plan(shape, filter_shape, args):
     if args["mode"] == "valid":
         anchors = (0,) * len(spatial)
         for axis, size in zip(spatial, filter_shape, strict=True):
-            out_shape[axis] = shape[axis] - size + 1
-            if out_shape[axis] < 0:
+            # An empty sample stays empty; a filter larger than the sample fits nowhere.
+            out_shape[axis] = max(shape[axis] - size + 1, 0)
+            if size > shape[axis] > 0:
                 raise InvalidArgumentError(
                     f"ndd.filter: in 'valid' mode the filter {tuple(filter_shape)} must fit in the sample "
                     f"{tuple(shape)}"

@@ -528,6 +528,16 @@ def test_filter_valid_mode_of_an_empty_sample_shrinks_its_shape():
     assert np.asarray(ndd.filter(x, np.ones((1, 3), np.float32), mode="valid")).shape == (0, 3, 3)
 
 
+@pytest.mark.parametrize("filter_shape", [(4, 2), (2, 4), (4, 4)])
+def test_filter_valid_mode_refuses_a_filter_larger_than_the_sample(filter_shape):
+    # One larger gave an empty result; the reference refuses it.
+    x = ndd.tensor(np.ones((3, 3, 1), np.float32), layout="HWC")
+    with pytest.raises(ValueError, match=r"ndd.filter: in 'valid' mode the filter .* must fit in the sample"):
+        ndd.filter(x, np.ones(filter_shape, np.float32), mode="valid")
+    fits = ndd.filter(x, np.ones((3, 3), np.float32), mode="valid")
+    np.testing.assert_array_equal(np.asarray(fits), np.full((1, 1, 1), 9, np.float32))
+
+
 def test_filter_one_filter_and_per_sample_fill_values_for_a_batch():
     samples = [np.full((5, 6, 1), 10, np.uint8), np.full((4, 4, 1), 20, np.uint8)]
     box = np.full((3, 3), 1 / 9, np.float32)
