@@ -322,6 +322,7 @@ class Batch(BatchBase, ResultMetadata):
         "_batch_size",
         "_external",
         "_source_info",
+        "_empty_ndim",
     )
 
     def __init__(
@@ -349,6 +350,7 @@ class Batch(BatchBase, ResultMetadata):
         if dt != t._dtype:
             arr = convert_values(arr, dt)
         b = as_batch([arr] * batch_size, dtype=dt, layout=t._layout or None)
+        b._empty_ndim = arr.ndim
         b._external = t._external and dtype is None
         return b
 
@@ -374,7 +376,13 @@ class Batch(BatchBase, ResultMetadata):
         if self._shapes is None and self._layout:
             return len(self._layout)
         shapes = self.shape
-        return len(shapes[0]) if shapes else len(self._layout)
+        if shapes:
+            return len(shapes[0])
+        if self._layout:
+            return len(self._layout)
+        # No samples: what they would have, from the array a dense batch was made of or
+        # from the operator's shape rule.
+        return self._dense.ndim - 1 if self._dense is not None else self._empty_ndim
 
     @property
     def tensors(self) -> _TensorList:
@@ -415,6 +423,8 @@ class Batch(BatchBase, ResultMetadata):
             else:
                 samples = batch_samples(self)
                 picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
+            if not indices:
+                picked._empty_ndim = self.ndim
             picked._external = self._external
             if self._source_info is not None:
                 picked._source_info = [self._source_info[i] for i in indices]

@@ -323,3 +323,20 @@ def test_broadcast_takes_an_integral_float_size():
 
 def test_dir_lists_the_lazily_loaded_pytorch_module():
     assert "pytorch" in dir(ndd) and "tensor" in dir(ndd)
+
+
+def test_a_batch_of_no_samples_keeps_their_number_of_dimensions():
+    # As the reference: from the array it was made of, through operators' shape rules,
+    # Batch.select and Batch.broadcast.
+    empty = ndd.as_batch(np.zeros((0, 3, 2), np.float32))
+    assert empty.ndim == 2 and empty.batch_size == 0
+    assert ndd.batch(np.zeros((0, 3, 2), np.float32)).ndim == 2
+    assert ndd.cast(empty, dtype=ndd.uint8).ndim == 2
+    assert ndd.reductions.sum(empty, axes=[0]).ndim == 1
+    assert ndd.transpose(empty, perm=[1, 0]).ndim == 2
+    assert ndd.expand_dims(empty, axes=[0]).ndim == 3
+    assert ndd.Batch.broadcast(np.zeros((2, 2)), 0).ndim == 2
+    assert ndd.as_batch(np.zeros((3, 3, 2), np.float32)).select(slice(0, 0)).ndim == 2
+    assert len(list(ndd.cast(empty, dtype=ndd.uint8))) == 0
+    # With no samples and no array, nothing says: 0, as in the reference.
+    assert ndd.batch([], dtype=ndd.float32).ndim == 0

@@ -303,8 +303,34 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
     inv.device = dev
     inv.check_shapes = not shapes_known and infer_shape is not None
     results = make_results(inv, types, shapes, dev, uniform)
+    if bs == 0 and infer_shape is not None:
+        _empty_sample_dims(infer_shape, ins, args, results)
     schedule(inv, external)
     return results
+
+
+cdef void _empty_sample_dims(infer_shape, list ins, dict args, results) except *:
+    """Give the outputs of a call on a Batch of no samples the number of dimensions
+    their samples would have, as the reference reports it: the shape rule's answer for
+    inputs whose dimensions all have extent 1 (nothing, where the rule refuses them)."""
+    cdef BatchBase b
+    proxies = []
+    for x in ins:
+        if x is None:
+            proxies.append(None)
+        elif isinstance(x, TensorBase):
+            proxies.append((<TensorBase>x)._shape)
+        else:
+            proxies.append((1,) * x.ndim)
+    try:
+        shapes = infer_shape(tuple(proxies), args)
+    except Exception:  # noqa: BLE001 - a rule that needs real samples: the count stays unknown
+        return
+    if shapes is None:
+        return
+    outputs = results if type(results) is tuple else (results,)
+    for b, shape in zip(outputs, shapes):
+        b._empty_ndim = len(shape)
 
 
 cdef bint _all_uniform(list ins, dict args):

@@ -28,6 +28,8 @@ cdef class BatchBase:
     cdef public bint _external
     # One source (str) per sample when a reader produced the batch, else None.
     cdef public list _source_info
+    # The dimensions of the samples of a Batch of no samples (0 when not known).
+    cdef public Py_ssize_t _empty_ndim
 
 
 cpdef object tensor_data(TensorBase t)
