@@ -147,12 +147,13 @@ template <typename T> __device__ inline T convert_draw(double x) {
 
 // -- uniform ---------------------------------------------------------------------
 
-// params: lo, hi per sample. float32 results draw and scale in float32 and stay
-// below hi (rounding could reach it); other types scale a 53-bit draw and convert.
+// params: lo, hi per sample. Every type scales a 53-bit draw; float32 results round
+// it (as fine as float32 is near lo, as on the CPU) and stay below hi (rounding could
+// reach it); integer types convert it.
 template <typename T> __device__ inline T uniform_value(ElementStream& s, double lo, double hi) {
   if constexpr (is_float<T> && sizeof(T) == 4) {
     const float below_hi = nextafterf((float)hi, (float)lo);
-    const float value = s.uniform_f32() * (float)(hi - lo) + (float)lo;
+    const float value = (float)(s.uniform_f64() * (hi - lo) + lo);
     return value < below_hi ? value : below_hi;
   } else if constexpr (is_float<T>) {
     const double below_hi = nextafter(hi, lo);

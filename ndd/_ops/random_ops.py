@@ -273,10 +273,13 @@ def _draw_uniform(generator, inputs, shape, args):
         out *= hi - lo
         out += lo
         return cast_array(out, target)
-    # float32 draws for a float32 result: twice as fast, and as fine as the result.
-    out = generator.random(shape, dtype=target)
+    # float64 draws, rounded to the result type: a float32 result then takes values as fine
+    # as float32 is near lo (float32 draws lie on a grid of 2**-24 of the range, and give lo
+    # itself once in 2**24 draws).
+    out = generator.random(shape)
     out *= hi - lo
     out += lo
+    out = out.astype(target, copy=False)
     # Rounding may reach hi; the range is half-open.
     return np.minimum(out, np.nextafter(target.type(hi), target.type(lo)), out=out)
 

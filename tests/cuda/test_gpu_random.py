@@ -242,6 +242,19 @@ def test_uniform_floats_lie_in_the_half_open_range(dtype, any_gpu):
     assert values.min() >= -2 and values.max() < 3
 
 
+def test_uniform_float32_is_the_float64_draw_rounded(any_gpu):
+    # As fine as float32 is near lo, as on the CPU and in the reference.
+    rng = ndd.random.RNG(seed=2025)
+    key_words = _drawn_words(rng.clone())
+    out = ndd.random.uniform(range=[0, 1], shape=[4000], device="gpu", rng=rng)
+    values = _samples(out)[0] if isinstance(out, ndd.Batch) else _values(out)
+    for element in range(50):
+        w0, w1 = _philox_words(key_words, 0, element, 2)
+        assert values[element] == np.float32(((w0 >> 5) * 2.0**26 + (w1 >> 6)) * 2.0**-53)
+    low = values[values < 0.25].astype(np.float64)
+    assert np.mean(low * 2**24 % 1 != 0) > 0.75
+
+
 def test_uniform_float32_stays_below_hi_where_rounding_reaches_it(any_gpu):
     # Half of float32's steps of [1, 1 + 2**-20) round up to hi when scaled.
     hi = 1 + 2.0**-20

@@ -141,6 +141,15 @@ def test_uniform_range_is_half_open(dtype):
     assert np.all(out == lo)
 
 
+def test_uniform_float32_is_as_fine_as_float32_near_the_low_end():
+    # As the reference: draws near 0 are not confined to a grid of 2**-24 (84% of those
+    # below 0.25 are off it, as float64 draws rounded to float32 give).
+    u = np.asarray(ndd.random.uniform(range=[0, 1], shape=[200000]))
+    low = u[u < 0.25].astype(np.float64)
+    assert 0.75 < np.mean(low * 2**24 % 1 != 0) < 0.9
+    assert u.min() >= 0 and u.max() < 1
+
+
 def test_uniform_integer_dtype_rounds_the_continuous_draws():
     # Rounding [0, 3) draws: 0 and 3 come from half-width intervals.
     out = ndd.random.uniform(shape=[N], range=[0, 3], dtype=ndd.int32, rng=rng(2))
