@@ -359,6 +359,7 @@ def _extractor(name, spec):
     shape, count = spec.shape, spec.num_elements
     string = spec.dtype == tfrec.string
     numpy_type = None if string else _NUMPY_TYPES[spec.dtype]
+    flat = tuple(shape) == (count,)  # the values' own 1-D shape: no reshape
 
     def missing():
         if spec.variable_length:
@@ -391,6 +392,6 @@ def _extractor(name, spec):
             raise _RecordError(
                 f"feature {name!r} has {array.size} values, FixedLenFeature({list(shape)}) needs {count}"
             )
-        return array.reshape(shape)
+        return array if flat else array.reshape(shape)
 
     return extract
