@@ -155,8 +155,8 @@ def invoke_per_frame(op, inputs, batch_size, device, kwargs):
             if single is not None:
                 return invoke(op, inputs, batch_size, device, {**kwargs, **single})
             raise InvalidArgumentError(
-                f"{op.qualname}: '{marked[0]}' is given per frame (ndd.per_frame), for several frames, so the input must be a "
-                f"sequence (layout starting with 'F'), got layout {layout!r}"
+                f"{op.qualname}: '{marked[0]}' is given per frame (ndd.per_frame), for several frames, so "
+                f"the input must be a sequence (layout starting with 'F'), got layout {layout!r}"
             )
         # The sequence, and the other inputs given per frame (filter's filter, say).
         framed_inputs = [0] + [k for k in range(1, len(inputs)) if _is_framed(inputs[k])]

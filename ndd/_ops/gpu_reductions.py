@@ -74,7 +74,6 @@ _KINDS = {
 }
 
 
-@functools.cache
 def spread_over_nothing(axes):
     """Whether a variance or std_dev is asked over no axes (an empty ``axes`` or
     ``axis_names``; not a 0-D input, whose "all axes" are none): it is then 0 whatever
@@ -82,6 +81,7 @@ def spread_over_nothing(axes):
     return axes is not None and len(axes) == 0
 
 
+@functools.cache
 def _cuda():
     """The GPU runtime modules (imported on first GPU use, never by ``import ndd``)."""
     from .._cuda import device_array, modules
