@@ -248,7 +248,8 @@ class TFRecord(Reader):
             os.close(fd)
 
     def _chunk_groups(self, indices):
-        """Runs of records that follow each other in one file are read with one read."""
+        """Runs of records that follow each other in one file are read together (with one
+        read under dont_use_mmap)."""
         return neighbour_runs(indices, [self._entries[index] for index in indices])
 
     def _load_group(self, indices):
