@@ -660,11 +660,15 @@ class Reader(abc.ABC):
             # Saved before the first read: only the seed matters.
             self._order = SampleOrder(self._order.config, self._batch_size, self._seed)
             return
-        if state["batch_size"] != self._batch_size or state["style"] != self._style:
+        if state["batch_size"] != self._batch_size and self._order.config.pad_last_batch:
+            # The padded stream is cut in whole batches of the size it was read in.
             raise ValueError(
                 f"{self._qualname}: the state was saved iterating {state['style']} of "
-                f"{state['batch_size']}; this reader is used for {self._style} of {self._batch_size}"
+                f"{state['batch_size']}; with pad_last_batch, this reader must read batches of that "
+                f"size too, not {self._style} of {self._batch_size}"
             )
+        # Another batch size (or sample mode) continues the stream where it was, as in the
+        # reference; the epoch in progress ends once its remaining samples are read.
         self._order = SampleOrder(self._order.config, self._batch_size, self._seed)
         self._order.set_state(state["order"])
         self._epoch = state["epoch"]

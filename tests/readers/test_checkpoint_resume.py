@@ -78,3 +78,40 @@ def test_interrupted_loop_resumes_exactly(root, config, batch_size, stop_fractio
         assert saved is not None
         rest, _ = train(root, config, batch_size, saved=saved)
     assert first + rest == full
+
+
+def _names(reader, count, batch_size):
+    """The sample names of the next ``count`` samples (whole batches of ``batch_size``;
+    None: one sample at a time), across epochs."""
+    names = []
+    while len(names) < count:
+        if batch_size is None:
+            names += [sample_name(np.asarray(data)) for data, _ in reader.next_epoch()]
+        else:
+            for data, _ in reader.next_epoch(batch_size=batch_size):
+                names += [sample_name(np.asarray(t)) for t in data.tensors]
+    return names[:count]
+
+
+@pytest.mark.parametrize("config", [c for c in CONFIGS if not c.get("pad_last_batch")], ids=str)
+@pytest.mark.parametrize("new_batch_size", [3, None])
+def test_a_state_restored_into_another_batch_size_continues_the_stream(root, config, new_batch_size):
+    # As the reference: the stream goes on where it was, whatever the batch size now.
+    stream = _names(ndd.readers.File(file_root=root, **config), 40, None)
+    reader = ndd.readers.File(file_root=root, enable_checkpointing=True, **config)
+    epoch = reader.next_epoch(batch_size=2)
+    taken = [sample_name(np.asarray(t)) for t in next(epoch)[0].tensors]
+    state = reader.get_state()
+    restored = ndd.readers.File(file_root=root, **config)
+    restored.set_state(state)
+    assert taken + _names(restored, 24, new_batch_size) == stream[: len(taken) + 24]
+
+
+def test_a_padded_state_needs_its_batch_size(root):
+    config = {"num_shards": 2, "shard_id": 0, "pad_last_batch": True}
+    reader = ndd.readers.File(file_root=root, enable_checkpointing=True, **config)
+    next(reader.next_epoch(batch_size=2))
+    restored = ndd.readers.File(file_root=root, **config)
+    restored.set_state(reader.get_state())
+    with pytest.raises(ValueError, match="with pad_last_batch, this reader must read batches of that size"):
+        next(restored.next_epoch(batch_size=3))
