@@ -25,7 +25,8 @@ MODES = [ndd.EvalMode.deferred, ndd.EvalMode.eager, ndd.EvalMode.sync_cpu, ndd.E
 def test_eval_mode_members_and_alias():
     assert ndd.EvalMode.default is ndd.EvalMode.eager
     assert list(ndd.EvalMode) == MODES
-    assert "default" in ndd.EvalMode.__members__
+    # The reference's order of the names, the alias last.
+    assert list(ndd.EvalMode.__members__) == ["deferred", "eager", "sync_cpu", "sync_full", "default"]
     assert ndd.EvalMode.deferred < ndd.EvalMode.eager < ndd.EvalMode.sync_cpu < ndd.EvalMode.sync_full
 
 

@@ -37,9 +37,9 @@ class EvalMode(enum.Enum):
 
     deferred = 1
     eager = 2
-    default = 2
     sync_cpu = 3
     sync_full = 4
+    default = 2  # an alias of eager, listed last as in the reference
 
     @staticmethod
     def current() -> "EvalMode":
