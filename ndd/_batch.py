@@ -14,6 +14,7 @@ from ._prepare.storage import (
     batch_ready,
     batch_samples,
     batch_wait,
+    empty_sample_shape,
     tensor_data,
 )
 from ._tensor import (
@@ -138,7 +139,16 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         b._dense = whole
     if layout is None:
         layout = src_layout
-    ndim = len(shapes[0]) if samples else len(layout or "")
+    if not samples:
+        # No samples: the shape they would have, from the array or Batch given.
+        if whole is not None:
+            b._empty_shape = whole.shape[1:]
+        elif isinstance(tensors, BatchBase):
+            b._empty_shape = empty_sample_shape(tensors)
+    if samples:
+        ndim = len(shapes[0])
+    else:
+        ndim = len(b._empty_shape) if b._empty_shape is not None else len(layout or "")
     b._shapes = shapes
     b._uniform = uniform
     b._dtype = dt
@@ -322,7 +332,7 @@ class Batch(BatchBase, ResultMetadata):
         "_batch_size",
         "_external",
         "_source_info",
-        "_empty_ndim",
+        "_empty_shape",
     )
 
     def __init__(
@@ -350,7 +360,7 @@ class Batch(BatchBase, ResultMetadata):
         if dt != t._dtype:
             arr = convert_values(arr, dt)
         b = as_batch([arr] * batch_size, dtype=dt, layout=t._layout or None)
-        b._empty_ndim = arr.ndim
+        b._empty_shape = arr.shape
         b._external = t._external and dtype is None
         return b
 
@@ -380,9 +390,9 @@ class Batch(BatchBase, ResultMetadata):
             return len(shapes[0])
         if self._layout:
             return len(self._layout)
-        # No samples: what they would have, from the array a dense batch was made of or
-        # from the operator's shape rule.
-        return self._dense.ndim - 1 if self._dense is not None else self._empty_ndim
+        # No samples: what they would have (see empty_sample_shape).
+        shape = empty_sample_shape(self)
+        return 0 if shape is None else len(shape)
 
     @property
     def tensors(self) -> _TensorList:
@@ -424,7 +434,7 @@ class Batch(BatchBase, ResultMetadata):
                 samples = batch_samples(self)
                 picked = _from_samples([samples[i] for i in indices], self._dtype, self._layout)
             if not indices:
-                picked._empty_ndim = self.ndim
+                picked._empty_shape = self._shapes[0] if self._shapes else empty_sample_shape(self)
             picked._external = self._external
             if self._source_info is not None:
                 picked._source_info = [self._source_info[i] for i in indices]

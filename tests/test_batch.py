@@ -340,3 +340,25 @@ def test_a_batch_of_no_samples_keeps_their_number_of_dimensions():
     assert len(list(ndd.cast(empty, dtype=ndd.uint8))) == 0
     # With no samples and no array, nothing says: 0, as in the reference.
     assert ndd.batch([], dtype=ndd.float32).ndim == 0
+
+
+def test_a_batch_of_no_samples_carries_their_shape_through_a_pipeline():
+    # Elementwise operators, crops with windows, per_frame: each result knows its samples'
+    # dimensions, so the next operator accepts it (transpose refused 'E0 + 1' before).
+    empty = ndd.as_batch(np.zeros((0, 8, 8, 3), np.uint8))
+    assert (empty + 1).ndim == 3 and (-empty).ndim == 3 and ndd.math.sqrt(empty).ndim == 3
+    assert (empty + ndd.tensor(np.ones((8, 3), np.uint8))).ndim == 3
+    chain = ndd.transpose(ndd.crop(empty + 1, crop=(4, 4)), perm=[2, 0, 1])
+    assert chain.ndim == 3 and chain.batch_size == 0 and list(chain) == []
+    squeezed = ndd.squeeze(ndd.as_batch(np.zeros((0, 8, 8, 1), np.uint8)) + 1, axes=[2])
+    assert squeezed.ndim == 2
+    marked = ndd.per_frame(ndd.as_batch(np.zeros((0, 10), np.float32)))
+    assert (marked.ndim, marked.layout) == (1, "F")
+
+
+def test_the_layout_of_a_batch_of_no_samples_is_checked_against_the_array():
+    with pytest.raises(ValueError, match="layout 'HW' has 2, the data has 3"):
+        ndd.batch(np.zeros((0, 8, 8, 3), np.uint8), layout="HW")
+    assert ndd.batch(np.zeros((0, 8, 8, 3), np.uint8), layout="HWC").ndim == 3
+    converted = ndd.batch(ndd.as_batch(np.zeros((0, 3, 2), np.float32)), dtype=ndd.uint8)
+    assert (converted.ndim, converted.dtype) == (2, ndd.uint8)

@@ -690,6 +690,8 @@ def _equalize_types(ins, args):
 
 def _equalize_kernel(arrays, args):
     arr = arrays[0]
+    if arr.size == 0:
+        return arr.copy()  # no pixels, or no channels: nothing to equalize
     frame, channel = args["_frame"], args["_channel"]
     if channel is not None and channel < arr.ndim - 1 and (frame is None or frame < channel):
         # Planar (CHW, FCHW): each channel of each frame is a plane of its own, equalized

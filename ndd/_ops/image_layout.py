@@ -9,6 +9,7 @@ gets the usual one for its number of dimensions (``HW``, ``HWC``, ``FHWC`` or
 from typing import NamedTuple
 
 from .._prepare.args import InvalidArgumentError
+from .._prepare.storage import empty_sample_shape
 
 __all__ = ["ImageAxes", "image_axes", "known_ndim"]
 
@@ -74,4 +75,7 @@ def known_ndim(x) -> int | None:
     shapes = getattr(x, "_shapes", None)
     if shapes:
         return len(shapes[0])
+    if shapes is not None:  # a Batch of no samples
+        empty = empty_sample_shape(x)
+        return None if empty is None else len(empty)
     return None

@@ -655,6 +655,11 @@ def _mel_bank(args, bins):
 
 
 def _apply_mel(x, args, axis):
+    if x.shape[axis] == 0:
+        # No frequency bins: every filter sums nothing, as the reference gives.
+        shape = list(x.shape)
+        shape[axis] = args["nfilter"]
+        return np.zeros(shape, _F32)
     bank = _mel_bank(args, x.shape[axis])
     if axis == x.ndim - 1 and x.ndim > 1:
         # Time-major spectra: one matrix product.

@@ -2,7 +2,7 @@
 """The operator call path (steps 1-5 of DESIGN.md): inputs, batch size, device,
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
-from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples
+from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples, empty_sample_shape
 from .invocation cimport (
     Invocation, PerSample, PendingArg, infer_each, per_sample_args, sample_shapes, schedule
 )
@@ -310,9 +310,9 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
 
 
 cdef void _empty_sample_dims(infer_shape, list ins, dict args, results) except *:
-    """Give the outputs of a call on a Batch of no samples the number of dimensions
-    their samples would have, as the reference reports it: the shape rule's answer for
-    inputs whose dimensions all have extent 1 (nothing, where the rule refuses them)."""
+    """Give the outputs of a call on a Batch of no samples the shape their samples would
+    have (so their number of dimensions, as the reference reports it): the shape rule's
+    answer for the inputs' would-be samples (nothing, where the rule refuses them)."""
     cdef BatchBase b
     proxies = []
     for x in ins:
@@ -321,16 +321,19 @@ cdef void _empty_sample_dims(infer_shape, list ins, dict args, results) except *
         elif isinstance(x, TensorBase):
             proxies.append((<TensorBase>x)._shape)
         else:
-            proxies.append((1,) * x.ndim)
+            shape = empty_sample_shape(<BatchBase>x)
+            if shape is None:
+                return
+            proxies.append(shape)
     try:
         shapes = infer_shape(tuple(proxies), args)
-    except Exception:  # noqa: BLE001 - a rule that needs real samples: the count stays unknown
+    except Exception:  # noqa: BLE001 - a rule that needs real samples: the shape stays unknown
         return
     if shapes is None:
         return
     outputs = results if type(results) is tuple else (results,)
     for b, shape in zip(outputs, shapes):
-        b._empty_ndim = len(shape)
+        b._empty_shape = tuple(shape)
 
 
 cdef bint _all_uniform(list ins, dict args):

@@ -2,7 +2,7 @@
 """Prepare phase of elementwise operators (arithmetic, comparisons, ``ndd.math``):
 operand conversion, type promotion, broadcasting and layout of the result."""
 
-from .storage cimport TensorBase, BatchBase
+from .storage cimport TensorBase, BatchBase, empty_sample_shape
 from .invocation cimport Invocation, schedule
 from .call import gpu_device, make_results
 
@@ -190,5 +190,21 @@ cdef object _apply(op, tuple operands):
         inv, [(out_dtype, layout)], shapes[0] if (shapes is not None and bs < 0) else shapes, dev,
         uniform and shapes is not None
     )
+    if bs == 0:
+        _empty_sample_shape(results, ins)
     schedule(inv, external)
     return results
+
+
+cdef void _empty_sample_shape(BatchBase result, list ins) except *:
+    """A result of no samples: the broadcast of its operands' would-be sample shapes."""
+    shapes = []
+    for x in ins:
+        shape = (<TensorBase>x)._shape if isinstance(x, TensorBase) else empty_sample_shape(<BatchBase>x)
+        if shape is None:
+            return
+        shapes.append(shape)
+    try:
+        result._empty_shape = _broadcast_all(shapes)
+    except ValueError:
+        pass  # operands that could not meet: the shape stays unknown

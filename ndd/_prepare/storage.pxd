@@ -28,8 +28,9 @@ cdef class BatchBase:
     cdef public bint _external
     # One source (str) per sample when a reader produced the batch, else None.
     cdef public list _source_info
-    # The dimensions of the samples of a Batch of no samples (0 when not known).
-    cdef public Py_ssize_t _empty_ndim
+    # A Batch of no samples: the shape its samples would have (from the array it was
+    # made of, or the shape rule of the operator that made it), or None: not known.
+    cdef public object _empty_shape
 
 
 cpdef object tensor_data(TensorBase t)
@@ -37,3 +38,4 @@ cpdef list batch_samples(BatchBase b)
 cpdef object batch_dense(BatchBase b)
 cpdef bint batch_ready(BatchBase b)
 cpdef object batch_wait(BatchBase b)
+cpdef object empty_sample_shape(BatchBase b)

@@ -131,3 +131,16 @@ cpdef object batch_dense(BatchBase b):
     if not batch_ready(b):
         _materialize_batch(b)
     return b._dense
+
+
+cpdef object empty_sample_shape(BatchBase b):
+    """The shape the samples of ``b``, a Batch of none, would have, as far as it is
+    known: that of the array it was made of, or the one the shape rule of the operator
+    that made it gave (call.pyx); else extent 1 in each dimension of its layout, or None."""
+    if b._dense is not None:
+        return b._dense.shape[1:]
+    if b._empty_shape is not None:
+        return b._empty_shape
+    if b._layout:
+        return (1,) * len(b._layout)
+    return None

@@ -667,3 +667,9 @@ def test_jpeg_round_trip_in_one_call_is_pillows_encoder_and_simplejpegs_decoder(
         out = np.empty_like(image)
         assert jpeg_region.round_trip_rgb(image, quality, out)
         np.testing.assert_array_equal(out, _pillow_round_trip(image, quality))
+
+
+@pytest.mark.parametrize("shape", [(5, 5, 0), (0, 5, 3), (5, 0, 1)])
+def test_equalize_of_an_image_without_pixels_or_channels_is_empty(shape):
+    out = ndd.equalize(ndd.batch([np.zeros(shape, np.uint8)], layout="HWC"))
+    assert np.asarray(out.select(0)).shape == shape

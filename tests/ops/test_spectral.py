@@ -461,3 +461,11 @@ def test_mfcc_of_an_empty_axis_is_empty_as_in_the_reference():
     # The DCT table divided by the axis's length (ZeroDivisionError).
     out = ndd.mfcc(ndd.tensor(np.ones((0, 7), np.float32)))
     assert np.asarray(out).shape == (0, 7) and np.asarray(out).dtype == np.float32
+
+
+def test_mel_filter_bank_of_a_spectrogram_without_bins_is_zeros():
+    # As the reference: every filter sums nothing (it was a numpy reshape error).
+    spectra = ndd.batch([np.zeros((0, 10), np.float32), np.ones((33, 10), np.float32)], layout="ft")
+    out = ndd.mel_filter_bank(spectra, nfilter=8, sample_rate=16000.0)
+    np.testing.assert_array_equal(np.asarray(out.select(0)), np.zeros((8, 10), np.float32))
+    assert out.select(1).shape == (8, 10)
