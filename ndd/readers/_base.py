@@ -347,17 +347,20 @@ class Reader(abc.ABC):
                 f"{self.max_batch_size}"
             )
 
+    def _open(self, path, what):
+        """A read-only descriptor of the file at ``path`` (the caller closes it); ``what``
+        names the file in the error of one that cannot be opened."""
+        try:
+            return os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError as exc:
+            raise type(exc)(f"{self._qualname}: cannot read {what} '{path}': {exc.strerror or exc}") from None
+
     def _descriptor(self, path, what):
         """(descriptor, size) of the file at ``path``, open while the reader lives;
         ``what`` names the file in the error of one that cannot be opened."""
         opened = self._descriptors.get(path)
         if opened is None:
-            try:
-                fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-            except OSError as exc:
-                raise type(exc)(
-                    f"{self._qualname}: cannot read {what} '{path}': {exc.strerror or exc}"
-                ) from None
+            fd = self._open(path, what)
             opened = (fd, os.fstat(fd).st_size)
             # Two threads may open the same file at once: one descriptor is kept.
             kept = self._descriptors.setdefault(path, opened)

@@ -233,12 +233,7 @@ class TFRecord(Reader):
 
     def _map(self, path):
         """``(mapping, size)`` of the file at ``path`` (an empty file maps to b"")."""
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-        except OSError as exc:
-            raise type(exc)(
-                f"{self._qualname}: cannot read TFRecord file '{path}': {exc.strerror or exc}"
-            ) from None
+        fd = self._open(path, "TFRecord file")
         try:
             size = os.fstat(fd).st_size
             return (mmap.mmap(fd, size, access=mmap.ACCESS_READ) if size else b""), size
