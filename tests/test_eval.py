@@ -340,15 +340,32 @@ def test_streams_without_a_gpu():
     assert ndd.EvalContext.current().cuda_stream is None
 
 
-@pytest.mark.parametrize("device", ["gpu", "gpu:0"])
-def test_an_operator_asked_for_a_gpu_without_one_names_itself(device):
+@pytest.mark.parametrize(
+    "device, message", [("gpu", "needs a CUDA GPU"), ("gpu:0", "invalid device id 0: there is no CUDA GPU")]
+)
+def test_an_operator_asked_for_a_gpu_without_one_names_itself(device, message):
     # The error named Device('gpu'), not the call that asked for it.
     if driver.device_count() > 0:
         pytest.skip("a GPU is present")
-    with pytest.raises(
-        driver.GpuUnavailableError, match=rf"^ndd\.flip with device='{device}' needs a CUDA GPU"
-    ):
+    with pytest.raises(driver.GpuUnavailableError, match=rf"^ndd\.flip with device='{device}'.? {message}"):
         ndd.flip(ndd.tensor(np.zeros((2, 2, 3), np.uint8)), device=device)
+
+
+def test_a_gpu_id_without_a_gpu_is_also_a_value_error():
+    # As the reference: "Invalid device id" is a ValueError (Device('gpu') alone is not).
+    if driver.device_count() > 0:
+        pytest.skip("a GPU is present")
+    for call in (
+        lambda: ndd.Device("gpu", 0),
+        lambda: ndd.Device("gpu:1"),
+        lambda: ndd.EvalContext(device_id=0),
+    ):
+        with pytest.raises(ValueError, match="invalid device id") as info:
+            call()
+        assert isinstance(info.value, driver.GpuUnavailableError)
+    with pytest.raises(driver.GpuUnavailableError) as info:
+        ndd.Device("gpu")
+    assert not isinstance(info.value, ValueError)
 
 
 def test_threads_evaluate_independently():

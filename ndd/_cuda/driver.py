@@ -15,6 +15,7 @@ import threading
 __all__ = [
     "CudaError",
     "GpuUnavailableError",
+    "InvalidGpuIdError",
     "api",
     "check",
     "device_count",
@@ -31,6 +32,15 @@ _probe_result = None
 
 class GpuUnavailableError(RuntimeError):
     """Raised on the first GPU use when no usable CUDA device is present."""
+
+
+class InvalidGpuIdError(GpuUnavailableError, ValueError):
+    """A GPU device id (``device_id``) given where no CUDA device is present: a
+    ValueError, as the reference's invalid device id is, and a GpuUnavailableError."""
+
+    def __init__(self, message, device_id):
+        super().__init__(message)
+        self.device_id = device_id
 
 
 class CudaError(RuntimeError):
@@ -139,8 +149,14 @@ def device_count() -> int:
     return _probe()[0]
 
 
-def require_gpu(what: str) -> None:
-    """Raise GpuUnavailableError naming ``what`` when no GPU can be used."""
+def require_gpu(what: str, device_id=None) -> None:
+    """Raise GpuUnavailableError naming ``what`` when no GPU can be used (an
+    InvalidGpuIdError when ``device_id`` names one)."""
     count, reason = _probe()
     if count == 0:
+        if device_id is not None:
+            raise InvalidGpuIdError(
+                f"{what}: invalid device id {device_id}: there is no CUDA GPU ({reason}). Use device='cpu'.",
+                device_id,
+            )
         raise GpuUnavailableError(f"{what} needs a CUDA GPU, but {reason}. Use device='cpu'.")

@@ -39,7 +39,7 @@ class Device:
         if dev_type == "cpu":
             device_id = None
         else:
-            driver.require_gpu(f"Device({name!r})")
+            driver.require_gpu(f"Device({name!r})", device_id)
             if device_id is None:
                 device_id = Device.default_device_id("gpu")
             count = driver.device_count()

@@ -40,12 +40,12 @@ cdef object _resolve_device(op, object requested, list ins):
             raise ValueError(f"{op.qualname}: Invalid device type: mixed (use device='gpu')")
         try:
             dev = to_device(requested)
+        except driver.GpuUnavailableError as exc:
+            # The same error, naming the operator rather than Device('gpu').
+            driver.require_gpu(f"{op.qualname} with device={requested!r}", getattr(exc, "device_id", None))
+            raise
         except (TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"{op.qualname}: 'device': {exc}") from exc
-        except driver.GpuUnavailableError:
-            # The same error, naming the operator rather than Device('gpu').
-            driver.require_gpu(f"{op.qualname} with device={requested!r}")
-            raise
         if dev.device_type == "gpu":
             return gpu_device(op, dev)
         return dev
