@@ -41,6 +41,7 @@ from .._cpu.resample import (
     resample_steps,
     store_rounded,
 )
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32, int32
@@ -582,11 +583,24 @@ def run_geometry(op, image, axes, geometry, args, out_dtype):
     return resample(image, *resample_job(op, axes, geometry, args), out_dtype)
 
 
-def _shape_with(shape, axes, sizes):
+def _shape_with(shape, axes, sizes, op=None):
     out = list(shape)
     for a, n in zip(axes.spatial, sizes, strict=True):
         out[a] = n
+    if op is not None:
+        _check_fits(op, out)
     return tuple(out)
+
+
+def _check_fits(op, shape):
+    """Refuse an output that, in the float32 the resampling works in, would fill more than
+    half of the machine's memory (a mistyped size would have the process killed)."""
+    nbytes = math.prod(shape) * 4
+    if exceeds_half_of_memory(nbytes):
+        raise InvalidArgumentError(
+            f"{op.qualname}: the output would be {tuple(shape)} ({nbytes / 2**30:.0f} GiB as float32), more "
+            "than half of this machine's memory; check the size arguments"
+        )
 
 
 # -- resize ------------------------------------------------------------------------------------
@@ -615,7 +629,7 @@ def _make_resize(name, module):
 
     def shape(shapes, args):
         geometry = sample_geometry(op, args, shapes[0], args["_axes"])
-        out = [_shape_with(shapes[0], args["_axes"], geometry.sizes)]
+        out = [_shape_with(shapes[0], args["_axes"], geometry.sizes, op)]
         if args["save_attrs"]:
             out.append((len(geometry.sizes),))
         return out
@@ -706,7 +720,7 @@ def _rrc_types(ins, args):
 
 
 def _rrc_shape(shapes, args):
-    return [_shape_with(shapes[0], args["_axes"], args["_size"])]
+    return [_shape_with(shapes[0], args["_axes"], args["_size"], RANDOM_RESIZED_CROP)]
 
 
 def _window_geometry(anchor, extent, args):
@@ -859,7 +873,7 @@ def _rcm_geometry(args, shape):
 
 
 def _rcm_shape(shapes, args):
-    return [_shape_with(shapes[0], args["_axes"], _rcm_geometry(args, shapes[0]).sizes)]
+    return [_shape_with(shapes[0], args["_axes"], _rcm_geometry(args, shapes[0]).sizes, RESIZE_CROP_MIRROR)]
 
 
 def _rcm_kernel(arrays, args):
@@ -1037,6 +1051,7 @@ def _tr_shape(shapes, args):
     dims, geometry = _tr_geometry(args, shapes[0])
     for a, n in zip(dims.spatial, geometry.sizes, strict=True):
         out[a] = n
+    _check_fits(TENSOR_RESIZE, out)
     return [tuple(out)]
 
 

@@ -47,6 +47,7 @@ import numpy as np
 
 from .._cpu.filter_bank import apply_band_weights
 from .._cpu.moving_power import moving_mean_square
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import InvalidArgumentError
 from .._types import bfloat16, float16, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .._types import bool as bool_type
@@ -209,6 +210,15 @@ def _power_shape(shapes, args):
     if nfft < 1:
         raise InvalidArgumentError(
             f"{_POWER_SPECTRUM}: the transformed axis {axis} is empty; give 'nfft' to transform zeros"
+        )
+    # The FFT works on float64 signals of nfft and complex128 spectra: refuse a size whose
+    # work would fill more than half of the machine's memory (a mistyped nfft would
+    # have the process killed).
+    work = math.prod(shape) // max(shape[axis], 1) * nfft * 32
+    if exceeds_half_of_memory(work):
+        raise InvalidArgumentError(
+            f"{_POWER_SPECTRUM}: 'nfft' {nfft} would need {work / 2**30:.0f} GiB to transform these "
+            "signals, more than half of this machine's memory"
         )
     shape[axis] = nfft // 2 + 1
     return [tuple(shape)]

@@ -560,3 +560,26 @@ def test_tensor_resize_nearest_neighbour_on_a_pixel_edge_reads_as_the_reference(
     at = [0] * len(shape)
     at[probed] = 10
     assert out[tuple(at)] == expected
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: ndd.resize(x, resize_shorter=2**40),
+        lambda x: ndd.experimental.resize(x, size=[1e9, 1e9]),
+        lambda x: ndd.tensor_resize(x, sizes=[1e9, 1e9], axes=[0, 1]),
+        lambda x: ndd.random_resized_crop(x, size=[10**9, 10**9]),
+        lambda x: ndd.resize_crop_mirror(x, resize_shorter=10, crop=[1e9, 1e9]),
+    ],
+)
+def test_an_output_larger_than_memory_is_refused_at_the_call(call):
+    # A mistyped size grew memory until the process was killed.
+    from ndd._memory import physical_memory_bytes
+
+    if physical_memory_bytes() is None:
+        pytest.skip("the system does not say how much memory there is")
+    x = ndd.batch([np.zeros((12, 16, 3), np.uint8)] * 2, layout="HWC")
+    with pytest.raises(
+        ValueError, match=r"^ndd\.[a-z_.]+: the output would be .* more than half of this machine's memory"
+    ):
+        call(x)

@@ -469,3 +469,13 @@ def test_mel_filter_bank_of_a_spectrogram_without_bins_is_zeros():
     out = ndd.mel_filter_bank(spectra, nfilter=8, sample_rate=16000.0)
     np.testing.assert_array_equal(np.asarray(out.select(0)), np.zeros((8, 10), np.float32))
     assert out.select(1).shape == (8, 10)
+
+
+def test_power_spectrum_refuses_an_nfft_whose_work_exceeds_memory():
+    # nfft=10**9 filled 24 GB until the process was killed.
+    from ndd._memory import physical_memory_bytes
+
+    if physical_memory_bytes() is None:
+        pytest.skip("the system does not say how much memory there is")
+    with pytest.raises(InvalidArgumentError, match=r"ndd.power_spectrum: 'nfft' 1099511627776 would need"):
+        ndd.power_spectrum(ndd.tensor(np.ones(32, np.float32)), nfft=2**40)
