@@ -28,9 +28,14 @@ def bind(tensor_cls, batch_cls, as_tensor):
     _as_tensor = as_tensor
 
 
-cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new) except -2:
+cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new, str what) except -2:
+    """The batch size of the call so far (``current``; -1 for none yet) and ``what`` (an
+    input or argument, named in the error) of ``new`` samples agree."""
     if current >= 0 and new != current:
-        raise ValueError(f"{op.qualname}: Inconsistent batch size: {new} != {current}")
+        raise ValueError(
+            f"{op.qualname}: Inconsistent batch size: {new} != {current} ({what} gives {new}, "
+            f"the inputs and arguments before it {current})"
+        )
     return new
 
 
@@ -126,7 +131,7 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
             raise InvalidArgumentError(
                 f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
             )
-        batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size)
+        batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size, f"argument '{spec.name}'")
         if not batch_ready(b):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
@@ -214,7 +219,7 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
             t = <TensorBase>x
         elif isinstance(x, BatchBase):
             b = <BatchBase>x
-            bs = _merge_batch_size(op, bs, b._batch_size)
+            bs = _merge_batch_size(op, bs, b._batch_size, f"input '{op.input_names[k]}'")
             external |= b._external
             any_gpu |= b._device is not _CPU and b._device.device_type == "gpu"
             shapes_known &= b._shapes is not None
@@ -254,7 +259,7 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
             raise InvalidArgumentError(
                 f"{op.qualname}: 'batch_size' must be a non-negative int, got {batch_size!r}"
             )
-        bs = _merge_batch_size(op, bs, batch_size)
+        bs = _merge_batch_size(op, bs, batch_size, "'batch_size'")
     if bs < 0 and op.needs_batch:
         raise ValueError(f"{op.qualname} needs a batch: pass batch_size or a Batch input")
 

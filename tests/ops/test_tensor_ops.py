@@ -192,8 +192,18 @@ def test_cast_rejects_unknown_dtype():
 
 def test_cast_batch_size_must_agree():
     b = ndd.batch([np.zeros(2), np.zeros(3)])
-    with pytest.raises(ValueError, match=r"ndd\.cast: Inconsistent batch size"):
+    with pytest.raises(
+        ValueError, match=r"ndd\.cast: Inconsistent batch size: 3 != 2 \('batch_size' gives 3, "
+    ):
         ndd.cast(b, dtype=ndd.float32, batch_size=3)
+    # The input or argument that disagrees is named.
+    images = ndd.batch([np.zeros((4, 4, 3), np.uint8)] * 2, layout="HWC")
+    with pytest.raises(
+        ValueError, match=r"\(argument 'brightness' gives 3, the inputs and arguments before it 2\)"
+    ):
+        ndd.brightness(images, brightness=ndd.batch([np.float32(1)] * 3))
+    with pytest.raises(ValueError, match=r"\(input 'inputs' gives 3, "):
+        ndd.cat(images, ndd.batch([np.zeros((4, 4, 3), np.uint8)] * 3))
 
 
 # -- cast_like, copy ----------------------------------------------------------------
