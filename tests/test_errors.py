@@ -52,13 +52,13 @@ def test_an_error_that_cannot_be_remade_from_a_message_still_names_the_operator(
 
     def call():
         if mode is None:
-            return ndd.resize(image, size=[10**7, 10**7])
+            return ndd.pad(image, shape=[10**7, 10**7, 3])
         with mode:
-            return ndd.resize(image, size=[10**7, 10**7]).evaluate()
+            return ndd.pad(image, shape=[10**7, 10**7, 3]).evaluate()
 
     error = _error(call)
     assert isinstance(error, MemoryError) and isinstance(error, RuntimeError)
-    assert "ndd.resize" in str(error) and "TiB" in str(error)
+    assert "ndd.pad" in str(error) and "TiB" in str(error)
 
 
 def test_errors_of_deferred_runs_are_runtime_errors_too():
@@ -145,3 +145,31 @@ def test_an_integer_division_by_zero_is_also_a_value_error():
         with pytest.raises(ZeroDivisionError) as caught:
             op(ndd.tensor(np.array([1], np.int32))).evaluate()
         assert isinstance(caught.value, ValueError) and isinstance(caught.value, RuntimeError)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (
+            lambda x: ndd.experimental.warp_perspective(x, matrix="a"),
+            "experimental.warp_perspective: 'matrix'",
+        ),
+        (
+            lambda x: ndd.experimental.warp_perspective(x, matrix={}),
+            "experimental.warp_perspective: 'matrix'",
+        ),
+        (lambda x: ndd.normalize(x, mean={}), "normalize: 'mean'"),
+        (
+            lambda x: ndd.multi_paste(ndd.batch([x, x]), in_ids=[0, 1], in_anchors="a"),
+            "multi_paste: 'in_anchors'",
+        ),
+    ],
+)
+def test_array_arguments_must_be_numbers(call, name):
+    # They were numpy's "could not convert string to float" or float()'s TypeError,
+    # naming no argument (found by fuzzing).
+    image = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
+    with pytest.raises(
+        ValueError, match=rf"^ndd\.{name} must be numbers \(one, a list or an array of them\)"
+    ):
+        call(image)

@@ -283,6 +283,10 @@ def _paste_plan(args, shape):
     for name in ("paste_x", "paste_y"):
         if not 0 <= args[name] <= 1:
             raise InvalidArgumentError(f"ndd.paste: '{name}' must be within [0, 1], got {args[name]}")
+    if not args["min_canvas_size"] >= 0:
+        raise InvalidArgumentError(
+            f"ndd.paste: 'min_canvas_size' must not be negative, got {args['min_canvas_size']}"
+        )
     height, width = shape[0], shape[1]
     low = _f32(args["min_canvas_size"])
     canvas_h = int(max(_f32(height) * ratio, low))

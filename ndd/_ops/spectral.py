@@ -299,7 +299,8 @@ def _spectrogram_prepare(ins, args):
         raise InvalidArgumentError(f"{_SPECTROGRAM}: 'window_length' must be positive, got {length}")
     if step < 1:
         raise InvalidArgumentError(f"{_SPECTROGRAM}: 'window_step' must be positive, got {step}")
-    nfft = _fft_size(args, length)
+    # As the reference: an explicit nfft of 0 or less is not "the default" here.
+    nfft = length if args["nfft"] is None else args["nfft"]
     if nfft < length:
         raise InvalidArgumentError(
             f"{_SPECTROGRAM}: 'nfft' must be at least 'window_length' ({length}), got {nfft}"

@@ -373,12 +373,9 @@ ROTATION = _transform_op(
 
 
 def _float_values(qualname, name, value):
-    """``value`` as a flat float64 array, or an error naming the argument."""
-    try:
-        return np.asarray(value, np.float64).reshape(-1)
-    except (TypeError, ValueError):
-        shown = value.tolist() if isinstance(value, np.ndarray) else value
-        raise InvalidArgumentError(f"{qualname}: '{name}' must be numbers, got {shown!r}") from None
+    """``value`` (numbers: the 'array' arguments' conversion refuses anything else) as a
+    flat float64 array."""
+    return np.asarray(value, np.float64).reshape(-1)
 
 
 def _shear_dims(qualname, a, input_ndim=None):

@@ -114,9 +114,12 @@ cdef class Arg:
             return value
         if kind == "array":
             try:
-                return np.asarray(value)
+                array = np.asarray(value)
             except ValueError:  # a ragged list: rows of different lengths
                 self._fail(op, "a list of numbers or a rectangular list of lists", value)
+            if array.dtype.kind not in "biuf":
+                self._fail(op, "numbers (one, a list or an array of them)", value)
+            return array
         if kind == "int":
             value = _scalar(value)
             if isinstance(value, bool):  # as in the reference: flip(horizontal=True) is 1

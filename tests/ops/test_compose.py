@@ -294,3 +294,11 @@ def test_erase_with_no_fill_value_fills_zeros():
     expected = np.full((4, 5, 1), 9, np.uint8)
     expected[1:3, 1:3] = 0
     np.testing.assert_array_equal(out, expected)
+
+
+def test_paste_refuses_a_negative_min_canvas_size():
+    # As the reference; it was taken as no minimum.
+    with pytest.raises(ValueError, match="ndd.paste: 'min_canvas_size' must not be negative, got -1.0"):
+        ndd.paste(
+            ndd.as_tensor(_image(), layout="HWC"), ratio=2.0, fill_value=[0, 0, 0], min_canvas_size=-1.0
+        )

@@ -479,3 +479,14 @@ def test_power_spectrum_refuses_an_nfft_whose_work_exceeds_memory():
         pytest.skip("the system does not say how much memory there is")
     with pytest.raises(InvalidArgumentError, match=r"ndd.power_spectrum: 'nfft' 1099511627776 would need"):
         ndd.power_spectrum(ndd.tensor(np.ones(32, np.float32)), nfft=2**40)
+
+
+@pytest.mark.parametrize("nfft", [0, -1])
+def test_spectrogram_refuses_an_nfft_below_the_window(nfft):
+    # As the reference ("Window length can't be bigger than the FFT size"); it was taken
+    # as the default.
+    with pytest.raises(
+        InvalidArgumentError,
+        match=rf"ndd.spectrogram: 'nfft' must be at least 'window_length' \(64\), got {nfft}",
+    ):
+        ndd.spectrogram(ndd.tensor(np.ones(400, np.float32)), nfft=nfft, window_length=64, window_step=32)

@@ -210,11 +210,11 @@ def test_combine_skips_none_inputs():
     [
         (
             lambda: ndd.transforms.shear(shear=b"x"),
-            r"ndd\.transforms\.shear: 'shear' must be numbers, got b'x'",
+            r"ndd\.transforms\.shear: 'shear' must be numbers \(one, a list or an array of them\), got bytes b'x'",
         ),
         (
             lambda: ndd.coord_transform(ndd.tensor(np.zeros((3, 2), np.float32)), MT="HWC"),
-            r"ndd\.coord_transform: 'MT' must be numbers, got 'HWC'",
+            r"ndd\.coord_transform: 'MT' must be numbers \(one, a list or an array of them\), got str 'HWC'",
         ),
         (
             lambda: ndd.transforms.shear(shear=[[1, 2], [3]]),
@@ -223,6 +223,8 @@ def test_combine_skips_none_inputs():
     ],
     ids=["bytes", "string", "ragged"],
 )
+# (The array arguments of every operator convert so: warp_perspective's 'matrix',
+# normalize's 'mean', multi_paste's anchors; see test_array_arguments_must_be_numbers.)
 def test_arguments_that_are_not_numbers_are_refused_naming_them(call, message):
     # numpy's "could not convert string to float" and "inhomogeneous shape" errors
     # named neither the operator nor the argument (found by fuzzing).
