@@ -627,6 +627,9 @@ def _multi_paste_types(ins, args):
         )
     if x._layout and x._layout != "HWC":
         raise InvalidArgumentError(f"ndd.multi_paste: the input layout must be HWC, got {x._layout!r}")
+    ndim = known_ndim(x)
+    if ndim is not None and ndim != 3:
+        raise InvalidArgumentError(f"ndd.multi_paste: the inputs must be HWC images (3-D), got {ndim}-D data")
     for y in ins[1:]:
         if y is not None and y._dtype != x._dtype:
             raise InvalidArgumentError(

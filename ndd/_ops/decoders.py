@@ -920,6 +920,9 @@ def _chunks(args, size):
     offsets, sizes = args["chunk_offsets"], args["chunk_sizes"]
     if offsets is None and sizes is None:
         return None
+    for name, values in (("chunk_offsets", offsets), ("chunk_sizes", sizes)):
+        if values is not None and not len(values):
+            raise ValueError(f"'{name}' is empty; give one value per chunk (or leave it out)")
     if offsets is None:
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64).tolist()
     if sizes is None:

@@ -302,3 +302,12 @@ def test_paste_refuses_a_negative_min_canvas_size():
         ndd.paste(
             ndd.as_tensor(_image(), layout="HWC"), ratio=2.0, fill_value=[0, 0, 0], min_canvas_size=-1.0
         )
+
+
+def test_multi_paste_refuses_data_that_is_not_hwc_images():
+    # It was "tuple index out of range" (found by fuzzing).
+    signals = ndd.batch([np.zeros(192, np.float32), np.zeros(160, np.float32)])
+    with pytest.raises(
+        ValueError, match=r"ndd.multi_paste: the inputs must be HWC images \(3-D\), got 1-D data"
+    ):
+        ndd.multi_paste(signals, in_ids=[0, 1], output_size=[16, 16])

@@ -1513,3 +1513,11 @@ def test_numpy_batch_with_a_bad_file_keeps_the_other_samples(mode):
     assert error.decoded[1] is None and error.decoded[2] is None
     np.testing.assert_array_equal(error.decoded[0], good[0])
     np.testing.assert_array_equal(error.decoded[3], good[1])
+
+
+@pytest.mark.parametrize("name", ["chunk_offsets", "chunk_sizes"])
+def test_inflate_refuses_an_empty_chunk_list(name):
+    # It was zip()'s "argument 2 is longer than argument 1" (found by fuzzing).
+    block = ndd.tensor(np.frombuffer(b"\x50hello", np.uint8))
+    with pytest.raises(ValueError, match=f"ndd.decoders.inflate.*'{name}' is empty"):
+        np.asarray(ndd.decoders.inflate(block, shape=[5], **{name: []}))
