@@ -28,10 +28,15 @@ def bind(tensor_cls, batch_cls, as_tensor):
     _as_tensor = as_tensor
 
 
-cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new, str what) except -2:
-    """The batch size of the call so far (``current``; -1 for none yet) and ``what`` (an
-    input or argument, named in the error) of ``new`` samples agree."""
+cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new, object what) except -2:
+    """The batch size of the call so far (``current``; -1 for none yet) and of ``new``
+    samples agree. ``what`` names the input or argument that gives ``new`` in the error:
+    a str, or the index of a positional input (named only then: this runs for every
+    Batch of every call)."""
     if current >= 0 and new != current:
+        if not isinstance(what, str):
+            names = op.input_names
+            what = f"input '{names[min(<Py_ssize_t>what, len(names) - 1)]}'"
         raise ValueError(
             f"{op.qualname}: Inconsistent batch size: {new} != {current} ({what} gives {new}, "
             f"the inputs and arguments before it {current})"
@@ -131,7 +136,9 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
             raise InvalidArgumentError(
                 f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
             )
-        batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size, f"argument '{spec.name}'")
+        if batch_size[0] >= 0 and b._batch_size != batch_size[0]:
+            _merge_batch_size(op, batch_size[0], b._batch_size, f"argument '{spec.name}'")
+        batch_size[0] = b._batch_size
         if not batch_ready(b):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
@@ -219,7 +226,7 @@ cdef object _invoke(op, tuple inputs, object batch_size, object device, dict kwa
             t = <TensorBase>x
         elif isinstance(x, BatchBase):
             b = <BatchBase>x
-            bs = _merge_batch_size(op, bs, b._batch_size, f"input '{op.input_names[k]}'")
+            bs = _merge_batch_size(op, bs, b._batch_size, k)
             external |= b._external
             any_gpu |= b._device is not _CPU and b._device.device_type == "gpu"
             shapes_known &= b._shapes is not None
