@@ -139,15 +139,14 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         b._dense = whole
     if layout is None:
         layout = src_layout
-    if not samples:
+    if samples:
+        ndim = len(shapes[0])
+    else:
         # No samples: the shape they would have, from the array or Batch given.
         if whole is not None:
             b._empty_shape = whole.shape[1:]
         elif isinstance(tensors, BatchBase):
             b._empty_shape = empty_sample_shape(tensors)
-    if samples:
-        ndim = len(shapes[0])
-    else:
         ndim = len(b._empty_shape) if b._empty_shape is not None else len(layout or "")
     b._shapes = shapes
     b._uniform = uniform

@@ -2,7 +2,7 @@
 """The operator call path (steps 1-5 of DESIGN.md): inputs, batch size, device,
 arguments, output metadata, then an Invocation handed to the scheduler."""
 
-from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples, empty_sample_shape
+from .storage cimport TensorBase, BatchBase, batch_ready, batch_samples, would_be_sample_shapes
 from .invocation cimport (
     Invocation, PerSample, PendingArg, infer_each, per_sample_args, sample_shapes, schedule
 )
@@ -30,11 +30,12 @@ def bind(tensor_cls, batch_cls, as_tensor):
 
 cdef Py_ssize_t _merge_batch_size(op, Py_ssize_t current, Py_ssize_t new, object what) except -2:
     """The batch size of the call so far (``current``; -1 for none yet) and of ``new``
-    samples agree. ``what`` names the input or argument that gives ``new`` in the error:
-    a str, or the index of a positional input (named only then: this runs for every
-    Batch of every call)."""
+    samples agree. ``what`` gives ``new``, named in the error only (this runs for every
+    Batch of every call): the index of a positional input, an argument's ``Arg``, or a str."""
     if current >= 0 and new != current:
-        if not isinstance(what, str):
+        if isinstance(what, Arg):
+            what = f"argument '{(<Arg>what).name}'"
+        elif not isinstance(what, str):
             names = op.input_names
             what = f"input '{names[min(<Py_ssize_t>what, len(names) - 1)]}'"
         raise ValueError(
@@ -136,9 +137,7 @@ cdef object _convert_arg(op, Arg spec, object value, Py_ssize_t* batch_size):
             raise InvalidArgumentError(
                 f"{op.qualname}: '{spec.name}' must be the same for all samples; a Batch is not accepted"
             )
-        if batch_size[0] >= 0 and b._batch_size != batch_size[0]:
-            _merge_batch_size(op, batch_size[0], b._batch_size, f"argument '{spec.name}'")
-        batch_size[0] = b._batch_size
+        batch_size[0] = _merge_batch_size(op, batch_size[0], b._batch_size, spec)
         if not batch_ready(b):
             return PendingArg(spec, b)
         return PerSample([spec.convert(op, s) for s in batch_samples(b)])
@@ -326,17 +325,9 @@ cdef void _empty_sample_dims(infer_shape, list ins, dict args, results) except *
     have (so their number of dimensions, as the reference reports it): the shape rule's
     answer for the inputs' would-be samples (nothing, where the rule refuses them)."""
     cdef BatchBase b
-    proxies = []
-    for x in ins:
-        if x is None:
-            proxies.append(None)
-        elif isinstance(x, TensorBase):
-            proxies.append((<TensorBase>x)._shape)
-        else:
-            shape = empty_sample_shape(<BatchBase>x)
-            if shape is None:
-                return
-            proxies.append(shape)
+    proxies = would_be_sample_shapes(ins)
+    if proxies is None:
+        return
     try:
         shapes = infer_shape(tuple(proxies), args)
     except Exception:  # noqa: BLE001 - a rule that needs real samples: the shape stays unknown

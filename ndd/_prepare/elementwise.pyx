@@ -2,7 +2,7 @@
 """Prepare phase of elementwise operators (arithmetic, comparisons, ``ndd.math``):
 operand conversion, type promotion, broadcasting and layout of the result."""
 
-from .storage cimport TensorBase, BatchBase, empty_sample_shape
+from .storage cimport TensorBase, BatchBase, would_be_sample_shapes
 from .invocation cimport Invocation, schedule
 from .call import gpu_device, make_results
 
@@ -198,12 +198,9 @@ cdef object _apply(op, tuple operands):
 
 cdef void _empty_sample_shape(BatchBase result, list ins) except *:
     """A result of no samples: the broadcast of its operands' would-be sample shapes."""
-    shapes = []
-    for x in ins:
-        shape = (<TensorBase>x)._shape if isinstance(x, TensorBase) else empty_sample_shape(<BatchBase>x)
-        if shape is None:
-            return
-        shapes.append(shape)
+    shapes = would_be_sample_shapes(ins)
+    if shapes is None:
+        return
     try:
         result._empty_shape = _broadcast_all(shapes)
     except ValueError:

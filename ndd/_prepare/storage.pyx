@@ -144,3 +144,21 @@ cpdef object empty_sample_shape(BatchBase b):
     if b._layout:
         return (1,) * len(b._layout)
     return None
+
+
+cdef list would_be_sample_shapes(list ins):
+    """The shapes of one would-be sample of each of the inputs ``ins`` of a call on
+    Batches of no samples (a Tensor's own; None for an absent input), or None when a
+    Batch's is not known."""
+    cdef list shapes = []
+    for x in ins:
+        if x is None:
+            shapes.append(None)
+        elif isinstance(x, TensorBase):
+            shapes.append((<TensorBase>x)._shape)
+        else:
+            shape = empty_sample_shape(<BatchBase>x)
+            if shape is None:
+                return None
+            shapes.append(shape)
+    return shapes
