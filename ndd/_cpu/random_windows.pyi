@@ -12,6 +12,8 @@ def choose_windows(
     area_draw: np.ndarray,
     ratio: np.ndarray,
     anchor_draw: np.ndarray,
+    final: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Anchors and shapes ((count, 2) int32, (y, x) order) of windows in images of
-    ``extents`` (rows of H, W), from the draws of ``_crop_windows``."""
+    ``extents`` (rows of H, W), from the draws of ``_crop_windows``; unless
+    ``final``, rows of -1 for samples whose attempts all failed."""

@@ -31,12 +31,13 @@ cdef inline float _round_half_up(float x) noexcept nogil:
 
 def choose_windows(const int64_t[:, ::1] extents, float area_lo, float area_hi, float ratio_lo,
                    float ratio_hi, const float[:, ::1] area_draw, const float[:, ::1] ratio,
-                   const double[:, ::1] anchor_draw):
+                   const double[:, ::1] anchor_draw, bint final=True):
     """Anchors and shapes ((count, 2) int32, (y, x) order) of windows in images of
     ``extents`` (rows of H, W): each sample's first attempt that fits (``area_draw``:
     uniform [0, 1) draws, ``ratio``: the aspect ratios drawn, one row of attempts per
     sample), else its fallback window; the anchor from ``anchor_draw`` ([0, 1), one
-    per axis)."""
+    per axis). Unless ``final`` (more attempts are to be drawn), a sample whose
+    attempts all failed gets no fallback: its shape and anchor rows are -1."""
     cdef Py_ssize_t count = extents.shape[0], attempts = area_draw.shape[1], i, a
     anchor = np.empty((count, 2), np.int32)
     shape = np.empty((count, 2), np.int32)
@@ -78,6 +79,9 @@ def choose_windows(const int64_t[:, ::1] extents, float area_lo, float area_hi, 
                         w = attempt_w
                         fallback = False
                         break
+            if fallback and not final:
+                anchor_out[i, 0] = anchor_out[i, 1] = shape_out[i, 0] = shape_out[i, 1] = -1
+                continue
             if fallback:
                 image_ratio = width / height
                 fallback_h = max_h if image_ratio < ratio_lo else height

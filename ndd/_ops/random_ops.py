@@ -659,28 +659,51 @@ def _crop_windows(generator, extents, args):
         raise ValueError(
             f"ndd.random_crop_generator: the input shape must not be negative, got {extents.tolist()}"
         )
-    f32 = np.float32
     count = extents.shape[0]
-    area_lo, area_hi = (f32(v) for v in args["_area"])
+    attempts = args["num_attempts"]
+    extents = np.ascontiguousarray(extents, np.int64)
+    if count * attempts <= _ATTEMPT_DRAWS:
+        area_draw, ratio = _attempt_draws(generator, count, attempts, args)
+        return choose_windows(extents, *_bounds(args), area_draw, ratio, generator.random((count, 2)))
+    # Too many attempts to draw at once: rounds of attempts for the samples still
+    # without a window, the fallback decided in the last one.
+    per_round = max(1, _ATTEMPT_DRAWS // count)
+    shape = np.empty((count, 2), np.int32)
+    todo = np.arange(count)
+    while len(todo):
+        drawn = min(attempts, per_round)
+        attempts -= drawn
+        area_draw, ratio = _attempt_draws(generator, len(todo), drawn, args)
+        _, shape[todo] = choose_windows(
+            extents[todo], *_bounds(args), area_draw, ratio, np.zeros((len(todo), 2)), attempts == 0
+        )
+        todo = todo[shape[todo, 0] < 0]
+    free = np.where((extents == 0).any(axis=1, keepdims=True), 0, extents - shape)
+    anchor = np.minimum(np.floor(generator.random((count, 2)) * (free + 1)), free)
+    return anchor.astype(np.int32), shape
+
+
+# How many attempts (over all samples) _crop_windows draws at once.
+_ATTEMPT_DRAWS = 1 << 22
+
+
+def _bounds(args):
+    """``random_area`` and ``random_aspect_ratio`` bounds, float32."""
+    return (*(np.float32(v) for v in args["_area"]), *(np.float32(v) for v in args["_aspect_ratio"]))
+
+
+def _attempt_draws(generator, count, attempts, args):
+    """Area fractions ([0, 1) draws) and aspect ratios (log-uniform) of ``attempts``
+    attempts for each of ``count`` samples (float32, one row per sample)."""
+    f32 = np.float32
+    if not attempts:
+        return np.empty((2, count, 0), f32)
+    area_draw, ratio_draw = generator.random((2, count, attempts), dtype=f32)
     ratio_lo, ratio_hi = (f32(v) for v in args["_aspect_ratio"])
-    area_draw, ratio_draw = np.empty((2, count, 0), f32)
-    if args["num_attempts"]:
-        area_draw, ratio_draw = generator.random((2, count, args["num_attempts"]), dtype=f32)
     log_lo, log_hi = np.log(ratio_lo), np.log(ratio_hi)
     ratio_draw *= log_hi - log_lo
     ratio_draw += log_lo
-    ratio = np.exp(ratio_draw)
-    anchor_draw = generator.random((count, 2))
-    return choose_windows(
-        np.ascontiguousarray(extents, np.int64),
-        area_lo,
-        area_hi,
-        ratio_lo,
-        ratio_hi,
-        area_draw,
-        ratio,
-        anchor_draw,
-    )
+    return area_draw, np.exp(ratio_draw)
 
 
 def _crop_kernel(arrays, args):

@@ -797,3 +797,47 @@ def test_random_crop_negative_extent_fails_when_running():
         anchor, _ = ndd.random_crop_generator(shape, rng=rng())
     with pytest.raises(ValueError, match="ndd.random_crop_generator.*the input shape must not be negative"):
         anchor.evaluate()
+
+
+def _first_fit_fallback_probability(attempts):
+    """P(the window is 100 x 200) in a 200 x 200 image with ratio 2 after ``attempts``
+    attempts: the first fitting attempt is 100 x 200, or none fits (see above)."""
+    area = np.random.default_rng(3).uniform(0.08, 1.0, 1_000_000) * 40000
+    w = np.floor(np.sqrt(area * 2) + 0.5)
+    h = np.floor(np.sqrt(area / 2) + 0.5)
+    fits = (w <= 200) & (w == 2 * h)
+    other = np.mean(fits & ~((w == 200) & (h == 100)))
+    missed = np.mean(~fits)
+    return 1 - other * sum(missed**k for k in range(attempts))
+
+
+@pytest.mark.parametrize("budget", [None, 7])
+def test_random_crop_attempts_drawn_in_rounds_are_each_tried(monkeypatch, budget):
+    # With a budget of 7 draws, 4000 samples draw one attempt per round: three rounds.
+    from ndd._ops import random_ops
+
+    if budget is not None:
+        monkeypatch.setattr(random_ops, "_ATTEMPT_DRAWS", budget)
+    anchor, shape = _windows([200, 200], 4000, num_attempts=3, random_aspect_ratio=[2.0])
+    p = _first_fit_fallback_probability(3)
+    count = np.sum(np.all(shape == [100, 200], axis=1))
+    assert abs(count - p * 4000) < 5.3 * math.sqrt(p * (1 - p) * 4000), (count, p * 4000)
+    assert np.all(anchor >= 0) and np.all(anchor + shape <= [200, 200])
+    # The 100 x 200 windows are anchored anywhere in rows 0..100, at column 0.
+    full_width = np.all(shape == [100, 200], axis=1)
+    assert np.all(anchor[full_width, 1] == 0)
+    assert anchor[full_width, 0].min() == 0 and anchor[full_width, 0].max() == 100
+
+
+def test_random_crop_with_more_attempts_than_memory_holds():
+    # 10**12 attempts per sample are never all drawn: each sample stops at its first fit.
+    anchor, shape = _windows([100, 200], 8, num_attempts=10**12)
+    assert np.all(shape >= 1) and np.all(anchor + shape <= [100, 200])
+    area = shape[:, 0] * shape[:, 1] / 20000
+    assert np.all(area >= 0.08 - 0.02) and np.all(area <= 1.0)
+
+
+def test_random_resized_crop_with_more_attempts_than_memory_holds():
+    image = np.arange(60 * 80 * 3, dtype=np.uint8).reshape(60, 80, 3)
+    out = ndd.random_resized_crop(image, size=[16, 16], num_attempts=10**12, rng=rng(4))
+    assert np.asarray(out).shape == (16, 16, 3)
