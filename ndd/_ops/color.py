@@ -53,6 +53,7 @@ try:
     from .._cpu.jpeg_region import round_trip_rgb as _round_trip_rgb
 except ImportError:  # built without libjpeg-turbo's headers
     _round_trip_rgb = None
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import InvalidArgumentError
 from .._types import float16, float32, int16, int32, uint8
 from ..types import DALIImageType
@@ -997,6 +998,13 @@ def _clahe_prepare(ins, args):
     for name in ("tiles_x", "tiles_y"):
         if args[name] < 1:
             raise InvalidArgumentError(f"{op.qualname}: '{name}' must be at least 1, got {args[name]}")
+    # Each tile has a 256-bin int64 histogram and a float32 table, whatever the image size.
+    tiles = args["tiles_x"] * args["tiles_y"]
+    if exceeds_half_of_memory(tiles * 256 * 12):
+        raise InvalidArgumentError(
+            f"{op.qualname}: 'tiles_x' {args['tiles_x']} by 'tiles_y' {args['tiles_y']} is {tiles} tiles, "
+            "whose tables would fill more than half of this machine's memory"
+        )
     bins = args["bins"]
     if bins < 1 or bins & (bins - 1):
         raise InvalidArgumentError(f"{op.qualname}: 'bins' must be a power of 2, got {bins}")

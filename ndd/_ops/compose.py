@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from .._cpu import grid_mask as _grid_mask
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import REQUIRED, InvalidArgumentError
 from .._types import bool as bool_type
 from .._types import uint8
@@ -717,6 +718,13 @@ def _paste_plan_regions(index, shapes, args, common_size):
     else:
         out_size = common_size
     channels = shapes[0][index][2] if shapes[0] else 0
+    # Each sample's canvas is allocated as it is pasted: a mistyped size would have the
+    # process killed (float64 is the widest output type).
+    if exceeds_half_of_memory(math.prod(out_size) * channels * 8):
+        raise InvalidArgumentError(
+            f"ndd.multi_paste: 'output_size' {list(out_size)} with {channels} channels would fill more "
+            "than half of this machine's memory"
+        )
     pieces = [shapes[k][i] for k, i in sources]
     for piece in pieces:
         if len(piece) != 3 or piece[2] != channels:

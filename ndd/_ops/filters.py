@@ -40,6 +40,7 @@ import math
 import numpy as np
 
 from .._cpu.convolution import correlate, correlate_bordered, median_window, store_float
+from .._memory import exceeds_half_of_memory
 from .._prepare.args import InvalidArgumentError
 from .._types import float32 as _FLOAT32
 from .axes import INPUT_LAYOUT, record_layout
@@ -991,6 +992,17 @@ def _morphology_padding(op, args):
     return mask_w, mask_h, (ay, mask_h - 1 - ay), (ax, mask_w - 1 - ax), PAD_MODES[args["border_mode"]]
 
 
+def _check_padding_fits(op, name, value, x, planes, height, width, inner, rows, columns):
+    """Refuse a window (argument ``name`` of ``value``) whose padded copy of sample ``x``
+    (and a second array of its size) would fill more than half of the memory."""
+    nbytes = 2 * planes * (height + rows) * (width + columns) * inner * x.itemsize
+    if exceeds_half_of_memory(nbytes):
+        raise InvalidArgumentError(
+            f"{op.qualname}: '{name}' {value} would pad a sample of shape {x.shape} to "
+            f"{nbytes / 2**30:.0f} GiB of work, more than half of this machine's memory"
+        )
+
+
 def _morphology_kernel(op, reduce, erode):
     def kernel(arrays, args):
         x = arrays[0]
@@ -999,6 +1011,9 @@ def _morphology_kernel(op, reduce, erode):
             return x.copy()
         planes, height, width, inner = _image_planes(op, args[INPUT_LAYOUT], x.shape)
         mask_w, mask_h, rows_padding, columns_padding, mode = _morphology_padding(op, args)
+        _check_padding_fits(
+            op, "mask_size", list(args["mask_size"]), x, planes, height, width, inner, mask_h - 1, mask_w - 1
+        )
         image = x.reshape(planes, height, width, inner)
         widths = ((0, 0), rows_padding, columns_padding, (0, 0))
         if mode == "constant":
@@ -1116,6 +1131,9 @@ def _median_kernel(arrays, args):
     win_w, win_h = _median_window_size(args)
     if x.size == 0:
         return x.copy()
+    _check_padding_fits(
+        MEDIAN_BLUR, "window_size", list(args["window_size"]), x, planes, height, width, inner, win_h, win_w
+    )
     widths = ((0, 0), (win_h // 2, win_h // 2), (win_w // 2, win_w // 2), (0, 0))
     # The reference repeats the edge values beyond the border.
     padded = _pad_planes(x.reshape(planes, height, width, inner), widths, "edge")

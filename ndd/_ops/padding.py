@@ -9,8 +9,12 @@ Deliberate divergences from the reference:
   lists written at the call site.
 """
 
+import math
+
 import numpy as np
 
+from .._memory import exceeds_half_of_memory
+from .._prepare.args import InvalidArgumentError
 from .axes import INPUT_LAYOUT, axes_from_list, axes_from_names, record_layout
 from .conversions import c_cast
 from .gpu_layout import GpuPad
@@ -81,6 +85,12 @@ def _pad_array(arr, args, batch_max):
     out_shape = _padded_shape(arr.shape, args, batch_max)
     if out_shape == arr.shape:
         return arr
+    nbytes = math.prod(out_shape) * arr.itemsize
+    if exceeds_half_of_memory(nbytes):
+        raise InvalidArgumentError(
+            f"ndd.pad: the padded sample would be {out_shape} ({nbytes / 2**30:.0f} GiB), more than half of "
+            "this machine's memory; check 'shape' and 'align'"
+        )
     out = np.empty(out_shape, dtype=arr.dtype)
     out[...] = c_cast(args["fill_value"], arr.dtype)
     out[tuple(slice(0, n) for n in arr.shape)] = arr

@@ -305,6 +305,12 @@ def _spectrogram_prepare(ins, args):
         raise InvalidArgumentError(
             f"{_SPECTROGRAM}: 'nfft' must be at least 'window_length' ({length}), got {nfft}"
         )
+    # One window's transform works on float64 frames of nfft and complex128 spectra.
+    if exceeds_half_of_memory(nfft * 32):
+        raise InvalidArgumentError(
+            f"{_SPECTROGRAM}: 'nfft' {nfft} would need {nfft * 32 / 2**30:.0f} GiB for one window's "
+            "transform, more than half of this machine's memory"
+        )
     args["_nfft"] = nfft
     _check_power(_SPECTROGRAM, args["power"])
     window = args["window_fn"]
@@ -396,8 +402,10 @@ def _padded_signals(signals, args, windows):
     return np.pad(signals, [(0, 0)] * (signals.ndim - 1) + [(left, right)])
 
 
-# Windows transformed at a time: their buffers stay in the cache.
+# Windows transformed at a time: their buffers stay in the cache. Fewer for long
+# transforms, so that a chunk's frames take at most _CHUNK_VALUES values.
 _FRAMES_PER_CHUNK = 128
+_CHUNK_VALUES = 1 << 22
 
 
 def _spectrograms(signals, args):
@@ -414,10 +422,11 @@ def _spectrograms(signals, args):
     out = np.empty((count, windows, bins) if time_major else (count, bins, windows), _F32)
     # The windowed frames (float32 products, as the reference's) padded with zeros to nfft,
     # in float64: numpy's float64 FFT is several times faster than its float32 one.
-    buffer = np.zeros((min(windows, _FRAMES_PER_CHUNK), nfft), np.float64)
+    per_chunk = max(1, min(windows, _FRAMES_PER_CHUNK, _CHUNK_VALUES // nfft))
+    buffer = np.zeros((per_chunk, nfft), np.float64)
     for row in range(count):
-        for first in range(0, windows, _FRAMES_PER_CHUNK):
-            last = min(first + _FRAMES_PER_CHUNK, windows)
+        for first in range(0, windows, per_chunk):
+            last = min(first + per_chunk, windows)
             chunk = buffer[: last - first]
             np.multiply(frames[row, first:last], args["_window"], out=chunk[:, :length], casting="unsafe")
             power = _magnitudes(np.fft.rfft(chunk, axis=-1), args["power"])

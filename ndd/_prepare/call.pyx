@@ -10,6 +10,7 @@ from .args cimport Arg, draw_random_key
 from .args import REQUIRED, InvalidArgumentError
 
 from .._errors import raise_as_runtime_error
+from .._memory import physical_memory_bytes
 from .._eval.device import Device, device as to_device
 from .._cuda import driver
 
@@ -156,15 +157,75 @@ cdef void _refuse_frames(op, Arg spec, object value) except *:
         )
 
 
+# Half of the memory this process may use, in bytes (0: unknown; -1: not read yet).
+cdef double _half_memory = -1
+
+
+cdef double _elements(object shape) except -1:
+    """The number of elements of ``shape`` (a double: products of mistyped sizes
+    overflow 64 bits)."""
+    cdef double n = 1
+    for d in shape:
+        n *= <double>d
+    return n
+
+
+cdef void _check_output_size(op, Py_ssize_t k, object dtype, object shapes, Py_ssize_t bs,
+                             bint uniform) except *:
+    """Refuse output ``k`` when its samples (``shapes``: the output shapes of the
+    Tensor, or of each sample) would fill more than half of the memory: a mistyped
+    size argument would have the process killed."""
+    global _half_memory
+    if _half_memory < 0:
+        memory = physical_memory_bytes()
+        _half_memory = 0 if memory is None else memory // 2
+    if _half_memory == 0:
+        return
+    cdef double total = 0
+    if bs < 0:
+        shape = shapes[k]
+        if shape is None:
+            return
+        total = _elements(shape)
+    elif uniform:
+        shape = shapes[0][k]
+        total = _elements(shape) * bs
+    else:
+        for sample in shapes:
+            total += _elements(sample[k])
+    total *= dtype.bytes
+    if total <= _half_memory:
+        return
+    if bs < 0 or uniform:
+        what = f"{tuple(shape)} {dtype}" if bs < 0 else f"{bs} samples of {tuple(shape)} {dtype}"
+    else:
+        largest = max([sample[k] for sample in shapes], key=_elements)
+        what = f"{bs} samples of {dtype}, the largest {tuple(largest)}"
+    output = f"output {k}" if len(shapes[0] if bs >= 0 else shapes) > 1 else "the output"
+    raise InvalidArgumentError(
+        f"{op.qualname}: {output} would be {what}: {_size_text(total)}, more than half of this "
+        f"machine's memory ({_size_text(_half_memory)}); check the arguments that size it"
+    )
+
+
+cdef str _size_text(double nbytes):
+    if nbytes < 2.0**40:
+        return f"{nbytes / 2**30:.1f} GiB"
+    return f"{nbytes / 2**40:.3g} TiB"
+
+
 cpdef object make_results(Invocation inv, list types, object shapes, object dev, bint uniform=False):
     """Tensor or Batch objects (a tuple when several) for the outputs of ``inv``;
-    ``uniform``: every sample of a batch output has the same shape."""
+    ``uniform``: every sample of a batch output has the same shape. An output too
+    large for the memory is refused (InvalidArgumentError)."""
     cdef TensorBase t
     cdef BatchBase b
     cdef list results = []
     cdef int k
     for k in range(len(types)):
         dtype, layout = types[k]
+        if shapes is not None and inv.batch_size != 0:
+            _check_output_size(inv.op, k, dtype, shapes, inv.batch_size, uniform)
         if inv.batch_size < 0:
             t = _Tensor.__new__(_Tensor)
             t._inv = inv
