@@ -149,13 +149,14 @@ def _inside(bounds, shape):
 
 def _crop_types(ins, args):
     op = CROP
-    dtype = args["dtype"]
+    dtype, name = args["dtype"], "dtype"
     if args["output_dtype"] is not None:
         if dtype is not None:
             raise InvalidArgumentError("ndd.crop: 'output_dtype' is a deprecated alias of 'dtype'; pass one")
         dtype = args["dtype"] = args["output_dtype"]
+        name = "output_dtype"
     x = ins[0]
-    check_window_dtype("ndd.crop", dtype, x._dtype)
+    check_window_dtype("ndd.crop", dtype, x._dtype, name)
     return [(dtype or x._dtype, _output_layout(op, x, four_dims=_CROP_FOUR_DIMS))]
 
 
@@ -355,16 +356,18 @@ def _cmn_layouts_of(op, layout, ndim, output_layout):
 
 def _cmn_types(ins, args):
     op = CROP_MIRROR_NORMALIZE
+    name = "dtype"
     if args["output_dtype"] is not None:
         if args["dtype"] is not _CMN_DTYPE.converted_default:
             raise InvalidArgumentError(
                 f"{op.qualname}: 'output_dtype' is a deprecated alias of 'dtype'; pass one"
             )
         args["dtype"] = args["output_dtype"]
+        name = "output_dtype"
     dtype = args["dtype"]
     if dtype not in _CMN_OUTPUT_TYPES:
         names = ", ".join(str(t) for t in _CMN_OUTPUT_TYPES)
-        raise InvalidArgumentError(f"{op.qualname}: 'dtype' must be one of {names}, got {dtype}")
+        raise InvalidArgumentError(f"{op.qualname}: '{name}' must be one of {names}, got {dtype}")
     x = ins[0]
     if x._dtype.numpy.name not in _CMN_INPUT_TYPES:
         raise InvalidArgumentError(

@@ -109,13 +109,14 @@ def _slice_types(ins, args):
     return [(dtype or data._dtype, data._layout)]
 
 
-def check_window_dtype(qualname, dtype, source):
-    """Refuse a ``dtype`` that ``slice`` and ``crop`` do not convert a window of type
-    ``source`` to: any type may stay as it is; the conversions are to these."""
+def check_window_dtype(qualname, dtype, source, name="dtype"):
+    """Refuse a ``dtype`` (given as argument ``name``) that ``slice`` and ``crop`` do not
+    convert a window of type ``source`` to: any type may stay as it is; the conversions
+    are to these."""
     if dtype is not None and dtype not in _SLICE_OUTPUT_TYPES and dtype != source:
         names = ", ".join(str(t) for t in _SLICE_OUTPUT_TYPES)
         raise InvalidArgumentError(
-            f"{qualname}: 'dtype' must be one of {names} or the input's type ({source}), got {dtype}"
+            f"{qualname}: '{name}' must be one of {names} or the input's type ({source}), got {dtype}"
         )
 
 

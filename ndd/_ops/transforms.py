@@ -589,6 +589,10 @@ def _coord_matrix(name, value, ncols_needed, n_in):
     m = np.asarray(value, _F32)
     if m.size == 0:  # as the reference; it would map every point to no coordinates
         raise InvalidArgumentError(f"ndd.coord_transform: '{name}' must not be empty")
+    if m.ndim > 2:
+        raise InvalidArgumentError(
+            f"ndd.coord_transform: '{name}' must be a matrix (2-D), got shape {m.shape}"
+        )
     if m.ndim == 0 or m.size == 1:
         scalar = _F32(m.reshape(-1)[0])
         eye = np.eye(n_in, dtype=_F32) * scalar
@@ -622,6 +626,10 @@ def _coord_plan(args, n_in):
     if t is None:
         t = np.zeros(rows, _F32)
     else:
+        if np.ndim(t) > 1:
+            raise InvalidArgumentError(
+                f"ndd.coord_transform: 'T' must be a vector (1-D), got shape {np.shape(t)}"
+            )
         t = _every_component(t, rows)
         if t.size != rows:
             raise InvalidArgumentError(

@@ -693,7 +693,12 @@ ROTATE = Operator(
 
 def _perspective_matrix(value, inverse_map, origin):
     """The 3x3 map from output pixel centres to source points (pixel-centre convention)."""
-    m = np.asarray(value, np.float64).reshape(-1)
+    m = np.asarray(value, np.float64)
+    if m.ndim > 2:
+        raise InvalidArgumentError(
+            f"{WARP_PERSPECTIVE.qualname}: the matrix must be 3x3, got shape {m.shape}"
+        )
+    m = m.reshape(-1)
     if m.size == 1:  # one value is every element, as in the reference
         m = np.full(9, m[0])
     if m.size != 9:
@@ -754,15 +759,19 @@ def _perspective_types(ins, args):
 def _perspective_shape(shapes, args):
     shape = shapes[0]
     axes = _image_axes(WARP_PERSPECTIVE, args[INPUT_LAYOUT], len(shape), planar=True)
-    if shapes[1] is not None and int(np.prod(shapes[1])) != 9:
+    if shapes[1] is not None and (int(np.prod(shapes[1])) != 9 or len(shapes[1]) > 2):
         raise InvalidArgumentError(
             f"{WARP_PERSPECTIVE.qualname}: the 'matrix_input' input must be 3x3, got shape {shapes[1]}"
         )
     matrix = args["matrix"]
-    if not _pending(matrix) and matrix is not None and np.size(matrix) not in (0, 1, 9):
+    if (
+        not _pending(matrix)
+        and matrix is not None
+        and (np.size(matrix) not in (0, 1, 9) or np.ndim(matrix) > 2)
+    ):
         raise InvalidArgumentError(
             f"{WARP_PERSPECTIVE.qualname}: 'matrix' must be 3x3 (9 elements) or one value for all, got "
-            f"{np.size(matrix)}"
+            f"shape {np.shape(matrix)}"
         )
     fill = args["fill_value"]
     channels = shape[axes.channel] if axes.channel is not None else 1

@@ -244,3 +244,18 @@ def test_cmn_fill_values_per_input_channel_with_pad_output(layout):
             ndd.crop_mirror_normalize(
                 x, crop=[3, 3], out_of_bounds_policy="pad", fill_values=fill, pad_output=True
             )
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x, **kw: ndd.crop(x, crop=[2, 2], **kw),
+        lambda x, **kw: ndd.crop_mirror_normalize(x, **kw),
+    ],
+    ids=["crop", "crop_mirror_normalize"],
+)
+@pytest.mark.parametrize("name", ["dtype", "output_dtype"])
+def test_an_unsupported_output_type_names_the_argument_given(call, name):
+    image = ndd.tensor(np.zeros((4, 4, 3), np.uint8), layout="HWC")
+    with pytest.raises(ValueError, match=f": '{name}' must be one of "):
+        call(image, **{name: ndd.bool})

@@ -182,6 +182,22 @@ def test_coord_transform_refuses_an_empty_matrix(name):
         np.asarray(ndd.coord_transform(points, **{name: []}))
 
 
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(M=[[[1]]]), r"'M' must be a matrix \(2-D\), got shape \(1, 1, 1\)"),
+        (dict(M=np.eye(2)[None]), r"'M' must be a matrix \(2-D\), got shape \(1, 2, 2\)"),
+        (dict(MT=[[[1, 0, 0], [0, 1, 0]]]), r"'MT' must be a matrix \(2-D\), got shape \(1, 2, 3\)"),
+        (dict(T=[[1, 1]]), r"'T' must be a vector \(1-D\), got shape \(1, 2\)"),
+    ],
+)
+def test_coord_transform_refuses_arguments_of_too_many_dimensions(kwargs, match):
+    # As the reference; [[[1]]] was taken as a scale of 1, [[1, 1]] as the vector.
+    points = ndd.tensor(np.ones((3, 2), np.float32))
+    with pytest.raises(ValueError, match=match):
+        np.asarray(ndd.coord_transform(points, **kwargs))
+
+
 def test_a_rotation_axis_of_one_value_is_every_component():
     """As in the reference: axis=1.0 (or [1.0]) rotates about (1, 1, 1), per sample too."""
     expected = np.asarray(ndd.transforms.rotation(angle=30.0, axis=[1.0, 1.0, 1.0]))

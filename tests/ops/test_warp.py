@@ -169,6 +169,28 @@ def test_a_nested_perspective_matrix_is_the_flat_one():
     np.testing.assert_array_equal(np.asarray(ndd.experimental.warp_perspective(img, matrix=rows)), flat)
 
 
+@pytest.mark.parametrize(
+    "matrix",
+    [
+        [[[1]]],
+        np.eye(3)[None],
+        ndd.batch([np.eye(3, dtype=np.float32)[None]]),
+    ],
+    ids=["constant-1x1x1", "constant-1x3x3", "per-sample-1x3x3"],
+)
+def test_a_perspective_matrix_of_more_than_two_dimensions_is_refused(matrix):
+    # As the reference: [[[1]]] used to be taken as the one value of every element.
+    images = ndd.batch([ARRAYS["in_rgb"]])
+    with pytest.raises(ValueError, match=r"warp_perspective: 'matrix' must be 3x3 .*shape \(1, "):
+        ndd.experimental.warp_perspective(images, matrix=matrix).evaluate()
+
+
+def test_a_perspective_matrix_input_of_more_than_two_dimensions_is_refused():
+    matrix = ndd.tensor(np.eye(3, dtype=np.float32)[None])
+    with pytest.raises(ValueError, match=r"'matrix_input' input must be 3x3, got shape \(1, 3, 3\)"):
+        ndd.experimental.warp_perspective(ARRAYS["in_rgb"], matrix).evaluate()
+
+
 def test_inverse_map_false_inverts_the_matrix():
     img = ARRAYS["in_rgb"]
     forward = np.array([[1.1, 0.2, -2], [-0.1, 0.9, 3], [0, 0, 1]])
