@@ -209,25 +209,35 @@ class VideoFile:
             )
         return indices
 
-    def read_frames(self, indices):
+    def read_frames(self, indices, out=None, rows=None):
         """The frames at ``indices`` (any order, repeats allowed): a uint8 array
-        ``(len(indices), height, width, 3)`` of RGB. Each frame is decoded once."""
+        ``(len(indices), height, width, 3)`` of RGB, or, given ``out`` (and the rows of
+        ``out`` the frames go to, ``rows``), written there. Each frame is decoded and
+        converted once, into its first row."""
         indices = self._check_indices(indices)
-        wanted = sorted(set(indices.tolist()))
+        if out is None:
+            out = np.empty((len(indices), self.height, self.width, 3), np.uint8)
+        targets = {}
+        for row, i in zip(range(len(indices)) if rows is None else rows, indices.tolist(), strict=True):
+            targets.setdefault(i, []).append(row)
+
+        def store(position, frame):
+            first, *others = targets[position]
+            self._convert_into(frame, out[first])
+            for row in others:
+                out[row] = out[first]
+
         try:
-            frames = self._decode_wanted(wanted)
+            self._decode_wanted(sorted(targets), store)
         except self._av.error.FFmpegError as exc:
             raise VideoDecodeError(f"{self.qualname}: the video cannot be decoded: {_reason(exc)}") from exc
-        out = np.empty((len(indices), self.height, self.width, 3), np.uint8)
-        for k, i in enumerate(indices.tolist()):
-            out[k] = frames[i]
         return out
 
-    def _decode_wanted(self, wanted):
-        frames = {}
+    def _decode_wanted(self, wanted, store):
+        done = set()
         if self._timed:
-            self._decode_seeking(wanted, frames)
-        missing = [i for i in wanted if i not in frames]
+            self._decode_seeking(wanted, store, done)
+        missing = [i for i in wanted if i not in done]
         if missing:
             # A seek that lands after its frame, or frames without timestamps: decode
             # everything from the start, counting frames.
@@ -235,26 +245,26 @@ class VideoFile:
             for position, frame in enumerate(self._decode_from_start()):
                 if position > missing[-1]:
                     break
-                if position in needed:
-                    frames[position] = self._frame_array(frame)
-            missing = [i for i in missing if i not in frames]
+                if position in needed and position not in done:
+                    store(position, frame)
+                    done.add(position)
+            missing = [i for i in missing if i not in done]
         if missing:
             raise VideoDecodeError(f"{self.qualname}: frame {missing[0]} of the video cannot be decoded")
-        return frames
 
-    def _frame_array(self, frame):
-        rgb = self._to_rgb(frame)
-        if rgb.shape[:2] != (self.height, self.width):
+    def _convert_into(self, frame, dest):
+        """Write the RGB of decoded ``frame`` into ``dest`` (height, width, 3)."""
+        if (frame.height, frame.width) != (self.height, self.width):
             raise VideoDecodeError(
                 f"{self.qualname}: the frame size changes within the video, from "
-                f"{self.height}x{self.width} to {rgb.shape[0]}x{rgb.shape[1]}"
+                f"{self.height}x{self.width} to {frame.height}x{frame.width}"
             )
-        return rgb
+        dest[...] = self._to_rgb(frame)
 
     def _key_before(self, index):
         return self._keys[max(bisect_right(self._keys, index) - 1, 0)]
 
-    def _decode_seeking(self, wanted, frames):
+    def _decode_seeking(self, wanted, store, done):
         pending = 0  # wanted[pending] is the next frame to get
         while pending < len(wanted):
             key = self._key_before(wanted[pending])
@@ -266,7 +276,8 @@ class VideoFile:
                     continue
                 last = position
                 if position == wanted[pending]:
-                    frames[position] = self._frame_array(frame)
+                    store(position, frame)
+                    done.add(position)
                     pending += 1
                     if pending == len(wanted):
                         return
@@ -411,13 +422,12 @@ def decode_video(data, args, index=None):
     in ``args``: uint8 ``(F, H, W, 3)``."""
     with VideoFile(data, _QUALNAME) as video:
         chosen = frame_selection(video.frame_count, args, index)
-        decoded = [i for i in chosen if i >= 0]
-        frames = video.read_frames(decoded) if decoded else None
         out = np.empty((len(chosen), video.height, video.width, 3), np.uint8)
-        if len(decoded) < len(chosen):
+        rows = [row for row, i in enumerate(chosen) if i >= 0]
+        if len(rows) < len(chosen):
             out[np.asarray(chosen) < 0] = _fill_frame(args["fill_value"], video.height, video.width, index)
-        if decoded:
-            out[np.asarray(chosen) >= 0] = frames
+        if rows:
+            video.read_frames([chosen[row] for row in rows], out, rows)
         return out
 
 
