@@ -69,6 +69,20 @@ def test_a_broadcast_too_large_is_refused():
         a + b
 
 
+def test_an_output_no_larger_than_its_inputs_is_not_refused():
+    # Two inputs of 0.3 of the memory each joined: more than half of it, but data the
+    # inputs already hold (nothing runs: deferred, never evaluated).
+    part = physical_memory_bytes() * 3 // 10
+    with ndd.EvalMode.deferred:
+        a = ndd.zeros(shape=[part], dtype=ndd.uint8)
+        b = ndd.zeros(shape=[part], dtype=ndd.uint8)
+        joined = ndd.cat(a, b)
+        assert joined.shape == (2 * part,)
+        # Padded to the same size: more than the input holds.
+        with pytest.raises(ValueError, match=OVERSIZED):
+            ndd.pad(a, shape=[2 * part])
+
+
 def test_outputs_that_fit_are_made():
     out = ndd.zeros(shape=[1000, 1000], dtype=ndd.uint8, batch_size=3)
     assert [np.asarray(s).shape for s in out] == [(1000, 1000)] * 3

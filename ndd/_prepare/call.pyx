@@ -170,11 +170,31 @@ cdef double _elements(object shape) except -1:
     return n
 
 
-cdef void _check_output_size(op, Py_ssize_t k, object dtype, object shapes, Py_ssize_t bs,
+cdef double _input_bytes(tuple inputs):
+    """The bytes the inputs hold, as far as their shapes are known."""
+    cdef double total = 0
+    cdef TensorBase t
+    cdef BatchBase b
+    for x in inputs:
+        if isinstance(x, TensorBase):
+            t = <TensorBase>x
+            if t._shape is not None:
+                total += _elements(t._shape) * t._dtype.bytes
+        elif isinstance(x, BatchBase):
+            b = <BatchBase>x
+            if b._shapes is not None:
+                for shape in b._shapes:
+                    total += _elements(shape) * b._dtype.bytes
+    return total
+
+
+cdef void _check_output_size(Invocation inv, Py_ssize_t k, object dtype, object shapes, Py_ssize_t bs,
                              bint uniform) except *:
     """Refuse output ``k`` when its samples (``shapes``: the output shapes of the
-    Tensor, or of each sample) would fill more than half of the memory: a mistyped
-    size argument would have the process killed."""
+    Tensor, or of each sample) would fill more than half of the memory, and more
+    than the inputs hold: a mistyped size argument would have the process killed.
+    (An output no larger than its inputs, a view or a copy of data already held,
+    is not what a size argument asked for.)"""
     global _half_memory
     if _half_memory < 0:
         memory = physical_memory_bytes()
@@ -194,7 +214,7 @@ cdef void _check_output_size(op, Py_ssize_t k, object dtype, object shapes, Py_s
         for sample in shapes:
             total += _elements(sample[k])
     total *= dtype.bytes
-    if total <= _half_memory:
+    if total <= _half_memory or total <= _input_bytes(inv.inputs):
         return
     if bs < 0 or uniform:
         what = f"{tuple(shape)} {dtype}" if bs < 0 else f"{bs} samples of {tuple(shape)} {dtype}"
@@ -203,7 +223,7 @@ cdef void _check_output_size(op, Py_ssize_t k, object dtype, object shapes, Py_s
         what = f"{bs} samples of {dtype}, the largest {tuple(largest)}"
     output = f"output {k}" if len(shapes[0] if bs >= 0 else shapes) > 1 else "the output"
     raise InvalidArgumentError(
-        f"{op.qualname}: {output} would be {what}: {_size_text(total)}, more than half of this "
+        f"{inv.op.qualname}: {output} would be {what}: {_size_text(total)}, more than half of this "
         f"machine's memory ({_size_text(_half_memory)}); check the arguments that size it"
     )
 
@@ -225,7 +245,7 @@ cpdef object make_results(Invocation inv, list types, object shapes, object dev,
     for k in range(len(types)):
         dtype, layout = types[k]
         if shapes is not None and inv.batch_size != 0:
-            _check_output_size(inv.op, k, dtype, shapes, inv.batch_size, uniform)
+            _check_output_size(inv, k, dtype, shapes, inv.batch_size, uniform)
         if inv.batch_size < 0:
             t = _Tensor.__new__(_Tensor)
             t._inv = inv
