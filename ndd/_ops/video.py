@@ -291,6 +291,7 @@ class VideoFile:
             try:
                 yuv_rgb.yuv420p_to_rgb(*planes, trial, *colors, siting)
             except ValueError:  # a frame size whose filters swscale rounds otherwise
+                matching = []
                 break
             if np.array_equal(trial, rgb):
                 matching.append(siting)
