@@ -3,7 +3,8 @@
 The data: a batch of 4 VP9 videos in WebM, 160x120, 30 frames at 25 fps, a key frame every 10
 frames (a moving colour pattern, encoded by PyAV with one thread in each worker, so that both
 get the same bytes). Cases: every frame; a window of ``sequence_length=8, stride=2`` from frame
-7 (frames 7 to 21); the last 3 frames. Both implementations run in ``sync_cpu`` mode with
+7 (frames 7 to 21); the last 3 frames; and every frame of one such video at 640x360, where
+the colour conversion weighs more. Both implementations run in ``sync_cpu`` mode with
 ``set_num_threads(1)``.
 
 How the cases are timed and the table printed: ``bench/case_timing.py``. The reference's
@@ -16,9 +17,11 @@ import case_timing
 
 BATCH_SIZE = 4
 WIDTH, HEIGHT, FRAMES, GOP = 160, 120, 30, 10
+# One video of the same frames at a size where the colour conversion weighs more.
+LARGE = (640, 360)
 
 
-def _video(seed):
+def _video(seed, width=WIDTH, height=HEIGHT):
     """A VP9 WebM video of a moving pattern, as uint8 bytes."""
     import io
 
@@ -28,10 +31,10 @@ def _video(seed):
     buffer = io.BytesIO()
     with av.open(buffer, "w", format="webm") as out:
         stream = out.add_stream("libvpx-vp9", rate=25)
-        stream.width, stream.height, stream.pix_fmt = WIDTH, HEIGHT, "yuv420p"
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.codec_context.gop_size = GOP
         stream.codec_context.thread_count = 1
-        y, x = np.mgrid[:HEIGHT, :WIDTH]
+        y, x = np.mgrid[:height, :width]
         for i in range(FRAMES):
             rgb = np.stack(
                 [
@@ -47,7 +50,7 @@ def _video(seed):
 
 
 def make_inputs():
-    return {"videos": [_video(seed) for seed in range(BATCH_SIZE)]}
+    return {"videos": [_video(seed) for seed in range(BATCH_SIZE)], "large": _video(0, *LARGE)}
 
 
 CASES = {
@@ -58,6 +61,7 @@ CASES = {
     "4 videos, last 3 frames": lambda ndd, d: (
         lambda: ndd.decoders.video(ndd.batch(d["videos"]), frames=[FRAMES - 3, FRAMES - 2, FRAMES - 1])
     ),
+    f"1 video {LARGE[0]}x{LARGE[1]}, all 30 frames": lambda ndd, d: lambda: ndd.decoders.video(d["large"]),
 }
 
 
