@@ -467,10 +467,13 @@ def _yuv420p(frame):
         return None
     if any(getattr(data.type, "name", None) in _HDR_SIDE_DATA for data in frame.side_data):
         return None
-    planes = [
-        np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[: plane.height, : plane.width]
-        for plane in frame.planes[:3]
-    ]
+    planes = []
+    for plane in frame.planes[:3]:
+        data = np.frombuffer(plane, np.uint8)
+        # A plane stored bottom-up (a negative line size) or shorter than its rows.
+        if plane.line_size < plane.width or data.size < plane.line_size * plane.height:
+            return None
+        planes.append(data[: plane.line_size * plane.height].reshape(plane.height, -1)[:, : plane.width])
     return planes, (frame.colorspace, color_range)
 
 

@@ -187,3 +187,41 @@ def test_frames_other_than_8_bit_progressive_4_2_0_stay_with_swscale():
         frames = video.read_frames(np.arange(video.frame_count))
         assert video._siting is None and video._siting_trials == _SITING_TRIALS
     np.testing.assert_array_equal(frames, _swscale_frames(data))
+
+
+class _Plane(bytes):
+    """A frame plane as PyAV gives it: its bytes, line size and extents."""
+
+
+class _Format:
+    name = "yuv420p"
+
+
+class _Frame:
+    format, interlaced_frame, colorspace, color_range, side_data = _Format(), False, 2, 0, ()
+
+    def __init__(self, planes):
+        self.planes = planes
+
+
+def _plane(size, line_size, height, width):
+    plane = _Plane(size)
+    plane.line_size, plane.height, plane.width = line_size, height, width
+    return plane
+
+
+@pytest.mark.parametrize(
+    "luma",
+    [
+        _plane(16 * 4 - 1, 16, 4, 8),  # shorter than its rows
+        _plane(16 * 4, -16, 4, 8),  # stored bottom-up
+    ],
+    ids=["short", "bottom-up"],
+)
+def test_planes_the_conversion_cannot_read_stay_with_swscale(luma):
+    from ndd._ops.video import _yuv420p
+
+    chroma = [_plane(16 * 2, 16, 2, 4) for _ in range(2)]
+    assert _yuv420p(_Frame([luma, *chroma])) is None
+    planes, colors = _yuv420p(_Frame([_plane(16 * 4, 16, 4, 8), *chroma]))
+    assert [p.shape for p in planes] == [(4, 8), (2, 4), (2, 4)] and colors == (2, 0)
