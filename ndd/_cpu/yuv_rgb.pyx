@@ -19,7 +19,7 @@ The steps, all in integers (C division, which truncates):
 
 The filters are swscale's bilinear ones for the frame's size and chroma siting
 (``_filter`` follows its ``initFilter``); the matrix its ``yuv2rgb`` tables for
-the frame's colorspace and range (``_matrix``). ``tests/ops/test_video.py``
+the frame's colorspace and range (``_matrix``). ``tests/ops/test_yuv_rgb.py``
 compares every path with swscale through PyAV.
 """
 
@@ -220,13 +220,14 @@ def _matrix(int colorspace, int color_range):
         cgu, cgv = -((-cgu) * 224 // 255), -((-cgv) * 224 // 255)
     else:
         y_scale, y_offset = (1 << 16) * 255 // 219, 16 << 16
+    # Multiplied, not shifted: cgu and cgv are negative.
     return (
-        _round_to_int16(y_offset << 9),
-        _round_to_int16(y_scale << 13),
-        _round_to_int16(crv << 13),
-        _round_to_int16(cgv << 13),
-        _round_to_int16(cgu << 13),
-        _round_to_int16(cbu << 13),
+        _round_to_int16(y_offset * 512),
+        _round_to_int16(y_scale * 8192),
+        _round_to_int16(crv * 8192),
+        _round_to_int16(cgv * 8192),
+        _round_to_int16(cgu * 8192),
+        _round_to_int16(cbu * 8192),
     )
 
 
