@@ -4,8 +4,10 @@ The data: a batch of 4 VP9 videos in WebM, 160x120, 30 frames at 25 fps, a key f
 frames (a moving colour pattern, encoded by PyAV with one thread in each worker, so that both
 get the same bytes). Cases: every frame; a window of ``sequence_length=8, stride=2`` from frame
 7 (frames 7 to 21); the last 3 frames; and every frame of one such video at 640x360, where
-the colour conversion weighs more. Both implementations run in ``sync_cpu`` mode with
-``set_num_threads(1)``.
+the colour conversion weighs more; and an epoch of ``experimental.readers.Video`` over that
+video (one reader, kept from epoch to epoch: sequences of 8 frames, one every 8, batches of
+2). Both
+implementations run in ``sync_cpu`` mode with ``set_num_threads(1)``.
 
 How the cases are timed and the table printed: ``bench/case_timing.py``. The reference's
 virtualenv needs PyAV too (``pip install av``), to make the same videos.
@@ -50,7 +52,24 @@ def _video(seed, width=WIDTH, height=HEIGHT):
 
 
 def make_inputs():
-    return {"videos": [_video(seed) for seed in range(BATCH_SIZE)], "large": _video(0, *LARGE)}
+    import os
+    import tempfile
+
+    large = _video(0, *LARGE)
+    # The readers take files: the large video, written once per worker process.
+    path = os.path.join(tempfile.mkdtemp(prefix="ndd-bench-video-"), "large.webm")
+    large.tofile(path)
+    return {"videos": [_video(seed) for seed in range(BATCH_SIZE)], "large": large, "path": path}
+
+
+def _read_epoch(ndd, data):
+    """An epoch of the reader of the large video (made on first use and kept, as a
+    training loop keeps it): every sequence of 8 frames, one every 8, in batches of 2.
+    Returns the last batch's frames (for the timer to evaluate)."""
+    if "reader" not in data:
+        data["reader"] = ndd.experimental.readers.Video(filenames=[data["path"]], sequence_length=8, step=8)
+    last = list(data["reader"].next_epoch(batch_size=2))[-1]
+    return last[0] if isinstance(last, tuple) else last
 
 
 CASES = {
@@ -62,6 +81,7 @@ CASES = {
         lambda: ndd.decoders.video(ndd.batch(d["videos"]), frames=[FRAMES - 3, FRAMES - 2, FRAMES - 1])
     ),
     f"1 video {LARGE[0]}x{LARGE[1]}, all 30 frames": lambda ndd, d: lambda: ndd.decoders.video(d["large"]),
+    f"readers.Video epoch, {LARGE[0]}x{LARGE[1]}, sequences of 8": lambda ndd, d: lambda: _read_epoch(ndd, d),
 }
 
 
