@@ -144,3 +144,16 @@ def test_pad_refuses_an_alignment_too_large():
         ValueError, match=r"^ndd\.pad: the padded sample would be \(1000000000, 1000000000, 3\)"
     ):
         _evaluated(ndd.pad(np.zeros((10, 10, 3), np.uint8), align=[10**9, 10**9, 1]))
+
+
+@pytest.mark.parametrize("dtype, itemsize", [(None, 1), (ndd.float32, 4)])
+def test_multi_paste_counts_its_canvas_in_the_output_type(monkeypatch, dtype, itemsize):
+    # A uint8 canvas is counted as uint8: eight times float64's size would refuse
+    # canvases between a sixteenth and half of the memory that fit.
+    from ndd._ops import compose
+
+    asked = []
+    monkeypatch.setattr(compose, "exceeds_half_of_memory", lambda nbytes: asked.append(nbytes) or False)
+    image = ndd.Batch([np.zeros((4, 4, 3), np.uint8)])
+    _evaluated(ndd.multi_paste(image, in_ids=[0], output_size=[10, 20], dtype=dtype))
+    assert asked == [10 * 20 * 3 * itemsize]

@@ -718,13 +718,6 @@ def _paste_plan_regions(index, shapes, args, common_size):
     else:
         out_size = common_size
     channels = shapes[0][index][2] if shapes[0] else 0
-    # Each sample's canvas is allocated as it is pasted: a mistyped size would have the
-    # process killed (float64 is the widest output type).
-    if exceeds_half_of_memory(math.prod(out_size) * channels * 8):
-        raise InvalidArgumentError(
-            f"ndd.multi_paste: 'output_size' {list(out_size)} with {channels} channels would fill more "
-            "than half of this machine's memory"
-        )
     pieces = [shapes[k][i] for k, i in sources]
     for piece in pieces:
         if len(piece) != 3 or piece[2] != channels:
@@ -766,6 +759,13 @@ def _paste_regions(index, sources, args, target, common_size):
     """The output sample ``index``: the regions pasted, in order, onto a zero canvas."""
     shapes = [[s.shape for s in source] for source in sources]
     out_size, channels, regions = _paste_plan_regions(index, shapes, args, common_size)
+    # Each sample's canvas is allocated as it is pasted: a mistyped size would have the
+    # process killed.
+    if exceeds_half_of_memory(math.prod(out_size) * channels * np.dtype(target).itemsize):
+        raise InvalidArgumentError(
+            f"ndd.multi_paste: 'output_size' {list(out_size)} with {channels} channels would fill more "
+            "than half of this machine's memory"
+        )
     out = np.zeros((*out_size, channels), dtype=target)
     for k, i, iy, ix, h, w, oy, ox in regions:
         piece = sources[k][i]
