@@ -1,11 +1,7 @@
 """Every public name of the reference's dynamic mode exists in ndd with the reference's
 parameters (names, kinds, order, which are required), as recorded in
 tests/golden/surface.json by tests/golden/make_surface_goldens.py. Defaults may differ
-in form (the reference shows None for operator defaults, ndd the real value).
-
-The few names ndd does not provide yet are listed in NOT_PROVIDED with the reason; the
-README names them under "Not yet", and a test fails as soon as one of them appears, so
-that the list (and the README) is kept true."""
+in form (the reference shows None for operator defaults, ndd the real value)."""
 
 import inspect
 import json
@@ -17,12 +13,6 @@ import ndd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SURFACE = json.loads((ROOT / "tests" / "golden" / "surface.json").read_text())["names"]
-
-# optical_flow runs on NVIDIA's optical flow hardware only (the reference has no CPU
-# implementation).
-NOT_PROVIDED = {
-    "optical_flow": "optical flow hardware",
-}
 
 
 def _resolve(path):
@@ -46,10 +36,10 @@ def _public_parameters(obj, deprecated):
     ]
 
 
-PROVIDED = sorted(name for name in SURFACE if name not in NOT_PROVIDED)
+NAMES = sorted(SURFACE)
 
 
-@pytest.mark.parametrize("name", PROVIDED)
+@pytest.mark.parametrize("name", NAMES)
 def test_the_reference_name_exists_with_its_kind(name):
     obj = _resolve(name)
     kind = SURFACE[name]["kind"]
@@ -59,17 +49,9 @@ def test_the_reference_name_exists_with_its_kind(name):
         assert callable(obj) and not isinstance(obj, type)
 
 
-@pytest.mark.parametrize("name", [n for n in PROVIDED if SURFACE[n]["parameters"] is not None])
+@pytest.mark.parametrize("name", [n for n in NAMES if SURFACE[n]["parameters"] is not None])
 def test_the_parameters_match_the_reference(name):
     entry = SURFACE[name]
     deprecated = set(entry.get("deprecated", ()))
     expected = [p for p in entry["parameters"] if not p[0].startswith("_") and p[0] not in deprecated]
     assert _public_parameters(_resolve(name), deprecated) == expected
-
-
-@pytest.mark.parametrize("name", sorted(NOT_PROVIDED))
-def test_a_name_not_provided_is_absent_and_named_in_the_readme(name):
-    with pytest.raises(AttributeError):
-        _resolve(name)
-    readme = (ROOT / "README.md").read_text()
-    assert f"`{name}`" in readme or f"`{name.rsplit('.', 1)[-1]}`" in readme

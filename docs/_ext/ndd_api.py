@@ -84,6 +84,7 @@ FAMILY_TITLES = {
     "spectral": "Signal processing and spectra",
     "audio": "Audio decoding and resampling",
     "video": "Video decoding",
+    "optical_flow": "Optical flow",
 }
 
 _DTYPE_NOTE = "The element type ``{name}`` (a :py:class:`ndd.DType`)."

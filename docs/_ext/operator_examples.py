@@ -357,6 +357,13 @@ EXAMPLES = {
         "bayer = ndd.tensor(np.random.default_rng(0).integers(0, 255, (8, 8), dtype=np.uint8))\n"
         "print(ndd.debayer(bayer, blue_position=[0, 0]).shape)"
     ),
+    "ndd.optical_flow": (
+        "photo = np.asarray(image)\n"
+        "# frame 1 shows at each pixel what frame 0 shows 3 to the right and 2 below\n"
+        'frames = ndd.tensor(np.stack([photo[:32, :48], photo[2:34, 3:51]]), layout="FHWC")\n'
+        "flow = ndd.optical_flow(frames)  # one (x, y) vector per 4x4 block\n"
+        "print(flow.shape, np.median(np.asarray(flow), axis=(0, 1, 2)).round(1))"
+    ),
 }
 
 # Pictures of image results: an expression evaluated after the example, drawn with

@@ -37,6 +37,7 @@ FAMILIES = [
     "spectral",
     "audio",
     "video",
+    "optical_flow",
 ]
 
 
