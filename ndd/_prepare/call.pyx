@@ -82,7 +82,10 @@ cpdef object gpu_device(op, object requested, list ins=None):
             elif d != dev:
                 raise ValueError(f"{op.qualname}: the inputs are on different GPUs ({dev} and {d})")
     if op.gpu_kernel is None:
-        raise NotImplementedError(f"{op.qualname} has no GPU implementation in this build of ndd")
+        raise NotImplementedError(
+            f"{op.qualname} has no GPU implementation in this build of ndd: call it on the CPU "
+            "(device='cpu', with inputs in host memory: .cpu()) and move its result with .gpu()"
+        )
     return dev if dev is not None else Device("gpu")
 
 

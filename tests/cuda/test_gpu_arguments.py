@@ -33,3 +33,13 @@ def test_a_wrong_argument_is_named_before_what_the_gpu_lacks(fake):
             ndd.resize(x, size=[1, 40])
     with pytest.raises(NotImplementedError, match="GPU"):
         ndd.resize(volume.gpu(), size=[1, 40, 4])
+
+
+def test_an_operator_without_gpu_kernel_says_how_to_run_it(fake):
+    frames = ndd.tensor(np.zeros((2, 32, 32, 3), np.uint8), layout="FHWC")
+    with pytest.raises(
+        NotImplementedError,
+        match=r"ndd\.optical_flow has no GPU implementation in this build of ndd: call it on the CPU "
+        r"\(device='cpu', with inputs in host memory: \.cpu\(\)\) and move its result with \.gpu\(\)",
+    ):
+        ndd.optical_flow(frames.gpu())
