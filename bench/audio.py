@@ -2,7 +2,8 @@
 
 The data: a batch of 8 one-second signals at 16 kHz (a chirp with noise, deterministic) and one
 ten-second signal; the same 8 at 44.1 kHz, mono and stereo, for resampling to 16 kHz; 16-bit WAV
-files of the 16 kHz signals and of the 44.1 kHz stereo ones, for decoding; plus what the spectral operators take instead of raw audio, computed once with
+files of the 16 kHz signals and of the 44.1 kHz stereo ones, and 16-bit FLAC files of the 16 kHz
+signals and of eight ten-second ones, for decoding; plus what the spectral operators take instead of raw audio, computed once with
 numpy so that both implementations get the same numbers: their spectrograms (512-point FFT, windows
 of 400 samples every 160, "ft"), 80-filter mel spectrograms of those, and the mel spectrograms in dB.
 Both implementations run in ``sync_cpu`` mode with ``set_num_threads(1)``.
@@ -72,6 +73,19 @@ def _wav(signal, rate):
     return np.frombuffer(buffer.getvalue(), np.uint8)
 
 
+def _flac(signal, rate):
+    """A 16-bit FLAC file of ``signal``, as uint8 bytes (libsndfile's encoder, through soundfile:
+    both workers' venvs have the same soundfile wheel, so the same files)."""
+    import io
+
+    import numpy as np
+    import soundfile
+
+    buffer = io.BytesIO()
+    soundfile.write(buffer, signal, rate, format="FLAC", subtype="PCM_16")
+    return np.frombuffer(buffer.getvalue(), np.uint8)
+
+
 def make_inputs():
     """The numpy inputs every case draws on (the same in both workers)."""
     import numpy as np
@@ -90,6 +104,8 @@ def make_inputs():
     to_db = lambda m: (10 * np.log10(np.maximum(m, 1e-10))).astype(np.float32)  # noqa: E731
     return {
         "wavs": [_wav(s, RATE) for s in signals],
+        "flacs": [_flac(s, RATE) for s in signals],
+        "long_flacs": [_flac(_chirp(LONG_SECONDS, seed), RATE) for seed in range(BATCH_SIZE)],
         "cd_wavs": [_wav(s, CD_RATE) for s in stereo],
         "cd": cd,
         "cd_stereo": stereo,
@@ -112,6 +128,10 @@ def _batch(ndd, arrays, layout=None):
 # batch of 8 one-second signals (or what is derived from them), "10s" on the single long signal.
 CASES = {
     "decoders.audio 8x1s": lambda ndd, d: lambda: ndd.decoders.audio(_batch(ndd, d["wavs"])),
+    "decoders.audio 8x1s FLAC": lambda ndd, d: lambda: ndd.decoders.audio(_batch(ndd, d["flacs"])),
+    "decoders.audio 8x10s FLAC int16": lambda ndd, d: (
+        lambda: ndd.decoders.audio(_batch(ndd, d["long_flacs"]), dtype=ndd.int16)
+    ),
     "decoders.audio 8x1s 44.1k stereo->16k mono": lambda ndd, d: (
         lambda: ndd.decoders.audio(_batch(ndd, d["cd_wavs"]), sample_rate=RATE, downmix=True)
     ),

@@ -469,3 +469,133 @@ def test_audio_resample_refuses_an_output_larger_than_memory(kwargs):
     signal = ndd.tensor(np.zeros((100, 2), np.float32))
     with pytest.raises(ValueError, match=r"ndd\.audio_resample: the output would have \d+ samples"):
         np.asarray(ndd.audio_resample(signal, **kwargs))
+
+
+# -- 16-bit FLAC through dr_flac (miniaudio) ------------------------------------------
+
+
+@pytest.fixture
+def dr_flac_calls(monkeypatch):
+    """The files dr_flac was asked to decode (miniaudio is in the test extra)."""
+    miniaudio = pytest.importorskip("miniaudio")
+    calls = []
+    decode = miniaudio.flac_read_s16
+
+    def counting(data):
+        calls.append(len(data))
+        return decode(data)
+
+    monkeypatch.setattr(miniaudio, "flac_read_s16", counting)
+    return calls
+
+
+def _without_dr_flac(monkeypatch, call):
+    """``call()`` with miniaudio hidden: what libsndfile alone gives."""
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "miniaudio", None)
+        return call()
+
+
+@pytest.mark.parametrize("channels", [1, 2, 5])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"dtype": ndd.int16},
+        {"dtype": ndd.int32},
+        {"downmix": True},
+        {"sample_rate": 8000.0, "dtype": ndd.int16},
+    ],
+    ids=["float32", "int16", "int32", "downmix", "resampled"],
+)
+def test_16_bit_flac_is_decoded_by_dr_flac_into_libsndfiles_samples(
+    monkeypatch, dr_flac_calls, channels, kwargs
+):
+    encoded = _encode(_sines(3000, 22050, channels), 22050, "PCM_16", "FLAC")
+    audio, rate = (np.asarray(x) for x in ndd.decoders.audio(ndd.tensor(encoded), **kwargs))
+    assert dr_flac_calls == [len(encoded)]
+    alone, alone_rate = _without_dr_flac(
+        monkeypatch, lambda: [np.asarray(x) for x in ndd.decoders.audio(ndd.tensor(encoded), **kwargs)]
+    )
+    assert len(dr_flac_calls) == 1
+    np.testing.assert_array_equal(audio, alone, strict=True)
+    assert rate == alone_rate
+    if set(kwargs) <= {"dtype"}:  # the samples as they are: libsndfile's own reading
+        numpy_type = {ndd.int16: "int16", ndd.int32: "int32"}.get(kwargs.get("dtype"), "float32")
+        np.testing.assert_array_equal(audio, _soundfile_read(encoded, numpy_type), strict=True)
+
+
+@pytest.mark.parametrize(
+    "offset, duration, dr_flac",
+    [(0.0, -1.0, True), (0.0, 0.1, True), (0.0, 0.05, False), (0.01, -1.0, False), (0.0, 9.0, True)],
+)
+def test_flac_parts_from_the_start_use_dr_flac_and_others_libsndfile(
+    monkeypatch, dr_flac_calls, offset, duration, dr_flac
+):
+    # 0.125 s at 16 kHz: from the start and at least half of it goes to dr_flac.
+    encoded = _encode(_sines(2000, 16000, 2), 16000, "PCM_16", "FLAC")
+    audio, rate = decode_audio(encoded, offset=offset, duration=duration, dtype=ndd.int16)
+    assert bool(dr_flac_calls) == dr_flac
+    alone, _ = _without_dr_flac(
+        monkeypatch, lambda: decode_audio(encoded, offset=offset, duration=duration, dtype=ndd.int16)
+    )
+    np.testing.assert_array_equal(audio, alone, strict=True)
+    assert len(audio) == min(2000 - int(offset * 16000), int(duration * 16000) if duration >= 0 else 2000)
+
+
+@pytest.mark.parametrize("subtype", ["PCM_24", "PCM_S8"])
+def test_flac_of_other_sample_sizes_goes_to_libsndfile(dr_flac_calls, subtype):
+    encoded = _encode(_sines(1000, 16000, 1), 16000, subtype, "FLAC")
+    audio, _ = ndd.decoders.audio(ndd.tensor(encoded), dtype=ndd.int32)
+    assert dr_flac_calls == []
+    np.testing.assert_array_equal(np.asarray(audio), _soundfile_read(encoded, "int32"))
+
+
+def _damaged_flacs():
+    good = _encode(
+        _sines(20000, 16000, 1) + np.random.default_rng(0).normal(0, 0.01, (20000, 1)),
+        16000,
+        "PCM_16",
+        "FLAC",
+    )
+    rng = np.random.default_rng(1)
+    damaged = [good[: len(good) * k // 4] for k in (1, 2, 3)]
+    for _ in range(8):
+        flipped = good.copy()
+        flipped[rng.integers(200, len(good))] ^= np.uint8(rng.integers(1, 256))
+        damaged.append(flipped)
+    return damaged
+
+
+@pytest.mark.parametrize("index", range(11))
+def test_a_damaged_flac_gives_what_libsndfile_gives(monkeypatch, dr_flac_calls, index):
+    # dr_flac skips frames that fail their checksum and stops at the end of the data:
+    # fewer frames than the header says, so libsndfile decodes the file, as before.
+    encoded = _damaged_flacs()[index]
+
+    def decode():
+        try:
+            return np.asarray(ndd.decoders.audio(ndd.tensor(encoded), dtype=ndd.int16)[0])
+        except RuntimeError as error:
+            return str(error)
+
+    result = decode()
+    assert len(dr_flac_calls) == 1
+    expected = _without_dr_flac(monkeypatch, decode)
+    if isinstance(expected, str):
+        assert result == expected
+    else:
+        np.testing.assert_array_equal(result, expected, strict=True)
+
+
+def test_a_batch_decoded_by_two_threads_gives_each_file_its_samples():
+    files = [_encode(_sines(1500 + 100 * i, 16000, 1 + i % 2), 16000, "PCM_16", "FLAC") for i in range(6)]
+    files[3] = _encode(_sines(1200, 16000, 2), 16000, "PCM_16")  # a WAV among them
+    threads = ndd.get_num_threads()
+    ndd.set_num_threads(2)
+    try:
+        audio, _ = ndd.decoders.audio(ndd.batch(files), dtype=ndd.int16)
+    finally:
+        ndd.set_num_threads(threads)
+    for sample, encoded in zip(audio, files, strict=True):
+        np.testing.assert_array_equal(np.asarray(sample), _soundfile_read(encoded, "int16"))
