@@ -8,7 +8,8 @@ samples (a 200-byte ``.bin`` and a ``.cls`` each), in batches of 64; the small
 records show each reader's cost per sample. "TFRecord 20K" and "Webdataset 20K" read the
 same kind of file with 20 KB payloads, where copying the bytes weighs. ``readers.NemoAsr`` reads a manifest of
 128 one-second 16-bit WAV files at 22.05 kHz (a tone each), as they are ("NemoAsr")
-and resampled to 16 kHz ("NemoAsr 16k"). A measurement is several full
+and resampled to 16 kHz ("NemoAsr 16k"), and 128 four-second 16 kHz 16-bit FLAC files
+("NemoAsr FLAC", LibriSpeech's kind). A measurement is several full
 epochs of an already-started reader; every batch is touched the same way on
 both sides (the labels as one numpy array and the sizes of the byte samples;
 Numpy: the batch as one numpy array and its sum). The data is written once per
@@ -46,6 +47,7 @@ CASES = [
     "Webdataset 20K",
     "NemoAsr",
     "NemoAsr 16k",
+    "NemoAsr FLAC",
 ]
 NUM_CLIPS, CLIP_RATE = 128, 22050
 RECORD_BYTES = 200
@@ -89,7 +91,14 @@ def make_data(root):
         webdataset_dataset.write_index(tar + ".idx", webdataset_dataset.write_tar(tar, members))
         records["TFRecord" + name], records["Webdataset" + name] = tfrecord, tar
     manifest = _write_clips(os.path.join(root, "speech"))
-    return {"File": files_root, "Numpy": numpy_root, **records, "NemoAsr": manifest}
+    flac_manifest = _write_flac_clips(os.path.join(root, "speech_flac"))
+    return {
+        "File": files_root,
+        "Numpy": numpy_root,
+        **records,
+        "NemoAsr": manifest,
+        "NemoAsr FLAC": flac_manifest,
+    }
 
 
 def _write_clips(folder):
@@ -110,6 +119,28 @@ def _write_clips(folder):
             file.setframerate(CLIP_RATE)
             file.writeframes((np.sin(2 * np.pi * (200 + 5 * i) * t) * 16000).astype("<i2").tobytes())
         lines.append(json.dumps({"audio_filepath": path, "duration": 1.0, "text": f"clip {i}"}))
+    manifest = os.path.join(folder, "manifest.json")
+    with open(manifest, "w") as file:
+        file.write("\n".join(lines) + "\n")
+    return manifest
+
+
+def _write_flac_clips(folder):
+    """Four-second 16 kHz 16-bit FLAC clips, a noisy tone each (LibriSpeech's kind of file),
+    written with soundfile, and their NeMo manifest; returns the manifest's path."""
+    import numpy as np
+    import soundfile
+
+    os.makedirs(folder)
+    rate, seconds = 16000, 4
+    t = np.arange(rate * seconds) / rate
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(NUM_CLIPS):
+        path = os.path.join(folder, f"{i:04d}.flac")
+        signal = 0.3 * np.sin(2 * np.pi * (200 + 5 * i) * t) + rng.normal(0, 0.02, t.size)
+        soundfile.write(path, signal, rate, format="FLAC", subtype="PCM_16")
+        lines.append(json.dumps({"audio_filepath": path, "duration": float(seconds), "text": f"clip {i}"}))
     manifest = os.path.join(folder, "manifest.json")
     with open(manifest, "w") as file:
         file.write("\n".join(lines) + "\n")
@@ -154,6 +185,7 @@ def _worker(impl, roots):
         "Webdataset 20K": touch_record_batch,
         "NemoAsr": touch_audio_batch,
         "NemoAsr 16k": touch_audio_batch,
+        "NemoAsr FLAC": touch_audio_batch,
     }
     readers = {}
     if hasattr(ndd.readers, "File"):
@@ -176,6 +208,7 @@ def _worker(impl, roots):
         manifest = [roots["NemoAsr"]]
         readers["NemoAsr"] = ndd.readers.NemoAsr(manifest_filepaths=manifest)
         readers["NemoAsr 16k"] = ndd.readers.NemoAsr(manifest_filepaths=manifest, sample_rate=16000.0)
+        readers["NemoAsr FLAC"] = ndd.readers.NemoAsr(manifest_filepaths=[roots["NemoAsr FLAC"]])
     for case, reader in readers.items():
         # Warm-up: the first epoch starts the loading thread and fills the caches.
         for batch in reader.next_epoch(batch_size=BATCH_SIZE):
