@@ -28,7 +28,8 @@ ceil(W / hint_grid), 2)`` float, one per pair, or ``(ceil(H / hint_grid),
 ceil(W / hint_grid), 2)`` for every pair. External hints come first where both are on.
 Without ``enable_external_hints`` a second input is ignored, as in the reference.
 
-Frames smaller than 16 pixels in height or width (too small for DIS's patches) are
+Frames too small for DIS's patches at its finest scale (under 16 pixels high or wide
+at the best preset, 32 at the others; OpenCV's DIS crashes on such frames) are
 extended by repeating their last row and column; the field is computed on the
 extended frames and cut back to the frame.
 """
@@ -49,8 +50,6 @@ _HINT_GRIDS = (1, 2, 4, 8)
 # preset names: the best and slowest first.
 _PRESETS = ((0.375, "DISOPTICAL_FLOW_PRESET_MEDIUM"), (0.75, "DISOPTICAL_FLOW_PRESET_FAST"))
 _FASTEST = "DISOPTICAL_FLOW_PRESET_ULTRAFAST"
-# DIS needs frames somewhat larger than its 8-pixel patches.
-_MIN_SIDE = 16
 _CHANNELS = {DALIImageType.RGB: (3, 4), DALIImageType.BGR: (3, 4), DALIImageType.GRAY: (1,)}
 _TO_GRAY = {
     (DALIImageType.RGB, 3): "COLOR_RGB2GRAY",
@@ -179,15 +178,20 @@ def _shape(shapes, args):
     return [(count - 1, _cells(height, grid), _cells(width, grid), 2)]
 
 
-def _luma(cv2, frame, image_type):
-    """One frame as a contiguous uint8 plane, padded up to DIS's smallest size."""
+def _smallest_side(dis):
+    """The fewest rows and columns DIS takes: a patch at its finest scale."""
+    return dis.getPatchSize() << dis.getFinestScale()
+
+
+def _luma(cv2, frame, image_type, smallest):
+    """One frame as a contiguous uint8 plane, padded up to ``smallest`` rows and columns."""
     if image_type is DALIImageType.GRAY:
         plane = np.ascontiguousarray(frame[..., 0])
     else:
         plane = cv2.cvtColor(np.ascontiguousarray(frame), getattr(cv2, _TO_GRAY[image_type, frame.shape[2]]))
     height, width = plane.shape
-    if height < _MIN_SIDE or width < _MIN_SIDE:
-        plane = np.pad(plane, ((0, max(0, _MIN_SIDE - height)), (0, max(0, _MIN_SIDE - width))), mode="edge")
+    if height < smallest or width < smallest:
+        plane = np.pad(plane, ((0, max(0, smallest - height)), (0, max(0, smallest - width))), mode="edge")
     return plane
 
 
@@ -216,6 +220,18 @@ def _block_means(flow, grid):
     return sums / (rows[:, None, None] * cols[None, :, None])
 
 
+def _finite_hints(hints):
+    """The hints as float32, refused where any is not a finite float32 (OpenCV's DIS
+    crashes on them)."""
+    with np.errstate(over="ignore"):
+        hints = np.asarray(hints, np.float32)
+    if not np.isfinite(hints).all():
+        raise ValueError(
+            f"{_QUALNAME}: the hints (input_1) must be finite float32 values, got NaN or infinity"
+        )
+    return hints
+
+
 def _kernel(arrays, args):
     cv2 = _import_opencv()
     frames = arrays[0]
@@ -224,16 +240,17 @@ def _kernel(arrays, args):
     out = np.zeros((count - 1, _cells(height, grid), _cells(width, grid), 2), np.float32)
     if height == 0 or width == 0:
         return out
-    hints = arrays[1] if args["_external"] else None
+    hints = _finite_hints(arrays[1]) if args["_external"] else None
     if hints is not None and hints.ndim == 3:
         hints = [hints] * (count - 1)
     dis = cv2.DISOpticalFlow_create(getattr(cv2, args["_preset"]))
-    previous = _luma(cv2, frames[0], args["_image_type"])
+    smallest = _smallest_side(dis)
+    previous = _luma(cv2, frames[0], args["_image_type"], smallest)
     flow = None
     for i in range(1, count):
-        current = _luma(cv2, frames[i], args["_image_type"])
+        current = _luma(cv2, frames[i], args["_image_type"], smallest)
         if hints is not None:
-            start = _dense(np.asarray(hints[i - 1], np.float32), args["_hint_grid"], current.shape)
+            start = _dense(hints[i - 1], args["_hint_grid"], current.shape)
         elif args["enable_temporal_hints"] and flow is not None:
             start = flow.copy()
         else:

@@ -296,3 +296,29 @@ def test_without_opencv_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "cv2", None)
     with pytest.raises(ImportError, match=r"ndd\.optical_flow needs OpenCV.*pip install 'ndd\[opencv\]'"):
         ndd.optical_flow(ndd.tensor(np.zeros((2, 32, 32, 3), np.uint8), layout="FHWC"))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e300])
+def test_hints_that_are_not_finite_float32_are_refused(value):
+    # OpenCV's DIS crashes the process on them; 1e300 is infinite as float32.
+    frames = ndd.tensor(np.zeros((3, 32, 32, 3), np.uint8), layout="FHWC")
+    hints = np.zeros((2, 8, 8, 2))
+    hints[1, 3, 4, 0] = value
+    with pytest.raises(
+        ValueError, match=r"ndd\.optical_flow: the hints \(input_1\) must be finite float32 values"
+    ):
+        ndd.optical_flow(frames, ndd.tensor(hints), enable_external_hints=True).evaluate()
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("size", [(16, 200), (31, 300), (9, 40), (300, 20), (12, 100)])
+def test_short_wide_and_tall_narrow_frames_get_a_field(photo, preset, size):
+    # OpenCV's DIS crashes the process on frames lower than a patch at its finest scale
+    # (16 rows at the best preset, 32 at the others): they are extended first.
+    height, width = size
+    frames = np.stack(
+        [photo[100 : 100 + height, 50 : 50 + width], photo[100 : 100 + height, 52 : 52 + width]]
+    )
+    field = _flow(frames, preset=preset, output_grid=1)
+    assert field.shape == (1, height, width, 2) and np.all(np.isfinite(field))
+    assert np.median(field[..., 0]) == pytest.approx(2, abs=0.5)
