@@ -1,0 +1,217 @@
+// Kernels of the audio operators (ndd/_ops/gpu_audio.py launches them):
+// preemphasis_filter, to_decibels, mel_filter_bank and mfcc. Each value is computed
+// with the CPU's operations in the CPU's order (ndd/_ops/spectral.py,
+// ndd/_cpu/filter_bank.pyx), each rounded on its own (no fused multiply-add).
+#include "common.cuh"
+
+// -- preemphasis_filter -------------------------------------------------------------
+//
+// Descriptor row per sample: 0 input offset, 1 output offset (elements, from the base
+// pointers), 2 elements, 3 stride of the time axis, 4 its extent, 5 border (0 zero,
+// 1 clamp, 2 reflect), 6 the coefficient (the bits of a double).
+#define PREEMPHASIS_ROW 7
+#define PREEMPHASIS_ZERO 0
+#define PREEMPHASIS_REFLECT 2
+
+__device__ inline float preemphasis_step(float x, float coeff, float before) {
+  return __fsub_rn(x, __fmul_rn(before, coeff));
+}
+__device__ inline double preemphasis_step(double x, double coeff, double before) {
+  return __dsub_rn(x, __dmul_rn(before, coeff));
+}
+
+#define PREEMPHASIS(TN, T)                                                                       \
+  extern "C" __global__ void preemphasis_##TN(const T* __restrict__ in, T* __restrict__ out,     \
+                                              const long long* __restrict__ rows) {             \
+    const long long* seg = rows + (unsigned long long)blockIdx.y * PREEMPHASIS_ROW;             \
+    const unsigned long long stride = (unsigned long long)seg[3], extent = (unsigned long long)seg[4]; \
+    const int border = (int)seg[5];                                                              \
+    const T coeff = (T)__longlong_as_double(seg[6]);                                             \
+    const T* x = in + seg[0];                                                                    \
+    T* y = out + seg[1];                                                                         \
+    GRID_STRIDE_LOOP(i, (unsigned long long)seg[2]) {                                            \
+      T before;                                                                                  \
+      if ((i / stride) % extent != 0) {                                                          \
+        before = x[i - stride];                                                                  \
+      } else if (border == PREEMPHASIS_ZERO) {                                                   \
+        y[i] = x[i];                                                                             \
+        continue;                                                                                \
+      } else {                                                                                   \
+        /* A signal of one sample has no second one to mirror: it is its own border. */          \
+        before = border == PREEMPHASIS_REFLECT && extent > 1 ? x[i + stride] : x[i];             \
+      }                                                                                          \
+      y[i] = preemphasis_step(x[i], coeff, before);                                              \
+    }                                                                                            \
+  }
+
+PREEMPHASIS(f32, float)
+PREEMPHASIS(f64, double)
+
+// -- to_decibels ---------------------------------------------------------------------
+//
+// Descriptor row per sample: 0 input offset, 1 output offset, 2 elements, 3 the
+// sample's entry in `inverse`.
+#define DECIBELS_ROW 4
+#define DECIBELS_THREADS 256
+
+// inverse[first + blockIdx.y] = 1 / (the sample's largest value, NaN skipped), as the
+// CPU computes it: the float64 reciprocal of the float32 maximum, rounded to float32;
+// 1 for an empty sample or a maximum of 1.
+extern "C" __global__ void decibels_inverse(const float* __restrict__ in, const long long* __restrict__ rows,
+                                            long long first, float* __restrict__ inverse) {
+  __shared__ float shared[DECIBELS_THREADS];
+  const long long sample = first + blockIdx.y;
+  const long long* seg = rows + sample * DECIBELS_ROW;
+  const float* x = in + seg[0];
+  const long long n = seg[2];
+  float largest = __int_as_float(0x7fc00000);  // NaN: fmaxf takes any number over it
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) largest = fmaxf(largest, x[i]);
+  shared[threadIdx.x] = largest;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if ((int)threadIdx.x < half) shared[threadIdx.x] = fmaxf(shared[threadIdx.x], shared[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const float reference = n == 0 ? 1.0f : shared[0];
+    inverse[seg[3]] = reference == 1.0f ? 1.0f : (float)(1.0 / (double)reference);
+  }
+}
+
+// out = factor * log2(max(min_ratio, x * inverse)), factor = multiplier / log2(10);
+// a NaN ratio gives min_ratio, as numpy's fmax.
+extern "C" __global__ void to_decibels(const float* __restrict__ in, float* __restrict__ out,
+                                       const long long* __restrict__ rows, const float* __restrict__ inverse,
+                                       float factor, float min_ratio) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * DECIBELS_ROW;
+  const float scale = inverse[seg[3]];
+  const float* x = in + seg[0];
+  float* y = out + seg[1];
+  GRID_STRIDE_LOOP(i, (unsigned long long)seg[2]) {
+    y[i] = __fmul_rn(factor, log2f(fmaxf(min_ratio, __fmul_rn(x[i], scale))));
+  }
+}
+
+// -- mel_filter_bank and mfcc --------------------------------------------------------
+//
+// A sample is (outer, length, inner) around the axis transformed; output element
+// (o, k, i) is a sum over that axis of weights times input values, added in the
+// CPU's order, each product and sum rounded on its own, starting from 0.
+//
+// mel_bands: filter k sums the entries starts[k] .. starts[k + 1] - 1 of (bins,
+// weights), in the order the CPU adds them (the order of the bins). Descriptor row:
+// 0 input offset, 1 output offset, 2 outer, 3 length (bins), 4 inner, 5 filters,
+// 6 starts offset, 7 bins offset (in `indices`), 8 weights offset (in `weights`).
+#define MEL_ROW 9
+
+extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __restrict__ out,
+                                     const long long* __restrict__ rows, const long long* __restrict__ indices,
+                                     const float* __restrict__ weights) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * MEL_ROW;
+  const long long length = seg[3], inner = seg[4], filters = seg[5];
+  const long long* starts = indices + seg[6];
+  const long long* bins = indices + seg[7];
+  const float* w = weights + seg[8];
+  GRID_STRIDE_LOOP(j, (unsigned long long)(seg[2] * filters * inner)) {
+    const long long o = (long long)j / (filters * inner), k = ((long long)j / inner) % filters;
+    const long long i = (long long)j % inner;
+    const float* x = in + seg[0] + o * length * inner + i;
+    float sum = 0.0f;
+    for (long long e = starts[k]; e < starts[k + 1]; ++e) sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
+    out[seg[1] + j] = sum;
+  }
+}
+
+// dct_rows: coefficient k is the sum over n of matrix[k][n] * x[n], then, with a
+// lifter, times scales[k]. Descriptor row: 0 input offset, 1 output offset, 2 outer,
+// 3 length, 4 inner, 5 coefficients, 6 matrix offset, 7 scales offset (-1: none),
+// both in `values`.
+#define DCT_ROW 8
+
+extern "C" __global__ void dct_rows(const float* __restrict__ in, float* __restrict__ out,
+                                    const long long* __restrict__ rows, const float* __restrict__ values) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * DCT_ROW;
+  const long long length = seg[3], inner = seg[4], count = seg[5];
+  GRID_STRIDE_LOOP(j, (unsigned long long)(seg[2] * count * inner)) {
+    const long long o = (long long)j / (count * inner), k = ((long long)j / inner) % count;
+    const long long i = (long long)j % inner;
+    const float* x = in + seg[0] + o * length * inner + i;
+    const float* m = values + seg[6] + k * length;
+    float sum = 0.0f;
+    for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
+    if (seg[7] >= 0) sum = __fmul_rn(sum, values[seg[7] + k]);
+    out[seg[1] + j] = sum;
+  }
+}
+
+// -- spectrogram ---------------------------------------------------------------------
+//
+// One window per block at a time (blockIdx.x strides over the windows, blockIdx.y is
+// the sample): the block writes the window's frame (each sample times the window
+// value in float32, as the CPU multiplies them, widened to float64; the signal
+// extended by mirroring or with zeros), then each thread sums the discrete Fourier
+// transform of a bin in float64 from the twiddle table (cos and sin of 2 pi j / nfft,
+// the CPU's float64 values), the frame's zeros up to nfft left out, and writes
+// re^2 + im^2 or its square root, rounded to float32. The CPU's FFT (numpy's, in
+// float64) adds in another order; both are float64 sums rounded to float32.
+//
+// Descriptor row per sample: 0 input offset, 1 output offset, 2 signal length,
+// 3 windows, 4 padding before the first sample, 5 mirror (1) or zeros (0),
+// 6 time-major output (1) or frequency-major (0).
+// The frame (`length` values) is in dynamic shared memory, or, when `scratch` is not
+// null, in the scratch at (blockIdx.y * gridDim.x + blockIdx.x) * length.
+#define SPECTROGRAM_ROW 7
+
+__device__ inline long long spectrogram_mirror(long long p, long long n) {
+  if (n == 1) return 0;
+  const long long period = 2 * (n - 1);
+  p = (p < 0 ? -p : p) % period;
+  return p >= n ? period - p : p;
+}
+
+extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* __restrict__ out,
+                                           const long long* __restrict__ rows, const float* __restrict__ window,
+                                           const double* __restrict__ twiddles, double* scratch,
+                                           long long length, long long step, long long nfft, int power) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
+  const float* x = in + seg[0];
+  const long long n = seg[2], windows = seg[3], before = seg[4], bins = nfft / 2 + 1;
+  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  double* frame;
+  if (scratch) {
+    frame = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * length;
+  } else {
+    NDD_DYNAMIC_SHARED(double, shared);
+    frame = shared;
+  }
+  const double* cosines = twiddles;
+  const double* sines = twiddles + nfft;
+  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
+    const long long start = w * step - before;
+    for (long long t = threadIdx.x; t < length; t += blockDim.x) {
+      long long p = start + t;
+      const bool inside = p >= 0 && p < n;
+      double value = 0.0;
+      if (inside || mirror) {
+        if (!inside) p = spectrogram_mirror(p, n);
+        value = (double)__fmul_rn(x[p], window[t]);
+      }
+      frame[t] = value;
+    }
+    __syncthreads();
+    for (long long k = threadIdx.x; k < bins; k += blockDim.x) {
+      double re = 0.0, im = 0.0;
+      long long j = 0;
+      for (long long t = 0; t < length; ++t) {
+        re += frame[t] * cosines[j];
+        im -= frame[t] * sines[j];
+        j += k;
+        if (j >= nfft) j -= nfft;
+      }
+      double value = re * re + im * im;
+      if (power == 1) value = sqrt(value);
+      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
+    }
+    __syncthreads();
+  }
+}

@@ -1,0 +1,375 @@
+"""GPU kernels of the audio operators ``preemphasis_filter``, ``to_decibels``,
+``mel_filter_bank`` and ``mfcc``, queued on ``kernels/audio.cu``.
+
+Each is one launch over the whole batch (a descriptor row per sample), with the
+CPU's arithmetic (``spectral.py``):
+
+- ``preemphasis_filter`` converts its input to float32 (float64 for float64 data)
+  with the cast kernels, filters along each sample's time axis (the CPU's rule for
+  finding it) and converts to ``dtype``: equal to the CPU.
+- ``to_decibels`` finds each sample's maximum first when ``reference`` is 0 (a
+  block per sample); its logarithm is CUDA's ``log2f``, which may differ from
+  numpy's in the last bit.
+- ``mel_filter_bank`` adds each filter's weighted bins in the CPU's order (the
+  bank is the CPU's, made once per number of bins): equal to the CPU on
+  frequency-major spectrograms (the ``ft`` layout), where the CPU adds bin by bin;
+  on time-major ones the CPU's matrix product adds in another order.
+- ``spectrogram`` cuts and windows the frames as the CPU does (the window's
+  float32 products, the signal mirrored or padded with zeros) and sums each bin's
+  discrete Fourier transform in float64 (a block per window): the CPU's FFT (numpy's,
+  float64) adds in another order, and both round float64 values to float32.
+- ``mfcc`` multiplies by the CPU's DCT matrix in the order of the transformed axis,
+  then by the lifter's scales; the CPU's matrix product (BLAS) adds in another
+  order, so the two agree to float32 rounding of the sums.
+
+Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
+"""
+
+import functools
+import math
+
+import numpy as np
+
+from .gpu_elementwise import cast_flat
+from .gpu_segments import (
+    MAX_SEGMENTS,
+    GpuSamples,
+    SampleOutputs,
+    ValueTable,
+    args_per_sample,
+    cuda,
+    launch_blocks,
+    launch_segments,
+    require_gpu_input_of,
+)
+from .gpu_types import SUFFIXES, WITHOUT_FLOAT16
+
+__all__ = ["GpuDct", "GpuMelFilterBank", "GpuPreemphasis", "GpuSpectrogram", "GpuToDecibels", "MODULE"]
+
+MODULE = "audio"
+BLOCK = 256
+# PREEMPHASIS_ROW, DECIBELS_ROW, DECIBELS_THREADS, MEL_ROW and DCT_ROW of kernels/audio.cu.
+_PREEMPHASIS_ROW = 7
+_DECIBELS_ROW = 4
+_DECIBELS_THREADS = 256
+_MEL_ROW = 9
+_DCT_ROW = 8
+_SPECTROGRAM_ROW = 7
+_SPECTROGRAM_THREADS = 128
+# Frames of up to this many bytes go to shared memory (the default limit of a block's
+# dynamic shared memory); longer windows to a scratch buffer, for at most
+# _SCRATCH_BLOCKS blocks of windows per sample.
+_SHARED_FRAME_BYTES = 48 * 1024
+_SCRATCH_BLOCKS = 256
+_MAX_WINDOW_BLOCKS = 4096
+_BORDERS = {"zero": 0, "clamp": 1, "reflect": 2}
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_PREEMPHASIS_TYPES = tuple(t for t in WITHOUT_FLOAT16 if t != np.dtype(np.bool_))
+
+
+def _split(shape, axis):
+    """(outer, length, inner) of ``shape`` around ``axis``."""
+    return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1 :])
+
+
+def _as_work_type(source, work, keep, stream, device_id):
+    """The pointer to ``source``'s samples in ``work`` (converted by the cast kernels into
+    a temporary kept in ``keep`` when of another type)."""
+    if source.dtype == work:
+        return source.ptr
+    n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
+    converted = cuda()[0].DeviceArray.empty((max(n, 1),), work, device_id, stream)
+    cast_flat(source.ptr, source.dtype, converted.ptr, work, n, stream, device_id)
+    keep.append(converted)
+    return converted.ptr
+
+
+class GpuPreemphasis:
+    """The GPU kernel of ``preemphasis_filter`` (see the module docstring);
+    ``time_axis(shape, named)`` is the CPU's rule."""
+
+    def __init__(self, op, time_axis):
+        self.op = op
+        self.time_axis = time_axis
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], _PREEMPHASIS_TYPES)
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        target = np.dtype(args["dtype"].numpy)
+        work = _F64 if source.dtype == _F64 else _F32
+        out = SampleOutputs(source.shapes, target, batch_size >= 0, device_id, stream)
+        keep = []
+        src_ptr = _as_work_type(source, work, keep, stream, device_id)
+        dst_ptr = out.base.ptr
+        if target != work:
+            between = device_array.DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
+            keep.append(between)
+            dst_ptr = between.ptr
+        rows, most = [], 0
+        border = _BORDERS[args["border"]]
+        for shape, a, in_offset, out_offset in zip(
+            source.shapes, args_per_sample(args, batch_size), source.offsets, out.offsets, strict=True
+        ):
+            signal = shape or (1,)
+            n = math.prod(signal)
+            if n == 0:
+                continue
+            _, extent, stride = _split(signal, self.time_axis(signal, args["_time_axis"]))
+            coeff = np.float64(np.float32(a["preemph_coeff"])).view(np.int64)
+            rows += [in_offset, out_offset, n, stride, extent, border, int(coeff)]
+            most = max(most, n)
+        launch_segments(
+            device_id,
+            MODULE,
+            f"preemphasis_{SUFFIXES[work]}",
+            BLOCK,
+            stream,
+            rows,
+            _PREEMPHASIS_ROW,
+            most,
+            (src_ptr, dst_ptr),
+        )
+        if target != work:
+            cast_flat(dst_ptr, work, out.base.ptr, target, out.elements, stream, device_id)
+        return [out.result]
+
+
+class GpuToDecibels:
+    """The GPU kernel of ``to_decibels``; ``constants(args)`` is the CPU's
+    ``(factor, min_ratio)``."""
+
+    def __init__(self, op, constants):
+        self.op = op
+        self.constants = constants
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], (_F32,))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        out = SampleOutputs(source.shapes, _F32, batch_size >= 0, device_id, stream)
+        factor, min_ratio = self.constants(args)
+        rows, most = [], 0
+        for index, (shape, in_offset, out_offset) in enumerate(
+            zip(source.shapes, source.offsets, out.offsets, strict=True)
+        ):
+            n = math.prod(shape)
+            rows += [in_offset, out_offset, n, index]
+            most = max(most, n)
+        count = len(source.shapes)
+        reference = np.float32(args["reference"])
+        if reference == 0:
+            inverse = device_array.DeviceArray.empty((max(count, 1),), _F32, device_id, stream)
+            table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
+            launch_blocks(
+                device_id,
+                MODULE,
+                "decibels_inverse",
+                _DECIBELS_THREADS,
+                stream,
+                count,
+                (source.ptr, table.ptr),
+                (inverse.ptr,),
+            )
+        else:
+            with np.errstate(divide="ignore", over="ignore"):
+                value = np.float32(1.0) if reference == 1.0 else np.float32(1.0 / np.float64(reference))
+            inverse = device_array.DeviceArray.from_host(
+                np.full(max(count, 1), value, _F32), device_id, stream
+            )
+        launch_segments(
+            device_id,
+            MODULE,
+            "to_decibels",
+            BLOCK,
+            stream,
+            rows,
+            _DECIBELS_ROW,
+            most,
+            (source.ptr, out.base.ptr),
+            (inverse.ptr, float(factor), float(min_ratio)),
+        )
+        return [out.result]
+
+
+def _band_entries(bank, filters):
+    """(starts, bins, weights) of a CPU MelBank: filter k's entries are ``starts[k]`` to
+    ``starts[k + 1] - 1``, in the order the CPU adds them (the bins' order)."""
+    order = np.arange(len(bank.bins))
+    parts = []
+    for targets, weights in ((bank.lower, bank.lower_weight), (bank.upper, bank.upper_weight)):
+        inside = (targets >= 0) & (targets < filters)
+        parts.append((targets[inside], order[inside], bank.bins[inside], weights[inside]))
+    targets, order, bins, weights = (np.concatenate(column) for column in zip(*parts, strict=True))
+    by_filter = np.lexsort((order, targets))
+    starts = np.searchsorted(targets[by_filter], np.arange(filters + 1))
+    return starts, bins[by_filter], weights[by_filter]
+
+
+class GpuMelFilterBank:
+    """The GPU kernel of ``mel_filter_bank``; ``bank(args, bins)`` is the CPU's MelBank."""
+
+    def __init__(self, op, bank):
+        self.op = op
+        self.bank = bank
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], (_F32,))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        axis, filters = args["_axis"], args["nfilter"]
+        out_shapes = [shape[:axis] + (filters,) + shape[axis + 1 :] for shape in source.shapes]
+        out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
+        indices, weights, entries = ValueTable(np.int64), ValueTable(np.float32), {}
+        rows, most = [], 0
+        for shape, out_shape, in_offset, out_offset in zip(
+            source.shapes, out_shapes, source.offsets, out.offsets, strict=True
+        ):
+            outer, bins, inner = _split(shape, axis)
+            if bins not in entries:
+                starts, entry_bins, entry_weights = _band_entries(self.bank(args, bins), filters)
+                entries[bins] = (indices.add(starts), indices.add(entry_bins), weights.add(entry_weights))
+            rows += [in_offset, out_offset, outer, bins, inner, filters, *entries[bins]]
+            most = max(most, math.prod(out_shape))
+        if most:
+            # The tables live until the launch is queued (then the pool frees them in stream order).
+            index_table, weight_table = indices.upload(device_id, stream), weights.upload(device_id, stream)
+            launch_segments(
+                device_id,
+                MODULE,
+                "mel_bands",
+                BLOCK,
+                stream,
+                rows,
+                _MEL_ROW,
+                most,
+                (source.ptr, out.base.ptr),
+                (index_table.ptr, weight_table.ptr),
+            )
+        return [out.result]
+
+
+class GpuDct:
+    """The GPU kernel of ``mfcc``; ``matrix(length, count, dct_type, normalize)`` and
+    ``lifter_scales(count, lifter)`` are the CPU's."""
+
+    def __init__(self, op, matrix, lifter_scales):
+        self.op = op
+        self.matrix = matrix
+        self.lifter_scales = lifter_scales
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], (_F32,))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        axis = args["axis"]
+        counts = [min(args["n_mfcc"], shape[axis]) for shape in source.shapes]
+        out_shapes = [s[:axis] + (c,) + s[axis + 1 :] for s, c in zip(source.shapes, counts, strict=True)]
+        out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
+        values, rows, most = ValueTable(np.float32), [], 0
+        lifter = float(np.float32(args["lifter"]))
+        for shape, count, out_shape, in_offset, out_offset in zip(
+            source.shapes, counts, out_shapes, source.offsets, out.offsets, strict=True
+        ):
+            outer, length, inner = _split(shape, axis)
+            if length == 0:
+                continue
+            matrix = values.add(self.matrix(length, count, args["dct_type"], args["normalize"]))
+            scales = values.add(self.lifter_scales(count, lifter)) if lifter != 0 else -1
+            rows += [in_offset, out_offset, outer, length, inner, count, matrix, scales]
+            most = max(most, math.prod(out_shape))
+        if most:
+            table = values.upload(device_id, stream)
+            launch_segments(
+                device_id,
+                MODULE,
+                "dct_rows",
+                BLOCK,
+                stream,
+                rows,
+                _DCT_ROW,
+                most,
+                (source.ptr, out.base.ptr),
+                (table.ptr,),
+            )
+        return [out.result]
+
+
+@functools.lru_cache(maxsize=16)
+def _twiddles(nfft):
+    """cos and sin of 2 pi j / nfft, j < nfft, in float64, one after the other."""
+    phase = 2.0 * np.pi * np.arange(nfft) / nfft
+    return np.concatenate([np.cos(phase), np.sin(phase)])
+
+
+class GpuSpectrogram:
+    """The GPU kernel of ``spectrogram``; ``shape(shapes, args)`` is the CPU's shape rule."""
+
+    def __init__(self, op, shape):
+        self.op = op
+        self.shape = shape
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], (_F32,))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array, _, modules, _, _ = cuda()
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        out_shapes = [self.shape([shape], args)[0] for shape in source.shapes]
+        out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
+        length, step, nfft = args["window_length"], args["window_step"], args["_nfft"]
+        centred, time_major = args["center_windows"], args["layout"] == "tf"
+        rows, most = [], 0
+        for shape, out_shape, in_offset, out_offset in zip(
+            source.shapes, out_shapes, source.offsets, out.offsets, strict=True
+        ):
+            windows = out_shape[0] if time_major else out_shape[1]
+            rows += [in_offset, out_offset, math.prod(shape), windows, length // 2 if centred else 0]
+            rows += [int(centred and args["reflect_padding"]), int(time_major)]
+            most = max(most, windows)
+        if not most:
+            return [out.result]
+        window = device_array.DeviceArray.from_host(args["_window"], device_id, stream)
+        twiddles = device_array.DeviceArray.from_host(_twiddles(nfft), device_id, stream)
+        table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
+        kernel = modules.get_function(device_id, MODULE, "spectrogram_dft")
+        frame_bytes = length * 8
+        blocks = min(most, _MAX_WINDOW_BLOCKS if frame_bytes <= _SHARED_FRAME_BYTES else _SCRATCH_BLOCKS)
+        count = len(source.shapes)
+        for first in range(0, count, MAX_SEGMENTS):
+            segments = min(MAX_SEGMENTS, count - first)
+            scratch, shared = None, frame_bytes
+            if frame_bytes > _SHARED_FRAME_BYTES:
+                scratch = device_array.DeviceArray.empty(
+                    (blocks * segments * length,), _F64, device_id, stream
+                )
+                shared = 0
+            kernel.launch(
+                (blocks, segments),
+                _SPECTROGRAM_THREADS,
+                stream.handle,
+                source.ptr,
+                out.base.ptr,
+                table.view(first * _SPECTROGRAM_ROW * 8, (segments * _SPECTROGRAM_ROW,)).ptr,
+                window.ptr,
+                twiddles.ptr,
+                0 if scratch is None else scratch.ptr,
+                length,
+                step,
+                nfft,
+                args["power"],
+                shared_bytes=shared,
+            )
+        return [out.result]

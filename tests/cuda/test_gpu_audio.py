@@ -1,0 +1,213 @@
+"""GPU audio operators (ndd/_ops/gpu_audio.py, kernels/audio.cu): preemphasis_filter,
+to_decibels, mel_filter_bank and mfcc, compared with their CPU twins on the kernels built
+for the CPU and on a real GPU (``any_gpu``). Exact where the kernels add in the CPU's
+order (preemphasis_filter, frequency-major mel_filter_bank); to float32 rounding where
+the CPU's matrix product (BLAS) adds in another order, or the logarithms may differ in
+the last bit (to_decibels)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cuda.bindings")
+
+
+import ndd  # noqa: E402
+
+
+def _signals(lengths, seed, channels=None, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in lengths:
+        shape = (n,) if channels is None else (n, channels)
+        values = rng.normal(0, 0.3, shape)
+        if np.dtype(dtype).kind in "iu":
+            info = np.iinfo(dtype)
+            values = np.clip(values * info.max, info.min, info.max)
+        out.append(values.astype(dtype))
+    return out
+
+
+def _same(gpu, cpu, rtol=0.0, atol=0.0):
+    gpu_results = gpu if isinstance(gpu, tuple) else (gpu,)
+    cpu_results = cpu if isinstance(cpu, tuple) else (cpu,)
+    for g_out, c_out in zip(gpu_results, cpu_results, strict=True):
+        assert g_out.device.device_type == "gpu"
+        assert g_out.layout == c_out.layout
+        g_samples = list(g_out.cpu()) if isinstance(g_out, ndd.Batch) else [g_out.cpu()]
+        c_samples = list(c_out) if isinstance(c_out, ndd.Batch) else [c_out]
+        for g, c in zip(g_samples, c_samples, strict=True):
+            g, c = np.asarray(g), np.asarray(c)
+            assert g.dtype == c.dtype and g.shape == c.shape
+            if rtol or atol:
+                np.testing.assert_allclose(g, c, rtol=rtol, atol=atol)
+            else:
+                np.testing.assert_array_equal(g, c)
+
+
+def _both(fn, data, **kwargs):
+    return fn(data.gpu(), **kwargs), fn(data, **kwargs)
+
+
+@pytest.mark.parametrize("border", ["zero", "clamp", "reflect"])
+@pytest.mark.parametrize(
+    "dtype, out_dtype",
+    [
+        (np.float32, ndd.float32),
+        (np.int16, ndd.float32),
+        (np.float64, ndd.float64),
+        (np.int16, ndd.int16),
+        (np.uint8, ndd.int32),
+        (np.float32, ndd.uint8),
+    ],
+)
+def test_preemphasis_filter_matches_the_cpu(border, dtype, out_dtype, any_gpu):
+    signals = ndd.batch(_signals([300, 1, 0, 77], 1, dtype=dtype))
+    coeffs = ndd.batch([np.float32(c) for c in (0.97, 0.5, 0.9, -0.3)])
+    _same(*_both(ndd.preemphasis_filter, signals, border=border, dtype=out_dtype, preemph_coeff=coeffs))
+
+
+@pytest.mark.parametrize("layout, channels", [("tc", 2), ("", 3), ("ct", 2)])
+def test_preemphasis_filter_filters_each_channel_along_time(layout, channels, any_gpu):
+    samples = _signals([50, 9], 2, channels=channels)
+    if layout == "ct":
+        samples = [np.ascontiguousarray(s.T) for s in samples]
+    data = ndd.batch(samples, layout=layout or None)
+    _same(*_both(ndd.preemphasis_filter, data, border="reflect"))
+    tensor = ndd.tensor(samples[0], layout=layout or None)
+    _same(*_both(ndd.preemphasis_filter, tensor, preemph_coeff=0.5))
+
+
+def test_preemphasis_filter_of_a_scalar_and_of_one_sample(any_gpu):
+    _same(*_both(ndd.preemphasis_filter, ndd.tensor(np.float32(0.25)), border="reflect"))
+    _same(*_both(ndd.preemphasis_filter, ndd.tensor(np.array([3.0], np.float32)), border="reflect"))
+
+
+def _spectra(shapes, seed):
+    rng = np.random.default_rng(seed)
+    return [(rng.random(shape, dtype=np.float32) ** 4 * 100).astype(np.float32) for shape in shapes]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"reference": 50.0},
+        {"reference": 1.0, "multiplier": 20.0},
+        {"cutoff_db": -40.0},
+        {"cutoff_db": -1e6},
+    ],
+)
+def test_to_decibels_matches_the_cpu(kwargs, any_gpu):
+    samples = _spectra([(20, 31), (0, 4), (5, 1)], 3)
+    samples[2][1, 0] = np.nan
+    samples[2][3, 0] = 0.0
+    _same(*_both(ndd.to_decibels, ndd.batch(samples), **kwargs), rtol=1e-6, atol=1e-5)
+
+
+def test_to_decibels_of_silence_and_of_nan_is_the_cutoff(any_gpu):
+    samples = [np.zeros((4, 3), np.float32), np.full((2, 2), np.nan, np.float32)]
+    gpu, cpu = _both(ndd.to_decibels, ndd.batch(samples), cutoff_db=-80.0)
+    _same(gpu, cpu)
+    np.testing.assert_array_equal(np.asarray(gpu.cpu().select(0)), np.full((4, 3), -80.0, np.float32))
+
+
+@pytest.mark.parametrize("normalize", [True, False])
+@pytest.mark.parametrize("formula", ["slaney", "htk"])
+def test_mel_filter_bank_of_frequency_major_spectrograms_equals_the_cpu(normalize, formula, any_gpu):
+    samples = ndd.batch(_spectra([(257, 40), (257, 1), (129, 7), (0, 5)], 4), layout="ft")
+    kwargs = dict(nfilter=40, sample_rate=16000.0, normalize=normalize, mel_formula=formula)
+    _same(*_both(ndd.mel_filter_bank, samples, **kwargs))
+    kwargs.update(freq_low=300.0, freq_high=7000.0)
+    _same(*_both(ndd.mel_filter_bank, samples, **kwargs))
+
+
+def test_mel_filter_bank_of_a_spectrum_and_of_channels(any_gpu):
+    _same(*_both(ndd.mel_filter_bank, ndd.tensor(_spectra([(65,)], 5)[0]), nfilter=8, sample_rate=8000.0))
+    channels = ndd.batch(_spectra([(2, 129, 11)], 6), layout="cft")
+    _same(*_both(ndd.mel_filter_bank, channels, nfilter=20, sample_rate=16000.0))
+
+
+def test_mel_filter_bank_of_time_major_spectrograms_matches_the_cpu(any_gpu):
+    # The CPU's matrix product adds in BLAS's order.
+    samples = ndd.batch(_spectra([(30, 257), (3, 257)], 7), layout="tf")
+    _same(*_both(ndd.mel_filter_bank, samples, nfilter=64, sample_rate=16000.0), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dct_type, normalize", [(1, False), (2, False), (2, True), (3, True), (4, False)])
+@pytest.mark.parametrize("lifter", [0.0, 22.0])
+def test_mfcc_matches_the_cpu(dct_type, normalize, lifter, any_gpu):
+    mels = [10 * np.log10(s + 1e-3).astype(np.float32) for s in _spectra([(40, 25), (40, 1), (13, 6)], 8)]
+    kwargs = dict(dct_type=dct_type, normalize=normalize, lifter=lifter, n_mfcc=20)
+    _same(*_both(ndd.mfcc, ndd.batch(mels), **kwargs), rtol=1e-5, atol=1e-4)
+
+
+def test_mfcc_along_another_axis_and_more_coefficients_than_values(any_gpu):
+    mels = ndd.batch(_spectra([(7, 12), (7, 3)], 9))
+    _same(*_both(ndd.mfcc, mels, axis=1, n_mfcc=30), rtol=1e-5, atol=1e-5)
+
+
+def test_the_asr_front_end_runs_on_the_gpu(any_gpu):
+    # decoders.audio's output moved to the GPU, then the reference's GPU feature pipeline.
+    def features(audio):
+        emphasized = ndd.preemphasis_filter(audio)
+        spectra = ndd.spectrogram(emphasized, nfft=256, window_length=200, window_step=80)
+        return ndd.to_decibels(ndd.mel_filter_bank(spectra, sample_rate=16000.0, nfilter=40))
+
+    audio = ndd.batch(_signals([4000, 3000], 10))
+    _same(features(audio.gpu()), features(audio), rtol=1e-5, atol=1e-4)
+
+
+def test_a_host_input_with_device_gpu_is_refused(fake):
+    with pytest.raises(NotImplementedError, match=r"ndd\.to_decibels on the GPU: an input in host memory"):
+        ndd.to_decibels(ndd.tensor(np.ones(4, np.float32)), device="gpu")
+
+
+def _close_spectra(gpu, cpu):
+    """float64 sums in two orders, each rounded to float32: equal but for the last bit,
+    and the noise of values far below the largest."""
+    assert gpu.device.device_type == "gpu" and gpu.layout == cpu.layout
+    g_samples = list(gpu.cpu()) if isinstance(gpu, ndd.Batch) else [gpu.cpu()]
+    c_samples = list(cpu) if isinstance(cpu, ndd.Batch) else [cpu]
+    for g, c in zip(g_samples, c_samples, strict=True):
+        g, c = np.asarray(g), np.asarray(c)
+        assert g.dtype == c.dtype == np.float32 and g.shape == c.shape
+        np.testing.assert_allclose(g, c, rtol=2e-7, atol=1e-12 * max(float(np.abs(c).max(initial=0)), 1e-30))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"layout": "tf", "power": 1},
+        {"nfft": 512, "window_length": 400, "window_step": 160},
+        {"reflect_padding": False, "window_length": 64, "window_step": 16},
+        {"center_windows": False, "window_length": 100, "window_step": 30, "nfft": 128},
+        {"window_fn": list(np.hamming(50)), "window_length": 50, "window_step": 20, "nfft": 60},
+    ],
+)
+def test_spectrogram_matches_the_cpu(kwargs, any_gpu):
+    signals = ndd.batch(_signals([3000, 700, 1], 11)[:2] + [np.zeros(260, np.float32)])
+    if kwargs.get("center_windows") is False:
+        signals = ndd.batch(_signals([3000, 90], 11))
+    _close_spectra(*_both(ndd.spectrogram, signals, **kwargs))
+
+
+def test_spectrogram_of_short_signals_and_tiny_transforms(any_gpu):
+    # A signal shorter than half a window is mirrored several times over.
+    for signal in (np.array([0.5], np.float32), _signals([3], 12)[0], _signals([33], 13)[0]):
+        tensor = ndd.tensor(signal)
+        _close_spectra(*_both(ndd.spectrogram, tensor, window_length=16, window_step=4))
+    _close_spectra(*_both(ndd.spectrogram, ndd.tensor(_signals([50], 14)[0]), window_length=2, window_step=1))
+
+
+def test_spectrogram_of_long_windows_uses_the_scratch_buffer(any_gpu):
+    # 8,192 float64 values (64 KiB) are more than a block's shared memory.
+    signal = ndd.tensor(_signals([20000], 15)[0])
+    _close_spectra(*_both(ndd.spectrogram, signal, window_length=8192, window_step=4096, nfft=8192))
+
+
+def test_spectrogram_of_column_and_row_signals(any_gpu):
+    column = ndd.tensor(_signals([500], 16)[0].reshape(500, 1))
+    row = ndd.tensor(_signals([500], 17)[0].reshape(1, 500))
+    for signal in (column, row):
+        _close_spectra(*_both(ndd.spectrogram, signal, window_length=64, window_step=32))
