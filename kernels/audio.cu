@@ -215,3 +215,124 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
     __syncthreads();
   }
 }
+
+// -- nonsilent_region ----------------------------------------------------------------
+//
+// nonsilent_power_<type>: the mean square of every window of a signal, as the CPU
+// computes it (ndd/_cpu/moving_power.pyx). A thread per run of windows: the run's
+// first window summed afresh, each next one by adding the square of the sample that
+// enters and subtracting the one that leaves. Samples of up to 16 bits are summed
+// exactly in int64 (any runs give the same values); the others in float32, in the
+// CPU's runs (the first one shorter, then every reset interval). Descriptor row per
+// sample: 0 input offset, 1 windows, 2 window length, 3 first run, 4 run, 5 power
+// offset (in `power`), 6 the bits of the float32 1 / window.
+#define NONSILENT_POWER_ROW 7
+
+__device__ inline float nonsilent_square(float v) { return __fmul_rn(v, v); }
+
+#define NONSILENT_POWER(TN, T, EXACT)                                                                \
+  extern "C" __global__ void nonsilent_power_##TN(const T* __restrict__ in, float* __restrict__ power, \
+                                                  const long long* __restrict__ rows) {              \
+    const long long* seg = rows + (unsigned long long)blockIdx.y * NONSILENT_POWER_ROW;             \
+    const long long count = seg[1], window = seg[2], first_run = seg[3], run = seg[4];               \
+    const float scale = __int_as_float((int)seg[6]);                                                 \
+    const T* x = in + seg[0];                                                                        \
+    float* out = power + seg[5];                                                                     \
+    const unsigned long long runs =                                                                  \
+        count <= first_run ? 1 : 1 + (unsigned long long)((count - first_run + run - 1) / run);      \
+    GRID_STRIDE_LOOP(r, runs) {                                                                      \
+      const long long start = r == 0 ? 0 : first_run + (long long)(r - 1) * run;                     \
+      const long long stop = min(count, r == 0 ? first_run : start + run);                           \
+      if (EXACT) {                                                                                   \
+        long long total = 0;                                                                         \
+        for (long long k = 0; k < window; ++k) total += (long long)x[start + k] * (long long)x[start + k]; \
+        out[start] = __fmul_rn((float)total, scale);                                                 \
+        for (long long i = start + 1; i < stop; ++i) {                                               \
+          const long long entering = (long long)x[i + window - 1], leaving = (long long)x[i - 1];    \
+          total += entering * entering - leaving * leaving;                                          \
+          out[i] = __fmul_rn((float)total, scale);                                                   \
+        }                                                                                            \
+      } else {                                                                                       \
+        float total = 0.0f;                                                                          \
+        for (long long k = 0; k < window; ++k) total = __fadd_rn(total, nonsilent_square((float)x[start + k])); \
+        out[start] = __fmul_rn(total, scale);                                                        \
+        for (long long i = start + 1; i < stop; ++i) {                                               \
+          const float entering = nonsilent_square((float)x[i + window - 1]);                         \
+          const float leaving = nonsilent_square((float)x[i - 1]);                                   \
+          total = __fadd_rn(__fsub_rn(total, leaving), entering);                                    \
+          out[i] = __fmul_rn(total, scale);                                                          \
+        }                                                                                            \
+      }                                                                                              \
+    }                                                                                                \
+  }
+
+NONSILENT_POWER(f32, float, false)
+NONSILENT_POWER(i8, signed char, true)
+NONSILENT_POWER(u8, unsigned char, true)
+NONSILENT_POWER(i16, short, true)
+NONSILENT_POWER(u16, unsigned short, true)
+NONSILENT_POWER(i32, int, false)
+NONSILENT_POWER(u32, unsigned int, false)
+NONSILENT_POWER(i64, long long, false)
+NONSILENT_POWER(u64, unsigned long long, false)
+
+// nonsilent_region: a block per sample (first + blockIdx.y) finds the first and last
+// window whose power is at least the threshold: reference * factor, the reference
+// being the largest power (NaN propagated, as numpy's max) or the given one.
+// Outputs the first window's start and the length up to the end of the last window,
+// or (0, 0): no window loud enough, or a largest power that is not above 0.
+// Descriptor row per sample: 0 power offset, 1 windows, 2 window length, 3 output
+// offset (in `begin` and `length`), 4 reference is the largest power (1) or given (0),
+// 5 the bits of the float32 given reference, 6 the bits of the float32 factor.
+#define NONSILENT_ROW 7
+#define NONSILENT_THREADS 256
+
+__device__ inline float nonsilent_max(float a, float b) { return (a > b || a != a) ? a : b; }
+
+extern "C" __global__ void nonsilent_region(const float* __restrict__ power, const long long* __restrict__ rows,
+                                            long long first, int* __restrict__ begin, int* __restrict__ length) {
+  __shared__ float largest[NONSILENT_THREADS];
+  __shared__ long long lowest[NONSILENT_THREADS];
+  __shared__ long long highest[NONSILENT_THREADS];
+  const long long* seg = rows + (first + blockIdx.y) * NONSILENT_ROW;
+  const float* p = power + seg[0];
+  const long long count = seg[1];
+  float reference = __int_as_float((int)seg[5]);
+  if (seg[4]) {
+    float m = -__int_as_float(0x7f800000);  // -inf
+    for (long long i = threadIdx.x; i < count; i += blockDim.x) m = nonsilent_max(m, p[i]);
+    largest[threadIdx.x] = m;
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+      if ((int)threadIdx.x < half) largest[threadIdx.x] = nonsilent_max(largest[threadIdx.x], largest[threadIdx.x + half]);
+      __syncthreads();
+    }
+    reference = largest[0];
+  }
+  const bool silent = seg[4] && reference <= 0.0f;
+  const float threshold = __fmul_rn(reference, __int_as_float((int)seg[6]));
+  long long low = count, high = -1;
+  if (!silent) {
+    for (long long i = threadIdx.x; i < count; i += blockDim.x) {
+      if (p[i] >= threshold) {
+        low = min(low, i);
+        high = max(high, i);
+      }
+    }
+  }
+  lowest[threadIdx.x] = low;
+  highest[threadIdx.x] = high;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if ((int)threadIdx.x < half) {
+      lowest[threadIdx.x] = min(lowest[threadIdx.x], lowest[threadIdx.x + half]);
+      highest[threadIdx.x] = max(highest[threadIdx.x], highest[threadIdx.x + half]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const bool loud = highest[0] >= 0;
+    begin[seg[3]] = loud ? (int)lowest[0] : 0;
+    length[seg[3]] = loud ? (int)(highest[0] - lowest[0] + seg[2]) : 0;
+  }
+}

@@ -18,6 +18,10 @@ CPU's arithmetic (``spectral.py``):
   float32 products, the signal mirrored or padded with zeros) and sums each bin's
   discrete Fourier transform in float64 (a block per window): the CPU's FFT (numpy's,
   float64) adds in another order, and both round float64 values to float32.
+- ``nonsilent_region`` computes the short-term powers as the CPU does (exact int64
+  sums for samples of up to 16 bits; float32 running sums in the CPU's runs for the
+  others), a thread per run of windows, then a block per sample finds the first and
+  last loud windows: equal to the CPU.
 - ``mfcc`` multiplies by the CPU's DCT matrix in the order of the transformed axis,
   then by the lifter's scales; the CPU's matrix product (BLAS) adds in another
   order, so the two agree to float32 rounding of the sums.
@@ -42,9 +46,17 @@ from .gpu_segments import (
     launch_segments,
     require_gpu_input_of,
 )
-from .gpu_types import SUFFIXES, WITHOUT_FLOAT16
+from .gpu_types import SUFFIXES, WITHOUT_FLOAT16, suffixes
 
-__all__ = ["GpuDct", "GpuMelFilterBank", "GpuPreemphasis", "GpuSpectrogram", "GpuToDecibels", "MODULE"]
+__all__ = [
+    "GpuDct",
+    "GpuMelFilterBank",
+    "GpuNonsilentRegion",
+    "GpuPreemphasis",
+    "GpuSpectrogram",
+    "GpuToDecibels",
+    "MODULE",
+]
 
 MODULE = "audio"
 BLOCK = 256
@@ -62,6 +74,16 @@ _SPECTROGRAM_THREADS = 128
 _SHARED_FRAME_BYTES = 48 * 1024
 _SCRATCH_BLOCKS = 256
 _MAX_WINDOW_BLOCKS = 4096
+# NONSILENT_POWER_ROW, NONSILENT_ROW and NONSILENT_THREADS of kernels/audio.cu.
+_NONSILENT_POWER_ROW = 7
+_NONSILENT_ROW = 7
+_NONSILENT_THREADS = 256
+# Windows a thread sums one after another where the sums are exact (any runs do).
+_EXACT_RUN = 1024
+_NONSILENT_TYPES = suffixes(
+    np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64
+)
+_EXACT_TYPES = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
 _BORDERS = {"zero": 0, "clamp": 1, "reflect": 2}
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -373,3 +395,75 @@ class GpuSpectrogram:
                 shared_bytes=shared,
             )
         return [out.result]
+
+
+def _float_bits(value):
+    """The bits of float32 ``value`` as an int (a descriptor entry)."""
+    return int(np.float32(value).view(np.int32))
+
+
+class GpuNonsilentRegion:
+    """The GPU kernel of ``nonsilent_region`` (see the module docstring)."""
+
+    def __init__(self, op):
+        self.op = op
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], tuple(_NONSILENT_TYPES))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array = cuda()[0]
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        count = len(source.shapes)
+        batch = batch_size >= 0
+        begin = SampleOutputs([()] * count, np.dtype(np.int32), batch, device_id, stream)
+        length = SampleOutputs([()] * count, np.dtype(np.int32), batch, device_id, stream)
+        exact = source.dtype in _EXACT_TYPES
+        reset = args["_reset"]
+        with np.errstate(over="ignore"):
+            factor = np.float32(np.power(10.0, args["cutoff_db"] / 10.0))
+        reference = _float_bits(args["reference_power"])
+        power_rows, rows, power_at, most_runs = [], [], 0, 0
+        for shape, in_offset, out_offset in zip(source.shapes, source.offsets, begin.offsets, strict=True):
+            n = math.prod(shape)
+            window = min(args["window_length"], n)
+            windows = n - window + 1 if n else 0
+            if exact:
+                first_run = run = _EXACT_RUN
+            elif reset < 1:
+                first_run = run = max(windows, 1)
+            else:
+                first_run, run = max(1, reset - window + 1), reset
+            if windows:
+                scale = np.float32(1.0) / np.float32(window)
+                power_rows += [in_offset, windows, window, first_run, run, power_at, _float_bits(scale)]
+                runs = 1 if windows <= first_run else 1 + -(-(windows - first_run) // run)
+                most_runs = max(most_runs, runs)
+            rows += [power_at, windows, window, out_offset, int(args["_reference_max"]), reference]
+            rows.append(_float_bits(factor))
+            power_at += windows
+        power = device_array.DeviceArray.empty((max(power_at, 1),), _F32, device_id, stream)
+        launch_segments(
+            device_id,
+            MODULE,
+            f"nonsilent_power_{_NONSILENT_TYPES[source.dtype]}",
+            BLOCK,
+            stream,
+            power_rows,
+            _NONSILENT_POWER_ROW,
+            most_runs,
+            (source.ptr, power.ptr),
+        )
+        table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
+        launch_blocks(
+            device_id,
+            MODULE,
+            "nonsilent_region",
+            _NONSILENT_THREADS,
+            stream,
+            count,
+            (power.ptr, table.ptr),
+            (begin.base.ptr, length.base.ptr),
+        )
+        return [begin.result, length.result]

@@ -52,7 +52,14 @@ from .._prepare.args import InvalidArgumentError
 from .._types import bfloat16, float16, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .._types import bool as bool_type
 from .conversions import cast_array
-from .gpu_audio import GpuDct, GpuMelFilterBank, GpuPreemphasis, GpuSpectrogram, GpuToDecibels
+from .gpu_audio import (
+    GpuDct,
+    GpuMelFilterBank,
+    GpuNonsilentRegion,
+    GpuPreemphasis,
+    GpuSpectrogram,
+    GpuToDecibels,
+)
 from .schema import Arg, Input, Operator
 
 _F32 = np.float32
@@ -1036,6 +1043,7 @@ TO_DECIBELS.gpu_kernel = GpuToDecibels(TO_DECIBELS, _decibel_constants)
 MEL_FILTER_BANK.gpu_kernel = GpuMelFilterBank(MEL_FILTER_BANK, _mel_bank)
 MFCC.gpu_kernel = GpuDct(MFCC, dct_matrix, _lifter_scales)
 SPECTROGRAM.gpu_kernel = GpuSpectrogram(SPECTROGRAM, _spectrogram_shape)
+NONSILENT_REGION.gpu_kernel = GpuNonsilentRegion(NONSILENT_REGION)
 
 OPERATORS = [
     MEL_FILTER_BANK,

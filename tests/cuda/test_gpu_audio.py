@@ -211,3 +211,57 @@ def test_spectrogram_of_column_and_row_signals(any_gpu):
     row = ndd.tensor(_signals([500], 17)[0].reshape(1, 500))
     for signal in (column, row):
         _close_spectra(*_both(ndd.spectrogram, signal, window_length=64, window_step=32))
+
+
+def _bursts(length, dtype, seed, noise=1e-4):
+    """Quiet (noise of that deviation), a loud burst, quiet again: a signal whose
+    non-silent region is inside."""
+    rng = np.random.default_rng(seed)
+    signal = rng.normal(0, noise, length)
+    signal[length // 4 : length // 2] += rng.normal(0, 0.5, length // 2 - length // 4)
+    if np.dtype(dtype).kind in "iu":
+        info = np.iinfo(dtype)
+        middle = (int(info.max) + int(info.min)) // 2
+        amplitude = min(int(info.max) - middle, 2**30)
+        signal = np.clip(np.round(signal * amplitude), -amplitude, amplitude).astype(np.int64)
+        return (signal + middle).astype(dtype) if middle < 2**62 else (signal.astype(np.uint64) + np.uint64(middle))
+    return signal.astype(dtype)
+
+
+def _same_regions(gpu, cpu):
+    for g_out, c_out in zip(gpu, cpu, strict=True):
+        assert g_out.device.device_type == "gpu"
+        np.testing.assert_array_equal(np.stack(list(g_out.cpu())), np.stack(list(c_out)))
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+)
+def test_nonsilent_region_matches_the_cpu(dtype, any_gpu):
+    signals = ndd.batch([_bursts(n, dtype, n) for n in (5000, 300, 1, 0, 2048)])
+    _same_regions(*_both(ndd.nonsilent_region, signals, window_length=256))
+    _same_regions(*_both(ndd.nonsilent_region, signals, window_length=128, cutoff_db=-20.0))
+
+
+@pytest.mark.parametrize("reset_interval", [-1, 4000, 8000])
+def test_nonsilent_region_renews_float_sums_where_the_cpu_does(reset_interval, any_gpu):
+    # After a loud passage a long running float32 sum keeps a residue over the zeros that
+    # follow: the threshold is low enough to see it, so the renewals decide where the
+    # region ends.
+    signals = ndd.batch([_bursts(20000, np.float32, seed, noise=0.0) for seed in (1, 2)])
+    kwargs = dict(window_length=50, reset_interval=reset_interval, cutoff_db=-120.0)
+    _same_regions(*_both(ndd.nonsilent_region, signals, **kwargs))
+
+
+def test_nonsilent_region_with_a_reference_power_and_silence(any_gpu):
+    signals = ndd.batch(
+        [_bursts(3000, np.float32, 3), np.zeros(500, np.float32), np.full(9, np.nan, np.float32)]
+    )
+    _same_regions(*_both(ndd.nonsilent_region, signals, window_length=64))
+    _same_regions(
+        *_both(ndd.nonsilent_region, signals, window_length=64, reference_power=0.01, cutoff_db=-10.0)
+    )
+    tensor = ndd.tensor(_bursts(1000, np.int16, 4))
+    gpu, cpu = _both(ndd.nonsilent_region, tensor, window_length=32)
+    for g, c in zip(gpu, cpu, strict=True):
+        assert int(np.asarray(g.cpu())) == int(np.asarray(c))
