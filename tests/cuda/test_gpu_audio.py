@@ -221,10 +221,11 @@ def _bursts(length, dtype, seed, noise=1e-4):
     signal[length // 4 : length // 2] += rng.normal(0, 0.5, length // 2 - length // 4)
     if np.dtype(dtype).kind in "iu":
         info = np.iinfo(dtype)
+        # Around the middle of the type's range; 64-bit types swing by 2**30 at most.
         middle = (int(info.max) + int(info.min)) // 2
         amplitude = min(int(info.max) - middle, 2**30)
-        signal = np.clip(np.round(signal * amplitude), -amplitude, amplitude).astype(np.int64)
-        return (signal + middle).astype(dtype) if middle < 2**62 else (signal.astype(np.uint64) + np.uint64(middle))
+        offsets = np.clip(np.round(signal * amplitude), -amplitude, amplitude).astype(np.int64)
+        return np.array([min(max(middle + int(v), int(info.min)), int(info.max)) for v in offsets], dtype)
     return signal.astype(dtype)
 
 
