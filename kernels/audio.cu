@@ -336,3 +336,103 @@ extern "C" __global__ void nonsilent_region(const float* __restrict__ power, con
     length[seg[3]] = loud ? (int)(highest[0] - lowest[0] + seg[2]) : 0;
   }
 }
+
+// -- audio_resample ------------------------------------------------------------------
+//
+// The CPU's windowed-sinc resampling (ndd/_cpu/sinc_resample.pyx), a thread per
+// output frame: its position (blocks of 256 outputs, each block's first from a float64
+// product, the others by adding the float32 step), the input samples it reaches, the
+// filter read from the table by linear interpolation, and the sums in the CPU's order
+// (one channel: four interleaved partial sums, then the rest one by one; more
+// channels: each channel's products added one by one). `table` is the CPU's table
+// for `lobes`, its entry 0 and last entry the zeros on either side.
+//
+// Descriptor row per sample: 0 input offset, 1 output offset (floats), 2 input frames,
+// 3 output frames, 4 channels, 5 the step (the bits of a double: in_rate / out_rate).
+#define RESAMPLE_ROW 6
+#define RESAMPLE_PER_UNIT 32.0f
+
+__device__ inline float resample_filter_at(const float* table, float centre, float x) {
+  const float at = __fadd_rn(__fmul_rn(x, RESAMPLE_PER_UNIT), centre);
+  const int k = (int)at;
+  const float frac = __fsub_rn(at, (float)k);
+  return __fadd_rn(table[k], __fmul_rn(frac, __fsub_rn(table[k + 1], table[k])));
+}
+
+extern "C" __global__ void resample_sinc(const float* __restrict__ in, float* __restrict__ out,
+                                         const long long* __restrict__ rows, const float* __restrict__ table,
+                                         int lobes) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * RESAMPLE_ROW;
+  const long long n_in = seg[2], channels = seg[4];
+  const double step = __longlong_as_double(seg[5]);
+  const float fstep = (float)step, centre = (float)(32 * lobes + 1);
+  GRID_STRIDE_LOOP(o, (unsigned long long)seg[3]) {
+    float* dst = out + seg[1] + (long long)o * channels;
+    if (n_in == 0) {
+      for (long long c = 0; c < channels; ++c) dst[c] = 0.0f;
+      continue;
+    }
+    const long long block = (long long)o - (long long)o % 256;
+    const double start = (double)block * step;
+    const long long base = (long long)floor(start);
+    float pos = (float)(start - (double)base);
+    for (long long k = block; k < (long long)o; ++k) pos = __fadd_rn(pos, fstep);
+    const int centre_tap = (int)ceilf(pos);
+    int i = centre_tap - lobes, last = centre_tap + lobes;
+    if (last + base > n_in) last = (int)(n_in - base);
+    if (i + base < 0) i = (int)(-base);
+    const float* src = in + seg[0] + base * channels;
+    if (channels == 1) {
+      float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      float x[4];
+      for (int lane = 0; lane < 4; ++lane) x[lane] = __fsub_rn((float)(i + lane), pos);
+      for (; i + 3 < last; i += 4) {
+        for (int lane = 0; lane < 4; ++lane) {
+          s[lane] = __fadd_rn(s[lane], __fmul_rn(src[i + lane], resample_filter_at(table, centre, x[lane])));
+          x[lane] = __fadd_rn(x[lane], 4.0f);
+        }
+      }
+      float sum = __fadd_rn(__fadd_rn(s[0], s[2]), __fadd_rn(s[1], s[3]));
+      float at = __fsub_rn((float)i, pos);
+      for (; i < last; ++i, at = __fadd_rn(at, 1.0f))
+        sum = __fadd_rn(sum, __fmul_rn(src[i], resample_filter_at(table, centre, at)));
+      dst[0] = sum;
+    } else {
+      for (long long c = 0; c < channels; ++c) {
+        float sum = 0.0f, at = __fsub_rn((float)i, pos);
+        for (int k = i; k < last; ++k, at = __fadd_rn(at, 1.0f))
+          sum = __fadd_rn(sum, __fmul_rn(src[(long long)k * channels + c], resample_filter_at(table, centre, at)));
+        dst[c] = sum;
+      }
+    }
+  }
+}
+
+// The audio_resample conversions around the resampling, in float32 as the CPU does
+// them: resample_unit_<type> gives in -1..1 (0..1 for unsigned types) from the type's
+// values (times the float32 1 / largest), shifted between the signed and unsigned
+// ranges when `shift` is 1 (to unsigned: (v + 1) * 0.5) or -1 (from unsigned: v * 2 - 1);
+// resample_scale multiplies by the output type's largest value before the cast.
+#define RESAMPLE_UNIT(TN, T)                                                                            \
+  extern "C" __global__ void resample_unit_##TN(const T* __restrict__ in, float* __restrict__ out,     \
+                                                float inverse, int shift, unsigned long long n) {     \
+    GRID_STRIDE_LOOP(i, n) {                                                                          \
+      float v = (float)in[i];                                                                         \
+      if (inverse != 1.0f) v = __fmul_rn(v, inverse);                                                 \
+      if (shift > 0) v = __fmul_rn(__fadd_rn(v, 1.0f), 0.5f);                                         \
+      if (shift < 0) v = __fsub_rn(__fmul_rn(v, 2.0f), 1.0f);                                         \
+      out[i] = v;                                                                                     \
+    }                                                                                                 \
+  }
+
+RESAMPLE_UNIT(f32, float)
+RESAMPLE_UNIT(i8, signed char)
+RESAMPLE_UNIT(u8, unsigned char)
+RESAMPLE_UNIT(i16, short)
+RESAMPLE_UNIT(u16, unsigned short)
+RESAMPLE_UNIT(i32, int)
+RESAMPLE_UNIT(u32, unsigned int)
+
+extern "C" __global__ void resample_scale(float* __restrict__ values, float factor, unsigned long long n) {
+  GRID_STRIDE_LOOP(i, n) { values[i] = __fmul_rn(values[i], factor); }
+}

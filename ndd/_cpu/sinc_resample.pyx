@@ -376,6 +376,13 @@ cdef tuple _filter(int lobes):
     return cached
 
 
+def filter_table(int lobes):
+    """The filter of ``lobes`` lobes as ``resample`` reads it: ``64 * lobes + 1`` float32
+    samples with a zero entry on either side, the entry of x = 0 at ``32 * lobes + 1``
+    (the GPU's kernel reads the same table)."""
+    return _filter(lobes)[0]
+
+
 def resample(signal, Py_ssize_t out_length, double in_rate, double out_rate, int lobes):
     """Resample ``signal`` (float32, ``[T]`` or ``[T, C]`` C-contiguous) from ``in_rate``
     to ``out_rate`` into a new float32 array of ``out_length`` samples (per channel)."""

@@ -45,6 +45,7 @@ from .._prepare.invocation import PendingArg
 from .._types import dtype as to_dtype
 from .._types import float32, int8, int16, int32, uint8, uint16, uint32
 from .conversions import cast_array
+from .gpu_audio import GpuResample
 from .random_ops import known_values
 from .schema import Arg, Input, Operator, batch_samples_of
 
@@ -613,5 +614,8 @@ AUDIO_RESAMPLE = Operator(
     doc="Resample audio with a Hann-windowed sinc filter, to a rate ratio given by the rates, ``scale`` "
     "or ``out_length``; the output has ``ceil(T * out_rate / in_rate)`` samples.",
 )
+
+# The GPU resamples with the CPU's filter table and arithmetic (gpu_audio.py).
+AUDIO_RESAMPLE.gpu_kernel = GpuResample(AUDIO_RESAMPLE, _rates, sinc_resample.filter_table)
 
 OPERATORS = [AUDIO_RESAMPLE, DECODE_AUDIO]

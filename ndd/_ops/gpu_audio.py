@@ -22,6 +22,9 @@ CPU's arithmetic (``spectral.py``):
   sums for samples of up to 16 bits; float32 running sums in the CPU's runs for the
   others), a thread per run of windows, then a block per sample finds the first and
   last loud windows: equal to the CPU.
+- ``audio_resample`` converts to float32 in -1..1 as the CPU does, resamples with
+  the CPU's filter table and arithmetic (a thread per output frame: its position,
+  taps and sums in the CPU's order) and converts back: equal to the CPU.
 - ``mfcc`` multiplies by the CPU's DCT matrix in the order of the transformed axis,
   then by the lifter's scales; the CPU's matrix product (BLAS) adds in another
   order, so the two agree to float32 rounding of the sums.
@@ -52,6 +55,7 @@ __all__ = [
     "GpuDct",
     "GpuMelFilterBank",
     "GpuNonsilentRegion",
+    "GpuResample",
     "GpuPreemphasis",
     "GpuSpectrogram",
     "GpuToDecibels",
@@ -84,6 +88,9 @@ _NONSILENT_TYPES = suffixes(
     np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64
 )
 _EXACT_TYPES = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
+# RESAMPLE_ROW of kernels/audio.cu, and the types resample_unit_<type> reads.
+_RESAMPLE_ROW = 6
+_RESAMPLE_TYPES = suffixes(np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
 _BORDERS = {"zero": 0, "clamp": 1, "reflect": 2}
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -467,3 +474,90 @@ class GpuNonsilentRegion:
             (begin.base.ptr, length.base.ptr),
         )
         return [begin.result, length.result]
+
+
+class GpuResample:
+    """The GPU kernel of ``audio_resample``; ``rates(length, args)`` is the CPU's
+    ``(in_rate, out_rate, out_length)`` of a sample and ``table(lobes)`` its filter."""
+
+    def __init__(self, op, rates, table):
+        self.op = op
+        self.rates = rates
+        self.table = table
+
+    def check(self, ins, args):
+        require_gpu_input_of(self.op, ins[0], tuple(_RESAMPLE_TYPES))
+
+    def __call__(self, inputs, args, batch_size, ctx):
+        device_array, launch, modules, _, _ = cuda()
+        stream, device_id = ctx.cuda_stream, ctx.device_id
+        source = GpuSamples(inputs[0], batch_size)
+        target = np.dtype(args["dtype"].numpy) if args["dtype"] is not None else source.dtype
+        plans = [
+            self.rates(shape[0], a)
+            for shape, a in zip(source.shapes, args_per_sample(args, batch_size), strict=True)
+        ]
+        out_shapes = [(plan[2],) + shape[1:] for plan, shape in zip(plans, source.shapes, strict=True)]
+        out = SampleOutputs(out_shapes, target, batch_size >= 0, device_id, stream)
+        keep = []
+        # The input as float32 in -1..1 (0..1 for an unsigned target), as the CPU's _to_unit.
+        shift = (
+            1
+            if target.kind == "u" and source.dtype.kind != "u"
+            else (-1 if source.dtype.kind == "u" and target.kind != "u" else 0)
+        )
+        src_ptr = source.ptr
+        if source.dtype != _F32 or shift:
+            n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
+            unit = device_array.DeviceArray.empty((max(n, 1),), _F32, device_id, stream)
+            keep.append(unit)
+            inverse = (
+                1.0 if source.dtype == _F32 else float(np.float32(1 / np.float32(np.iinfo(source.dtype).max)))
+            )
+            if n:
+                kernel = modules.get_function(
+                    device_id, MODULE, f"resample_unit_{_RESAMPLE_TYPES[source.dtype]}"
+                )
+                kernel.launch(
+                    launch.grid_for(n, BLOCK), BLOCK, stream.handle, source.ptr, unit.ptr, inverse, shift, n
+                )
+            src_ptr = unit.ptr
+        dst_ptr = out.base.ptr
+        if target != _F32:
+            between = device_array.DeviceArray.empty((max(out.elements, 1),), _F32, device_id, stream)
+            keep.append(between)
+            dst_ptr = between.ptr
+        rows, most = [], 0
+        for (in_rate, out_rate, out_length), shape, in_offset, out_offset in zip(
+            plans, source.shapes, source.offsets, out.offsets, strict=True
+        ):
+            channels = shape[1] if len(shape) == 2 else 1
+            if out_length == 0 or channels == 0:
+                continue
+            step = np.float64(in_rate / out_rate).view(np.int64)
+            rows += [in_offset, out_offset, shape[0], out_length, channels, int(step)]
+            most = max(most, out_length)
+        if most:
+            lobes = args["_lobes"]
+            table = device_array.DeviceArray.from_host(self.table(lobes), device_id, stream)
+            launch_segments(
+                device_id,
+                MODULE,
+                "resample_sinc",
+                BLOCK,
+                stream,
+                rows,
+                _RESAMPLE_ROW,
+                most,
+                (src_ptr, dst_ptr),
+                (table.ptr, lobes),
+            )
+        if target != _F32:
+            # Back from -1..1: times the type's largest value, then the cast's rounding and saturation.
+            n = out.elements
+            if n:
+                factor = float(np.float32(np.iinfo(target).max))
+                kernel = modules.get_function(device_id, MODULE, "resample_scale")
+                kernel.launch(launch.grid_for(n, BLOCK), BLOCK, stream.handle, dst_ptr, factor, n)
+            cast_flat(dst_ptr, _F32, out.base.ptr, target, n, stream, device_id)
+        return [out.result]

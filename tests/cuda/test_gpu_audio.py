@@ -266,3 +266,36 @@ def test_nonsilent_region_with_a_reference_power_and_silence(any_gpu):
     gpu, cpu = _both(ndd.nonsilent_region, tensor, window_length=32)
     for g, c in zip(gpu, cpu, strict=True):
         assert int(np.asarray(g.cpu())) == int(np.asarray(c))
+
+
+@pytest.mark.parametrize("quality", [0.0, 50.0, 100.0])
+@pytest.mark.parametrize("channels", [None, 2, 3])
+def test_audio_resample_matches_the_cpu(quality, channels, any_gpu):
+    signals = ndd.batch(_signals([3000, 1, 0, 513], 20, channels=channels))
+    kwargs = dict(in_rate=44100.0, out_rate=16000.0, quality=quality)
+    _same(*_both(ndd.audio_resample, signals, **kwargs))
+    _same(*_both(ndd.audio_resample, signals, scale=2.5, quality=quality))
+
+
+def test_audio_resample_with_per_sample_rates_and_lengths(any_gpu):
+    signals = ndd.batch(_signals([2000, 1000, 700], 21))
+    out_rate = ndd.batch([np.float32(r) for r in (8000.0, 22050.0, 16000.0)])
+    _same(*_both(ndd.audio_resample, signals, in_rate=16000.0, out_rate=out_rate))
+    lengths = ndd.batch([np.int32(n) for n in (300, 4000, 700)])
+    _same(*_both(ndd.audio_resample, signals, out_length=lengths))
+
+
+@pytest.mark.parametrize(
+    "dtype, out_dtype",
+    [
+        (np.int16, None),
+        (np.int16, ndd.float32),
+        (np.uint8, ndd.int16),
+        (np.float32, ndd.uint16),
+        (np.int32, ndd.uint8),
+        (np.uint16, None),
+    ],
+)
+def test_audio_resample_converts_types_as_the_cpu(dtype, out_dtype, any_gpu):
+    signals = ndd.batch(_signals([1500, 400], 22, channels=2, dtype=dtype))
+    _same(*_both(ndd.audio_resample, signals, in_rate=48000.0, out_rate=16000.0, dtype=out_dtype))

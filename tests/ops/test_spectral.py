@@ -443,9 +443,13 @@ def test_nonsilent_region_of_an_empty_signal_is_empty():
     assert [int(np.asarray(n)) for n in lengths] == [100, 0]
 
 
-def test_spectral_operators_have_no_gpu_kernel():
-    for op in (ndd.spectrogram, ndd.mel_filter_bank, ndd.mfcc, ndd.to_decibels, ndd.power_spectrum):
-        assert op.__ndd_operator__.gpu_kernel is None
+def test_the_spectral_operators_the_reference_runs_on_the_gpu_have_gpu_kernels():
+    # tests/cuda/test_gpu_audio.py compares them with the CPU; power_spectrum is CPU-only,
+    # as in the reference.
+    gpu = (ndd.spectrogram, ndd.mel_filter_bank, ndd.mfcc, ndd.to_decibels, ndd.preemphasis_filter)
+    for op in gpu + (ndd.nonsilent_region, ndd.audio_resample):
+        assert op.__ndd_operator__.gpu_kernel is not None
+    assert ndd.power_spectrum.__ndd_operator__.gpu_kernel is None
 
 
 def test_nonsilent_region_with_a_cutoff_beyond_float_range():
