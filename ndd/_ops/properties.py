@@ -29,13 +29,29 @@ def _property_values(x, key, batch_size):
     return [_text_bytes(t) for t in texts]
 
 
+def _on_gpu(values, device_id, batch_size):
+    """The property's bytes copied to GPU ``device_id`` (a DeviceArray, or a DeviceBatch
+    in batch mode), as the reference's GPU operator gives them."""
+    from .._cuda.context import make_current
+    from .._cuda.device_array import DeviceArray, DeviceBatch
+
+    make_current(device_id)
+    if batch_size < 0:
+        return DeviceArray.from_host(values, device_id)
+    return DeviceBatch.from_host(values, np.uint8, device_id)
+
+
 class _GetProperty(Operator):
     """get_property reads metadata (the input layout), which per-sample kernels
-    never see, so the operator runs the invocation itself. The input data is not
-    needed and not waited for."""
+    never see, so the operator runs the invocation itself, on either device. The
+    input data is not needed and not waited for."""
 
     def execute(self, inv):
-        return [_property_values(inv.inputs[0], inv.args["key"], inv.batch_size)]
+        values = _property_values(inv.inputs[0], inv.args["key"], inv.batch_size)
+        device = inv.device
+        if device is not None and device.device_type == "gpu":
+            return [_on_gpu(values, device.device_id, inv.batch_size)]
+        return [values]
 
 
 GET_PROPERTY = _GetProperty(

@@ -132,7 +132,8 @@ class Operator:
     """
 
     # A subclass that runs its invocations itself (reading metadata rather than
-    # data, say) defines ``execute(inv)`` returning the outputs.
+    # data, say) defines ``execute(inv)`` returning the outputs, on the invocation's
+    # device (``inv.device``): numpy data, or DeviceArray/DeviceBatch on a GPU.
     execute = None
     # Arguments that may be given frame by frame (ndd.per_frame), and whether the
     # frames come from them (ndd.transforms) rather than from a sequence input;

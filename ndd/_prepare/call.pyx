@@ -81,7 +81,8 @@ cpdef object gpu_device(op, object requested, list ins=None):
                 dev = d
             elif d != dev:
                 raise ValueError(f"{op.qualname}: the inputs are on different GPUs ({dev} and {d})")
-    if op.gpu_kernel is None:
+    # An operator that runs its invocations itself (``execute``) runs them on either device.
+    if op.gpu_kernel is None and op.execute is None:
         raise NotImplementedError(
             f"{op.qualname} has no GPU implementation in this build of ndd: call it on the CPU "
             "(device='cpu', with inputs in host memory: .cpu()) and move its result with .gpu()"

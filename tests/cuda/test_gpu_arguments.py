@@ -43,3 +43,15 @@ def test_an_operator_without_gpu_kernel_says_how_to_run_it(fake):
         r"\(device='cpu', with inputs in host memory: \.cpu\(\)\) and move its result with \.gpu\(\)",
     ):
         ndd.optical_flow(frames.gpu())
+
+
+@pytest.mark.parametrize("key, expected", [("layout", b"HWC"), ("source_info", b"")])
+def test_get_property_of_gpu_data_gives_its_bytes_on_the_gpu(key, expected, any_gpu):
+    image = ndd.tensor(np.zeros((2, 3, 3), np.uint8), layout="HWC")
+    out = ndd.get_property(image.gpu(), key=key)
+    assert out.device.device_type == "gpu" and out.dtype == ndd.uint8
+    assert np.asarray(out.cpu()).tobytes() == expected
+    batch = ndd.batch([np.zeros((2, 3), np.float32), np.zeros((4, 1), np.float32)], layout="HW").gpu()
+    result = ndd.get_property(batch, key=key)
+    assert result.device.device_type == "gpu"
+    assert [np.asarray(s).tobytes() for s in result.cpu()] == [expected.replace(b"HWC", b"HW")] * 2
