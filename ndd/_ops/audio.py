@@ -40,6 +40,7 @@ import numpy as np
 from .._cpu import sinc_resample
 from .._errors import SampleDecodeError
 from .._memory import exceeds_half_of_memory
+from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._prepare.invocation import PendingArg
 from .._types import dtype as to_dtype
@@ -69,12 +70,8 @@ class AudioDecodeError(SampleDecodeError):
 
 def _import_soundfile(qualname):
     """``soundfile``, or an ImportError saying what to install."""
-    try:
-        return importlib.import_module("soundfile")
-    except ImportError as exc:
-        raise ImportError(
-            f"{qualname}: decoding audio needs libsndfile (the 'soundfile' package): pip install 'ndd[audio]'"
-        ) from exc
+    needs = f"{qualname}: decoding audio needs libsndfile (the 'soundfile' package)"
+    return import_optional("soundfile", needs, "audio")
 
 
 def lobes_for_quality(qualname, quality):

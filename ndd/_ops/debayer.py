@@ -19,10 +19,9 @@ The outermost rows and columns copy their inner neighbours, as OpenCV does.
 second row and column (OpenCV's convention): ``(0, 0)`` is BGGR, ``(1, 1)`` RGGB.
 """
 
-import importlib
-
 import numpy as np
 
+from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8, uint16
 from .gpu_debayer import GpuDebayer
@@ -43,14 +42,8 @@ _VNG_CODES = {
 
 
 def _import_opencv():
-    """``cv2``, or an ImportError saying what to install."""
-    try:
-        return importlib.import_module("cv2")
-    except ImportError as exc:
-        raise ImportError(
-            f"{_QUALNAME}: 'algorithm' 'vng_ocv' needs OpenCV (the 'opencv-python-headless' package): "
-            "pip install 'ndd[opencv]'"
-        ) from exc
+    needs = f"{_QUALNAME}: 'algorithm' 'vng_ocv' needs OpenCV (the 'opencv-python-headless' package)"
+    return import_optional("cv2", needs, "opencv")
 
 
 def _layout(ins):

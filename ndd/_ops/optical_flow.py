@@ -34,10 +34,9 @@ extended by repeating their last row and column; the field is computed on the
 extended frames and cut back to the frame.
 """
 
-import importlib
-
 import numpy as np
 
+from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._types import float32, uint8
 from ..types import DALIImageType
@@ -60,13 +59,9 @@ _TO_GRAY = {
 
 
 def _import_opencv():
-    """``cv2``, or an ImportError saying what to install."""
-    try:
-        return importlib.import_module("cv2")
-    except ImportError as exc:
-        raise ImportError(
-            f"{_QUALNAME} needs OpenCV (the 'opencv-python-headless' package): pip install 'ndd[opencv]'"
-        ) from exc
+    return import_optional(
+        "cv2", f"{_QUALNAME} needs OpenCV (the 'opencv-python-headless' package)", "opencv"
+    )
 
 
 def _image_type(value):

@@ -39,7 +39,6 @@ sample; in batch mode the other samples are still decoded and the error (the
 ``decoded``, with None for the samples in ``failed``.
 """
 
-import importlib
 import io
 import os
 from bisect import bisect_right
@@ -48,6 +47,7 @@ import numpy as np
 
 from .._cpu import yuv_rgb
 from .._errors import SampleDecodeError
+from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8
 from .schema import Arg, Input, Operator, batch_samples_of
@@ -69,12 +69,9 @@ class VideoDecodeError(SampleDecodeError):
 
 def import_av(qualname=_QUALNAME):
     """PyAV's ``av`` module, or an ImportError saying what to install."""
-    try:
-        return importlib.import_module("av")
-    except ImportError as exc:
-        raise ImportError(
-            f"{qualname}: decoding video needs FFmpeg through PyAV (the 'av' package): pip install 'ndd[video]'"
-        ) from exc
+    return import_optional(
+        "av", f"{qualname}: decoding video needs FFmpeg through PyAV (the 'av' package)", "video"
+    )
 
 
 def _reason(exc):

@@ -3,6 +3,7 @@ on the CPU with astropy."""
 
 import numpy as np
 
+from .._optional import import_optional
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import NUMERIC_TYPES
 from .._types import dtype as to_dtype
@@ -60,13 +61,9 @@ def _scale_image(raw: np.ndarray, bitpix: int, bscale: float, bzero: float) -> n
 
 
 def _astropy_fits(qualname):
-    try:
-        from astropy.io import fits
-    except ImportError:
-        raise ImportError(
-            f"{qualname} needs the 'astropy' package to read FITS files: pip install 'ndd[fits]'"
-        ) from None
-    return fits
+    return import_optional(
+        "astropy.io.fits", f"{qualname} needs the 'astropy' package to read FITS files", "fits"
+    )
 
 
 def _unreadable(qualname, path, exc):
