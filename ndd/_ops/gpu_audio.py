@@ -114,6 +114,17 @@ def _as_work_type(source, work, keep, stream, device_id):
     return converted.ptr
 
 
+def _output_in(work, out, keep, stream, device_id):
+    """Where a kernel writing ``work`` values puts ``out``'s samples: the output itself,
+    or a temporary of ``work`` kept in ``keep`` (each sample at its element offset in
+    the output, for one flat cast into it) when the output is of another type."""
+    if out.dtype == work:
+        return out.base.ptr
+    between = cuda()[0].DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
+    keep.append(between)
+    return between.ptr
+
+
 class GpuPreemphasis:
     """The GPU kernel of ``preemphasis_filter`` (see the module docstring);
     ``time_axis(shape, named)`` is the CPU's rule."""
@@ -126,7 +137,6 @@ class GpuPreemphasis:
         require_gpu_input_of(self.op, ins[0], _PREEMPHASIS_TYPES)
 
     def __call__(self, inputs, args, batch_size, ctx):
-        device_array = cuda()[0]
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         target = np.dtype(args["dtype"].numpy)
@@ -134,11 +144,7 @@ class GpuPreemphasis:
         out = SampleOutputs(source.shapes, target, batch_size >= 0, device_id, stream)
         keep = []
         src_ptr = _as_work_type(source, work, keep, stream, device_id)
-        dst_ptr = out.base.ptr
-        if target != work:
-            between = device_array.DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
-            keep.append(between)
-            dst_ptr = between.ptr
+        dst_ptr = _output_in(work, out, keep, stream, device_id)
         rows, most = [], 0
         border = _BORDERS[args["border"]]
         for shape, a, in_offset, out_offset in zip(
@@ -522,11 +528,7 @@ class GpuResample:
                     launch.grid_for(n, BLOCK), BLOCK, stream.handle, source.ptr, unit.ptr, inverse, shift, n
                 )
             src_ptr = unit.ptr
-        dst_ptr = out.base.ptr
-        if target != _F32:
-            between = device_array.DeviceArray.empty((max(out.elements, 1),), _F32, device_id, stream)
-            keep.append(between)
-            dst_ptr = between.ptr
+        dst_ptr = _output_in(_F32, out, keep, stream, device_id)
         rows, most = [], 0
         for (in_rate, out_rate, out_length), shape, in_offset, out_offset in zip(
             plans, source.shapes, source.offsets, out.offsets, strict=True
