@@ -9,6 +9,11 @@ from its side virtualenv), the script run again with ``--worker``, in ``sync_cpu
 CPU milliseconds per call (``time.process_time`` of calls until at least ``--min-seconds``
 of CPU time, divided by the calls): median [min-max] of the repeats, and the speed ratio
 ndd/ref (reference time over ndd time: above 1 ndd is faster).
+
+With ``gpu=True`` (``bench/gpu_audio.py``) the calls run in ``sync_full`` mode, which
+waits for the GPU after each one, and the time is the wall clock's. ``--smoke`` then
+runs ndd alone, once per case, on the FakeDriver with the kernels built for the CPU: it
+proves that the script runs, and its figures are meaningless.
 """
 
 import argparse
@@ -28,17 +33,35 @@ def _evaluate(result):
         output.evaluate()
 
 
-def _serve(impl, cases, make_inputs):
+_fake_installed = []
+
+
+def _install_fake_with_host_kernels():
+    """The FakeDriver, running the kernels built for the CPU, as the driver of this process."""
+    from ndd._cuda import driver
+    from ndd._cuda.fake import FakeDriver
+    from ndd._cuda.host_kernels import HostKernels
+
+    installing = driver.use_fake(FakeDriver(host_kernels=HostKernels()))
+    installing.__enter__()
+    _fake_installed.append(installing)  # kept: collecting it would uninstall the fake
+
+
+def _serve(impl, cases, make_inputs, gpu, smoke):
     """The worker: serve timing requests on stdin, one JSON line in, one JSON line out."""
+    if smoke:
+        _install_fake_with_host_kernels()
     if impl == "ndd":
         import ndd
     else:
         import nvidia.dali.experimental.dynamic as ndd
 
+    mode = ndd.EvalMode.sync_full if gpu else ndd.EvalMode.sync_cpu
+    clock = time.perf_counter if gpu else time.process_time
     ndd.set_num_threads(1)
     data = make_inputs()
     calls, errors = {}, {}
-    with ndd.EvalMode.sync_cpu:
+    with mode:
         for name, make_call in cases.items():
             try:
                 call = make_call(ndd, data)
@@ -50,20 +73,20 @@ def _serve(impl, cases, make_inputs):
     for line in sys.stdin:
         req = json.loads(line)
         call, calls_done = calls[req["case"]], 0
-        with ndd.EvalMode.sync_cpu:
-            start = time.process_time()
+        with mode:
+            start = clock()
             while True:
                 _evaluate(call())
                 calls_done += 1
-                elapsed = time.process_time() - start
+                elapsed = clock() - start
                 if elapsed >= req["min_seconds"]:
                     break
         print(json.dumps({"ms": elapsed * 1e3 / calls_done}), flush=True)
 
 
 class _Worker(WorkerProcess):
-    def __init__(self, python, script, impl):
-        super().__init__(python, script, impl)
+    def __init__(self, python, script, impl, *extra_args):
+        super().__init__(python, script, impl, *extra_args)
         self.cases, self.errors = set(self.ready["cases"]), self.ready["errors"]
 
     def time(self, case, min_seconds):
@@ -75,10 +98,11 @@ def _cell(times):
     return f"{statistics.median(times):8.3f} [{min(times):.3f}-{max(times):.3f}]"
 
 
-def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2):
+def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2, gpu=False):
     """Run the benchmark of ``script`` (its ``__file__``; ``doc``, its docstring, gives the
     help): the worker when called with ``--worker``, else the driver, which prints the
-    table after ``data_line`` (what the data is)."""
+    table after ``data_line`` (what the data is). ``gpu``: the cases run on a GPU (see
+    the module docstring)."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--worker", choices=["ndd", "ref"], help=argparse.SUPPRESS)
     parser.add_argument(
@@ -96,9 +120,12 @@ def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2):
         default=min_seconds,
         help="CPU seconds of calls per measurement, at least",
     )
+    if gpu:
+        parser.add_argument("--smoke", action="store_true", help="ndd alone on the FakeDriver: no GPU needed")
     args = parser.parse_args()
+    smoke = gpu and args.smoke
     if args.worker:
-        _serve(args.worker, cases, make_inputs)
+        _serve(args.worker, cases, make_inputs, gpu, smoke)
         return
 
     chosen = list(cases)
@@ -107,6 +134,9 @@ def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2):
         chosen = [c for c in cases if c in wanted or c.split()[0] in wanted]
         if not chosen:
             sys.exit(f"no case matches {args.cases!r}; choose from {', '.join(cases)}")
+    if smoke:
+        _smoke(script, chosen)
+        return
     if not os.path.exists(args.reference_python):
         sys.exit(
             f"reference interpreter {args.reference_python} not found; see bench/ops.py for how to install it"
@@ -124,8 +154,9 @@ def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2):
     for worker in workers.values():
         worker.close()
 
+    how = "GPU ms per call (wall clock, sync_full)" if gpu else "CPU ms per call, 1 thread, sync_cpu"
     print(
-        f"CPU ms per call, 1 thread, sync_cpu: median [min-max] of {args.repeats} interleaved repeats; "
+        f"{how}: median [min-max] of {args.repeats} interleaved repeats; "
         f"{data_line}\nndd/ref is the speed ratio (reference ms / ndd ms): above 1 ndd is faster."
     )
     width = max(len(case) for case in chosen)
@@ -144,3 +175,15 @@ def main(script, doc, cases, make_inputs, data_line, *, min_seconds=0.2):
             for impl, label in (("ndd", "ndd"), ("ref", "reference")):
                 if case in workers[impl].errors:
                     print(f"{case:<{width}} {label} fails: {workers[impl].errors[case]}")
+
+
+def _smoke(script, chosen):
+    """Every case once by ndd on the FakeDriver (the kernels run on the CPU)."""
+    worker = _Worker(sys.executable, script, "ndd", "--smoke")
+    print("SMOKE RUN on the FakeDriver with the kernels built for the CPU: the figures are meaningless")
+    for case in chosen:
+        if case in worker.cases:
+            print(f"{case}: ran ({worker.time(case, 0.0):.1f} ms)")
+        else:
+            print(f"{case}: fails: {worker.errors.get(case)}")
+    worker.close()
