@@ -6,11 +6,19 @@ The databases are read with the ``lmdb`` package and the messages parsed with
 The message classes are built from descriptors written below (the field
 numbers and types of BVLC Caffe's ``caffe.proto`` and Caffe2's
 ``caffe2.proto``), so no generated code and no Caffe installation is needed.
+
+liblmdb trusts the pages it reads: a damaged database kills the process that walks
+it. So a database is checked when a process first opens it: a data file shorter
+than its last page is refused, and its keys are walked first by a probe process
+(Python and ``lmdb``, about 25 ms, once per database and process); a database whose
+walk fails is refused, naming it, instead of taking this process down.
 """
 
 import functools
 import importlib
 import os
+import subprocess
+import sys
 import threading
 import weakref
 
@@ -129,6 +137,48 @@ os.register_at_fork(
 )
 
 
+# Walks every key of an LMDB database, as a reader's listing does, in a process of its
+# own: liblmdb trusts the pages it reads, and a damaged page kills the process that
+# reads it (an assertion's abort, a bus error), which must not be the caller's.
+_PROBE = (
+    "import sys, lmdb\n"
+    "env = lmdb.open(sys.argv[1], readonly=True, lock=False, readahead=False, create=False)\n"
+    "with env.begin() as txn:\n"
+    "    for _ in txn.cursor().iternext(keys=True, values=False):\n"
+    "        pass\n"
+)
+# (real path, size and modification time of data.mdb) of the databases probed.
+_probed = set()
+
+
+def _check_database(env, path, reader):
+    """Refuse a damaged LMDB database before this process walks it: a data file shorter
+    than its last page (a copy cut short), or one whose walk kills a probe process."""
+    data = os.path.join(path, "data.mdb")
+    try:
+        status = os.stat(data)
+    except OSError:
+        return  # lmdb opened it under another name (a file, not a folder): nothing to compare
+    end = (env.info()["last_pgno"] + 1) * env.stat()["psize"]
+    if status.st_size < end:
+        raise ValueError(
+            f"{reader}: 'path' LMDB database '{path}' is truncated: data.mdb holds {status.st_size} bytes, "
+            f"its last page ends at byte {end}"
+        )
+    key = (os.path.realpath(data), status.st_size, status.st_mtime_ns)
+    if key in _probed or not sys.executable:
+        return
+    probe = subprocess.run([sys.executable, "-c", _PROBE, path], capture_output=True, text=True)
+    if probe.returncode != 0:
+        lines = probe.stderr.strip().splitlines()
+        if probe.returncode < 0:
+            why = f"walking its keys killed a probe process (signal {-probe.returncode})"
+        else:
+            why = f"walking its keys failed: {lines[-1] if lines else 'exit status ' + str(probe.returncode)}"
+        raise ValueError(f"{reader}: 'path' LMDB database '{path}' is damaged: {why}")
+    _probed.add(key)
+
+
 def _open_environment(path, reader, holder):
     """The shared environment of the LMDB folder ``path`` for ``holder`` (a reader,
     named ``reader`` in errors), which keeps it open until it is collected."""
@@ -152,6 +202,11 @@ def _open_environment(path, reader, holder):
                 raise ValueError(
                     f"{reader}: 'path' '{path}' is not a readable LMDB database: {exc}"
                 ) from None
+            try:
+                _check_database(env, path, reader)
+            except BaseException:
+                env.close()
+                raise
             entry = _shared_environments[key] = [env, 0]
         entry[1] += 1
         weakref.finalize(holder, _release_environment, key, entry)

@@ -374,3 +374,57 @@ def test_readers_of_one_database_share_it_while_any_lives(caffe_db):
     assert sum(1 for _ in first.next_epoch()) == sum(1 for _ in second.next_epoch()) == 7
     del first
     assert sum(1 for _ in second.next_epoch()) == 7  # still open for the reader left
+
+
+# -- damaged databases: liblmdb trusts its pages, and a bad one kills the process
+# that reads it (an assertion's abort, a bus error) --------------------------------
+
+
+def _damaged_copy(tmp_path, damage):
+    good = tmp_path / "good"
+    cd.write_caffe_db(good, cd.caffe_samples() * 30)
+    data = bytearray((good / "data.mdb").read_bytes())
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "data.mdb").write_bytes(bytes(damage(data)))
+    return bad, len(data)
+
+
+@pytest.mark.parametrize("reader", [ndd.readers.Caffe, ndd.readers.Caffe2])
+def test_a_truncated_database_is_refused_by_name(tmp_path, reader):
+    bad, size = _damaged_copy(tmp_path, lambda data: data[: len(data) - 4096])
+    with pytest.raises(
+        ValueError,
+        match=rf"readers\.Caffe2?: 'path' LMDB database '.*bad' is truncated: data\.mdb holds {size - 4096} "
+        rf"bytes, its last page ends at byte {size}",
+    ):
+        reader(path=str(bad))
+
+
+def _zero_last_page(data):
+    data[-4096:] = bytes(4096)
+    return data
+
+
+def test_a_database_with_a_damaged_page_is_refused_without_killing_the_process(tmp_path):
+    # The walk of the keys meets a zeroed leaf page: liblmdb's assertion aborts the probe,
+    # not this process.
+    bad, _ = _damaged_copy(tmp_path, _zero_last_page)
+    with pytest.raises(
+        ValueError, match=r"readers\.Caffe: 'path' LMDB database '.*bad' is damaged: walking its keys"
+    ):
+        ndd.readers.Caffe(path=str(bad))
+
+
+def test_an_intact_database_is_probed_once_per_process(tmp_path, monkeypatch):
+    from ndd.readers import caffe
+
+    folder = tmp_path / "db"
+    cd.write_caffe_db(folder)
+    probes = []
+    run = caffe.subprocess.run
+    monkeypatch.setattr(caffe.subprocess, "run", lambda *a, **k: probes.append(a) or run(*a, **k))
+    first = ndd.readers.Caffe(path=str(folder))
+    del first
+    ndd.readers.Caffe(path=str(folder))
+    assert len(probes) == 1
