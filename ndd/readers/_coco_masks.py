@@ -78,9 +78,51 @@ def polygon_mask(rasterizer, polygons, height: int, width: int) -> np.ndarray:
     pixel in the COCO rasteriser and are left out."""
     # The float32 vertices, not the file's float64 numbers, are rasterised, as the
     # reference does; it shows at pixel edges.
+    polygons = [_within_reach(p, height, width) for p in polygons if len(p) >= 3]
     shapes = [p.reshape(-1) for p in polygons if len(p) >= 3]
     if not shapes:
         return np.zeros((height, width), dtype=bool)
     rles = rasterizer.frPyObjects(shapes, height, width)
     merged = rasterizer.merge(rles, intersect=False) if len(rles) > 1 else rles[0]
     return rle_mask(rle_counts_from_text(merged["counts"]), height, width)
+
+
+def _within_reach(vertices, height: int, width: int) -> np.ndarray:
+    """``vertices`` as the COCO rasteriser can take them. It walks every edge in steps of
+    a fifth of a pixel, so a vertex far outside the image (1e9) exhausts the memory and
+    one beyond int range (1e30) crashes it. A polygon reaching farther from the image
+    than the image's size is clipped to that margin (Sutherland-Hodgman): the same
+    region inside the image, with new vertices on the margin's edges. Others are
+    returned as they are."""
+    margin = max(height, width)
+    low_x, low_y, high_x, high_y = -margin, -margin, width + margin, height + margin
+    x, y = vertices[:, 0], vertices[:, 1]
+    if x.min() >= low_x and x.max() <= high_x and y.min() >= low_y and y.max() <= high_y:
+        return vertices
+    points = vertices.astype(np.float64)
+    for axis, bound, keep_below in (
+        (0, low_x, False),
+        (0, high_x, True),
+        (1, low_y, False),
+        (1, high_y, True),
+    ):
+        points = _clip_half_plane(points, axis, bound, keep_below)
+        if len(points) == 0:
+            break
+    return points.astype(np.float32)
+
+
+def _clip_half_plane(points, axis, bound, keep_below):
+    """The polygon ``points`` cut to the side of ``coordinate[axis] = bound`` that is kept."""
+    inside = points[:, axis] <= bound if keep_below else points[:, axis] >= bound
+    out = []
+    for i in range(len(points)):
+        current, previous = points[i], points[i - 1]
+        if inside[i] != inside[i - 1]:
+            t = (bound - previous[axis]) / (current[axis] - previous[axis])
+            crossing = previous + t * (current - previous)
+            crossing[axis] = bound
+            out.append(crossing)
+        if inside[i]:
+            out.append(current)
+    return np.array(out, dtype=np.float64).reshape(-1, 2)

@@ -370,7 +370,8 @@ class COCO(Reader):
                 raise self._segmentation_error(
                     sample, row, f"a polygon must be a list of x, y coordinate pairs, got {polygon!r}"
                 )
-            polygons.append(np.array(polygon, dtype=np.float32).reshape(-1, 2))
+            with np.errstate(over="ignore"):  # beyond float32: infinite, refused where rasterised
+                polygons.append(np.array(polygon, dtype=np.float32).reshape(-1, 2))
         return polygons
 
     def _polygons(self, sample):
@@ -400,7 +401,15 @@ class COCO(Reader):
             )
         segmentation = self._segmentations[row]
         if isinstance(segmentation, list):
-            return polygon_mask(self._rasterizer, self._polygon_list(sample, row), height, width)
+            polygons = self._polygon_list(sample, row)
+            if not all(np.isfinite(p).all() for p in polygons):
+                raise self._segmentation_error(
+                    sample,
+                    row,
+                    "a polygon to rasterise must have finite float32 coordinates, got NaN, an infinity or a "
+                    "value beyond 3.4e38",
+                )
+            return polygon_mask(self._rasterizer, polygons, height, width)
         if not isinstance(segmentation, dict):
             return None
         size, counts = segmentation.get("size"), segmentation.get("counts")

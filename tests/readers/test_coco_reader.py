@@ -416,6 +416,7 @@ PIXELWISE = {"pixelwise_masks": True}
         ([["1", 2, 3, 4, 5, 6]], POLYGONS, PAIRS),
         ([1, 2, 3, 4, 5, 6], POLYGONS, PAIRS),
         ([["a", 2, 3, 4, 5, 6]], PIXELWISE, PAIRS),
+        ([[0, 0, 1e39, 0, 0, 5]], PIXELWISE, "a polygon to rasterise must have finite float32 coordinates"),
         ({"size": [5, 5], "counts": [25]}, PIXELWISE, "the RLE size [5, 5] is not the image's"),
         ({"size": [12, 24], "counts": [300]}, PIXELWISE, "cover 300 pixels, more than the 12x24"),
         ({"size": [12, 24], "counts": [1, -1]}, PIXELWISE, "must not be negative"),
@@ -443,3 +444,27 @@ def test_pixelwise_masks_need_pycocotools(dataset, monkeypatch):
     monkeypatch.setitem(sys.modules, "pycocotools", None)
     with pytest.raises(ImportError, match="pixelwise_masks=True needs the 'pycocotools' package"):
         ndd.readers.COCO(**dataset, pixelwise_masks=True)
+
+
+def _mask_of(segmentation, edited):
+    """The pixelwise mask of a.png with its second annotation's segmentation replaced."""
+
+    def edit(data):
+        data["annotations"][1]["segmentation"] = segmentation
+
+    reader = ndd.readers.COCO(**edited(edit), pixelwise_masks=True)
+    return np.asarray(reader()[-1])[..., 0]
+
+
+def test_a_polygon_far_outside_the_image_covers_what_it_covers_inside(edited):
+    # The COCO rasteriser walks every edge in fifths of a pixel: a vertex at 1e9 ran out of
+    # memory, one at 1e30 crashed the process. Such polygons are clipped to a margin
+    # around the image first; inside the image they cover the same pixels.
+    # a.png is 24x12: polygons within 24 pixels of it are rasterised as they are.
+    far = _mask_of([[0, 0, 1e9, 1e9, 0, 1e9]], edited)
+    near = _mask_of([[0, 0, 30, 30, 0, 30]], edited)
+    np.testing.assert_array_equal(far, near)
+    huge = _mask_of([[-1e30, -1e30, 1e30, -1e30, 1e30, 1e30, -1e30, 1e30]], edited)
+    whole = _mask_of([[-20, -20, 44, -20, 44, 32, -20, 32]], edited)
+    np.testing.assert_array_equal(huge, whole)
+    assert (near != whole).any()
