@@ -64,13 +64,17 @@ __all__ = [
 
 MODULE = "audio"
 BLOCK = 256
-# PREEMPHASIS_ROW, DECIBELS_ROW, DECIBELS_THREADS, MEL_ROW and DCT_ROW of kernels/audio.cu.
+# The descriptor row widths and block sizes of kernels/audio.cu.
 _PREEMPHASIS_ROW = 7
 _DECIBELS_ROW = 4
 _DECIBELS_THREADS = 256
 _MEL_ROW = 9
 _DCT_ROW = 8
 _SPECTROGRAM_ROW = 7
+_NONSILENT_POWER_ROW = 7
+_NONSILENT_ROW = 7
+_NONSILENT_THREADS = 256
+_RESAMPLE_ROW = 6
 _SPECTROGRAM_THREADS = 128
 # Frames of up to this many bytes go to shared memory (the default limit of a block's
 # dynamic shared memory); longer windows to a scratch buffer, for at most
@@ -78,18 +82,13 @@ _SPECTROGRAM_THREADS = 128
 _SHARED_FRAME_BYTES = 48 * 1024
 _SCRATCH_BLOCKS = 256
 _MAX_WINDOW_BLOCKS = 4096
-# NONSILENT_POWER_ROW, NONSILENT_ROW and NONSILENT_THREADS of kernels/audio.cu.
-_NONSILENT_POWER_ROW = 7
-_NONSILENT_ROW = 7
-_NONSILENT_THREADS = 256
 # Windows a thread sums one after another where the sums are exact (any runs do).
 _EXACT_RUN = 1024
 _NONSILENT_TYPES = suffixes(
     np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64
 )
 _EXACT_TYPES = frozenset(np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16))
-# RESAMPLE_ROW of kernels/audio.cu, and the types resample_unit_<type> reads.
-_RESAMPLE_ROW = 6
+# The types resample_unit_<type> reads.
 _RESAMPLE_TYPES = suffixes(np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32)
 _BORDERS = {"zero": 0, "clamp": 1, "reflect": 2}
 _F32 = np.dtype(np.float32)
