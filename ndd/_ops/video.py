@@ -39,6 +39,7 @@ sample; in batch mode the other samples are still decoded and the error (the
 ``decoded``, with None for the samples in ``failed``.
 """
 
+import hashlib
 import io
 import os
 from bisect import bisect_right
@@ -112,10 +113,12 @@ class VideoFile:
         self._container = None
         self._reformatter = None
         # The chroma siting of the video's frames, once swscale's conversion of one
-        # of them told it (see _learn_siting).
-        self._siting = None
+        # of them told it (see _learn_siting), or learned by an earlier VideoFile of
+        # the same video.
+        self._identity = _identity(self._source)
+        self._siting = _learned_sitings.get(self._identity)
         self._sitings_left = yuv_rgb.CHROMA_LOCATIONS
-        self._siting_trials = _SITING_TRIALS
+        self._siting_trials = 0 if self._siting is not None else _SITING_TRIALS
         try:
             self._open()
             self._index()
@@ -295,6 +298,7 @@ class VideoFile:
         self._sitings_left = tuple(matching)
         if len(matching) == 1:
             self._siting = matching[0]
+            _remember_siting(self._identity, self._siting)
         elif not matching:
             self._siting_trials = 0
 
@@ -447,6 +451,41 @@ def frame_selection(count, args, index=None, qualname=_QUALNAME):
 
 # Frames of a video converted by swscale to learn its chroma siting (see VideoFile._learn_siting).
 _SITING_TRIALS = 3
+# The sitings learned in this process, by video (see _identity): each call of
+# decoders.video opens its videos anew, and learning costs a swscale conversion and
+# six trial ones (0.3 ms for a 160x120 video, an eighth of decoding a few frames).
+_learned_sitings = {}
+_MOST_LEARNED = 4096
+# Bytes from each end of an encoded video that tell videos apart: a container's
+# headers and its first and last frames.
+_IDENTITY_BYTES = 1 << 16
+
+
+def _identity(source):
+    """What identifies a video for the sitings learned: a file's path, size and
+    modification time, or the length of encoded bytes and a digest of their two ends
+    (two different videos with the same length and the same first and last 64 KiB
+    do not occur)."""
+    if isinstance(source, str):
+        try:
+            status = os.stat(source)
+        except OSError:
+            return None
+        return ("file", os.path.realpath(source), status.st_size, status.st_mtime_ns)
+    ends = (
+        source if len(source) <= 2 * _IDENTITY_BYTES else source[:_IDENTITY_BYTES] + source[-_IDENTITY_BYTES:]
+    )
+    return ("bytes", len(source), hashlib.blake2b(ends, digest_size=16).digest())
+
+
+def _remember_siting(identity, siting):
+    if identity is None:
+        return
+    if len(_learned_sitings) >= _MOST_LEARNED:
+        _learned_sitings.pop(next(iter(_learned_sitings)))  # the oldest
+    _learned_sitings[identity] = siting
+
+
 # Side data under which swscale may map colours (HDR): such frames stay with swscale.
 _HDR_SIDE_DATA = frozenset(("MASTERING_DISPLAY_METADATA", "DYNAMIC_HDR_PLUS"))
 

@@ -225,3 +225,57 @@ def test_planes_the_conversion_cannot_read_stay_with_swscale(luma):
     assert _yuv420p(_Frame([luma, *chroma])) is None
     planes, colors = _yuv420p(_Frame([_plane(16 * 4, 16, 4, 8), *chroma]))
     assert [p.shape for p in planes] == [(4, 8), (2, 4), (2, 4)] and colors == (2, 0)
+
+
+@pytest.fixture
+def fresh_sitings(monkeypatch):
+    """No siting learned yet in this process; counts the frames swscale converts."""
+    from ndd._ops import video as video_module
+
+    monkeypatch.setattr(video_module, "_learned_sitings", {})
+    converted = []
+    to_rgb = VideoFile._to_rgb
+    monkeypatch.setattr(VideoFile, "_to_rgb", lambda self, frame: converted.append(1) or to_rgb(self, frame))
+    return converted
+
+
+def test_a_video_opened_again_takes_the_siting_learned_before(fresh_sitings):
+    data = _video("libvpx-vp9", 160, 120, count=8)
+    with VideoFile(data, "test") as first:
+        frames = first.read_frames(np.arange(first.frame_count))
+    assert first._siting == 0 and len(fresh_sitings) == 1
+    fresh_sitings.clear()
+    with VideoFile(data.copy(), "test") as again:
+        assert again._siting == 0 and again._siting_trials == 0
+        np.testing.assert_array_equal(again.read_frames(np.arange(again.frame_count)), frames)
+    assert fresh_sitings == []  # swscale converted nothing
+    np.testing.assert_array_equal(frames, _swscale_frames(data))
+
+
+def test_videos_of_different_sitings_keep_their_own(fresh_sitings):
+    _encoder("libx264")
+    left = _video("libx264", 96, 54, container="mp4")
+    bottom = _video("libx264", 96, 54, container="mp4", params="chromaloc=5")
+    for data, siting in [(left, 1), (bottom, 6), (left, 1), (bottom, 6)]:
+        with VideoFile(data, "test") as video:
+            frames = video.read_frames(np.arange(video.frame_count))
+            assert video._siting == siting
+        np.testing.assert_array_equal(frames, _swscale_frames(data))
+
+
+def test_a_video_file_rewritten_with_another_video_learns_again(fresh_sitings, tmp_path):
+    _encoder("libx264")
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(_video("libx264", 96, 54, container="mp4").tobytes())
+    with VideoFile(path, "test") as video:
+        video.read_frames([0])
+        assert video._siting == 1
+    with VideoFile(path, "test") as video:
+        assert video._siting == 1 and video._siting_trials == 0
+    other = _video("libx264", 96, 54, count=7, container="mp4", params="chromaloc=2")
+    path.write_bytes(other.tobytes())
+    with VideoFile(path, "test") as video:
+        assert video._siting is None
+        frames = video.read_frames(np.arange(video.frame_count))
+        assert video._siting == 3
+    np.testing.assert_array_equal(frames, _swscale_frames(other))
