@@ -23,7 +23,8 @@ go through ``ndd/_cpu/yuv_rgb.pyx`` instead, which gives the same bytes 4 to 16
 times faster. Their chroma siting decides the filters, and PyAV does not say it:
 the first frames of a video are converted by swscale, and the one siting that
 gives the same bytes converts the rest (a video where none or several do stays
-with swscale).
+with swscale). The siting learned is remembered for the process, so a video
+opened again (the next call, the next epoch) converts every frame this way.
 
 Frame selection and padding are the reference's (its pipeline API's: its dynamic
 mode refuses every string ``pad_mode``, a bug not copied).
