@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from .gpu_elementwise import cast_flat
+from .gpu_elementwise import cast_flat, output_in, source_in
 from .gpu_segments import (
     MAX_SEGMENTS,
     GpuSamples,
@@ -101,29 +101,6 @@ def _split(shape, axis):
     return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1 :])
 
 
-def _as_work_type(source, work, keep, stream, device_id):
-    """The pointer to ``source``'s samples in ``work`` (converted by the cast kernels into
-    a temporary kept in ``keep`` when of another type)."""
-    if source.dtype == work:
-        return source.ptr
-    n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
-    converted = cuda()[0].DeviceArray.empty((max(n, 1),), work, device_id, stream)
-    cast_flat(source.ptr, source.dtype, converted.ptr, work, n, stream, device_id)
-    keep.append(converted)
-    return converted.ptr
-
-
-def _output_in(work, out, keep, stream, device_id):
-    """Where a kernel writing ``work`` values puts ``out``'s samples: the output itself,
-    or a temporary of ``work`` kept in ``keep`` (each sample at its element offset in
-    the output, for one flat cast into it) when the output is of another type."""
-    if out.dtype == work:
-        return out.base.ptr
-    between = cuda()[0].DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
-    keep.append(between)
-    return between.ptr
-
-
 class GpuPreemphasis:
     """The GPU kernel of ``preemphasis_filter`` (see the module docstring);
     ``time_axis(shape, named)`` is the CPU's rule."""
@@ -142,8 +119,8 @@ class GpuPreemphasis:
         work = _F64 if source.dtype == _F64 else _F32
         out = SampleOutputs(source.shapes, target, batch_size >= 0, device_id, stream)
         keep = []
-        src_ptr = _as_work_type(source, work, keep, stream, device_id)
-        dst_ptr = _output_in(work, out, keep, stream, device_id)
+        src_ptr = source_in(source, work, keep, stream, device_id)
+        dst_ptr = output_in(work, out, keep, stream, device_id)
         rows, most = [], 0
         border = _BORDERS[args["border"]]
         for shape, a, in_offset, out_offset in zip(
@@ -527,7 +504,7 @@ class GpuResample:
                     launch.grid_for(n, BLOCK), BLOCK, stream.handle, source.ptr, unit.ptr, inverse, shift, n
                 )
             src_ptr = unit.ptr
-        dst_ptr = _output_in(_F32, out, keep, stream, device_id)
+        dst_ptr = output_in(_F32, out, keep, stream, device_id)
         rows, most = [], 0
         for (in_rate, out_rate, out_length), shape, in_offset, out_offset in zip(
             plans, source.shapes, source.offsets, out.offsets, strict=True

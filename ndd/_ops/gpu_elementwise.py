@@ -34,6 +34,7 @@ Nothing here touches the driver at import: ``ndd._cuda`` is imported on first us
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -50,6 +51,8 @@ __all__ = [
     "GpuCompare",
     "cast_flat",
     "gpu_elementwise",
+    "output_in",
+    "source_in",
 ]
 
 MODULE = "elementwise"
@@ -109,6 +112,31 @@ def cast_flat(src_ptr, src_dtype, out_ptr, out_dtype, n, stream, device_id):
     """Queue the conversion of ``n`` contiguous elements (the reference's ``cast`` rules)."""
     name = f"cast_{KERNEL_TYPES[src_dtype]}_to_{KERNEL_TYPES[out_dtype]}"
     _launch(device_id, name, n, stream, src_ptr, out_ptr)
+
+
+def source_in(source, work, keep, stream, device_id):
+    """The pointer to the samples of ``source`` (a GpuSamples) as ``work`` values: its own,
+    or a temporary kept in ``keep`` that the cast kernels convert them into (each sample
+    at its element offset)."""
+    if source.dtype == work:
+        return source.ptr
+    n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
+    converted = _cuda()[0].DeviceArray.empty((max(n, 1),), work, device_id, stream)
+    cast_flat(source.ptr, source.dtype, converted.ptr, work, n, stream, device_id)
+    keep.append(converted)
+    return converted.ptr
+
+
+def output_in(work, out, keep, stream, device_id):
+    """Where a kernel writing ``work`` values puts the samples of ``out`` (a
+    SampleOutputs): the output itself, or, when it is of another type, a temporary kept
+    in ``keep`` (each sample at its element offset in the output, so that one flat cast
+    converts all)."""
+    if out.dtype == work:
+        return out.base.ptr
+    between = _cuda()[0].DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
+    keep.append(between)
+    return between.ptr
 
 
 class _Flat:

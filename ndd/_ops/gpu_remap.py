@@ -25,7 +25,7 @@ import numpy as np
 
 from ..types import DALIInterpType
 from .axes import INPUT_LAYOUT
-from .gpu_elementwise import cast_flat
+from .gpu_elementwise import cast_flat, output_in, source_in
 from .gpu_layout import c_strides
 from .gpu_segments import (
     GpuSamples,
@@ -135,19 +135,8 @@ class GpuRemap:
         target = np.dtype(source.dtype)
         work = np.dtype(self.kernel_type(target, target))
         out = SampleOutputs(out_shapes, target, batch_size >= 0, device_id, stream)
-        src_ptr = source.ptr
-        if work != target:
-            n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
-            converted = device_array.DeviceArray.empty((max(n, 1),), work, device_id, stream)
-            cast_flat(source.ptr, target, converted.ptr, work, n, stream, device_id)
-            keep.append(converted)
-            src_ptr = converted.ptr
-        dst_ptr = out.base.ptr
-        if work != target:
-            # Each sample at its element offset in the output, so that one flat cast converts all.
-            between = device_array.DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
-            keep.append(between)
-            dst_ptr = between.ptr
+        src_ptr = source_in(source, work, keep, stream, device_id)
+        dst_ptr = output_in(work, out, keep, stream, device_id)
         rows, most, widest = [], 0, 1
         for i, (shape, out_shape, a) in enumerate(zip(source.shapes, out_shapes, sample_args, strict=True)):
             axes = self.image_axes(self.op, a[INPUT_LAYOUT], len(shape))

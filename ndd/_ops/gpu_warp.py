@@ -24,14 +24,13 @@ import math
 
 import numpy as np
 
-from .gpu_elementwise import cast_flat
+from .gpu_elementwise import cast_flat, output_in, source_in
 from .gpu_layout import c_strides
 from .gpu_segments import (
     GpuSamples,
     SampleOutputs,
     ValueTable,
     args_per_sample,
-    cuda,
     launch_segments,
     require_gpu_input,
     unsupported,
@@ -109,25 +108,13 @@ def _run(kernel, source, out_shapes, target, work, batch, ctx, rows_of):
     """The common run: the source converted to ``work`` when it is not of that type,
     the outputs allocated (in ``work``, then converted to ``target``), the descriptor
     rows made by ``rows_of(out_offsets, table)`` and one launch of ``warp_<kernel>``."""
-    device_array = cuda()[0]
     stream, device_id = ctx.cuda_stream, ctx.device_id
     out = SampleOutputs(out_shapes, target, batch, device_id, stream)
     # The temporaries live until every kernel that uses them is queued (then the pool
     # frees them in stream order).
     keep = []
-    src_ptr = source.ptr
-    if source.dtype != work:
-        n = max((o + math.prod(s) for o, s in zip(source.offsets, source.shapes, strict=True)), default=0)
-        converted = device_array.DeviceArray.empty((max(n, 1),), work, device_id, stream)
-        cast_flat(source.ptr, source.dtype, converted.ptr, work, n, stream, device_id)
-        keep.append(converted)
-        src_ptr = converted.ptr
-    dst_ptr = out.base.ptr
-    if work != target:
-        # Each sample at its element offset in the output, so that one flat cast converts all.
-        between = device_array.DeviceArray.empty((max(out.elements, 1),), work, device_id, stream)
-        keep.append(between)
-        dst_ptr = between.ptr
+    src_ptr = source_in(source, work, keep, stream, device_id)
+    dst_ptr = output_in(work, out, keep, stream, device_id)
     table = ValueTable(np.float32)
     rows, most = rows_of(out.offsets, table)
     if most:
