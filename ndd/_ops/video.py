@@ -49,6 +49,7 @@ import numpy as np
 
 from .._cpu import yuv_rgb
 from .._errors import SampleDecodeError
+from .._memory import exceeds_half_of_memory
 from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8
@@ -398,10 +399,12 @@ def padded_index(position, count, pad_mode):
     return position if position < count else period - position
 
 
-def frame_selection(count, args, index=None, qualname=_QUALNAME):
+def frame_selection(count, args, index=None, qualname=_QUALNAME, frame_bytes=0):
     """The frames of one sample of ``decoders.video`` (``args`` holds its
     arguments): frame indices in output order, -1 for a frame of ``fill_value``.
-    ``count`` is the video's number of frames; ``index`` the sample's (for errors)."""
+    ``count`` is the video's number of frames; ``index`` the sample's (for errors);
+    ``frame_bytes`` the size of one output frame, by which a selection too large for
+    the memory is refused before it is listed."""
     pad_mode = PAD_MODES.get(args["pad_mode"])
     if pad_mode is None:
         raise InvalidArgumentError(
@@ -415,6 +418,7 @@ def frame_selection(count, args, index=None, qualname=_QUALNAME):
                 f"{qualname}: 'frames' holds frame {bad}, outside the video's {count} frames{_where(index)}; "
                 "give a 'pad_mode' other than 'none' to pad"
             )
+        _refuse_oversized(len(wanted), frame_bytes, args, index, qualname)
         return [padded_index(f, count, pad_mode) for f in wanted]
     start = 0 if args["start_frame"] is None else args["start_frame"]
     stride = 1 if args["stride"] is None else args["stride"]
@@ -437,7 +441,6 @@ def frame_selection(count, args, index=None, qualname=_QUALNAME):
                 f"{qualname}: 'end_frame' must be greater than 'start_frame' ({start}), got {end}{_where(index)}"
             )
         length = (end - start + stride - 1) // stride
-    positions = [start + i * stride for i in range(length)]
     if pad_mode == "none":
         # As in the reference: a range running past the end is cut short, one
         # starting before the first frame is an error.
@@ -446,8 +449,22 @@ def frame_selection(count, args, index=None, qualname=_QUALNAME):
                 f"{qualname}: 'start_frame' {start} is before the first frame and 'pad_mode' is 'none'"
                 f"{_where(index)}"
             )
-        positions = [p for p in positions if p < count]
-    return [padded_index(p, count, pad_mode) for p in positions]
+        length = min(length, (count - start + stride - 1) // stride)
+    _refuse_oversized(length, frame_bytes, args, index, qualname)
+    return [padded_index(start + i * stride, count, pad_mode) for i in range(length)]
+
+
+def _refuse_oversized(length, frame_bytes, args, index, qualname):
+    """Refuses a selection of ``length`` frames of ``frame_bytes`` each that would fill
+    more than half of the memory, naming the argument that sets its length."""
+    if not exceeds_half_of_memory(length * frame_bytes):
+        return
+    given = [name for name in ("frames", "sequence_length", "end_frame") if args[name] is not None]
+    source = f"'{given[0]}' asks for" if given else "the video has"
+    raise InvalidArgumentError(
+        f"{qualname}: {source} {length} frames of {frame_bytes} bytes{_where(index)}, more than half of "
+        "this machine's memory"
+    )
 
 
 # Frames of a video converted by swscale to learn its chroma siting (see VideoFile._learn_siting).
@@ -527,7 +544,7 @@ def decode_video(data, args, index=None):
     """The frames of one encoded video chosen by the arguments of ``decoders.video``
     in ``args``: uint8 ``(F, H, W, 3)``."""
     with VideoFile(data, _QUALNAME) as video:
-        chosen = frame_selection(video.frame_count, args, index)
+        chosen = frame_selection(video.frame_count, args, index, frame_bytes=video.height * video.width * 3)
         out = np.empty((len(chosen), video.height, video.width, 3), np.uint8)
         rows = [row for row, i in enumerate(chosen) if i >= 0]
         if len(rows) < len(chosen):

@@ -342,6 +342,37 @@ def test_argument_errors(kwargs, message):
         np.asarray(ndd.decoders.video(data, **kwargs))
 
 
+def test_a_selection_larger_than_the_memory_is_refused_before_it_is_listed():
+    data = ndd.tensor(_encode("libvpx", 4))
+    start = time.perf_counter()
+    with pytest.raises(
+        InvalidArgumentError, match=f"{QUALNAME}: 'sequence_length' asks for 1000000000 frames"
+    ):
+        np.asarray(ndd.decoders.video(data, sequence_length=10**9, pad_mode="edge"))
+    with pytest.raises(
+        InvalidArgumentError, match=f"{QUALNAME}: 'end_frame' asks for 9223372036854775807 frames"
+    ):
+        np.asarray(ndd.decoders.video(data, end_frame=2**63 - 1, pad_mode="constant"))
+    # Without padding the range stops at the last frame, however long it is.
+    frames = np.asarray(
+        ndd.decoders.video(data, start_frame=1, sequence_length=10**9, stride=2, pad_mode="none")
+    )
+    np.testing.assert_array_equal(frames, np.asarray(ndd.decoders.video(data))[1::2])
+    assert time.perf_counter() - start < 30  # listing 10**9 frames took minutes and tens of GB
+
+
+def test_a_frame_list_larger_than_the_memory_is_refused(monkeypatch):
+    from ndd import _memory
+
+    monkeypatch.setattr(_memory, "physical_memory_bytes", lambda: 2 * 32 * 24 * 3 * 2)
+    data = ndd.tensor(_encode("libvpx", 4))
+    assert np.asarray(ndd.decoders.video(data, frames=[3, 0])).shape == (2, 24, 32, 3)
+    with pytest.raises(InvalidArgumentError, match=f"{QUALNAME}: 'frames' asks for 3 frames of 2304 bytes"):
+        np.asarray(ndd.decoders.video(data, frames=[3, 0, 1]))
+    with pytest.raises(InvalidArgumentError, match=f"{QUALNAME}: the video has 4 frames of 2304 bytes"):
+        np.asarray(ndd.decoders.video(data))
+
+
 @pytest.mark.parametrize(
     "data, message",
     [(np.zeros(8, np.float32), "must be encoded video bytes"), (np.zeros((2, 4), np.uint8), "must be 1-D")],
