@@ -1,16 +1,29 @@
 """The optional dependencies: imported on first use, with an error that says what to
-install where one is missing."""
+install where one is missing or too old."""
 
 import importlib
+import re
 
 __all__ = ["import_optional"]
 
 
-def import_optional(module: str, needs: str, extra: str):
+def _release(version: str) -> tuple[int, ...]:
+    """The leading numbers of a version string: ``"17.1.0rc1"`` gives (17, 1, 0)."""
+    numbers = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(n) for n in numbers.group(0).split(".")) if numbers else ()
+
+
+def import_optional(module: str, needs: str, extra: str, minimum: tuple[int, ...] | None = None):
     """Module ``module``, or an ImportError ``"<needs>: pip install 'ndd[<extra>]'"``, where
     ``needs`` says who needs what (``"ndd.optical_flow needs OpenCV (the
-    'opencv-python-headless' package)"``)."""
+    'opencv-python-headless' package)"``). With ``minimum``, a module whose
+    ``__version__`` is older is refused the same way, saying which version it is."""
     try:
-        return importlib.import_module(module)
+        found = importlib.import_module(module)
     except ImportError as exc:
         raise ImportError(f"{needs}: pip install 'ndd[{extra}]'") from exc
+    version = str(getattr(found, "__version__", ""))
+    if minimum is not None and _release(version) < minimum:
+        wanted = ".".join(map(str, minimum))
+        raise ImportError(f"{needs} {wanted} or newer, not {version}: pip install -U 'ndd[{extra}]'")
+    return found

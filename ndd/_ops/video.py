@@ -70,10 +70,18 @@ class VideoDecodeError(SampleDecodeError):
     """
 
 
+# The first PyAV whose reformatter takes a thread count (see VideoFile._to_rgb).
+_AV_MINIMUM = (17,)
+# swscale's flags for the reference's conversion: SWS_BILINEAR | SWS_FULL_CHR_H_INT |
+# SWS_ACCURATE_RND, FFmpeg's stable values. PyAV names the last two only from 18 on,
+# and takes the number from 17 on.
+_SWS_EXACT = 0x2 | 0x2000 | 0x40000
+
+
 def import_av(qualname=_QUALNAME):
     """PyAV's ``av`` module, or an ImportError saying what to install."""
     return import_optional(
-        "av", f"{qualname}: decoding video needs FFmpeg through PyAV (the 'av' package)", "video"
+        "av", f"{qualname}: decoding video needs FFmpeg through PyAV (the 'av' package)", "video", _AV_MINIMUM
     )
 
 
@@ -202,14 +210,13 @@ class VideoFile:
         # to set up) from frame to frame.
         if self._reformatter is None:
             self._reformatter = self._av.video.reformatter.VideoReformatter()
-        flags = self._av.video.reformatter.Interpolation
         # One swscale thread: a context with slice threads hangs when it is freed in a
         # forked child (its threads were not forked), and batches convert their videos
         # in parallel already.
         rgb = self._reformatter.reformat(
             frame,
             format="rgb24",
-            interpolation=flags.BILINEAR | flags.FULL_CHR_H_INT | flags.ACCURATE_RND,
+            interpolation=_SWS_EXACT,
             threads=1,
         )
         return rgb.to_ndarray()

@@ -24,6 +24,8 @@ av = pytest.importorskip("av")
 
 GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
 QUALNAME = "ndd.decoders.video"
+# swscale's SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND (PyAV 17 has no names for the last two).
+SWS_EXACT = 0x2 | 0x2000 | 0x40000
 
 
 @functools.cache
@@ -70,13 +72,10 @@ def _encode(codec, count, *, width=32, height=24, pix_fmt="yuv420p", gop=5, cont
 
 def _pyav_frames(data):
     """Every frame as PyAV reads it, converted as the operator converts."""
-    flags = av.video.reformatter.Interpolation
     with av.open(io.BytesIO(data.tobytes())) as container:
         return np.stack(
             [
-                f.reformat(
-                    format="rgb24", interpolation=flags.BILINEAR | flags.FULL_CHR_H_INT | flags.ACCURATE_RND
-                ).to_ndarray()
+                f.reformat(format="rgb24", interpolation=SWS_EXACT).to_ndarray()
                 for f in container.decode(video=0)
             ]
         )
@@ -380,6 +379,16 @@ def test_a_frame_list_larger_than_the_memory_is_refused(monkeypatch):
 def test_input_errors(data, message):
     with pytest.raises(InvalidArgumentError, match=f"{QUALNAME}: the input {message}"):
         ndd.decoders.video(ndd.tensor(data))
+
+
+def test_a_pyav_older_than_17_says_what_to_install(monkeypatch):
+    monkeypatch.setattr(av, "__version__", "16.0.1")
+    with pytest.raises(
+        ImportError, match=r"ndd.decoders.video: .* 17 or newer, not 16.0.1: pip install -U 'ndd\[video\]'"
+    ):
+        np.asarray(ndd.decoders.video(ndd.tensor(_encode("libvpx", 2))))
+    monkeypatch.setattr(av, "__version__", "17.0.0rc1")
+    assert np.asarray(ndd.decoders.video(ndd.tensor(_encode("libvpx", 2)))).shape == (2, 24, 32, 3)
 
 
 def test_missing_pyav_says_what_to_install(monkeypatch):

@@ -13,8 +13,8 @@ from ndd._ops.video import _SITING_TRIALS, VideoFile
 
 av = pytest.importorskip("av")
 
-FLAGS = av.video.reformatter.Interpolation
-SWSCALE = FLAGS.BILINEAR | FLAGS.FULL_CHR_H_INT | FLAGS.ACCURATE_RND
+# swscale's SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND (PyAV 17 has no names for the last two).
+SWSCALE = 0x2 | 0x2000 | 0x40000
 # Values where the arithmetic turns: the range ends, the chroma centre, the extremes.
 EDGES = np.array([0, 1, 15, 16, 17, 127, 128, 129, 234, 235, 236, 239, 240, 241, 254, 255], np.uint8)
 # AVColorSpace x AVColorRange as frames carry them (unspecified, limited, full).

@@ -60,8 +60,7 @@ def epoch(r, batch_size=None):
 
 def pyav_frames(path):
     """Every frame of ``path`` as PyAV decodes it, converted to RGB as ndd's decoder does."""
-    flags = av.video.reformatter.Interpolation
-    interpolation = flags.BILINEAR | flags.FULL_CHR_H_INT | flags.ACCURATE_RND
+    interpolation = 0x2 | 0x2000 | 0x40000  # SWS_BILINEAR | SWS_FULL_CHR_H_INT | SWS_ACCURATE_RND
     with av.open(path) as container:
         return np.stack(
             [
