@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import pathlib
 import pickle
+import sys
 import threading
 
 import numpy as np
@@ -543,6 +544,7 @@ def test_public_names_match_the_reference():
     assert "random" in ndd.__all__ and "random_crop_generator" in ndd.__all__
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="typing.final marks the class from Python 3.11 on")
 def test_rng_is_final():
     assert getattr(RNG, "__final__", False) is True
 

@@ -3,6 +3,7 @@ parameters (names, kinds, order, which are required), as recorded in
 tests/golden/surface.json by tests/golden/make_surface_goldens.py. Defaults may differ
 in form (the reference shows None for operator defaults, ndd the real value)."""
 
+import enum
 import inspect
 import json
 import pathlib
@@ -54,4 +55,10 @@ def test_the_parameters_match_the_reference(name):
     entry = SURFACE[name]
     deprecated = set(entry.get("deprecated", ()))
     expected = [p for p in entry["parameters"] if not p[0].startswith("_") and p[0] not in deprecated]
-    assert _public_parameters(_resolve(name), deprecated) == expected
+    obj = _resolve(name)
+    if isinstance(obj, enum.EnumMeta):
+        # An enumeration is called as Python's Enum is, whose parameters depend on the
+        # Python running (``boundary`` came in 3.11); the goldens were made on 3.11.
+        python_has = {p.name for p in inspect.signature(enum.Enum).parameters.values()}
+        expected = [p for p in expected if p[0] in python_has]
+    assert _public_parameters(obj, deprecated) == expected
