@@ -4,10 +4,10 @@ install where one is missing or too old."""
 import importlib
 import re
 
-__all__ = ["import_optional"]
+__all__ = ["import_optional", "release"]
 
 
-def _release(version: str) -> tuple[int, ...]:
+def release(version: str) -> tuple[int, ...]:
     """The leading numbers of a version string: ``"17.1.0rc1"`` gives (17, 1, 0)."""
     numbers = re.match(r"\d+(?:\.\d+)*", version)
     return tuple(int(n) for n in numbers.group(0).split(".")) if numbers else ()
@@ -23,7 +23,7 @@ def import_optional(module: str, needs: str, extra: str, minimum: tuple[int, ...
     except ImportError as exc:
         raise ImportError(f"{needs}: pip install 'ndd[{extra}]'") from exc
     version = str(getattr(found, "__version__", ""))
-    if minimum is not None and _release(version) < minimum:
+    if minimum is not None and release(version) < minimum:
         wanted = ".".join(map(str, minimum))
         raise ImportError(f"{needs} {wanted} or newer, not {version}: pip install -U 'ndd[{extra}]'")
     return found

@@ -50,7 +50,7 @@ import numpy as np
 from .._cpu import yuv_rgb
 from .._errors import SampleDecodeError
 from .._memory import exceeds_half_of_memory
-from .._optional import import_optional
+from .._optional import import_optional, release
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8
 from .schema import Arg, Input, Operator, batch_samples_of
@@ -142,8 +142,10 @@ class VideoFile:
     def _open(self):
         source = self._source if isinstance(self._source, str) else io.BytesIO(self._source)
         # Metadata that is not UTF-8 (tags written in another encoding) does not stop
-        # the frames from decoding.
-        self._container = self._av.open(source, mode="r", metadata_errors="replace")
+        # the frames from decoding: PyAV 19 decodes it with surrogate escapes, earlier
+        # ones raise unless told to replace it.
+        options = {} if release(self._av.__version__) >= (19,) else {"metadata_errors": "replace"}
+        self._container = self._av.open(source, mode="r", **options)
         if not self._container.streams.video:
             raise VideoDecodeError(f"{self.qualname}: the data holds no video stream")
         self._stream = self._container.streams.video[0]
@@ -526,7 +528,8 @@ def _yuv420p(frame):
     color_range = yuv_rgb.FULL_RANGE if name == "yuvj420p" else frame.color_range
     if not yuv_rgb.supported(frame.colorspace, color_range):
         return None
-    if any(getattr(data.type, "name", None) in _HDR_SIDE_DATA for data in frame.side_data):
+    # PyAV 19 lists the side data by type, earlier ones as objects that have a type.
+    if any(getattr(getattr(data, "type", data), "name", None) in _HDR_SIDE_DATA for data in frame.side_data):
         return None
     planes = []
     for plane in frame.planes[:3]:

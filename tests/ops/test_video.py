@@ -18,6 +18,7 @@ import pytest
 
 import ndd
 from ndd._ops.video import VideoDecodeError, VideoFile, import_av
+from ndd._optional import release
 from ndd._prepare.args import InvalidArgumentError
 
 av = pytest.importorskip("av")
@@ -306,14 +307,15 @@ def test_a_stream_without_a_decoder_names_its_sample():
 
 
 def test_metadata_that_is_not_utf8_does_not_stop_the_frames():
-    # A tag in another encoding (here one byte of the encoder's name) made PyAV's
-    # opening raise UnicodeDecodeError.
+    # A tag in another encoding (here one byte of the encoder's name) makes the opening
+    # of PyAV before 19 raise UnicodeDecodeError.
     good = _encode("libvpx-vp9", 4)
     raw = good.tobytes()
     tag = raw.rindex(b"Lavf")
     bad = np.frombuffer(raw[: tag + 1] + b"\xb1" + raw[tag + 2 :], np.uint8)
-    with pytest.raises(UnicodeDecodeError):
-        av.open(io.BytesIO(bad.tobytes()))
+    if release(av.__version__) < (19,):
+        with pytest.raises(UnicodeDecodeError):
+            av.open(io.BytesIO(bad.tobytes()))
     np.testing.assert_array_equal(np.asarray(ndd.decoders.video(ndd.tensor(bad))), _pyav_frames(good))
 
 
@@ -387,8 +389,7 @@ def test_a_pyav_older_than_17_says_what_to_install(monkeypatch):
         ImportError, match=r"ndd.decoders.video: .* 17 or newer, not 16.0.1: pip install -U 'ndd\[video\]'"
     ):
         np.asarray(ndd.decoders.video(ndd.tensor(_encode("libvpx", 2))))
-    monkeypatch.setattr(av, "__version__", "17.0.0rc1")
-    assert np.asarray(ndd.decoders.video(ndd.tensor(_encode("libvpx", 2)))).shape == (2, 24, 32, 3)
+    assert release("17.0.0rc1") == (17, 0, 0) and release("19.0.2") > (17,) > release("16.0.1")
 
 
 def test_missing_pyav_says_what_to_install(monkeypatch):

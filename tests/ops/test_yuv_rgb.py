@@ -227,6 +227,29 @@ def test_planes_the_conversion_cannot_read_stay_with_swscale(luma):
     assert [p.shape for p in planes] == [(4, 8), (2, 4), (2, 4)] and colors == (2, 0)
 
 
+class _Type:
+    def __init__(self, name):
+        self.name = name
+
+
+class _SideData:
+    def __init__(self, name):
+        self.type = _Type(name)
+
+
+@pytest.mark.parametrize("listed", [_SideData, _Type], ids=["objects (PyAV 18)", "types (PyAV 19)"])
+def test_frames_with_hdr_side_data_stay_with_swscale(listed):
+    from ndd._ops.video import _yuv420p
+
+    planes = [_plane(16 * 4, 16, 4, 8), _plane(16 * 2, 16, 2, 4), _plane(16 * 2, 16, 2, 4)]
+    frame = _Frame(planes)
+    frame.side_data = [listed("SEI_UNREGISTERED")]
+    assert _yuv420p(frame) is not None
+    for name in ("MASTERING_DISPLAY_METADATA", "DYNAMIC_HDR_PLUS"):
+        frame.side_data = [listed("SEI_UNREGISTERED"), listed(name)]
+        assert _yuv420p(frame) is None
+
+
 @pytest.fixture
 def fresh_sitings(monkeypatch):
     """No siting learned yet in this process; counts the frames swscale converts."""
