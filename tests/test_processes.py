@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ndd
+from ndd._eval.executor import AsyncExecutor
 
 
 def _work(results):
@@ -153,3 +154,35 @@ def test_eager_operators_queued_at_exit_run_and_the_process_ends_cleanly():
     read = [photos[(1 + i) % len(photos)] for i in range(20)]
     assert out.stdout.split() == ["queued", "late", "0", "20", "read", *read]
     assert out.stderr == ""
+
+
+class _Task:
+    """A task as the executor sees one: run() records the order of the runs."""
+
+    def __init__(self, log, name):
+        self.log, self.name = log, name
+        self.done, self.outputs, self.error = False, None, None
+
+    def run(self):
+        self.log.append(self.name)
+        self.outputs = []
+        self.done = True
+
+
+def test_a_task_the_worker_took_from_the_queue_as_the_process_forked_runs_in_the_child():
+    # Python 3.13's queue hands an item to the waiting worker thread before that
+    # thread runs again: a fork in between left the task in neither the queue nor the
+    # thread's hands, and the child waited for it forever.
+    log = []
+    executor = AsyncExecutor("ndd-test-fork")
+    taken, queued, finished = _Task(log, "taken"), _Task(log, "queued"), _Task(log, "finished")
+    finished.done = True
+    # The worker's state at the fork: "finished" ran (its removal not yet noted),
+    # "taken" left the queue, "queued" is still in it.
+    executor._worker.unfinished.extend([finished, taken, queued])
+    executor._worker.tasks.put(queued)
+    executor._after_fork_in_child()
+    waiter = threading.Thread(target=executor.wait, args=(queued,), daemon=True)
+    waiter.start()
+    waiter.join(30)
+    assert not waiter.is_alive() and log == ["taken", "queued"]

@@ -2,6 +2,7 @@
 invocations in submission order."""
 
 import atexit
+import collections
 import queue
 import threading
 import time
@@ -23,30 +24,35 @@ _exiting = False
 
 class _Worker:
     """What an executor shares with its thread: the queue, the condition waiters
-    sleep on, how many are waiting, and the task being run. The thread holds this,
-    never the executor, so that an executor nobody uses any more (a context left,
-    a thread's default context when the thread ends) is freed and stops its thread."""
+    sleep on, how many are waiting, and the tasks submitted and not yet run, in
+    order (``unfinished``: those in the queue, the one being run, and one the
+    thread is taking from the queue). The thread holds this, never the executor,
+    so that an executor nobody uses any more (a context left, a thread's default
+    context when the thread ends) is freed and stops its thread."""
 
-    __slots__ = ("tasks", "cond", "waiting", "running")
+    __slots__ = ("tasks", "cond", "waiting", "unfinished")
 
-    def __init__(self, tasks=None):
-        self.tasks = queue.SimpleQueue() if tasks is None else tasks
+    def __init__(self, tasks=()):
+        self.tasks = queue.SimpleQueue()
+        self.unfinished = collections.deque()
+        for task in tasks:
+            self.unfinished.append(task)
+            self.tasks.put(task)
         self.cond = threading.Condition(threading.Lock())
         self.waiting = 0
-        self.running = None
 
 
 def _work(worker):
     # Operators called from a task (none of ours do) run inline.
     EvalMode.sync_cpu.__enter__()
     get = worker.tasks.get
+    finished = worker.unfinished.popleft
     while True:
         task = get()
         if task is _STOP:
             return
-        worker.running = task
         task.run()
-        worker.running = None
+        finished()
         # Not kept while waiting for the next one: it may own memory (a GPU output),
         # and it holds its context, which holds the executor.
         task = None
@@ -82,7 +88,9 @@ class AsyncExecutor:
             return
         if self._thread is None:
             self._start()
-        self._worker.tasks.put(task)
+        worker = self._worker
+        worker.unfinished.append(task)
+        worker.tasks.put(task)
 
     def _run_inline(self, task):
         """Past the interpreter's exit (an atexit function calling operators): the
@@ -90,13 +98,9 @@ class AsyncExecutor:
         the task runs on the calling thread."""
         if self._thread is not None:
             self._thread.join()
-        while True:  # tasks queued before a fork, whose thread never started here
-            try:
-                queued = self._worker.tasks.get_nowait()
-            except queue.Empty:
-                break
-            if queued is not _STOP:
-                queued.run()
+        unfinished = self._worker.unfinished
+        while unfinished:  # tasks queued before a fork, whose thread never started here
+            unfinished.popleft().run()
         task.run()
 
     def _start(self):
@@ -129,23 +133,17 @@ class AsyncExecutor:
 
     def _after_fork_in_child(self):
         # The worker thread did not survive the fork, and its locks may have been
-        # held at that moment: take new ones. The tasks still queued run on a new
-        # thread, after the one the old thread was running, which never finished here.
-        old = self._worker
-        tasks = queue.SimpleQueue()
-        running = old.running
-        if running is not None and not running.done:
-            if running.outputs is not None or running.error is not None:
-                running.done = True  # forked between its last steps: it has its results
+        # held at that moment: take new ones. The tasks not finished run on a new
+        # thread: the one the old thread was running (or had just taken from the
+        # queue, before it could note it) first, then those still queued.
+        tasks = []
+        for task in self._worker.unfinished:
+            if task.done:
+                continue
+            if task.outputs is not None or task.error is not None:
+                task.done = True  # forked between its last steps: it has its results
             else:
-                tasks.put(running)
-        while True:
-            try:
-                task = old.tasks.get_nowait()
-            except queue.Empty:
-                break
-            if task is not _STOP:
-                tasks.put(task)
+                tasks.append(task)
         if self._stop is not None:
             self._stop.detach()
             self._stop = None
