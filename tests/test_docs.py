@@ -42,8 +42,8 @@ def example_namespace():
 def test_every_public_name_has_a_documentation_entry(namespace, entries):
     try:
         module = importlib.import_module(namespace)
-    except ImportError:
-        pytest.skip(f"{namespace} is not provided by ndd yet")
+    except ImportError as exc:  # ndd.pytorch.nodes without torchdata installed
+        pytest.skip(f"{namespace} cannot be imported here: {exc}")
     undocumented = [
         f"{namespace}.{name}"
         for name in ndd_api.public_names(module)
@@ -70,6 +70,8 @@ def test_the_operator_example_runs(qualname, example_namespace):
     assert qualname in operator_examples.EXAMPLES, (
         f"{qualname} has no example in docs/_ext/operator_examples.py"
     )
+    if ".torch()" in operator_examples.EXAMPLES[qualname]:
+        pytest.importorskip("torch")
     assert ndd_api.run_example(operator_examples.EXAMPLES[qualname], example_namespace).strip()
 
 
@@ -102,6 +104,8 @@ DOC_PAGES = sorted(p for p in DOCS.glob("*.md") if python_blocks(p.read_text()))
 
 @pytest.mark.parametrize("page", DOC_PAGES, ids=[p.name for p in DOC_PAGES])
 def test_the_python_blocks_of_the_page_run(page, tmp_path, capsys):
+    if ".torch()" in page.read_text():
+        pytest.importorskip("torch")
     namespace = {"__name__": "__docs__"}
     here = os.getcwd()
     os.chdir(tmp_path)

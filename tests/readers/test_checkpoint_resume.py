@@ -3,6 +3,8 @@ exactly the batches (file names, labels) and random augmentation draws that an
 uninterrupted run yields: the property is checked over interruption points,
 reader configurations and batch sizes."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 from file_dataset import make_dataset, sample_name
@@ -63,6 +65,7 @@ def train(root, config, batch_size, *, stop_at=None, saved=None):
     return record, None
 
 
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="the batches are read with .torch()")
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     config=st.sampled_from(CONFIGS),

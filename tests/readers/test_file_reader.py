@@ -63,6 +63,7 @@ def test_outputs_are_the_file_bytes_and_an_int32_label_of_shape_1(root):
 
 
 def test_batches_of_ragged_files_and_dense_labels(root):
+    pytest.importorskip("torch")  # the dense batches are read with .torch()
     data, label = next(iter(ndd.readers.File(file_root=root).next_epoch(batch_size=4)))
     assert data.batch_size == 4 and label.batch_size == 4
     expected = [np.frombuffer(file_content(*p.split("/")), np.uint8) for p, _ in LISTED[:4]]
@@ -73,6 +74,7 @@ def test_batches_of_ragged_files_and_dense_labels(root):
 
 @pytest.mark.parametrize("size", [1000, 16 * 1024, 40000])
 def test_batches_of_equal_files_small_and_large(tmp_path, size):
+    pytest.importorskip("torch")  # the dense batches are read with .torch()
     # Small samples are copied into one array; from 16 KiB on they stay in the read
     # buffers. Either way the batch holds the files' bytes, and stacks into one array.
     rng = np.random.default_rng(size)
