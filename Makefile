@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,19 @@ test-cuda12: $(STAMP)
 	test -x .venv-cu12/bin/python || $(PYTHON) -m venv .venv-cu12
 	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg lz4 pytest pytest-timeout pytest-xdist
 	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -n auto -p no:cacheprovider tests/cuda
+
+# The tests once more on the newest Python here (pyenv's newest 3.12 or later, or
+# NEWEST_PYTHON=...), in a side virtualenv made afresh by CI, with the newest releases
+# pip finds of the libraries ndd uses: a new release that changes what ndd calls (PyAV 19
+# did) fails here first. PyTorch is left out (PyPI has no CPU build of it); its tests skip.
+NEWEST_PYTHON ?= $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python)))
+test-newest-python: kernels
+	@if [ -z "$(NEWEST_PYTHON)" ]; then echo "test-newest-python: no Python 3.12 or later here (set NEWEST_PYTHON): skipped"; exit 0; fi; \
+	set -e; test -x .venv-newest/bin/python || $(NEWEST_PYTHON) -m venv .venv-newest; \
+	.venv-newest/bin/python -m pip install -q --upgrade pip; \
+	.venv-newest/bin/python -c "import tomllib; print(*[d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['test'] if not d.startswith('torch')], sep='\n')" \
+		| xargs .venv-newest/bin/python -m pip install -q -e .; \
+	.venv-newest/bin/python -m pytest -q -n auto -p no:cacheprovider
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
@@ -76,4 +89,4 @@ lint: $(STAMP)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu ndd/_cuda
 
 clean:
-	rm -rf $(VENV) .venv-cu12 build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels
+	rm -rf $(VENV) .venv-cu12 .venv-newest build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels

@@ -72,11 +72,13 @@ def _encode(codec, count, *, width=32, height=24, pix_fmt="yuv420p", gop=5, cont
 
 
 def _pyav_frames(data):
-    """Every frame as PyAV reads it, converted as the operator converts."""
+    """Every frame as PyAV reads it, converted as the operator converts. One swscale
+    thread: PyAV 19 keeps a converter per thread, and one with slice threads hangs the
+    child of a later fork from another thread, which frees it."""
     with av.open(io.BytesIO(data.tobytes())) as container:
         return np.stack(
             [
-                f.reformat(format="rgb24", interpolation=SWS_EXACT).to_ndarray()
+                f.reformat(format="rgb24", interpolation=SWS_EXACT, threads=1).to_ndarray()
                 for f in container.decode(video=0)
             ]
         )

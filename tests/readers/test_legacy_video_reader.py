@@ -64,7 +64,7 @@ def pyav_frames(path):
     with av.open(path) as container:
         return np.stack(
             [
-                f.reformat(format="rgb24", interpolation=interpolation).to_ndarray()
+                f.reformat(format="rgb24", interpolation=interpolation, threads=1).to_ndarray()
                 for f in container.decode(video=0)
             ]
         )
