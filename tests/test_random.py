@@ -3,7 +3,6 @@ random operators: bit-exact draws and state strings against the reference
 (tests/golden/random_reference.json, made by tests/golden/make_random_goldens.py),
 and reproducible operator results in every EvalMode, thread and process."""
 
-import faulthandler
 import hashlib
 import inspect
 import json
@@ -551,7 +550,6 @@ def test_rng_is_final():
 
 
 def _draws_in_fork(connection):
-    faulthandler.dump_traceback_later(50, exit=True)  # a hang shows where it waits
     connection.send(np.asarray(ndd.random.uniform(shape=[4])).tolist())
     connection.close()
 
