@@ -409,10 +409,16 @@ _capsule_rename = ctypes.pythonapi.PyCapsule_SetName
 _capsule_rename.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
+# The names a consumer gives the capsules it used: PyCapsule_SetName keeps the pointer,
+# so they live as long as the module (a temporary b"used_" + name was read after it was
+# freed, when the capsule was destroyed; AddressSanitizer found it).
+_USED_NAMES = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+
+
 def _consume(capsule, name=b"dltensor", struct=_DLManagedTensor):
     """What a consumer does: read the tensor, rename the capsule; returns the struct."""
     managed = struct.from_address(_capsule_get(capsule, name))
-    assert _capsule_rename(capsule, b"used_" + name) == 0
+    assert _capsule_rename(capsule, _USED_NAMES[name]) == 0
     return managed
 
 
