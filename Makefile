@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 test-newest-python bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python test-sanitized bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ test-newest-python: kernels
 	.venv-newest/bin/python -c "import tomllib; print(*[d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['test'] if not d.startswith('torch')], sep='\n')" \
 		| xargs .venv-newest/bin/python -m pip install -q -e .; \
 	.venv-newest/bin/python -m pytest -q -n auto -p no:cacheprovider
+
+# The tests on a copy of ndd built with Cython's bounds checks and AddressSanitizer
+# (in build/sanitized): an index out of range or a use of freed memory fails them.
+test-sanitized: kernels
+	.ci/sanitized
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
