@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 test-newest-python test-sanitized bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-sanitized bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,18 +32,20 @@ test-cuda12: $(STAMP)
 	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg lz4 pytest pytest-timeout pytest-xdist
 	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -n auto -p no:cacheprovider tests/cuda
 
-# The tests once more on the newest Python here (pyenv's newest 3.12 or later, or
-# NEWEST_PYTHON=...), in a side virtualenv made afresh by CI, with the newest releases
-# pip finds of the libraries ndd uses: a new release that changes what ndd calls (PyAV 19
-# did) fails here first. PyTorch is left out (PyPI has no CPU build of it); its tests skip.
+# The tests once more on other Pythons (pyenv's here), each in a side virtualenv made
+# afresh by CI with the newest releases pip finds there of the libraries ndd uses
+# (.ci/other_python): the newest Python, where a new release that changes what ndd calls
+# fails first (PyAV 19 did), and the oldest ndd supports, 3.10 (PyAV 17 there). Set
+# NEWEST_PYTHON or OLDEST_PYTHON to choose others; without one the target says so.
 NEWEST_PYTHON ?= $(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/3.1[2-9]*/bin/python)))
+OLDEST_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python))
 test-newest-python: kernels
-	@if [ -z "$(NEWEST_PYTHON)" ]; then echo "test-newest-python: no Python 3.12 or later here (set NEWEST_PYTHON): skipped"; exit 0; fi; \
-	set -e; test -x .venv-newest/bin/python || $(NEWEST_PYTHON) -m venv .venv-newest; \
-	.venv-newest/bin/python -m pip install -q --upgrade pip; \
-	.venv-newest/bin/python -c "import tomllib; print(*[d for d in tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['test'] if not d.startswith('torch')], sep='\n')" \
-		| xargs .venv-newest/bin/python -m pip install -q -e .; \
-	.venv-newest/bin/python -m pytest -q -n auto -p no:cacheprovider
+	@if [ -z "$(NEWEST_PYTHON)" ]; then echo "$@: no Python 3.12 or later here (set NEWEST_PYTHON): skipped"; \
+	else .ci/other_python $(NEWEST_PYTHON) .venv-newest; fi
+
+test-oldest-python: kernels
+	@if [ -z "$(OLDEST_PYTHON)" ]; then echo "$@: no Python 3.10 here (set OLDEST_PYTHON): skipped"; \
+	else .ci/other_python $(OLDEST_PYTHON) .venv-oldest; fi
 
 # The tests on a copy of ndd built with Cython's bounds checks and AddressSanitizer
 # (in build/sanitized): an index out of range or a use of freed memory fails them.
@@ -94,4 +96,4 @@ lint: $(STAMP)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/cython-lint ndd/_prepare ndd/_cpu ndd/_cuda
 
 clean:
-	rm -rf $(VENV) .venv-cu12 .venv-newest build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels
+	rm -rf $(VENV) .venv-cu12 .venv-newest .venv-oldest build *.egg-info ndd/_prepare/*.c ndd/_prepare/*.so ndd/_cpu/*.c ndd/_cpu/*.so ndd/_cuda/*.c ndd/_cuda/*.so ndd/_kernels
