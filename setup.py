@@ -95,6 +95,10 @@ DEBUG_INFO = any(flag.startswith("-g") and flag != "-g0" for flag in os.environ.
 # -march flags would otherwise change the CPU's sums, which the GPU kernels and the
 # reference goldens match to the bit.
 COMPILE_ARGS = ["-ffp-contract=off"] + ([] if DEBUG_INFO else ["-g0"])
+# Cython writes its C files under build/, one folder per Python and NumPy: a C file made
+# for another interpreter's NumPy headers does not compile with this one's, and the
+# side-Python test steps build in the same tree.
+CYTHON_BUILD_DIR = os.path.join("build", "cython", f"{sys.implementation.cache_tag}-numpy{numpy.__version__}")
 
 extensions = (
     [
@@ -110,7 +114,7 @@ extensions = (
         Extension(
             f"ndd._cpu.{name}",
             [f"ndd/_cpu/{name}.pyx"],
-            include_dirs=[numpy.get_include()],
+            include_dirs=[numpy.get_include(), "ndd/_cpu"],
             # host_pool installs a NumPy data allocator, an API of NumPy 1.22.
             define_macros=[("NPY_TARGET_VERSION", "NPY_1_22_API_VERSION")],
             extra_compile_args=["-O3", *COMPILE_ARGS],
@@ -123,7 +127,7 @@ extensions = (
         Extension(
             f"ndd._cpu.{JPEG_REGION}",
             [f"ndd/_cpu/{JPEG_REGION}.pyx"],
-            include_dirs=[numpy.get_include()],
+            include_dirs=[numpy.get_include(), "ndd/_cpu"],
             libraries=["jpeg"],
             extra_compile_args=["-O3", *COMPILE_ARGS],
             depends=[f"ndd/_cpu/{JPEG_REGION}.h"],
@@ -144,6 +148,7 @@ setup(
         extensions,
         compiler_directives={"language_level": "3", "embedsignature": True},
         quiet=True,
+        build_dir=CYTHON_BUILD_DIR,
         nthreads=os.cpu_count() or 1,
     ),
     cmdclass={"build_py": BuildPyWithKernels, "build_ext": BuildExtOnEveryCore},
