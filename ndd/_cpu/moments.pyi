@@ -18,6 +18,10 @@ def channel_squared_deviations(values: np.ndarray, means: np.ndarray) -> np.ndar
     """Per channel of interleaved ``values``, the float64 sum of ``(float32(v) - means[c]) ** 2``, each
     square in float32."""
 
+def channel_squared_deviations64(values: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Per channel of interleaved ``values``, the float64 sum of ``(float64(v) - means[c]) ** 2``
+    (``means`` float64)."""
+
 def normalize_channels(
     values: np.ndarray, out: np.ndarray, means: np.ndarray, factors: np.ndarray, shift: float
 ) -> None:

@@ -233,6 +233,31 @@ def channel_squared_deviations(const moment_t[::1] values, const float[::1] mean
     return out
 
 
+def channel_squared_deviations64(const moment_t[::1] values, const double[::1] means):
+    """The float64 sum, per channel of interleaved ``values``, of ``(float64(v) - mean) ** 2``
+    (the float64 arithmetic of ``reductions.std_dev`` and ``variance``)."""
+    cdef Py_ssize_t channels = means.shape[0]
+    _check_channels(values.shape[0], channels)
+    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
+    cdef double[::1] tiled = np.tile(np.asarray(means), period // channels)
+    cdef double[::1] sums = np.zeros(period, np.float64)
+    cdef double d
+    out = np.zeros(channels, np.float64)
+    cdef double[::1] total = out
+    with nogil:
+        while i + period <= n:
+            for j in range(period):
+                d = <double> values[i + j] - tiled[j]
+                sums[j] += d * d
+            i += period
+        for j in range(n - i):
+            d = <double> values[i + j] - tiled[j]
+            sums[j] += d * d
+        for j in range(period):
+            total[j % channels] += sums[j]
+    return out
+
+
 def normalize_channels(const moment_t[::1] values, float[::1] out, const float[::1] means,
                        const float[::1] factors, float shift):
     """``out[i] = (float32(values[i]) - means[c]) * factors[c] + shift`` in float32, operation

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._cpu.moments import channel_extremes, channel_sums
+from .._cpu.moments import channel_extremes, channel_squared_deviations64, channel_sums
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .gpu_reductions import GpuReduction, spread_over_nothing
 from .schema import Arg, Input, Operator
@@ -232,6 +232,10 @@ def _sum(x, axes, n, out):
         return _to_float32(_float_sum(x, axes))
     # Like numpy's sum with an integer dtype: wraps around when the total does not fit.
     acc = np.int64 if x.dtype.kind == "i" else np.uint64
+    if x.dtype == np.uint8 and _per_channel(x, axes):
+        # The compiled float64 sums of uint8 channels are exact (below 2**53 for any array that fits
+        # in memory).
+        return _float_sum(x, axes).astype(acc).astype(out)
     return reduce_over(np.sum, x, axes, dtype=acc).astype(out)
 
 
@@ -411,11 +415,23 @@ def _check_mean_shape(qualname, mean_shape, data_shape, axes):
         )
 
 
-def _variance(x, mean, axes, n, ddof):
+def _squared_deviations(x, mean, axes):
+    """The float64 sum of ``(x - mean) ** 2`` over ``axes``, the reduced axes kept. Over every
+    axis, or every axis but a few channels, of large uint8 or float32 data: one compiled pass,
+    without the float64 copies."""
+    if x.dtype in _CHANNEL_TYPES and x.size >= _SMALL and x.flags.c_contiguous:
+        channels = x.shape[-1] if over_all_but_channels(x.shape, axes) else 1 if len(axes) == x.ndim else 0
+        if channels:
+            sums = channel_squared_deviations64(x.reshape(-1), mean.reshape(-1).astype(np.float64))
+            return sums.reshape(_kept_shape(x.shape, axes))
     deviation = x.astype(np.float64) - mean.reshape(_kept_shape(x.shape, axes)).astype(np.float64)
+    return _float_sum(np.square(deviation), axes)
+
+
+def _variance(x, mean, axes, n, ddof):
     # n - ddof may be zero or negative: the result is then inf, NaN or negative, as in the reference.
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _float_sum(np.square(deviation), axes) / (n - ddof)
+        return _squared_deviations(x, mean, axes) / (n - ddof)
 
 
 def _spread(name, finish, doc):

@@ -148,6 +148,34 @@ def test_per_channel_sum_and_mean_of_uint8_images_are_exact(channels):
     )
     mean = np.asarray(ndd.reductions.mean(data, axis_names="WH"))
     np.testing.assert_array_equal(mean, (exact / (70 * 61)).astype(np.float32))
+    # The integer outputs: the exact sum, in uint64 by default, wrapped around in uint8.
+    total = ndd.reductions.sum(data, axis_names="HW")
+    assert total.dtype == ndd.uint64
+    np.testing.assert_array_equal(np.asarray(total), exact.astype(np.uint64))
+    np.testing.assert_array_equal(
+        np.asarray(ndd.reductions.sum(data, axis_names="HW", dtype=ndd.uint8)), (exact % 256).astype(np.uint8)
+    )
+
+
+@pytest.mark.parametrize("channels, axes", [(1, (0, 1, 2)), (3, (0, 1)), (3, (0, 1, 2)), (64, (0, 1))])
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+@pytest.mark.parametrize("op", SPREAD_OPS)
+def test_spread_of_large_images_per_channel_and_whole_matches_float64(op, dtype, channels, axes):
+    """The compiled pass of std_dev and variance (large uint8 or float32 data over all the axes, or all but
+    the channels) computes in float64 as the general path does, with the given mean (here not the data's)."""
+    rng = np.random.default_rng(channels)
+    x = rng.uniform(0, 255, (70, 61, channels)).astype(dtype)
+    x[3, 5, 0] = 0 if dtype == "uint8" else 1e6  # an outlier far from the mean
+    mean = np.asarray(ndd.reductions.mean(ndd.tensor(x), axes=list(axes)))
+    mean = (mean + np.float32(1.5)).astype(np.float32)
+    for ddof in (0, 1):
+        result = getattr(R, op)(ndd.tensor(x), ndd.tensor(mean), axes=list(axes), ddof=ddof)
+        _assert_values(result, _spread_of_given_mean(op, x, mean, axes, ddof))
+    # NaN in the data or the mean reaches only its channel.
+    if dtype == "float32" and len(axes) == 2 and channels > 1:
+        x[0, 0, 1] = np.nan
+        result = np.asarray(R.variance(ndd.tensor(x), ndd.tensor(mean), axes=list(axes)))
+        assert np.isnan(result[1]) and not np.isnan(np.delete(result, 1)).any()
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
