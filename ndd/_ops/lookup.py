@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from .._cpu.lookup import lookup
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import NUMERIC_TYPES, float32
 from .._types import bool as bool_
@@ -235,14 +236,13 @@ def _lookup_table(keys, values, default_value, dtype):
 
 
 def _lookup_kernel(arrays, args):
-    x = arrays[0]
+    x = arrays[0] if arrays[0].flags.c_contiguous else arrays[0].copy()  # (ascontiguousarray makes 0-D 1-D)
     table = _lookup_table(args["keys"], args["values"], args["default_value"], _lookup_dtype(args))
-    default_index = table.shape[0] - 1
-    valid = (x >= 0) & (x < default_index)
-    index = np.full(x.shape, default_index, np.intp)
-    index[valid] = x[valid]
-    # Indexing with a 0-D array gives a numpy scalar; keep it an array.
-    return np.asarray(table[index])
+    out = np.empty(x.shape, table.dtype)
+    # The compiled lookup copies the entries' bits, as unsigned integers of their size.
+    bits = np.dtype(f"u{table.dtype.itemsize}")
+    lookup(x.reshape(-1), table.view(bits), out.reshape(-1).view(bits))
+    return out
 
 
 LOOKUP_TABLE = Operator(

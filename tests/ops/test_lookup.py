@@ -243,6 +243,24 @@ def test_lookup_table_negative_and_large_inputs_get_the_default(key_type):
     np.testing.assert_array_equal(np.asarray(out), np.float32(expected), strict=True)
 
 
+@pytest.mark.parametrize("key_type", [np.uint8, np.uint16, np.uint32, np.uint64])
+def test_lookup_table_unsigned_keys_past_the_table_get_the_default(key_type):
+    x = np.array([0, 3, 4, 200, np.iinfo(key_type).max], key_type)
+    out = ndd.lookup_table(x, keys=[0, 3], values=[1.0, 2.0], default_value=7.5)
+    np.testing.assert_array_equal(np.asarray(out), np.float32([1.0, 2.0, 7.5, 7.5, 7.5]), strict=True)
+
+
+def test_lookup_table_of_strided_views_and_whole_uint16_range():
+    x = np.random.default_rng(0).integers(0, 65536, (40, 30), dtype=np.uint16)
+    keys = list(range(0, 65536, 3))
+    values = [float(k % 251) - 100.0 for k in keys]
+    for view in (x, x.T, x[::2, 1::3]):
+        out = ndd.lookup_table(view, keys=keys, values=values, default_value=0.25, dtype=ndd.int16)
+        np.testing.assert_array_equal(
+            np.asarray(out), _lookup_reference(keys, values, 0.25, view).astype(np.int16), strict=True
+        )
+
+
 @pytest.mark.parametrize(
     "dtype, values, default, expected",
     [
