@@ -24,6 +24,7 @@ import threading
 import numpy as np
 
 from .._cpu import blobs as _cpu_blobs
+from .._cpu.mask_polygons import SelectionError, select_polygons
 from .._types import bool as bool_
 from .._types import int32, int64
 from .random_ops import RNG_ARG
@@ -432,34 +433,22 @@ def _select_shape(shapes, args):
 
 def _select_kernel(arrays, args):
     ids, polygons, vertices = arrays
-    unique, counts = np.unique(ids, return_counts=True)
-    if np.any(counts > 1):
-        raise ValueError(
-            f"{_SELECT}: 'mask_ids' must not repeat a mask, got {int(unique[counts > 1][0])} twice"
+    try:
+        new_polygons, rows = select_polygons(
+            np.ascontiguousarray(ids), np.ascontiguousarray(polygons), len(vertices), args["reindex_masks"]
         )
-    starts, ends = polygons[:, 1], polygons[:, 2]
-    # Only the polygons selected are read, and checked (as in the reference).
-    chosen = np.isin(polygons[:, 0], ids)
-    first, last = starts[chosen], ends[chosen]
-    if np.any(first < 0) or np.any(last < first) or np.any(last > len(vertices)):
+    except SelectionError as error:
+        if error.kind == "repeat":
+            raise ValueError(
+                f"{_SELECT}: 'mask_ids' must not repeat a mask, got {error.value} twice"
+            ) from None
+        if error.kind == "missing":
+            raise ValueError(f"{_SELECT}: mask {error.value} of 'mask_ids' is not in 'polygons'") from None
+        # Only the polygons selected are read, and checked (as in the reference).
         raise ValueError(
             f"{_SELECT}: 'polygons' must hold vertex ranges [start, end) within the {len(vertices)} vertices"
-        )
-    out_polygons = []
-    pieces = []
-    offset = 0
-    for new_id, mask_id in enumerate(ids.tolist()):
-        rows = np.flatnonzero(polygons[:, 0] == mask_id)
-        if rows.size == 0:
-            raise ValueError(f"{_SELECT}: mask {mask_id} of 'mask_ids' is not in 'polygons'")
-        for row in rows:
-            start, end = int(starts[row]), int(ends[row])
-            out_polygons.append((new_id if args["reindex_masks"] else mask_id, offset, offset + end - start))
-            pieces.append(vertices[start:end])
-            offset += end - start
-    out_polygons = np.asarray(out_polygons, np.int32).reshape(-1, 3)
-    out_vertices = np.concatenate(pieces) if pieces else vertices[:0]
-    return out_polygons, np.ascontiguousarray(out_vertices)
+        ) from None
+    return new_polygons, vertices.take(rows, axis=0)
 
 
 SELECT_MASKS = Operator(

@@ -116,6 +116,52 @@ def test_select_masks_reads_and_checks_only_the_selected_polygons():
         np.asarray(ndd.segmentation.select_masks(np.array([0], np.int32), polygons, vertices)[0])
 
 
+def _select_masks_model(ids, polygons, vertices, reindex):
+    """select_masks by its definition, one mask at a time."""
+    out_polygons, pieces, offset = [], [], 0
+    for new_id, mask in enumerate(ids.tolist()):
+        for mask_id, start, end in polygons.tolist():
+            if mask_id == mask:
+                out_polygons.append([new_id if reindex else mask, offset, offset + end - start])
+                pieces.append(vertices[start:end])
+                offset += end - start
+    return np.array(out_polygons, np.int32).reshape(-1, 3), np.concatenate(pieces or [vertices[:0]])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("reindex", [False, True])
+def test_select_masks_of_interleaved_polygons_match_the_definition(seed, reindex):
+    rng = np.random.default_rng(seed)
+    num_vertices = 60
+    masks = rng.permutation(np.arange(-5, 40))[:12].astype(np.int32)
+    starts = rng.integers(0, num_vertices, 30)
+    table = np.stack(
+        [rng.choice(masks, 30), starts, starts + rng.integers(0, num_vertices - starts + 1)], axis=1
+    )
+    # The polygon table as a view of a wider array, and vertices of another type and width.
+    polygons = np.zeros((30, 5), np.int32)
+    polygons[:, 1:4] = table
+    polygons = polygons[:, 1:4]
+    vertices = rng.integers(-1000, 1000, (num_vertices, 3)).astype(np.int16)
+    ids = rng.permutation(np.unique(table[:, 0]))[: 1 + seed].astype(np.int32)
+    out_polygons, out_vertices = ndd.segmentation.select_masks(ids, polygons, vertices, reindex_masks=reindex)
+    expected_polygons, expected_vertices = _select_masks_model(ids, table, vertices, reindex)
+    np.testing.assert_array_equal(np.asarray(out_polygons), expected_polygons, strict=True)
+    np.testing.assert_array_equal(np.asarray(out_vertices), expected_vertices, strict=True)
+
+
+def test_select_masks_names_a_repeated_or_missing_mask():
+    polygons = np.array([[4, 0, 1], [7, 1, 2], [2, 0, 2]], np.int32)
+    vertices = np.zeros((2, 2), np.float32)
+    select = ndd.segmentation.select_masks
+    with pytest.raises(ValueError, match="'mask_ids' must not repeat a mask, got 4 twice"):
+        np.asarray(select(np.int32([7, 4, 2, 4, 7]), polygons, vertices)[0])
+    with pytest.raises(ValueError, match="mask 9 of 'mask_ids' is not in 'polygons'"):
+        np.asarray(select(np.int32([7, 9, 5]), polygons, vertices)[0])
+    out_polygons, out_vertices = select(np.int32([]), polygons, vertices)
+    assert np.asarray(out_polygons).shape == (0, 3) and np.asarray(out_vertices).shape == (0, 2)
+
+
 # -- connected blobs ----------------------------------------------------------------
 
 
