@@ -25,7 +25,6 @@ effect on the CPU; ``use_fast_idct`` selects libjpeg-turbo's fast IDCT, as the
 reference's CPU decoder does.
 """
 
-import io
 import math
 import os
 
@@ -38,7 +37,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._prepare.storage import TensorBase, batch_samples, tensor_data
 from .._types import dtype as to_dtype
 from .._types import float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64
-from ..readers._npy_format import _FormatError, _parse_header, _UnsupportedArray
+from ..readers._npy_format import _FormatError, _UnsupportedArray, header_of
 from ..readers.file import read_file_bytes
 from ..types import DALIImageType, enum_value
 from . import image_codec
@@ -757,7 +756,7 @@ _NPY_KINDS = "biuf"
 def _npy_header(data):
     """The header of the .npy file in ``data`` (uint8 bytes), checked."""
     try:
-        header = _parse_header(io.BytesIO(np.ascontiguousarray(data).reshape(-1)))
+        header = header_of(np.ascontiguousarray(data).reshape(-1))
     except (_FormatError, _UnsupportedArray) as exc:
         raise ValueError(f"not a .npy file that can be decoded: {exc}") from None
     dtype = header.dtype

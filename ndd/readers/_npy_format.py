@@ -6,6 +6,7 @@ order, any number of dimensions (0-D included). Everything else is refused
 with an error naming the file, before any data is touched.
 """
 
+import functools
 import io
 import os
 import re
@@ -128,6 +129,28 @@ def _check_size(header, file_size, path, reader):
             f"{reader}: '{path}' is truncated: its header describes {data_bytes} bytes of data, "
             f"the file holds {max(file_size - header.data_offset, 0)}"
         )
+
+
+# Headers up to this length are kept, parsed, by header_of: the files of a dataset mostly
+# share a few headers (one shape and type), and parsing one costs tens of microseconds.
+_CACHED_HEADER_BYTES = 4096
+
+
+def header_of(data: np.ndarray) -> NpyHeader:
+    """The header of the ``.npy`` file held by 1-D byte array ``data``, parsed as
+    ``_parse_header`` does (and raising as it does); a header met before comes from a cache."""
+    prefix = data[:12].tobytes()
+    version = _VERSIONS.get(prefix[6]) if len(prefix) > 6 and prefix.startswith(_MAGIC) else None
+    if version is not None and len(prefix) >= 8 + version[0]:
+        end = 8 + version[0] + int.from_bytes(prefix[8 : 8 + version[0]], "little")
+        if end <= min(data.size, _CACHED_HEADER_BYTES):
+            return _cached_header(data[:end].tobytes())
+    return _parse_header(io.BytesIO(data))
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_header(raw: bytes) -> NpyHeader:
+    return _parse_header(io.BytesIO(raw))
 
 
 def _parse_header(fh) -> NpyHeader:

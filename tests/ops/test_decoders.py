@@ -1336,6 +1336,22 @@ def test_numpy_header_values_numpy_refuses_are_refused(field, message):
     )
 
 
+def test_numpy_files_sharing_a_header_give_their_own_data():
+    files = [_npy_bytes(np.full((3, 4), v, np.int16)) for v in range(5)]
+    for _ in range(2):  # the second time, every header comes from the parsed headers kept
+        out = ndd.decoders.numpy(ndd.batch(files))
+        assert out.dtype == ndd.int16
+        assert [np.asarray(x).tolist() for x in out] == [[[v] * 4] * 3 for v in range(5)]
+    # A header longer than those kept, and headers cut short, are parsed each time.
+    long_header = "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), " + " " * 5000 + "}"
+    data = _npy_with_header(long_header, np.int32([7, 8, 9]).tobytes())
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(ndd.decoders.numpy(ndd.tensor(data))), [7, 8, 9])
+    for cut in (9, 50, 127):
+        with pytest.raises(ValueError, match="ndd.decoders.numpy: not a .npy file .*cut short"):
+            np.asarray(ndd.decoders.numpy(ndd.tensor(files[0][:cut])))
+
+
 def test_inflate_overlapping_match():
     # "a", then 8 bytes copied from 1 back (overlapping), then the 5 literals "bcdef" that
     # end every LZ4 block.
