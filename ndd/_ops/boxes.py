@@ -13,6 +13,7 @@ Deliberate divergences from the reference:
 
 import ctypes
 import ctypes.util
+import functools
 import math
 
 import numpy as np
@@ -470,8 +471,19 @@ def _rotation_geometry(args):
     """One sample's image (height, width), cosine and sine of the angle and canvas
     (height, width), all float32 as the reference computes them: the angle is
     converted to radians in float32 before its cosine and sine are taken."""
-    layout = args["shape_layout"]
-    shape = args["input_shape"]
+    shape, size = args["input_shape"], args["size"]
+    return _geometry(
+        args["shape_layout"],
+        tuple(float(v) for v in shape),
+        float(args["angle"]),
+        tuple(float(v) for v in size) if size is not None else None,
+        bool(args["keep_size"]),
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _geometry(layout, shape, angle, size, keep_size):
+    """``_rotation_geometry`` of arguments made hashable (a dataset's samples share a few)."""
     # As the reference: the values where the layout puts H and W must be there (an input
     # shape of 2 values fits 'HWC'), and fractional values are truncated.
     if len(shape) <= max(layout.index("H"), layout.index("W")):
@@ -480,21 +492,20 @@ def _rotation_geometry(args):
         )
     height = np.float32(math.trunc(shape[layout.index("H")]))
     width = np.float32(math.trunc(shape[layout.index("W")]))
-    theta = float(np.float32(args["angle"]) * np.float32(math.pi / 180))
-    size = args["size"]
-    if size and args["keep_size"]:
+    theta = float(np.float32(angle) * np.float32(math.pi / 180))
+    if size and keep_size:
         raise ValueError(f"{_ROTATE}: 'keep_size' and 'size' are mutually exclusive")
     if size:
         if len(size) != 2:
             raise ValueError(f"{_ROTATE}: 'size' must be the canvas (height, width), got {list(size)}")
         # Fractional sizes are truncated, as the reference does.
         out_h, out_w = (np.float32(math.trunc(v)) for v in size)
-    elif args["keep_size"]:
+    elif keep_size:
         out_h, out_w = height, width
     else:
         # The canvas rotate makes, whose parity rule decides ties at odd multiples of
         # 45 degrees as the reference's bbox_rotate does too.
-        rotated = rotated_size(int(height), int(width), args["angle"])
+        rotated = rotated_size(int(height), int(width), angle)
         out_h, out_w = (np.float32(v) for v in rotated)
     return height, width, _cosf(theta), _sinf(theta), out_h, out_w
 
@@ -535,26 +546,39 @@ def _rotate_rows(boxes, geometry, args):
     (the aspect test below at odd multiples of 45 degrees, the removal threshold) are
     decided as the reference decides them."""
     height, width, cos, sin, out_h, out_w = (np.asarray(v, np.float32) for v in geometry)
-    column = (lambda v: v[:, None]) if height.ndim else (lambda v: v)
     left, top, right, bottom = boxes.T
     if args["bbox_layout"] == "xyWH":
         right, bottom = left + right, top + bottom
-    xs = np.stack([left, right, left, right], axis=1)
-    ys = np.stack([top, top, bottom, bottom], axis=1)
-    # Corners relative to the image center, in pixels.
+    # The box's sides relative to the image center, in pixels.
     if args["bbox_normalized"]:
-        xs = (xs - _HALF) * column(width)
-        ys = (ys - _HALF) * column(height)
+        x0, x1 = (left - _HALF) * width, (right - _HALF) * width
+        y0, y1 = (top - _HALF) * height, (bottom - _HALF) * height
     else:
-        xs = xs - column(width / np.float32(2))
-        ys = ys - column(height / np.float32(2))
-    box_w, box_h = xs[:, 1] - xs[:, 0], ys[:, 2] - ys[:, 0]
-    # Rotated counter-clockwise on screen (y points down), then placed around the
-    # canvas center.
-    rx = (xs * column(cos) + ys * column(sin)) + column(out_w / np.float32(2))
-    ry = (-xs * column(sin) + ys * column(cos)) + column(out_h / np.float32(2))
-    lo_x, hi_x = rx.min(axis=1), rx.max(axis=1)
-    lo_y, hi_y = ry.min(axis=1), ry.max(axis=1)
+        x0, x1 = left - width / np.float32(2), right - width / np.float32(2)
+        y0, y1 = top - height / np.float32(2), bottom - height / np.float32(2)
+    box_w, box_h = x1 - x0, y1 - y0
+    # The four corners rotated counter-clockwise on screen (y points down), then placed
+    # around the canvas center; one column per corner (numpy's reductions along rows of
+    # four were most of the time).
+    half_w, half_h = out_w / np.float32(2), out_h / np.float32(2)
+    x0_cos, x1_cos, y0_sin, y1_sin = x0 * cos, x1 * cos, y0 * sin, y1 * sin
+    x0_sin, x1_sin, y0_cos, y1_cos = x0 * sin, x1 * sin, y0 * cos, y1 * cos
+    rx = [
+        (x0_cos + y0_sin) + half_w,
+        (x1_cos + y0_sin) + half_w,
+        (x0_cos + y1_sin) + half_w,
+        (x1_cos + y1_sin) + half_w,
+    ]
+    ry = [
+        (y0_cos - x0_sin) + half_h,
+        (y0_cos - x1_sin) + half_h,
+        (y1_cos - x0_sin) + half_h,
+        (y1_cos - x1_sin) + half_h,
+    ]
+    lo_x = np.minimum(np.minimum(rx[0], rx[1]), np.minimum(rx[2], rx[3]))
+    hi_x = np.maximum(np.maximum(rx[0], rx[1]), np.maximum(rx[2], rx[3]))
+    lo_y = np.minimum(np.minimum(ry[0], ry[1]), np.minimum(ry[2], ry[3]))
+    hi_y = np.maximum(np.maximum(ry[0], ry[1]), np.maximum(ry[2], ry[3]))
     mode = args["mode"]
     if mode != "expand":
         # 'fixed' shrinks the enclosing box about its center to the box's own size,
