@@ -15,6 +15,7 @@ import pytest
 from detection_golden import assert_reference_signature, case_id, cases, replay
 
 import ndd
+from ndd._cpu import blobs as _cpu_blobs
 from ndd._ops.segmentation import connected_blobs
 
 random_object_bbox = ndd.segmentation.random_object_bbox
@@ -175,6 +176,26 @@ def test_connected_blobs_match_a_flood_fill(shape, density):
         (int(c), tuple(s.tolist()), tuple(e.tolist())) for c, s, e in zip(classes, starts, ends, strict=True)
     )
     assert found == flood_fill_blobs(labels, labels != 0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.int64, np.uint64])
+@pytest.mark.parametrize("shape", [(1, 1, 7), (9, 31), (5, 6, 40), (2, 3, 4, 25)])
+def test_connected_blobs_of_every_label_type_in_the_order_of_their_first_pixels(dtype, shape):
+    """Long runs along the last axis (density 0.9, 2 labels) joined along the other axes; the blobs
+    come in the order of their first pixel in C order, each with that pixel's label."""
+    rng = np.random.default_rng(len(shape))
+    labels = (rng.integers(1, 3, shape) * (rng.random(shape) < 0.9)).astype(dtype)
+    first, starts, ends = _cpu_blobs.connected_blobs(labels, labels != 0)
+    assert np.all(np.diff(first) > 0)
+    classes = labels.reshape(-1)[first]
+    found = sorted(
+        (int(c), tuple(s.tolist()), tuple(e.tolist())) for c, s, e in zip(classes, starts, ends, strict=True)
+    )
+    assert found == flood_fill_blobs(labels.astype(np.int64), labels != 0)
+    # A 0-D mask is one pixel: one blob of no extent, or none.
+    for value in (dtype(0), dtype(2)):
+        first, starts, ends = _cpu_blobs.connected_blobs(np.array(value), np.array(value != 0))
+        assert first.tolist() == ([0] if value else []) and starts.shape == ends.shape == (len(first), 0)
 
 
 def test_connected_blobs_follow_a_long_winding_path():
