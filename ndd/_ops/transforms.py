@@ -26,7 +26,7 @@ from .._prepare.invocation import PendingArg, PerSample
 from .._types import float32
 from .conversions import cast_array
 from .gpu_boxes import GpuCoordTransform
-from .schema import Arg, Input, Operator
+from .schema import Arg, Input, Operator, batch_samples_of
 
 _F32 = np.float32
 
@@ -667,17 +667,57 @@ def _coord_shape(shapes, args):
 def _coord_kernel(arrays, args):
     x = arrays[0]
     n_in = x.shape[-1]
+    out = _transform_points(x.reshape(math.prod(x.shape[:-1]), n_in), *_coord_plan(args, n_in))
+    out = out.reshape((*x.shape[:-1], out.shape[1]))
+    dtype = args["dtype"]
+    return out if dtype is float32 else cast_array(out, dtype.numpy)
+
+
+# Batches of at most this many coordinates in all are transformed together when their samples share
+# the arguments (the cost of small samples is numpy's per call); larger ones go sample by sample, on the
+# thread pool from this many bytes (as operators without a batch kernel).
+_JOINED_COORDINATES = 1 << 16
+_PARALLEL_MIN_BYTES = 1 << 18
+
+
+def _coord_batch_kernel(inputs, sample_args, batch_size, ctx):
+    samples = batch_samples_of(inputs[0], batch_size)
+    # per_sample_args gives every sample the same dict when no argument varies.
+    shared = batch_size > 0 and sample_args[0] is sample_args[-1]
+    if (
+        not shared
+        or len({s.shape[-1:] for s in samples}) > 1
+        or sum(s.size for s in samples) > _JOINED_COORDINATES
+        or any(s.ndim < 2 or s.shape[-1] == 0 for s in samples)
+    ):
+        if batch_size > 1 and sum(s.nbytes for s in samples) >= _PARALLEL_MIN_BYTES:
+            return [
+                ctx.thread_pool.map(lambda i: _coord_kernel([samples[i]], sample_args[i]), range(batch_size))
+            ]
+        return [[_coord_kernel([s], a) for s, a in zip(samples, sample_args, strict=True)]]
+    args, n_in = sample_args[0], samples[0].shape[-1]
     m, t = _coord_plan(args, n_in)
-    points = x.reshape(math.prod(x.shape[:-1]), n_in).astype(_F32)
+    joined = np.concatenate([s.reshape(-1, n_in) for s in samples])
+    out = _transform_points(joined, m, t)
+    if args["dtype"] is not float32:
+        out = cast_array(out, args["dtype"].numpy)
+    bounds = np.cumsum([0] + [s.size // max(n_in, 1) for s in samples]).tolist()
+    return [
+        [out[bounds[i] : bounds[i + 1]].reshape((*s.shape[:-1], m.shape[0])) for i, s in enumerate(samples)]
+    ]
+
+
+def _transform_points(points, m, t):
+    """``m @ p + t`` of every row ``p`` of ``points`` (n x n_in), in float32, as the reference sums:
+    ``t``, then each component's product in turn."""
+    points = points.astype(_F32)
     out = np.empty((points.shape[0], m.shape[0]), _F32)
     out[...] = t
     # Infinite coordinates give what IEEE arithmetic gives (inf * 0 is NaN), silently.
     with np.errstate(invalid="ignore", over="ignore"):
-        for j in range(n_in):
+        for j in range(points.shape[1]):
             out += points[:, j : j + 1] * m[:, j]
-    out = out.reshape((*x.shape[:-1], m.shape[0]))
-    dtype = args["dtype"]
-    return out if dtype is float32 else cast_array(out, dtype.numpy)
+    return out
 
 
 COORD_TRANSFORM = Operator(
@@ -707,6 +747,7 @@ COORD_TRANSFORM = Operator(
     infer_types=_coord_types,
     infer_shape=_coord_shape,
     kernel=_coord_kernel,
+    batch_kernel=_coord_batch_kernel,
     doc="Transform points or vectors: ``out = M @ in + T`` along the last axis.",
 )
 

@@ -144,6 +144,30 @@ def test_errors_name_the_argument(call, message):
         np.asarray(call())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_coord_transform_of_a_batch_equals_each_sample_alone(dtype):
+    """Samples sharing the arguments are transformed together; each gets what it gets alone, to the bit."""
+    rng = np.random.default_rng(1)
+    samples = [rng.uniform(-50, 50, shape).astype(dtype) for shape in [(14, 3), (5, 3), (0, 3), (1, 3)]]
+    mt = np.asarray(ndd.transforms.rotation(angle=33, axis=[1, 2, 3], center=[1, 0, 2]))
+    out_type = ndd.float32 if dtype is np.float32 else ndd.int32
+    for kwargs in (dict(MT=mt), dict(M=[[0.3, 1, 2], [4, 5, 6]], T=[0.25, -7]), dict(dtype=out_type)):
+        out = ndd.coord_transform(ndd.batch(samples), **kwargs)
+        for got, sample in zip(out, samples, strict=True):
+            alone = np.asarray(ndd.coord_transform(sample, **kwargs))
+            assert np.asarray(got).dtype == alone.dtype
+            np.testing.assert_array_equal(np.asarray(got), alone, strict=True)
+    # Arguments given per sample, and samples without components.
+    per_sample = ndd.batch([np.float32([[2, 0, 0], [0, 1, 0]]), np.float32([[1, 1, 1], [0, 0, 1]])] * 2)
+    out = ndd.coord_transform(ndd.batch(samples), M=per_sample)
+    for got, sample, m in zip(out, samples, per_sample, strict=True):
+        np.testing.assert_array_equal(
+            np.asarray(got), np.asarray(ndd.coord_transform(sample, M=np.asarray(m)))
+        )
+    empty = ndd.coord_transform(ndd.batch([np.zeros((3, 0), np.float32), np.zeros((1, 0), np.float32)]))
+    assert [np.asarray(x).shape for x in empty] == [(3, 0), (1, 0)]
+
+
 def test_coord_transform_of_points_without_components_and_of_infinities():
     out = ndd.coord_transform(np.zeros((3, 0), np.float32))
     assert np.asarray(out).shape == (3, 0)
