@@ -93,20 +93,24 @@ def _one_hot_sample(x, args, scalar_label):
     # Float labels compare with num_classes in their type; beyond a float16's range
     # it is infinity (every finite label is below it), which is no cause for a warning.
     with np.errstate(over="ignore"):
-        valid = (x >= 0) & (x < num_classes)
-    labels = np.full(x.shape, -1, np.int64)
-    labels[valid] = x[valid]
-    hot = labels[..., None] == np.arange(num_classes)
-    # The reference holds the on and off values in float32 and converts them with a C cast.
-    on = c_cast(np.float32(args["on_value"]), args["dtype"].numpy)
-    off = c_cast(np.float32(args["off_value"]), args["dtype"].numpy)
-    out = np.where(hot, on, off)
+        valid = np.flatnonzero((x >= 0) & (x < num_classes))
+    on, off = _on_off_values(args["on_value"], args["off_value"], args["dtype"])
+    out = np.full((x.size, num_classes), off, args["dtype"].numpy)
+    out[valid, x.reshape(-1)[valid].astype(np.intp)] = on
+    out = out.reshape((*x.shape, num_classes))
     if scalar_label:
         return out.reshape(num_classes)
     _check_axis(axis, x.ndim)
     if axis == -1:
         return out
     return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+
+
+@functools.lru_cache(maxsize=64)
+def _on_off_values(on_value, off_value, dtype):
+    """The on and off values in ``dtype``: the reference holds them in float32 and converts them
+    with a C cast."""
+    return c_cast(np.float32(on_value), dtype.numpy), c_cast(np.float32(off_value), dtype.numpy)
 
 
 def _one_hot_sample_layout(shape, args, scalar_label):
