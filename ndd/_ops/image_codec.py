@@ -276,6 +276,8 @@ def open_image(data):
     # Pillow opens a 16-bit gray+alpha PNG as 8-bit RGBA; its header says what is
     # stored: 2 channels, as ANY_DATA gives.
     image.ndd_gray_alpha16 = image.format == "PNG" and (_png_header(raw) or (0, 0))[:2] == (16, 4)
+    if image.format == "PNG":
+        image.ndd_data = raw  # its chunks are walked by ndd (EXIF, pixels)
     if image.format == "TIFF":
         kind = _integer_tiff_samples(image)
         if kind is not None:
@@ -302,6 +304,8 @@ def orientation(image):
     """The EXIF orientation of ``image`` (1 when absent or invalid)."""
     if getattr(image, "ndd_too_large", False) and image.format == "PNG":
         return 1
+    if image.format == "PNG" and not _png_exif_needs_loading(image):
+        return 1
     try:
         value = image.getexif().get(_ORIENTATION_TAG, 1)
     except Exception as exc:  # a damaged EXIF block does not stop the decoding, as in the reference
@@ -312,6 +316,45 @@ def orientation(image):
             image.ndd_load_error = exc
         return 1
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+# Chunks after a PNG's pixels in which Pillow finds EXIF data (loading the pixels to read them).
+_PNG_EXIF_CHUNKS = (b"eXIf", b"tEXt", b"zTXt", b"iTXt")
+
+
+def _png_exif_needs_loading(image):
+    """Whether Pillow's getexif of PNG ``image`` can find anything: EXIF read at opening,
+    or a chunk that may hold some after the pixels, which Pillow reads by decoding them
+    all. Without one the orientation is 1, and the pixels are left for ``decode``."""
+    info = image.info
+    if "exif" in info or "Raw profile type exif" in info:
+        return True
+    data = getattr(image, "ndd_data", None)
+    if data is None:
+        return True
+    seen_pixels = False
+    for kind, _, _ in _png_chunks(data):
+        if kind == b"IDAT":
+            seen_pixels = True
+        elif seen_pixels and kind in _PNG_EXIF_CHUNKS:
+            return True
+    return False
+
+
+def _png_chunks(raw):
+    """``(kind, start, length)`` of each chunk of the PNG in ``raw`` (uint8), its data
+    ``raw[start:start + length]``, up to IEND or to a chunk cut short."""
+    size, pos = raw.size, len(_PNG_SIGNATURE)
+    while pos + 8 <= size:
+        head = raw[pos : pos + 8].tobytes()
+        length = int.from_bytes(head[:4], "big")
+        kind = head[4:]
+        if pos + 8 + length > size:
+            return
+        yield kind, pos + 8, length
+        if kind == b"IEND":
+            return
+        pos += 12 + length
 
 
 # The inverse of each EXIF orientation (a rotation by 90 degrees undoes the one by 270).
@@ -502,14 +545,18 @@ _IN_PLACE_JPEG = _check_in_place_decoding()
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-# Channels of the 16-bit PNG colour types read here: RGB, gray + alpha, RGBA.
-_PNG16_CHANNELS = {2: 3, 4: 2, 6: 4}
+# Channels of the PNG colour types ndd unfilters itself: 8-bit gray, RGB, gray + alpha
+# and RGBA; 16-bit RGB, gray + alpha and RGBA (Pillow reads these at 8 bits; its
+# 16-bit gray is exact).
+_PNG_CHANNELS = {8: {0: 1, 2: 3, 4: 2, 6: 4}, 16: {2: 3, 4: 2, 6: 4}}
 
 
-def _png_rgb16(image, data):
-    """The pixels of a 16-bit RGB, gray+alpha or RGBA PNG at full depth, (H, W, C)
-    uint16; None for other images, which Pillow reads exactly (it reads these at 8
-    bits)."""
+def _png_pixels(image, data):
+    """The stored pixels of an 8-bit gray, RGB, gray + alpha or RGBA PNG, or a 16-bit
+    RGB, gray + alpha or RGBA one (at full depth), (H, W, C) uint8 or uint16: its
+    image data inflated by zlib and unfiltered by ndd (Pillow's own unfiltering is
+    twice as slow, and it reads 16-bit colour at 8 bits). None for other images,
+    which Pillow reads."""
     if image.format != "PNG":
         return None
     raw = np.ascontiguousarray(data).reshape(-1)
@@ -517,37 +564,43 @@ def _png_rgb16(image, data):
     if header is None:
         return None
     depth, colour, interlace = header
-    if depth != 16 or colour not in _PNG16_CHANNELS or interlace not in (0, 1):
+    channels = _PNG_CHANNELS.get(depth, {}).get(colour)
+    if channels is None or interlace not in (0, 1):
         return None
-    raw = raw.tobytes()
-    pos, compressed = len(_PNG_SIGNATURE), []
-    while pos + 8 <= len(raw):
-        length = int.from_bytes(raw[pos : pos + 4], "big")
-        kind = raw[pos + 4 : pos + 8]
-        if kind == b"IDAT":
-            compressed.append(raw[pos + 8 : pos + 8 + length])
-        elif kind == b"IEND":
-            break
-        pos += 12 + length
-    filtered = np.frombuffer(zlib.decompress(b"".join(compressed)), np.uint8)
+    compressed = b"".join(
+        raw[start : start + length].tobytes() for kind, start, length in _png_chunks(raw) if kind == b"IDAT"
+    )
     width, height = image.size
-    channels = _PNG16_CHANNELS[colour]
+    pixel_bytes = channels * depth // 8
+    # What the rows take, filter bytes included; a stream that inflates to more is not read past it.
+    passes = [(0, 0, 1, 1)] if interlace == 0 else _ADAM7
+    needed = sum(
+        -(-max(height - y0, 0) // dy) * (1 + -(-max(width - x0, 0) // dx) * pixel_bytes)
+        for x0, y0, dx, dy in passes
+        if width > x0 and height > y0
+    )
+    try:
+        filtered = np.frombuffer(zlib.decompressobj().decompress(compressed, needed), np.uint8)
+    except zlib.error as exc:
+        raise ValueError(f"the PNG image data is broken ({exc})") from None
+    dtype = np.dtype(np.uint8) if depth == 8 else np.dtype(">u2")
     if interlace == 0:
-        rows = np.empty((height, width * channels * 2), np.uint8)
-        unfilter_png(filtered, rows, channels * 2)
-        return rows.view(">u2").astype(np.uint16).reshape(height, width, channels)
+        rows = np.empty((height, width * pixel_bytes), np.uint8)
+        unfilter_png(filtered, rows, pixel_bytes)
+        pixels = rows.view(dtype).reshape(height, width, channels)
+        return pixels if depth == 8 else pixels.astype(np.uint16)
     # Adam7: seven reduced images, one after the other, each filtered on its own.
-    pixels = np.empty((height, width, channels), np.uint16)
+    pixels = np.empty((height, width, channels), np.uint8 if depth == 8 else np.uint16)
     start = 0
     for x0, y0, dx, dy in _ADAM7:
         columns, lines = -(-max(width - x0, 0) // dx), -(-max(height - y0, 0) // dy)
         if columns == 0 or lines == 0:
             continue  # an empty pass has no bytes, not even filter types
-        size = lines * (1 + columns * channels * 2)
-        rows = np.empty((lines, columns * channels * 2), np.uint8)
-        unfilter_png(filtered[start : start + size], rows, channels * 2)
+        size = lines * (1 + columns * pixel_bytes)
+        rows = np.empty((lines, columns * pixel_bytes), np.uint8)
+        unfilter_png(filtered[start : start + size], rows, pixel_bytes)
         start += size
-        pixels[y0::dy, x0::dx] = rows.view(">u2").reshape(lines, columns, channels)
+        pixels[y0::dy, x0::dx] = rows.view(dtype).reshape(lines, columns, channels)
     return pixels
 
 
@@ -750,7 +803,7 @@ def _pixels(image, box, data):
     """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
     decoded by Pillow; ``data`` are the encoded bytes."""
     mode = image.mode
-    deep = _png_rgb16(image, data)
+    deep = _png_pixels(image, data)
     if deep is None:
         deep = _pnm16(image, data)
     if deep is None:

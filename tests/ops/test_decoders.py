@@ -27,6 +27,7 @@ from PIL import Image, ImageOps, TiffImagePlugin
 
 import ndd
 from ndd import types
+from ndd._cpu.pixels import unfilter_png
 from ndd._ops.image_codec import ImageDecodeError
 
 GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
@@ -654,15 +655,33 @@ def test_a_png_with_broken_pixel_data_fails_to_decode(adjust_orientation):
     broken = bytearray(stream.getvalue())
     broken[broken.index(b"IDAT") + 40] ^= 0xFF
     encoded = ndd.tensor(np.frombuffer(bytes(broken), np.uint8))
-    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode: broken data stream"):
+    with pytest.raises(RuntimeError, match="ndd.decoders.image: cannot decode: the PNG image data is broken"):
         np.asarray(ndd.decoders.image(encoded, adjust_orientation=adjust_orientation))
     # The header is sound: its shape is known, as in the reference.
     assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == [48, 64, 3]
 
 
-def _png16(pixels, colour, interlace):
-    """A 16-bit PNG of ``pixels`` (H, W, C uint16), every row "Up"-filtered (the
-    difference to the row above in the same pass; a pass's first row has none)."""
+def _png_filter(rows, bpp, kinds):
+    """PNG-filtered rows (each with its filter type byte first) of ``rows`` (H, bytes) uint8, row ``y``
+    with filter type ``kinds[y % len(kinds)]``, as the standard defines them."""
+    rows = rows.astype(np.int32)
+    above = np.vstack([np.zeros_like(rows[:1]), rows[:-1]])
+    left = np.hstack([np.zeros_like(rows[:, :bpp]), rows[:, :-bpp]])[:, : rows.shape[1]]
+    upper_left = np.hstack([np.zeros_like(above[:, :bpp]), above[:, :-bpp]])[:, : rows.shape[1]]
+    pa, pb, pc = np.abs(above - upper_left), np.abs(left - upper_left), np.abs(left + above - 2 * upper_left)
+    paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, above, upper_left))
+    predictors = [0 * rows, left, above, (left + above) // 2, paeth]
+    out = b""
+    for y in range(rows.shape[0]):
+        kind = kinds[y % len(kinds)]
+        out += bytes([kind]) + ((rows[y] - predictors[kind][y]) % 256).astype(np.uint8).tobytes()
+    return out
+
+
+def _png_file(pixels, colour, interlace, kinds=(2,), after_pixels=b""):
+    """A PNG of ``pixels`` (H, W, C, uint8 or uint16), rows filtered with the filter types ``kinds`` in
+    turn (each pass of an interlaced image on its own), ``after_pixels`` (whole chunks) after the image
+    data."""
 
     def chunk(kind, body):
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
@@ -677,21 +696,72 @@ def _png16(pixels, colour, interlace):
         (0, 1, 1, 2),
     ]
     images = [pixels[y0::dy, x0::dx] for x0, y0, dx, dy in passes] if interlace else [pixels]
+    depth = pixels.dtype.itemsize * 8
     body = b""
     for image in images:
         if image.size == 0:
             continue
-        rows = image.astype(">u2").reshape(image.shape[0], -1).view(np.uint8)
-        above = np.vstack([np.zeros_like(rows[:1]), rows[:-1]])
-        body += b"".join(b"\2" + row.tobytes() for row in rows - above)
+        rows = image.astype(">u2" if depth == 16 else np.uint8).reshape(image.shape[0], -1).view(np.uint8)
+        body += _png_filter(rows, pixels.shape[2] * depth // 8, kinds)
     height, width = pixels.shape[:2]
-    header = struct.pack(">IIBBBBB", width, height, 16, colour, 0, 0, interlace)
+    header = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, interlace)
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
         + chunk(b"IDAT", zlib.compress(body))
+        + after_pixels
         + chunk(b"IEND", b"")
     )
+
+
+def _png16(pixels, colour, interlace):
+    """A 16-bit PNG of ``pixels`` (H, W, C uint16), every row "Up"-filtered (the
+    difference to the row above in the same pass; a pass's first row has none)."""
+    return _png_file(pixels, colour, interlace)
+
+
+@pytest.mark.parametrize("shape, colour", [((7, 5, 1), 0), ((6, 9, 3), 2), ((9, 13, 4), 6), ((17, 3, 2), 4)])
+@pytest.mark.parametrize("interlace", [0, 1])
+@pytest.mark.parametrize("kinds", [(0,), (1,), (2,), (3,), (4,), (4, 3, 2, 1, 0, 1, 3)])
+def test_8_bit_pngs_of_every_filter_type_are_pillows_pixels(shape, colour, interlace, kinds):
+    """ndd inflates and unfilters 8-bit gray, RGB, gray + alpha and RGBA PNGs itself."""
+    pixels = np.random.default_rng(sum(shape)).integers(0, 256, shape).astype(np.uint8)
+    # Smooth stretches too, where the predictors guess right.
+    pixels[: shape[0] // 2] = np.arange(shape[1])[None, :, None] * 3 + np.arange(shape[2])
+    data = _png_file(pixels, colour, interlace, kinds)
+    pillow = np.asarray(Image.open(io.BytesIO(data)))
+    np.testing.assert_array_equal(pillow.reshape(shape), pixels)
+    decoded = ndd.decoders.image(ndd.tensor(np.frombuffer(data, np.uint8)), output_type=types.ANY_DATA)
+    np.testing.assert_array_equal(np.asarray(decoded), pixels)
+
+
+@pytest.mark.parametrize("bpp", [1, 2, 3, 4, 6, 8])
+def test_unfiltering_png_rows_undoes_every_filter_type(bpp):
+    rng = np.random.default_rng(bpp)
+    for width in (1, 2, 3, 5, 17, 64):
+        rows = rng.integers(0, 256, (12, width * bpp)).astype(np.uint8)
+        rows[4:8] = rows[4]  # repeated rows: "Up" and Paeth predict them exactly
+        filtered = np.frombuffer(_png_filter(rows, bpp, (0, 1, 2, 3, 4, 4, 3, 2, 1, 0, 4, 2)), np.uint8)
+        out = np.empty_like(rows)
+        unfilter_png(filtered, out, bpp)
+        np.testing.assert_array_equal(out, rows)
+    with pytest.raises(ValueError, match="unknown PNG filter type 5"):
+        unfilter_png(np.frombuffer(b"\x05\x00\x00", np.uint8), np.empty((1, 2), np.uint8), 1)
+    with pytest.raises(ValueError, match="cut short"):
+        unfilter_png(np.frombuffer(b"\x00\x00", np.uint8), np.empty((1, 2), np.uint8), 1)
+
+
+def test_a_png_orientation_in_exif_after_its_pixels_is_applied():
+    """ndd reads a PNG's pixels itself, and looks for EXIF after them without decoding them."""
+    pixels = np.random.default_rng(5).integers(0, 256, (6, 10, 3)).astype(np.uint8)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotated by 90 degrees clockwise for viewing
+    body = exif.tobytes()[6:]  # without the "Exif\0\0" prefix, as an eXIf chunk holds it
+    after = struct.pack(">I", len(body)) + b"eXIf" + body + struct.pack(">I", zlib.crc32(b"eXIf" + body))
+    for chunks, expected in ((after, np.rot90(pixels, -1)), (b"", pixels)):
+        encoded = ndd.tensor(np.frombuffer(_png_file(pixels, 2, 0, (4,), chunks), np.uint8))
+        np.testing.assert_array_equal(np.asarray(ndd.decoders.image(encoded)), expected)
+        assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == list(expected.shape)
 
 
 @pytest.mark.parametrize("shape, colour", [((6, 5, 3), 2), ((9, 13, 4), 6), ((17, 3, 2), 4), ((1, 1, 3), 2)])
