@@ -21,6 +21,7 @@ second row and column (OpenCV's convention): ``(0, 0)`` is BGGR, ``(1, 1)`` RGGB
 
 import numpy as np
 
+from .._cpu.debayer import BILINEAR, EDGE_AWARE, GRAY, demosaic
 from .._optional import import_optional
 from .._prepare.args import InvalidArgumentError
 from .._types import uint8, uint16
@@ -164,19 +165,33 @@ def _demosaic(plane, blue_y, blue_x, algorithm):
     return _copy_borders(np.stack([r, g, b], axis=-1))
 
 
+# The compiled demosaicing of each algorithm but VNG (OpenCV's own).
+_COMPILED = {"bilinear_ocv": BILINEAR, "edgeaware_ocv": EDGE_AWARE, "gray_ocv": GRAY}
+
+
 def _kernel(arrays, args):
     arr = arrays[0]
     position = _check_blue_position(args["blue_position"])
     frames = arr if args["_frames"] else arr[None]
     if len(frames) == 0:
         return np.empty(arr.shape[:3] + (3,), arr.dtype)
-    if args["_algorithm"] == "vng_ocv":
+    algorithm = args["_algorithm"]
+    if algorithm == "vng_ocv":
         cv2 = _import_opencv()
         code = getattr(cv2, _VNG_CODES[position])
         out = [cv2.cvtColor(np.ascontiguousarray(f.reshape(f.shape[:2])), code) for f in frames]
         return np.stack(out) if args["_frames"] else out[0]
-    out = [_demosaic(f.reshape(f.shape[:2]), *position, args["_algorithm"]) for f in frames]
-    result = np.stack(out).astype(arr.dtype)
+    height, width = frames.shape[1:3]
+    if height < 3 or width < 3:
+        # No inner pixels: every one is a border, interpolated from the reflected edges.
+        result = np.stack([_demosaic(f.reshape(f.shape[:2]), *position, algorithm) for f in frames])
+        result = result.astype(arr.dtype)
+    else:
+        result = np.empty((len(frames), height, width, 1 if algorithm == "gray_ocv" else 3), arr.dtype)
+        for frame, out in zip(frames, result, strict=True):
+            plane = np.ascontiguousarray(frame.reshape(height, width))
+            demosaic(plane, out, *position, _COMPILED[algorithm])
+            _copy_borders(out)
     return result if args["_frames"] else result[0]
 
 

@@ -183,6 +183,34 @@ def test_jpeg_compression_distortion_is_pillows_round_trip_for_every_width(width
     np.testing.assert_array_equal(np.asarray(out), np.stack(expected))
 
 
+@pytest.mark.parametrize("algorithm", ["bilinear_ocv", "edgeaware_ocv", "gray_ocv"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_debayer_compiled_demosaicing_is_the_integer_formulas(algorithm, dtype):
+    """The compiled pass gives the numpy formulas of ndd/_ops/debayer.py (OpenCV's arithmetic) at every
+    pattern, odd and even sizes, the whole range of the type (uint16 gray sums pass 2**31)."""
+    from ndd._ops.debayer import _demosaic
+
+    rng = np.random.default_rng(7)
+    top = np.iinfo(dtype).max
+    for height, width in [(3, 3), (5, 8), (8, 7), (33, 50)]:
+        bayer = rng.integers(0, top, (height, width), dtype=dtype, endpoint=True)
+        bayer[: height // 2, : width // 2] = top  # saturated corner
+        for position in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+            out = np.asarray(
+                ndd.debayer(ndd.tensor(bayer, layout="HW"), blue_position=list(position), algorithm=algorithm)
+            )
+            expected = _demosaic(bayer, *position, algorithm).astype(dtype)
+            np.testing.assert_array_equal(out, expected, strict=True)
+    frames = rng.integers(0, top, (3, 6, 9, 1), dtype=dtype, endpoint=True)
+    out = np.asarray(
+        ndd.debayer(ndd.tensor(frames, layout="FHWC"), blue_position=[1, 0], algorithm=algorithm)
+    )
+    for frame, got in zip(frames, out, strict=True):
+        np.testing.assert_array_equal(
+            got, _demosaic(frame[:, :, 0], 1, 0, algorithm).astype(dtype), strict=True
+        )
+
+
 def test_debayer_bilinear_interior_is_the_mean_of_the_neighbours():
     rng = np.random.default_rng(5)
     bayer = rng.integers(0, 256, (6, 8), dtype=np.uint8)
