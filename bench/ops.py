@@ -2,9 +2,12 @@
 
 Every operator runs on the same batch of 16 uint8 HWC images of 500x375 (made from the bundled photographs,
 ``ndd/_sample_data/photos``, decoded and resized with Pillow; deterministic), or on what it needs instead:
-the same images encoded as JPEG quality 90 for ``decoders.image``, 100 normalized boxes per sample (and
-labels) for the box operators, whose milliseconds are per sample of 100 boxes. Both implementations run in
-``sync_cpu`` mode with ``set_num_threads(1)``.
+the same images encoded as JPEG quality 90 for the JPEG decoders, as PNG, .npy files and LZ4 blocks for
+``decoders.image_png``, ``decoders.numpy`` and ``decoders.inflate``; Bayer mosaics of them for ``debayer``,
+label masks of 4 classes (red channel // 64) for the segmentation operators, 20 polygons of 5 vertices (10 kept)
+for ``select_masks``; 100 normalized boxes per sample (and labels) for the box operators, 100 points for
+``coord_transform``, whose milliseconds are per sample. Both implementations run in ``sync_cpu`` mode
+with ``set_num_threads(1)``.
 
 Each implementation runs in its own worker process (ndd from this interpreter, the reference from its side
 virtualenv); the driver interleaves them operator by operator, repeats, and prints the CPU milliseconds per
@@ -26,8 +29,10 @@ import argparse
 import io
 import json
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 
 from worker_process import WorkerProcess
@@ -112,6 +117,36 @@ OPS = [
     "coord_flip",
     "random_bbox_crop",
     "box_encoder",
+    "resize_crop_mirror",
+    "tensor_resize",
+    "flip_vertical",
+    "csc_ycbcr_to_rgb",
+    "debayer",
+    "multi_paste",
+    "lookup_table",
+    "slice",
+    "pad",
+    "transpose",
+    "cast_float32",
+    "cat",
+    "stack",
+    "reductions.sum",
+    "reductions.std_dev",
+    "sequence_rearrange",
+    "decoders.image_slice",
+    "decoders.image_png",
+    "peek_image_shape",
+    "decoders.numpy",
+    "decoders.inflate",
+    "bbox_paste",
+    "bbox_rotate",
+    "coord_transform",
+    "one_hot",
+    "random_crop_generator",
+    "roi_random_crop",
+    "segmentation.random_mask_pixel",
+    "segmentation.random_object_bbox",
+    "segmentation.select_masks",
 ]
 
 
@@ -145,8 +180,20 @@ def make_images(kind="uint8"):
     return images
 
 
-def make_inputs(kind="uint8"):
-    """The numpy inputs every operator draws on (the same in both workers)."""
+def make_lz4_blocks(path):
+    """Save the LZ4 blocks of the uint8 images to ``path`` (.npz), for ``decoders.inflate``. The driver
+    compresses them (lz4 is an ndd dependency, absent from the reference's virtualenv) and both workers load
+    the same bytes."""
+    import lz4.block
+    import numpy as np
+
+    blocks = [lz4.block.compress(image.tobytes(), store_size=False) for image in make_images()]
+    np.savez(path, *[np.frombuffer(block, dtype=np.uint8) for block in blocks])
+
+
+def make_inputs(kind="uint8", lz4_blocks=None):
+    """The numpy inputs every operator draws on (the same in both workers); ``lz4_blocks`` is the file
+    that make_lz4_blocks wrote."""
     import numpy as np
     from PIL import Image
 
@@ -171,8 +218,40 @@ def make_inputs(kind="uint8"):
         for size in np.linspace(0.05, 0.5, NUM_ANCHORS // (side * side))
     ]
     anchors = np.clip(np.concatenate(anchors), 0.0, 1.0).astype(np.float32)
+    pngs, npys = [], []
+    for image in make_images():
+        encoded = io.BytesIO()
+        Image.fromarray(image).save(encoded, format="PNG", compress_level=1)
+        pngs.append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
+        encoded = io.BytesIO()
+        np.save(encoded, image)
+        npys.append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
+    uint8_images = make_images()
+    # A Bayer mosaic (BGGR) of each photograph, and a label mask of 4 classes made from its red channel.
+    bayer = []
+    for image in uint8_images:
+        mosaic = image[: HEIGHT // 2 * 2, :, 1].copy()  # even sizes, as the reference's debayer needs
+        mosaic[0::2, 0::2] = image[0 : HEIGHT // 2 * 2 : 2, 0::2, 2]
+        mosaic[1::2, 1::2] = image[1 : HEIGHT // 2 * 2 : 2, 1::2, 0]
+        bayer.append(mosaic)
+    label_masks = [(image[:, :, 0] // 64).astype(np.int32) for image in uint8_images]
+    # 20 polygons of 5 vertices each per sample, half of them selected.
+    polygons = [
+        np.stack([np.arange(20), np.arange(20) * 5, np.arange(20) * 5 + 5], axis=1).astype(np.int32)
+    ] * 16
+    vertices = [rng.uniform(0, 100, (100, 2)).astype(np.float32) for _ in range(BATCH_SIZE)]
+    mask_ids = [np.arange(0, 20, 2).astype(np.int32)] * BATCH_SIZE
     return {
         "images": images,
+        "uint8_images": uint8_images,
+        "pngs": pngs,
+        "npys": npys,
+        "lz4_blocks": list(np.load(lz4_blocks).values()) if lz4_blocks else [],
+        "bayer": bayer,
+        "label_masks": label_masks,
+        "polygons": polygons,
+        "vertices": vertices,
+        "mask_ids": mask_ids,
         "layout": IMAGE_KINDS[kind][2],
         "jpegs": jpegs,
         "boxes": boxes,
@@ -197,6 +276,31 @@ def operator_calls(ndd, types, data):
     affine = [AFFINE[:3], AFFINE[3:]]
     perspective = ndd.batch([np.array(PERSPECTIVE, dtype=np.float32).reshape(3, 3)] * BATCH_SIZE)
     rng = ndd.random.RNG(seed=1)
+    uint8_images = ndd.batch(data["uint8_images"], layout="HWC")
+    pngs = ndd.batch(data["pngs"])
+    npys = ndd.batch(data["npys"])
+    lz4_blocks = ndd.batch(data["lz4_blocks"])
+    bayer = ndd.batch(data["bayer"], layout="HW")
+    label_masks = ndd.batch(data["label_masks"], layout="HW")
+    polygons = ndd.batch(data["polygons"])
+    vertices = ndd.batch(data["vertices"])
+    mask_ids = ndd.batch(data["mask_ids"])
+    image_shapes = ndd.batch([np.array(image.shape, dtype=np.int64) for image in data["uint8_images"]])
+    channel_means = ndd.batch(
+        [
+            image.reshape(-1, image.shape[-1]).mean(axis=0).reshape(1, 1, -1).astype(np.float32)
+            for image in data["images"]
+        ]
+    )
+    # multi_paste: each output is a 2x2 mosaic of quarters of four images of the batch.
+    half = [HEIGHT // 2, WIDTH // 2]
+    paste_ids = ndd.batch(
+        [np.array([(i + k) % BATCH_SIZE for k in range(4)], np.int32) for i in range(BATCH_SIZE)]
+    )
+    paste_shapes = ndd.batch([np.array([half] * 4, np.int32)] * BATCH_SIZE)
+    paste_anchors = ndd.batch(
+        [np.array([[0, 0], [0, half[1]], [half[0], 0], [half[0], half[1]]], np.int32)] * BATCH_SIZE
+    )
     return {
         "resize_linear": lambda: ndd.resize(images, resize_shorter=256, interp_type=types.INTERP_LINEAR),
         "resize_cubic": lambda: ndd.resize(images, resize_shorter=256, interp_type=types.INTERP_CUBIC),
@@ -254,6 +358,57 @@ def operator_calls(ndd, types, data):
             boxes, labels, thresholds=[0.1, 0.3, 0.5], scaling=[0.3, 1.0], aspect_ratio=[0.5, 2.0], rng=rng
         ),
         "box_encoder": lambda: ndd.box_encoder(boxes, labels, anchors=anchors, criteria=0.5),
+        "resize_crop_mirror": lambda: ndd.resize_crop_mirror(
+            images, resize_shorter=256, crop=[224, 224], mirror=1
+        ),
+        "tensor_resize": lambda: ndd.tensor_resize(images, sizes=[250, 333], axes=[0, 1]),
+        "flip_vertical": lambda: ndd.flip(images, horizontal=0, vertical=1),
+        "csc_ycbcr_to_rgb": lambda: ndd.color_space_conversion(
+            images, image_type=types.YCbCr, output_type=types.RGB
+        ),
+        "debayer": lambda: ndd.debayer(bayer, blue_position=[0, 0]),
+        "multi_paste": lambda: ndd.multi_paste(
+            uint8_images, in_ids=paste_ids, shapes=paste_shapes, out_anchors=paste_anchors
+        ),
+        "lookup_table": lambda: ndd.lookup_table(
+            images, keys=list(range(256)), values=[float(255 - v) for v in range(256)], dtype=ndd.uint8
+        ),
+        "slice": lambda: ndd.slice(images, rel_start=[0.1, 0.2], rel_shape=[0.6, 0.5]),
+        "pad": lambda: ndd.pad(images, shape=[512, 512], axes=[0, 1], fill_value=0),
+        "transpose": lambda: ndd.transpose(images, perm=[2, 0, 1]),
+        "cast_float32": lambda: ndd.cast(images, dtype=ndd.float32),
+        "cat": lambda: ndd.cat(images, images, axis=0),
+        "stack": lambda: ndd.stack(images, images, axis=0),
+        "reductions.sum": lambda: ndd.reductions.sum(images, axes=[0, 1]),
+        "reductions.std_dev": lambda: ndd.reductions.std_dev(
+            images, channel_means, axes=[0, 1], keep_dims=True
+        ),
+        "sequence_rearrange": lambda: ndd.sequence_rearrange(images, new_order=[7, 5, 3, 1, 0, 2, 4, 6]),
+        "decoders.image_slice": lambda: ndd.decoders.image_slice(
+            jpegs, rel_start=[0.1, 0.2], rel_shape=[0.6, 0.5]
+        ),
+        "decoders.image_png": lambda: ndd.decoders.image(pngs),
+        "peek_image_shape": lambda: ndd.peek_image_shape(jpegs),
+        "decoders.numpy": lambda: ndd.decoders.numpy(npys),
+        "decoders.inflate": lambda: ndd.decoders.inflate(lz4_blocks, shape=[HEIGHT, WIDTH, 3]),
+        "bbox_paste": lambda: ndd.bbox_paste(boxes, ltrb=True, ratio=1.5, paste_x=0.25, paste_y=0.75),
+        "bbox_rotate": lambda: ndd.bbox_rotate(boxes, angle=30.0, input_shape=[HEIGHT, WIDTH]),
+        "coord_transform": lambda: ndd.coord_transform(points, M=[1.0, 0.5, 0.2, 1.0], T=[1.0, 2.0]),
+        "one_hot": lambda: ndd.one_hot(labels, num_classes=80),
+        "random_crop_generator": lambda: ndd.random_crop_generator(image_shapes, rng=rng),
+        "roi_random_crop": lambda: ndd.roi_random_crop(
+            crop_shape=[100, 100],
+            roi_start=[50, 50],
+            roi_end=[150, 150],
+            in_shape=[HEIGHT, WIDTH],
+            batch_size=BATCH_SIZE,
+            rng=rng,
+        ),
+        "segmentation.random_mask_pixel": lambda: ndd.segmentation.random_mask_pixel(
+            label_masks, value=2, rng=rng
+        ),
+        "segmentation.random_object_bbox": lambda: ndd.segmentation.random_object_bbox(label_masks, rng=rng),
+        "segmentation.select_masks": lambda: ndd.segmentation.select_masks(mask_ids, polygons, vertices),
     }
 
 
@@ -265,7 +420,7 @@ def _evaluate(result):
     return list(outputs[0].shape[0])
 
 
-def _worker(impl, kind):
+def _worker(impl, kind, lz4_blocks):
     """Serve timing requests on stdin: one JSON line in, one JSON line out."""
     if impl == "ndd":
         import ndd
@@ -275,7 +430,7 @@ def _worker(impl, kind):
         from nvidia.dali import types
 
     ndd.set_num_threads(1)
-    calls = operator_calls(ndd, types, make_inputs(kind))
+    calls = operator_calls(ndd, types, make_inputs(kind, lz4_blocks))
     assert list(calls) == OPS, "OPS and operator_calls name different operators"
     errors, shapes = {}, {}
     with ndd.EvalMode.sync_cpu:
@@ -302,8 +457,8 @@ def _worker(impl, kind):
 
 
 class Worker(WorkerProcess):
-    def __init__(self, python, impl, kind):
-        super().__init__(python, __file__, impl, "--images", kind)
+    def __init__(self, python, impl, kind, lz4_blocks):
+        super().__init__(python, __file__, impl, "--images", kind, "--lz4-blocks", lz4_blocks)
         self.ops, self.errors, self.shapes = (
             set(self.ready["ops"]),
             self.ready["errors"],
@@ -322,6 +477,7 @@ def _cell(times):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--worker", choices=["ndd", "ref"], help=argparse.SUPPRESS)
+    parser.add_argument("--lz4-blocks", help=argparse.SUPPRESS)
     parser.add_argument(
         "--reference-python",
         default=os.path.expanduser("~/dali-ref/bin/python"),
@@ -337,7 +493,7 @@ def main():
     )
     args = parser.parse_args()
     if args.worker:
-        _worker(args.worker, args.images)
+        _worker(args.worker, args.images, args.lz4_blocks)
         return
 
     ops = OPS
@@ -351,9 +507,11 @@ def main():
             f"reference interpreter {args.reference_python} not found; install the reference in its own "
             "virtualenv: python3 -m venv ~/dali-ref && ~/dali-ref/bin/pip install nvidia-dali-cuda120==2.4.0 pillow"
         )
+    lz4_blocks = os.path.join(tempfile.mkdtemp(prefix="ndd-bench-ops-"), "lz4_blocks.npz")
+    make_lz4_blocks(lz4_blocks)
     workers = {
-        "ndd": Worker(sys.executable, "ndd", args.images),
-        "ref": Worker(args.reference_python, "ref", args.images),
+        "ndd": Worker(sys.executable, "ndd", args.images, lz4_blocks),
+        "ref": Worker(args.reference_python, "ref", args.images, lz4_blocks),
     }
     times = {op: {impl: [] for impl in workers} for op in ops}
     for _ in range(args.repeats):
@@ -363,6 +521,7 @@ def main():
                     times[op][impl].append(worker.time(op, args.min_seconds))
     for worker in workers.values():
         worker.close()
+    shutil.rmtree(os.path.dirname(lz4_blocks))
 
     print(
         f"CPU ms per sample, batch of {BATCH_SIZE} {IMAGE_KINDS[args.images][0]} images, 1 thread, sync_cpu: "
