@@ -15,12 +15,8 @@ def channel_sums(values: np.ndarray, channels: int) -> np.ndarray:
     """The float64 sum of each channel of interleaved 1-D uint8 or float32 ``values`` (exact for uint8)."""
 
 def channel_squared_deviations(values: np.ndarray, means: np.ndarray) -> np.ndarray:
-    """Per channel of interleaved ``values``, the float64 sum of ``(float32(v) - means[c]) ** 2``, each
-    square in float32."""
-
-def channel_squared_deviations64(values: np.ndarray, means: np.ndarray) -> np.ndarray:
-    """Per channel of interleaved ``values``, the float64 sum of ``(float64(v) - means[c]) ** 2``
-    (``means`` float64)."""
+    """Per channel of interleaved ``values``, the float64 sum of ``(v - means[c]) ** 2``, each deviation
+    and square computed in the type of ``means`` (float32 or float64)."""
 
 def normalize_channels(
     values: np.ndarray, out: np.ndarray, means: np.ndarray, factors: np.ndarray, shift: float

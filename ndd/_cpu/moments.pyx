@@ -208,51 +208,32 @@ def channel_sums(const moment_t[::1] values, Py_ssize_t channels):
     return out
 
 
-def channel_squared_deviations(const moment_t[::1] values, const float[::1] means):
-    """The float64 sum, per channel of interleaved ``values``, of ``(float32(v) - mean) ** 2``,
-    each square computed in float32."""
+ctypedef fused mean_t:
+    float
+    double
+
+
+def channel_squared_deviations(const moment_t[::1] values, const mean_t[::1] means):
+    """The float64 sum, per channel of interleaved ``values``, of ``(v - mean) ** 2``, each
+    deviation and square computed in the means' type: float32 (normalize's arithmetic) or
+    float64 (that of ``reductions.std_dev`` and ``variance``)."""
     cdef Py_ssize_t channels = means.shape[0]
     _check_channels(values.shape[0], channels)
     cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
-    cdef float[::1] tiled = np.tile(np.asarray(means), period // channels)
+    cdef mean_t[::1] tiled = np.tile(np.asarray(means), period // channels)
     cdef double[::1] sums = np.zeros(period, np.float64)
-    cdef float d
+    cdef mean_t d
     out = np.zeros(channels, np.float64)
     cdef double[::1] total = out
     with nogil:
         while i + period <= n:
             for j in range(period):
-                d = <float> values[i + j] - tiled[j]
+                d = <mean_t> values[i + j] - tiled[j]
                 sums[j] += <double> (d * d)
             i += period
         for j in range(n - i):
-            d = <float> values[i + j] - tiled[j]
+            d = <mean_t> values[i + j] - tiled[j]
             sums[j] += <double> (d * d)
-        for j in range(period):
-            total[j % channels] += sums[j]
-    return out
-
-
-def channel_squared_deviations64(const moment_t[::1] values, const double[::1] means):
-    """The float64 sum, per channel of interleaved ``values``, of ``(float64(v) - mean) ** 2``
-    (the float64 arithmetic of ``reductions.std_dev`` and ``variance``)."""
-    cdef Py_ssize_t channels = means.shape[0]
-    _check_channels(values.shape[0], channels)
-    cdef Py_ssize_t n = values.shape[0], period = _period(channels), i = 0, j
-    cdef double[::1] tiled = np.tile(np.asarray(means), period // channels)
-    cdef double[::1] sums = np.zeros(period, np.float64)
-    cdef double d
-    out = np.zeros(channels, np.float64)
-    cdef double[::1] total = out
-    with nogil:
-        while i + period <= n:
-            for j in range(period):
-                d = <double> values[i + j] - tiled[j]
-                sums[j] += d * d
-            i += period
-        for j in range(n - i):
-            d = <double> values[i + j] - tiled[j]
-            sums[j] += d * d
         for j in range(period):
             total[j % channels] += sums[j]
     return out

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._cpu.moments import channel_extremes, channel_squared_deviations64, channel_sums
+from .._cpu.moments import channel_extremes, channel_squared_deviations, channel_sums
 from .._types import DType, float32, int8, int16, int32, int64, uint8, uint16, uint32, uint64
 from .gpu_reductions import GpuReduction, spread_over_nothing
 from .schema import Arg, Input, Operator
@@ -422,7 +422,7 @@ def _squared_deviations(x, mean, axes):
     if x.dtype in _CHANNEL_TYPES and x.size >= _SMALL and x.flags.c_contiguous:
         channels = x.shape[-1] if over_all_but_channels(x.shape, axes) else 1 if len(axes) == x.ndim else 0
         if channels:
-            sums = channel_squared_deviations64(x.reshape(-1), mean.reshape(-1).astype(np.float64))
+            sums = channel_squared_deviations(x.reshape(-1), mean.reshape(-1).astype(np.float64))
             return sums.reshape(_kept_shape(x.shape, axes))
     deviation = x.astype(np.float64) - mean.reshape(_kept_shape(x.shape, axes)).astype(np.float64)
     return _float_sum(np.square(deviation), axes)
