@@ -167,3 +167,26 @@ def test_padding_a_scalar_pads_nothing():
     # alignments failed with a bare ValueError).
     out = ndd.pad(ndd.tensor(np.float32(3)), align=4, shape=[2])
     assert np.asarray(out).shape == () and float(np.asarray(out)) == 3.0
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 5), (0, 4, 2), (2, 0, 3), (1, 1, 1)])
+@pytest.mark.parametrize("axes", [[0], [1], [2], [0, 2], [0, 1, 2]])
+def test_pad_writes_the_data_and_fills_the_rest(shape, axes):
+    """Each padded region is filled once, the data copied once: the same as filling everything first."""
+    x = np.arange(1, np.prod(shape) + 1, dtype=np.int16).reshape(shape)
+    targets = [shape[a] + 2 + a for a in axes]
+    out = np.asarray(ndd.pad(x, axes=axes, shape=targets, fill_value=-7))
+    expected_shape = list(shape)
+    for a, t in zip(axes, targets, strict=True):
+        expected_shape[a] = t
+    expected = np.full(expected_shape, -7, np.int16)
+    expected[tuple(slice(0, n) for n in shape)] = x
+    np.testing.assert_array_equal(out, expected, strict=True)
+    # A batch large enough to be padded on the thread pool, to its largest extents.
+    samples = [np.full((200, 300 + 7 * i, 3), i + 1, np.uint8) for i in range(4)]
+    padded = ndd.pad(ndd.batch(samples), fill_value=9)
+    for got, sample in zip(padded, samples, strict=True):
+        got = np.asarray(got)
+        assert got.shape == (200, 321, 3)
+        np.testing.assert_array_equal(got[:, : sample.shape[1]], sample)
+        assert (got[:, sample.shape[1] :] == 9).all()
