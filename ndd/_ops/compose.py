@@ -739,8 +739,9 @@ def _paste_plan_regions(index, shapes, args, common_size):
         rel = _region_table(args, "out_anchors_rel", count, "f")
         out_anchors = np.zeros((count, 2), np.int64) if rel is None else _scaled(rel, [out_size], np.trunc)
     regions = []
-    for k, piece in enumerate(pieces):
-        (iy, ix), (h, w), (oy, ox) = in_anchors[k], sizes[k], out_anchors[k]
+    for k, (piece, (iy, ix), (h, w), (oy, ox)) in enumerate(
+        zip(pieces, in_anchors.tolist(), sizes.tolist(), out_anchors.tolist(), strict=True)
+    ):
         if min(iy, ix, h, w) < 0 or iy + h > piece[0] or ix + w > piece[1]:
             raise InvalidArgumentError(
                 f"ndd.multi_paste: region {k} (anchor {[int(iy), int(ix)]}, shape {[int(h), int(w)]}) is not "
@@ -751,13 +752,13 @@ def _paste_plan_regions(index, shapes, args, common_size):
                 f"ndd.multi_paste: region {k} pasted at {[int(oy), int(ox)]} with shape {[int(h), int(w)]} "
                 f"is not within the output of size {list(out_size)}"
             )
-        regions.append((*sources[k], int(iy), int(ix), int(h), int(w), int(oy), int(ox)))
+        regions.append((*sources[k], iy, ix, h, w, oy, ox))
     return out_size, channels, regions
 
 
-def _paste_regions(index, sources, args, target, common_size):
-    """The output sample ``index``: the regions pasted, in order, onto a zero canvas."""
-    shapes = [[s.shape for s in source] for source in sources]
+def _paste_regions(index, sources, shapes, args, target, common_size):
+    """The output sample ``index``: the regions pasted, in order, onto a zero canvas;
+    ``shapes[input][sample]`` are the shapes of ``sources``."""
     out_size, channels, regions = _paste_plan_regions(index, shapes, args, common_size)
     # Each sample's canvas is allocated as it is pasted: a mistyped size would have the
     # process killed.
@@ -778,17 +779,19 @@ def _multi_paste_batch_kernel(inputs, sample_args, batch_size, ctx):
     shapes = {s.shape[:2] for s in sources[0]}
     common_size = shapes.pop() if len(shapes) == 1 else None
     target = sample_args[0]["dtype"].numpy if sample_args and sample_args[0]["dtype"] is not None else None
+    shapes = [[s.shape for s in source] for source in sources]
     outs = []
     for i in range(batch_size):
         kind = target if target is not None else sources[0][i].dtype
-        outs.append(_paste_regions(i, sources, sample_args[i], kind, common_size))
+        outs.append(_paste_regions(i, sources, shapes, sample_args[i], kind, common_size))
     return [outs]
 
 
 def _multi_paste_kernel(arrays, args):
     sources = [[a] for a in arrays if a is not None]
     target = args["dtype"].numpy if args["dtype"] is not None else arrays[0].dtype
-    return _paste_regions(0, sources, args, target, arrays[0].shape[:2])
+    shapes = [[a.shape] for a in arrays if a is not None]
+    return _paste_regions(0, sources, shapes, args, target, arrays[0].shape[:2])
 
 
 MULTI_PASTE = Operator(
