@@ -187,12 +187,13 @@ def test_jpeg_compression_distortion_is_pillows_round_trip_for_every_width(width
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_debayer_compiled_demosaicing_is_the_integer_formulas(algorithm, dtype):
     """The compiled pass gives the numpy formulas of ndd/_ops/debayer.py (OpenCV's arithmetic) at every
-    pattern, odd and even sizes, the whole range of the type (uint16 gray sums pass 2**31)."""
+    pattern, odd and even sizes (uint8 rows 16 pixels at a time with AVX2, and their tails), the whole range of
+    the type (uint16 gray sums pass 2**31)."""
     from ndd._ops.debayer import _demosaic
 
     rng = np.random.default_rng(7)
     top = np.iinfo(dtype).max
-    for height, width in [(3, 3), (5, 8), (8, 7), (33, 50)]:
+    for height, width in [(3, 3), (5, 8), (8, 7), (33, 50), (4, 70), (6, 129)]:
         bayer = rng.integers(0, top, (height, width), dtype=dtype, endpoint=True)
         bayer[: height // 2, : width // 2] = top  # saturated corner
         for position in [(0, 0), (0, 1), (1, 0), (1, 1)]:
