@@ -109,7 +109,9 @@ class Operator:
         argument varies per sample. It may return None to decline, and the
         per-sample kernel runs instead. Only used when all inputs are Batches.
     batch_kernel : callable(inputs, sample_args, batch_size, ctx), optional
-        CPU work for a whole batch, for operators that mix samples.
+        CPU work for a whole batch, for operators that mix samples or gain from
+        working on all of them at once. It may return None to decline, and the
+        per-sample kernel runs instead (on the thread pool for large batches).
     needs_batch : bool
         The operator only makes sense in batch mode (``permute_batch``).
     gpu_kernel : callable(inputs, args, batch_size, ctx) -> list, optional

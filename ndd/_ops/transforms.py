@@ -674,10 +674,9 @@ def _coord_kernel(arrays, args):
 
 
 # Batches of at most this many coordinates in all are transformed together when their samples share
-# the arguments (the cost of small samples is numpy's per call); larger ones go sample by sample, on the
-# thread pool from this many bytes (as operators without a batch kernel).
+# the arguments (the cost of small samples is numpy's per call); the batch kernel declines the others,
+# which go sample by sample.
 _JOINED_COORDINATES = 1 << 16
-_PARALLEL_MIN_BYTES = 1 << 18
 
 
 def _coord_batch_kernel(inputs, sample_args, batch_size, ctx):
@@ -690,11 +689,7 @@ def _coord_batch_kernel(inputs, sample_args, batch_size, ctx):
         or sum(s.size for s in samples) > _JOINED_COORDINATES
         or any(s.ndim < 2 or s.shape[-1] == 0 for s in samples)
     ):
-        if batch_size > 1 and sum(s.nbytes for s in samples) >= _PARALLEL_MIN_BYTES:
-            return [
-                ctx.thread_pool.map(lambda i: _coord_kernel([samples[i]], sample_args[i]), range(batch_size))
-            ]
-        return [[_coord_kernel([s], a) for s, a in zip(samples, sample_args, strict=True)]]
+        return None
     args, n_in = sample_args[0], samples[0].shape[-1]
     m, t = _coord_plan(args, n_in)
     joined = np.concatenate([s.reshape(-1, n_in) for s in samples])

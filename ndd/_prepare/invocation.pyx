@@ -203,7 +203,8 @@ cdef tuple sample_shapes(list ins, Py_ssize_t i):
 cdef list _execute(Invocation inv):
     """The generic run phase: the kernel of one sample, or in batch mode the
     operator's whole-batch kernel, its dense kernel (one call over densely
-    stored samples) or its per-sample kernel mapped over the batch."""
+    stored samples) or its per-sample kernel mapped over the batch (when the
+    others decline or are absent)."""
     op = inv.op
     dev = inv.device
     if dev is not _CPU_DEVICE and dev is not None and dev.device_type == "gpu":
@@ -228,16 +229,21 @@ cdef list _execute(Invocation inv):
         return [result] if nout == 1 else list(result)
     if bs == 0:  # no samples: nothing for any kernel to do
         return [[] for _ in range(nout)]
+    cdef list sample_args = None
     batch_kernel = op.batch_kernel
     if batch_kernel is not None:
-        return batch_kernel(data, per_sample_args(args, bs), bs, inv.ctx)
+        sample_args = per_sample_args(args, bs)
+        result = batch_kernel(data, sample_args, bs, inv.ctx)
+        if result is not None:
+            return result
     dense_kernel = op.dense_kernel
     if dense_kernel is not None:
         result = _run_dense(dense_kernel, inv.inputs, args, op.dense_broadcasts_tensors)
         if result is not None:
             return [result] if nout == 1 else list(result)
     cdef list is_batch = [isinstance(x, BatchBase) for x in inv.inputs]
-    cdef list sample_args = per_sample_args(args, bs)
+    if sample_args is None:
+        sample_args = per_sample_args(args, bs)
     cdef list sample_inputs = []
     cdef Py_ssize_t i, k
     cdef Py_ssize_t nin = len(data)
