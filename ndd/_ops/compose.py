@@ -776,10 +776,10 @@ def _paste_regions(index, sources, shapes, args, target, common_size):
 
 def _multi_paste_batch_kernel(inputs, sample_args, batch_size, ctx):
     sources = [batch_samples_of(x, batch_size) for x in inputs if x is not None]
-    shapes = {s.shape[:2] for s in sources[0]}
-    common_size = shapes.pop() if len(shapes) == 1 else None
-    target = sample_args[0]["dtype"].numpy if sample_args and sample_args[0]["dtype"] is not None else None
     shapes = [[s.shape for s in source] for source in sources]
+    sizes = {shape[:2] for shape in shapes[0]}
+    common_size = sizes.pop() if len(sizes) == 1 else None
+    target = sample_args[0]["dtype"].numpy if sample_args and sample_args[0]["dtype"] is not None else None
     outs = []
     for i in range(batch_size):
         kind = target if target is not None else sources[0][i].dtype
@@ -790,7 +790,7 @@ def _multi_paste_batch_kernel(inputs, sample_args, batch_size, ctx):
 def _multi_paste_kernel(arrays, args):
     sources = [[a] for a in arrays if a is not None]
     target = args["dtype"].numpy if args["dtype"] is not None else arrays[0].dtype
-    shapes = [[a.shape] for a in arrays if a is not None]
+    shapes = [[source[0].shape] for source in sources]
     return _paste_regions(0, sources, shapes, args, target, arrays[0].shape[:2])
 
 

@@ -572,13 +572,14 @@ def _png_pixels(image, data):
     )
     width, height = image.size
     pixel_bytes = channels * depth // 8
+    # Each pass's (x0, y0, dx, dy, columns, lines); an empty pass has no bytes, not even filter types.
+    passes = [
+        (x0, y0, dx, dy, -(-max(width - x0, 0) // dx), -(-max(height - y0, 0) // dy))
+        for x0, y0, dx, dy in ([(0, 0, 1, 1)] if interlace == 0 else _ADAM7)
+    ]
+    passes = [p for p in passes if p[4] and p[5]]
     # What the rows take, filter bytes included; a stream that inflates to more is not read past it.
-    passes = [(0, 0, 1, 1)] if interlace == 0 else _ADAM7
-    needed = sum(
-        -(-max(height - y0, 0) // dy) * (1 + -(-max(width - x0, 0) // dx) * pixel_bytes)
-        for x0, y0, dx, dy in passes
-        if width > x0 and height > y0
-    )
+    needed = sum(lines * (1 + columns * pixel_bytes) for *_, columns, lines in passes)
     try:
         filtered = np.frombuffer(zlib.decompressobj().decompress(compressed, needed), np.uint8)
     except zlib.error as exc:
@@ -592,10 +593,7 @@ def _png_pixels(image, data):
     # Adam7: seven reduced images, one after the other, each filtered on its own.
     pixels = np.empty((height, width, channels), np.uint8 if depth == 8 else np.uint16)
     start = 0
-    for x0, y0, dx, dy in _ADAM7:
-        columns, lines = -(-max(width - x0, 0) // dx), -(-max(height - y0, 0) // dy)
-        if columns == 0 or lines == 0:
-            continue  # an empty pass has no bytes, not even filter types
+    for x0, y0, dx, dy, columns, lines in passes:
         size = lines * (1 + columns * pixel_bytes)
         rows = np.empty((lines, columns * pixel_bytes), np.uint8)
         unfilter_png(filtered[start : start + size], rows, pixel_bytes)

@@ -240,7 +240,7 @@ def _lookup_table(keys, values, default_value, dtype):
 
 
 def _lookup_kernel(arrays, args):
-    x = arrays[0] if arrays[0].flags.c_contiguous else arrays[0].copy()  # (ascontiguousarray makes 0-D 1-D)
+    x = np.asarray(arrays[0], order="C")  # (ascontiguousarray would make a 0-D array 1-D)
     table = _lookup_table(args["keys"], args["values"], args["default_value"], _lookup_dtype(args))
     out = np.empty(x.shape, table.dtype)
     # The compiled lookup copies the entries' bits, as unsigned integers of their size.
