@@ -21,6 +21,7 @@ functions (``normalize.py``).
 Nothing here touches the driver at import: ``ndd._cuda`` is imported on first use.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -61,31 +62,68 @@ def _part(offset, shape, strides, axes):
     return row + [0, 0] * (_MAX_DIMS - len(axes))
 
 
+@functools.lru_cache(maxsize=256)
+def _parts_of(shape, axes, stat_shape):
+    """The part rows (read-only, one per statistic) of a sample of ``shape`` at element
+    offset 0, and the elements each part reduces."""
+    count = math.prod(stat_shape)
+    strides = c_strides(shape)
+    parts = np.empty((count, _PART_ROW), np.int64)
+    parts[:] = _part(0, shape, strides, axes)
+    # The element index of every statistic's first element: the kept axes' indices.
+    grid = np.indices(stat_shape, dtype=np.int64).reshape(len(stat_shape), count)
+    parts[:, 0] = sum(
+        (grid[d] * strides[d] for d in range(len(shape)) if d not in axes), np.zeros(count, np.int64)
+    )
+    parts.flags.writeable = False
+    return parts, math.prod(shape[a] for a in axes)
+
+
 class _Statistics:
-    """The statistics of a call: rows of statistics and parts, and per sample the
-    offset of its first statistic and the statistics' shape."""
+    """The statistics of a call: rows of statistics and parts (int64 arrays), and per
+    sample the offset of its first statistic and the statistics' shape."""
 
     def __init__(self):
-        self.rows, self.parts = [], []
+        self._parts, self._rows = [], []
         self.count = 0
+        self._part_count = 0
 
     def add(self, members, stat_shape, axes):
         """Statistics of ``stat_shape`` over ``members`` [(element offset, shape)] together;
-        the first one's index."""
-        first = self.count
-        kept = [d for d in range(len(stat_shape)) if d not in axes]
-        for index in np.ndindex(*stat_shape):
-            start = len(self.parts) // _PART_ROW
-            total = 0
-            for offset, shape in members:
-                strides = c_strides(shape)
-                at = offset + sum(index[d] * strides[d] for d in kept)
-                row = _part(at, shape, strides, axes)
-                self.parts += row
-                total += row[1]
-            self.rows += [start, len(members), total]
-            self.count += 1
+        the first one's index. Statistic s's parts are the ``len(members)`` rows from
+        s * len(members) of those this call adds."""
+        first, count = self.count, math.prod(stat_shape)
+        laid = [(offset, _parts_of(tuple(shape), axes, stat_shape)) for offset, shape in members]
+        if len(laid) == 1:
+            offset, (parts, total) = laid[0]
+            parts = parts.copy()
+            parts[:, 0] += offset
+        else:
+            parts = np.stack([p for _, (p, _) in laid], axis=1)
+            parts[:, :, 0] += np.array([offset for offset, _ in laid], np.int64)
+            total = sum(t for _, (_, t) in laid)
+        self._parts.append(parts.reshape(-1))
+        self._rows.append((self._part_count, count, len(members), total))
+        self._part_count += count * len(members)
+        self.count += count
         return first
+
+    @property
+    def parts(self):
+        return np.concatenate(self._parts) if self._parts else np.zeros(0, np.int64)
+
+    @property
+    def rows(self):
+        """Per statistic: its first part, its parts and the elements they reduce."""
+        if not self._rows:
+            return np.zeros(0, np.int64)
+        start, count, members, total = np.array(self._rows, np.int64).T
+        rows = np.empty((int(count.sum()), 3), np.int64)
+        within = np.arange(len(rows), dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        rows[:, 0] = np.repeat(start, count) + within * np.repeat(members, count)
+        rows[:, 1] = np.repeat(members, count)
+        rows[:, 2] = np.repeat(total, count)
+        return rows.reshape(-1)
 
 
 class GpuNormalize:
@@ -148,8 +186,8 @@ class GpuNormalize:
             f is not None for f in given_factors
         ) != all(f is not None for f in given_factors):
             raise unsupported(self.op, "'mean' or 'stddev' given for some samples only")
-        rows = device_array.DeviceArray.from_host(np.asarray(stats.rows, np.int64), device_id, stream)
-        parts = device_array.DeviceArray.from_host(np.asarray(stats.parts, np.int64), device_id, stream)
+        rows = device_array.DeviceArray.from_host(stats.rows, device_id, stream)
+        parts = device_array.DeviceArray.from_host(stats.parts, device_id, stream)
         suffix = TYPES[source.dtype]
         if given_means[0] is not None:
             means = device_array.DeviceArray.from_host(
