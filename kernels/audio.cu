@@ -216,6 +216,76 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
   }
 }
 
+// spectrogram_fft: the same spectrogram for an nfft of a power of two (2 and up), by a
+// radix-2 transform of the frame in float64: the frame (zeros past `length`) enters in
+// bit-reversed order, log2(nfft) passes of butterflies (a thread each, twiddles from
+// the same table) turn it into its transform, and each bin's re^2 + im^2 (or its
+// square root) is rounded to float32. nfft * log2(nfft) work per window instead of the
+// sums' length * nfft. The frame's real and imaginary parts (2 * nfft float64) are in
+// dynamic shared memory or, with `scratch`, at (blockIdx.y * gridDim.x + blockIdx.x) *
+// 2 * nfft of the scratch.
+extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* __restrict__ out,
+                                           const long long* __restrict__ rows, const float* __restrict__ window,
+                                           const double* __restrict__ twiddles, double* scratch,
+                                           long long length, long long step, int log2n, int power) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
+  const float* x = in + seg[0];
+  const long long n = seg[2], windows = seg[3], before = seg[4];
+  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  const int nfft = 1 << log2n, half = nfft >> 1, bins = half + 1;
+  double* re;
+  if (scratch) {
+    re = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * 2 * nfft;
+  } else {
+    NDD_DYNAMIC_SHARED(double, shared);
+    re = shared;
+  }
+  double* im = re + nfft;
+  const double* cosines = twiddles;
+  const double* sines = twiddles + nfft;
+  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
+    const long long start = w * step - before;
+    for (int t = threadIdx.x; t < nfft; t += blockDim.x) {
+      double value = 0.0;
+      if (t < length) {
+        long long p = start + t;
+        const bool inside = p >= 0 && p < n;
+        if (inside || mirror) {
+          if (!inside) p = spectrogram_mirror(p, n);
+          value = (double)__fmul_rn(x[p], window[t]);
+        }
+      }
+      const int r = (int)(__brev((unsigned int)t) >> (32 - log2n));
+      re[r] = value;
+      im[r] = 0.0;
+    }
+    __syncthreads();
+    for (int s = 0; s < log2n; ++s) {
+      // Butterflies of span 2^s: b's pair is (i, i + 2^s), its twiddle e^(-2 pi i j / 2^(s+1)).
+      for (int b = threadIdx.x; b < half; b += blockDim.x) {
+        const int j = b & ((1 << s) - 1);
+        const int i = ((b >> s) << (s + 1)) + j;
+        const int k = i + (1 << s);
+        const int tw = j << (log2n - s - 1);
+        const double wr = cosines[tw], wi = -sines[tw];
+        const double tr = wr * re[k] - wi * im[k];
+        const double ti = wr * im[k] + wi * re[k];
+        re[k] = re[i] - tr;
+        im[k] = im[i] - ti;
+        re[i] += tr;
+        im[i] += ti;
+      }
+      __syncthreads();
+    }
+    for (int k = threadIdx.x; k < bins; k += blockDim.x) {
+      double value = re[k] * re[k] + im[k] * im[k];
+      if (power == 1) value = sqrt(value);
+      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
+    }
+    __syncthreads();
+  }
+}
+
 // -- nonsilent_region ----------------------------------------------------------------
 //
 // nonsilent_power_<type>: the mean square of every window of a signal, as the CPU

@@ -76,6 +76,8 @@ _NONSILENT_ROW = 7
 _NONSILENT_THREADS = 256
 _RESAMPLE_ROW = 6
 _SPECTROGRAM_THREADS = 128
+# Threads of spectrogram_fft's blocks at most (a butterfly each, nfft / 2 in a pass).
+_FFT_THREADS = 256
 # Frames of up to this many bytes go to shared memory (the default limit of a block's
 # dynamic shared memory); longer windows to a scratch buffer, for at most
 # _SCRATCH_BLOCKS blocks of windows per sample.
@@ -355,8 +357,15 @@ class GpuSpectrogram:
         window = device_array.DeviceArray.from_host(args["_window"], device_id, stream)
         twiddles = device_array.DeviceArray.from_host(_twiddles(nfft), device_id, stream)
         table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
-        kernel = modules.get_function(device_id, MODULE, "spectrogram_dft")
-        frame_bytes = length * 8
+        fft = nfft >= 2 and nfft & (nfft - 1) == 0
+        if fft:
+            # A radix-2 transform: the frame's real and imaginary parts, a butterfly per thread.
+            kernel = modules.get_function(device_id, MODULE, "spectrogram_fft")
+            frame_values, threads, last = 2 * nfft, min(_FFT_THREADS, nfft // 2), nfft.bit_length() - 1
+        else:
+            kernel = modules.get_function(device_id, MODULE, "spectrogram_dft")
+            frame_values, threads, last = length, _SPECTROGRAM_THREADS, nfft
+        frame_bytes = frame_values * 8
         blocks = min(most, _MAX_WINDOW_BLOCKS if frame_bytes <= _SHARED_FRAME_BYTES else _SCRATCH_BLOCKS)
         count = len(source.shapes)
         for first in range(0, count, MAX_SEGMENTS):
@@ -364,12 +373,12 @@ class GpuSpectrogram:
             scratch, shared = None, frame_bytes
             if frame_bytes > _SHARED_FRAME_BYTES:
                 scratch = device_array.DeviceArray.empty(
-                    (blocks * segments * length,), _F64, device_id, stream
+                    (blocks * segments * frame_values,), _F64, device_id, stream
                 )
                 shared = 0
             kernel.launch(
                 (blocks, segments),
-                _SPECTROGRAM_THREADS,
+                threads,
                 stream.handle,
                 source.ptr,
                 out.base.ptr,
@@ -379,7 +388,7 @@ class GpuSpectrogram:
                 0 if scratch is None else scratch.ptr,
                 length,
                 step,
-                nfft,
+                last,
                 args["power"],
                 shared_bytes=shared,
             )

@@ -183,6 +183,9 @@ def _close_spectra(gpu, cpu):
         {"reflect_padding": False, "window_length": 64, "window_step": 16},
         {"center_windows": False, "window_length": 100, "window_step": 30, "nfft": 128},
         {"window_fn": list(np.hamming(50)), "window_length": 50, "window_step": 20, "nfft": 60},
+        # Sums of each bin (nfft not a power of two) and a radix-2 transform of a long frame.
+        {"window_length": 48, "window_step": 10, "layout": "tf"},
+        {"window_length": 300, "window_step": 77, "nfft": 2048, "power": 1},
     ],
 )
 def test_spectrogram_matches_the_cpu(kwargs, any_gpu):
