@@ -240,6 +240,65 @@ __device__ __forceinline__ void padded_copy(const long long* __restrict__ rows, 
   }
 }
 
+// item_copy_SIZE(rows, count, out, in): segments of rows of items of any byte width,
+// the items of a row possibly reversed (a horizontal flip of RGB pixels, 3 bytes
+// each), which the strided copy could move only a byte at a time with a division per
+// dimension. Each thread writes SIZE output bytes (one 1- or 4-byte store) and reads
+// them byte by byte from their items. Row (ITEM_WORDS words): 0 output bytes, 1 in
+// offset (of output byte 0's source), 2 out offset, 3 rows per plane, 4 row bytes
+// (of the output, a multiple of SIZE), 5 item bytes, 6 item stride, 7 row stride,
+// 8 plane stride (input bytes; negative strides step backwards). The output is
+// contiguous.
+#define ITEM_WORDS 9
+
+template <typename T, typename I>
+__device__ __forceinline__ void item_segment(const long long* __restrict__ row, const unsigned char* in,
+                                             unsigned char* out) {
+  const I words = (I)(row[0] / (long long)sizeof(T));
+  const I rows = (I)row[3], row_bytes = (I)row[4], item = (I)row[5];
+  const long long item_stride = row[6], row_stride = row[7], plane_stride = row[8];
+  in += row[1];
+  T* __restrict__ dst = reinterpret_cast<T*>(out + row[2]);
+  ilp_steps<I>(
+      words,
+      [&](I w) {
+        const I b = w * (I)sizeof(T);
+        const I line = b / row_bytes;
+        const I plane = line / rows;
+        const I c = b - line * row_bytes;
+        I j = c / item;
+        I within = c - j * item;
+        const unsigned char* src =
+            in + (long long)plane * plane_stride + (long long)(line - plane * rows) * row_stride;
+        T value = 0;
+#pragma unroll
+        for (int k = 0; k < (int)sizeof(T); ++k) {
+          value |= (T)src[(long long)j * item_stride + within] << (8 * k);
+          if (++within == item) {
+            within = 0;
+            ++j;
+          }
+        }
+        return value;
+      },
+      [&](I w, T value) { dst[w] = value; });
+}
+
+#define ITEM_KERNEL(SIZE, T)                                                                   \
+  extern "C" __global__ void item_copy_##SIZE(const long long* rows, unsigned int count,     \
+                                              unsigned char* out, const unsigned char* in) { \
+    for (unsigned int s = blockIdx.y; s < count; s += gridDim.y) {                           \
+      const long long* row = rows + (unsigned long long)s * ITEM_WORDS;                      \
+      if (row[0] > 0x7fffffffll)                                                             \
+        item_segment<T, unsigned long long>(row, in, out);                                   \
+      else                                                                                   \
+        item_segment<T, unsigned int>(row, in, out);                                         \
+    }                                                                                        \
+  }
+
+ITEM_KERNEL(1, unsigned char)
+ITEM_KERNEL(4, unsigned int)
+
 // strided_copy_SIZE(rows, count, out, in0..in7): segment rows read input[row[2]];
 // padded_copy_SIZE(rows, count, out, in, fill).
 #define LAYOUT_KERNELS(SIZE, T)                                                     \

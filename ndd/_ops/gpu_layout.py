@@ -62,6 +62,8 @@ BLOCK = 256
 # LAYOUT_MAX_DIMS of kernels/layout.cu: dimensions a segment may keep after merging.
 MAX_DIMS = 6
 _COPY_WORDS = 5 + 3 * MAX_DIMS
+# ITEM_WORDS of kernels/layout.cu: an item_copy row.
+_ITEM_WORDS = 9
 _PAD_WORDS = 6 + 4 * MAX_DIMS
 # Element sizes with a kernel, widest first.
 _UNITS = (16, 8, 4, 2, 1)
@@ -228,6 +230,11 @@ def _strided_copy(op, segments, itemsize, out_base, bases, first_source, stream,
         planned.append((s, dims))
     if not planned:
         return
+    if unit < 4 and len(bases) == 1:
+        items = [_item_form(dims) for _, dims in planned]
+        if all(form is not None for form in items):
+            _item_copy(planned, items, out_base, bases[0], stream, device_id)
+            return
     forms = [_unit_form(dims, unit) for _, dims in planned]
     for final, _, row, _ in forms:
         if row is None:
@@ -351,6 +358,47 @@ def _copy_row(op, row, dims, source, in_offset, out_offset):
         row[5 + 2 * MAX_DIMS + k] = so
     row[5 : 5 + first] = 1
     return n
+
+
+@functools.lru_cache(maxsize=1024)
+def _item_form(dims):
+    """``[output bytes, rows per plane, row bytes, item bytes, item stride, row stride,
+    plane stride]`` (the words 0 and 3-8 of an item_copy row, strides in input bytes)
+    when a copy's merged byte dimensions are planes of rows of items (runs of bytes) with
+    a contiguous output, the items of a row possibly reversed; else None."""
+    *outer, (item, _, _) = dims
+    count, item_stride = 1, item
+    if outer and outer[-1][2] == item:
+        count, item_stride, _ = outer.pop()
+    row_bytes = count * item
+    lines = [(1, 0, row_bytes)] * (2 - len(outer)) + outer
+    if len(lines) > 2:
+        return None
+    (planes, plane_stride, plane_out), (rows, row_stride, row_out) = lines
+    if row_out != row_bytes or (planes > 1 and plane_out != rows * row_bytes):
+        return None
+    return (planes * rows * row_bytes, rows, row_bytes, item, item_stride, row_stride, plane_stride)
+
+
+def _item_copy(planned, items, out_base, in_base, stream, device_id):
+    """One launch of item_copy_<4 or 1> (kernels/layout.cu) over the segments (see
+    ``_item_form``): output words of 4 bytes where every row and output allows."""
+    rows = np.zeros((len(planned), _ITEM_WORDS), np.int64)
+    rows[:, [0, 3, 4, 5, 6, 7, 8]] = items
+    rows[:, 1] = [s.in_ptr - in_base for s, _ in planned]
+    rows[:, 2] = [s.out_ptr - out_base for s, _ in planned]
+    size = 4 if not ((rows[:, 4] | rows[:, 2] | out_base) % 4).any() else 1
+    table = _upload(rows, stream, device_id)
+    _launch(
+        device_id,
+        f"item_copy_{size}",
+        table,
+        len(planned),
+        int(rows[:, 0].max()) // size,
+        stream,
+        out_base,
+        in_base,
+    )
 
 
 def _tile_form(dims):

@@ -178,6 +178,23 @@ def test_flip_takes_per_sample_flags(any_gpu):
     check_batch(ndd.flip, samples, "HWC", horizontal=flags, vertical=ndd.batch([np.int32(1)] * 4))
 
 
+def test_flip_moves_pixels_of_any_width_as_items(any_gpu, monkeypatch):
+    # Rows of 24 and 36 bytes (4-byte output words), 15 (bytes one by one), a sample left
+    # as it is among flipped ones, and planes of rows (a sequence flipped both ways).
+    from ndd._ops import gpu_layout
+
+    launched = []
+    item_copy = gpu_layout._item_copy
+    monkeypatch.setattr(gpu_layout, "_item_copy", lambda *a: launched.append(1) or item_copy(*a))
+    for widths in ((8, 12, 8), (5, 5, 5)):
+        samples = [_values(np.uint8, (6, w, 3), i) for i, w in enumerate(widths)]
+        flags = ndd.batch([np.int32(f) for f in (1, 0, 1)])
+        check_batch(ndd.flip, samples, "HWC", horizontal=flags)
+    check_tensor(ndd.flip, _values(np.uint8, (3, 4, 8, 3)), "FHWC", horizontal=1, vertical=1)
+    check_tensor(ndd.flip, _values(np.uint8, (3, 5, 8)), "CHW", horizontal=1, vertical=1)
+    assert len(launched) == 4
+
+
 # -- crop --------------------------------------------------------------------------------------
 
 
