@@ -40,7 +40,11 @@ second one host thread can feed a GPU with.
 ``--gpu-times`` splits each operator's time on one batch (ndd, ``sync_cpu``) into
 the host's (the call) and the GPU's: CUDA events around the operator's work, queued
 behind a memset of 48 GiB that keeps the stream busy while the host queues it, so
-that the events time the kernels alone. With ``--smoke`` it runs on the FakeDriver.
+that the events time the kernels alone. It ends with the host's time of a decode
+with the caller's stream idle and behind the memset, ndd's and nvImageCodec's alone
+on a stream of its own (new images, the previous ones reused, the previous ones
+freed first): whether a decode waits for work queued on other streams. With
+``--smoke`` it runs on the FakeDriver.
 """
 
 import argparse
@@ -213,9 +217,68 @@ def _gpu_times(args):
                 gpu.append(timer.stop())
             late = "  (the host outlasted the hold: GPU includes host time)" if max(host) > min(holds) else ""
             print(f"{stage:<22}{_spread(host, 2):>22}{_spread(gpu, 2):>22}{late}")
+        _decode_waits(ndd, calls["decode"], hold, stream, args)
     timer.close()
     if args.smoke:
         print(SMOKE_LABEL)
+
+
+def _decode_waits(ndd, decode, hold, stream, args):
+    """Whether a decode waits on the host for the work of other streams: the host's
+    milliseconds of ndd's decode and of nvImageCodec's (on a stream of its own, new
+    images, the previous ones reused, or the previous ones freed first), each with
+    the caller's stream idle and behind the hold."""
+    import numpy as np
+
+    from ndd._cuda import streams
+    from ndd._ops import gpu_decoding
+
+    files = sorted(os.path.join(d, f) for d, _, names in os.walk(args.root) for f in names)[: args.batch_size]
+    arrays = [np.fromfile(f, np.uint8) for f in files]
+    decoder = gpu_decoding.make_decoder(0)
+    own = streams.create(0)
+    codec = gpu_decoding.nvimgcodec()
+    kept = []
+
+    def codec_call(reuse, free):
+        previous = kept.pop() if kept else None
+        if free:
+            del previous
+            previous = None
+        images = decoder.decode(
+            [codec.CodeStream(a) for a in arrays],
+            images=previous if reuse else None,
+            cuda_stream=int(own.handle),
+        )
+        kept.append(images)
+
+    variants = {
+        "ndd decoders.image": lambda: decode().evaluate(),
+        "nvImageCodec, new images": lambda: codec_call(False, False),
+        "  previous images reused": lambda: codec_call(True, False),
+        "  previous images freed": lambda: codec_call(False, True),
+    }
+    print(f"\nhost ms of a decode (median of {args.repeats}), the caller's stream idle and behind the hold")
+    print(f"{'decode':<28}{'idle':>10}{'held':>10}")
+    with ndd.EvalMode.sync_cpu:
+        for name, call in variants.items():
+            call()
+            times = {}
+            for held in (False, True):
+                times[held] = []
+                for _ in range(args.repeats):
+                    stream.synchronize()
+                    streams.synchronize(own.handle)
+                    if held:
+                        hold()
+                    start = time.perf_counter()
+                    call()
+                    times[held].append((time.perf_counter() - start) * 1e3)
+            print(
+                f"{name:<28}{statistics.median(times[False]):>10.2f}{statistics.median(times[True]):>10.2f}"
+            )
+    stream.synchronize()
+    streams.synchronize(own.handle)
 
 
 def _stage_runner(ndd, root, batch_size, size):
