@@ -226,11 +226,15 @@ def _gpu_times(args):
 def _decode_waits(ndd, decode, hold, stream, args):
     """Whether a decode waits on the host for the work of other streams: the host's
     milliseconds of ndd's decode and of nvImageCodec's (on a stream of its own, new
-    images, the previous ones reused, or the previous ones freed first), each with
-    the caller's stream idle and behind the hold."""
+    images, the previous ones reused, or the previous ones freed first), with the
+    caller's stream idle, behind the memset, and behind a host function that sleeps
+    as long (the stream busy without using the GPU: a decode slowed by the memset only
+    shares the memory bandwidth with it, one slowed by the sleep waits for it)."""
+    import ctypes
+
     import numpy as np
 
-    from ndd._cuda import streams
+    from ndd._cuda import driver, streams
     from ndd._ops import gpu_decoding
 
     files = sorted(os.path.join(d, f) for d, _, names in os.walk(args.root) for f in names)[: args.batch_size]
@@ -252,31 +256,48 @@ def _decode_waits(ndd, decode, hold, stream, args):
         )
         kept.append(images)
 
+    # The memset's length, measured: the sleep lasts as long.
+    stream.synchronize()
+    start = time.perf_counter()
+    hold()
+    stream.synchronize()
+    seconds = time.perf_counter() - start
+    holds = {"idle": lambda: None, "memset": hold}
+    api = driver.api()
+    if hasattr(api, "CUhostFn") and not args.smoke:
+        sleeper = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(lambda _: time.sleep(seconds))
+        function = api.CUhostFn(ctypes.cast(sleeper, ctypes.c_void_p).value)
+
+        def sleep_hold():
+            driver.check(api.cuLaunchHostFunc(int(stream.handle), function, 0), "queueing a host function")
+
+        holds["sleep"] = sleep_hold
     variants = {
         "ndd decoders.image": lambda: decode().evaluate(),
         "nvImageCodec, new images": lambda: codec_call(False, False),
         "  previous images reused": lambda: codec_call(True, False),
         "  previous images freed": lambda: codec_call(False, True),
     }
-    print(f"\nhost ms of a decode (median of {args.repeats}), the caller's stream idle and behind the hold")
-    print(f"{'decode':<28}{'idle':>10}{'held':>10}")
+    print(
+        f"\nhost ms of a decode (median of {args.repeats}), the caller's stream idle, behind the memset "
+        f"and behind a host function sleeping {seconds * 1e3:.1f} ms"
+    )
+    print(f"{'decode':<28}" + "".join(f"{name:>10}" for name in holds))
     with ndd.EvalMode.sync_cpu:
         for name, call in variants.items():
             call()
-            times = {}
-            for held in (False, True):
-                times[held] = []
+            medians = []
+            for held in holds.values():
+                times = []
                 for _ in range(args.repeats):
                     stream.synchronize()
                     streams.synchronize(own.handle)
-                    if held:
-                        hold()
+                    held()
                     start = time.perf_counter()
                     call()
-                    times[held].append((time.perf_counter() - start) * 1e3)
-            print(
-                f"{name:<28}{statistics.median(times[False]):>10.2f}{statistics.median(times[True]):>10.2f}"
-            )
+                    times.append((time.perf_counter() - start) * 1e3)
+                medians.append(statistics.median(times))
+            print(f"{name:<28}" + "".join(f"{m:>10.2f}" for m in medians))
     stream.synchronize()
     streams.synchronize(own.handle)
 
