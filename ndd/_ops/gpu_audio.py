@@ -47,6 +47,7 @@ from .gpu_segments import (
     cuda,
     launch_blocks,
     launch_segments,
+    once_per_distinct,
     require_gpu_input_of,
 )
 from .gpu_types import SUFFIXES, WITHOUT_FLOAT16, suffixes
@@ -125,17 +126,18 @@ class GpuPreemphasis:
         dst_ptr = output_in(work, out, keep, stream, device_id)
         rows, most = [], 0
         border = _BORDERS[args["border"]]
-        for shape, a, in_offset, out_offset in zip(
-            source.shapes, args_per_sample(args, batch_size), source.offsets, out.offsets, strict=True
-        ):
+
+        def plan(a, shape):
             signal = shape or (1,)
-            n = math.prod(signal)
-            if n == 0:
-                continue
             _, extent, stride = _split(signal, self.time_axis(signal, args["_time_axis"]))
             coeff = np.float64(np.float32(a["preemph_coeff"])).view(np.int64)
-            rows += [in_offset, out_offset, n, stride, extent, border, int(coeff)]
-            most = max(most, n)
+            return [math.prod(signal), stride, extent, border, int(coeff)]
+
+        plans = once_per_distinct(plan, args_per_sample(args, batch_size), source.shapes)
+        for sample_plan, in_offset, out_offset in zip(plans, source.offsets, out.offsets, strict=True):
+            if sample_plan[0]:
+                rows += [in_offset, out_offset, *sample_plan]
+                most = max(most, sample_plan[0])
         launch_segments(
             device_id,
             MODULE,
@@ -292,15 +294,19 @@ class GpuDct:
         out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
         values, rows, most = ValueTable(np.float32), [], 0
         lifter = float(np.float32(args["lifter"]))
+        tables = {}  # (length, count): the offsets of the matrix and the lifter's scales
         for shape, count, out_shape, in_offset, out_offset in zip(
             source.shapes, counts, out_shapes, source.offsets, out.offsets, strict=True
         ):
             outer, length, inner = _split(shape, axis)
             if length == 0:
                 continue
-            matrix = values.add(self.matrix(length, count, args["dct_type"], args["normalize"]))
-            scales = values.add(self.lifter_scales(count, lifter)) if lifter != 0 else -1
-            rows += [in_offset, out_offset, outer, length, inner, count, matrix, scales]
+            offsets = tables.get((length, count))
+            if offsets is None:
+                matrix = values.add(self.matrix(length, count, args["dct_type"], args["normalize"]))
+                scales = values.add(self.lifter_scales(count, lifter)) if lifter != 0 else -1
+                offsets = tables[length, count] = (matrix, scales)
+            rows += [in_offset, out_offset, outer, length, inner, count, *offsets]
             most = max(most, math.prod(out_shape))
         if most:
             table = values.upload(device_id, stream)
