@@ -346,7 +346,11 @@ class GpuSpectrogram:
         device_array, _, modules, _, _ = cuda()
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        out_shapes = [self.shape([shape], args)[0] for shape in source.shapes]
+        by_shape = {}  # the output shape of each distinct input shape
+        out_shapes = [
+            by_shape[shape] if shape in by_shape else by_shape.setdefault(shape, self.shape([shape], args)[0])
+            for shape in source.shapes
+        ]
         out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
         length, step, nfft = args["window_length"], args["window_step"], args["_nfft"]
         centred, time_major = args["center_windows"], args["layout"] == "tf"
@@ -429,23 +433,18 @@ class GpuNonsilentRegion:
             factor = np.float32(np.power(10.0, args["cutoff_db"] / 10.0))
         reference = _float_bits(args["reference_power"])
         power_rows, rows, power_at, most_runs = [], [], 0, 0
+        reference_max, factor_bits = int(args["_reference_max"]), _float_bits(factor)
+        plans = {}  # per signal length: (windows, window, first run, run, the scale's bits, runs)
         for shape, in_offset, out_offset in zip(source.shapes, source.offsets, begin.offsets, strict=True):
             n = math.prod(shape)
-            window = min(args["window_length"], n)
-            windows = n - window + 1 if n else 0
-            if exact:
-                first_run = run = _EXACT_RUN
-            elif reset < 1:
-                first_run = run = max(windows, 1)
-            else:
-                first_run, run = max(1, reset - window + 1), reset
+            plan = plans.get(n)
+            if plan is None:
+                plan = plans[n] = self._plan(n, args["window_length"], exact, reset)
+            windows, window, first_run, run, scale_bits, runs = plan
             if windows:
-                scale = np.float32(1.0) / np.float32(window)
-                power_rows += [in_offset, windows, window, first_run, run, power_at, _float_bits(scale)]
-                runs = 1 if windows <= first_run else 1 + -(-(windows - first_run) // run)
+                power_rows += [in_offset, windows, window, first_run, run, power_at, scale_bits]
                 most_runs = max(most_runs, runs)
-            rows += [power_at, windows, window, out_offset, int(args["_reference_max"]), reference]
-            rows.append(_float_bits(factor))
+            rows += [power_at, windows, window, out_offset, reference_max, reference, factor_bits]
             power_at += windows
         power = device_array.DeviceArray.empty((max(power_at, 1),), _F32, device_id, stream)
         launch_segments(
@@ -472,6 +471,23 @@ class GpuNonsilentRegion:
         )
         return [begin.result, length.result]
 
+    @staticmethod
+    def _plan(n, window_length, exact, reset):
+        """A signal of ``n`` samples: its windows, their length, the runs of windows the
+        power kernel's threads sum (the first one and the others; see the kernel), the
+        bits of the float32 1 / window and the number of runs."""
+        window = min(window_length, n)
+        windows = n - window + 1 if n else 0
+        if exact:
+            first_run = run = _EXACT_RUN
+        elif reset < 1:
+            first_run = run = max(windows, 1)
+        else:
+            first_run, run = max(1, reset - window + 1), reset
+        scale = _float_bits(np.float32(1.0) / np.float32(window)) if windows else 0
+        runs = 1 if windows <= first_run else 1 + -(-(windows - first_run) // run)
+        return windows, window, first_run, run, scale, runs
+
 
 class GpuResample:
     """The GPU kernel of ``audio_resample``; ``rates(length, args)`` is the CPU's
@@ -482,6 +498,11 @@ class GpuResample:
         self.rates = rates
         self.table = table
 
+    def _plan(self, args, shape):
+        """``(in_rate, out_rate, out_length, the bits of the float64 step)`` of a sample."""
+        in_rate, out_rate, out_length = self.rates(shape[0], args)
+        return in_rate, out_rate, out_length, int(np.float64(in_rate / out_rate).view(np.int64))
+
     def check(self, ins, args):
         require_gpu_input_of(self.op, ins[0], tuple(_RESAMPLE_TYPES))
 
@@ -490,10 +511,7 @@ class GpuResample:
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
         target = np.dtype(args["dtype"].numpy) if args["dtype"] is not None else source.dtype
-        plans = [
-            self.rates(shape[0], a)
-            for shape, a in zip(source.shapes, args_per_sample(args, batch_size), strict=True)
-        ]
+        plans = once_per_distinct(self._plan, args_per_sample(args, batch_size), source.shapes)
         out_shapes = [(plan[2],) + shape[1:] for plan, shape in zip(plans, source.shapes, strict=True)]
         out = SampleOutputs(out_shapes, target, batch_size >= 0, device_id, stream)
         keep = []
@@ -521,14 +539,13 @@ class GpuResample:
             src_ptr = unit.ptr
         dst_ptr = output_in(_F32, out, keep, stream, device_id)
         rows, most = [], 0
-        for (in_rate, out_rate, out_length), shape, in_offset, out_offset in zip(
+        for (_, _, out_length, step), shape, in_offset, out_offset in zip(
             plans, source.shapes, source.offsets, out.offsets, strict=True
         ):
             channels = shape[1] if len(shape) == 2 else 1
             if out_length == 0 or channels == 0:
                 continue
-            step = np.float64(in_rate / out_rate).view(np.int64)
-            rows += [in_offset, out_offset, shape[0], out_length, channels, int(step)]
+            rows += [in_offset, out_offset, shape[0], out_length, channels, step]
             most = max(most, out_length)
         if most:
             lobes = args["_lobes"]
