@@ -300,6 +300,60 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
 
 __device__ inline float nonsilent_square(float v) { return __fmul_rn(v, v); }
 
+// The loads of NONSILENT_CHUNK windows are issued before their sums: a thread's sums
+// are a chain of dependent additions, and one load at a time would leave each step
+// waiting for its sample.
+#define NONSILENT_CHUNK 16
+
+// A run's sums: from `start` to `stop` (exclusive) of the windows, in float32 as the
+// CPU adds them (S float) or exactly in int64 (S long long).
+template <typename T, typename S> __device__ inline S nonsilent_sq(T v) {
+  if (sizeof(S) == sizeof(float)) return (S)nonsilent_square((float)v);
+  return (S)((long long)v * (long long)v);
+}
+__device__ inline float nonsilent_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ inline long long nonsilent_add(long long a, long long b) { return a + b; }
+__device__ inline float nonsilent_step(float total, float leaving, float entering) {
+  return __fadd_rn(__fsub_rn(total, leaving), entering);
+}
+__device__ inline long long nonsilent_step(long long total, long long leaving, long long entering) {
+  return total + (entering - leaving);
+}
+
+template <typename T, typename S>
+__device__ inline void nonsilent_run(const T* __restrict__ x, float* __restrict__ out, long long start,
+                                     long long stop, long long window, float scale) {
+  S total = 0;
+  long long k = 0;
+  for (; k + NONSILENT_CHUNK <= window; k += NONSILENT_CHUNK) {
+    S v[NONSILENT_CHUNK];
+#pragma unroll
+    for (int c = 0; c < NONSILENT_CHUNK; ++c) v[c] = nonsilent_sq<T, S>(x[start + k + c]);
+#pragma unroll
+    for (int c = 0; c < NONSILENT_CHUNK; ++c) total = nonsilent_add(total, v[c]);
+  }
+  for (; k < window; ++k) total = nonsilent_add(total, nonsilent_sq<T, S>(x[start + k]));
+  out[start] = __fmul_rn((float)total, scale);
+  long long i = start + 1;
+  for (; i + NONSILENT_CHUNK <= stop; i += NONSILENT_CHUNK) {
+    S entering[NONSILENT_CHUNK], leaving[NONSILENT_CHUNK];
+#pragma unroll
+    for (int c = 0; c < NONSILENT_CHUNK; ++c) {
+      entering[c] = nonsilent_sq<T, S>(x[i + c + window - 1]);
+      leaving[c] = nonsilent_sq<T, S>(x[i + c - 1]);
+    }
+#pragma unroll
+    for (int c = 0; c < NONSILENT_CHUNK; ++c) {
+      total = nonsilent_step(total, leaving[c], entering[c]);
+      out[i + c] = __fmul_rn((float)total, scale);
+    }
+  }
+  for (; i < stop; ++i) {
+    total = nonsilent_step(total, nonsilent_sq<T, S>(x[i - 1]), nonsilent_sq<T, S>(x[i + window - 1]));
+    out[i] = __fmul_rn((float)total, scale);
+  }
+}
+
 #define NONSILENT_POWER(TN, T, EXACT)                                                                \
   extern "C" __global__ void nonsilent_power_##TN(const T* __restrict__ in, float* __restrict__ power, \
                                                   const long long* __restrict__ rows) {              \
@@ -313,26 +367,10 @@ __device__ inline float nonsilent_square(float v) { return __fmul_rn(v, v); }
     GRID_STRIDE_LOOP(r, runs) {                                                                      \
       const long long start = r == 0 ? 0 : first_run + (long long)(r - 1) * run;                     \
       const long long stop = min(count, r == 0 ? first_run : start + run);                           \
-      if (EXACT) {                                                                                   \
-        long long total = 0;                                                                         \
-        for (long long k = 0; k < window; ++k) total += (long long)x[start + k] * (long long)x[start + k]; \
-        out[start] = __fmul_rn((float)total, scale);                                                 \
-        for (long long i = start + 1; i < stop; ++i) {                                               \
-          const long long entering = (long long)x[i + window - 1], leaving = (long long)x[i - 1];    \
-          total += entering * entering - leaving * leaving;                                          \
-          out[i] = __fmul_rn((float)total, scale);                                                   \
-        }                                                                                            \
-      } else {                                                                                       \
-        float total = 0.0f;                                                                          \
-        for (long long k = 0; k < window; ++k) total = __fadd_rn(total, nonsilent_square((float)x[start + k])); \
-        out[start] = __fmul_rn(total, scale);                                                        \
-        for (long long i = start + 1; i < stop; ++i) {                                               \
-          const float entering = nonsilent_square((float)x[i + window - 1]);                         \
-          const float leaving = nonsilent_square((float)x[i - 1]);                                   \
-          total = __fadd_rn(__fsub_rn(total, leaving), entering);                                    \
-          out[i] = __fmul_rn(total, scale);                                                          \
-        }                                                                                            \
-      }                                                                                              \
+      if (EXACT)                                                                                     \
+        nonsilent_run<T, long long>(x, out, start, stop, window, scale);                             \
+      else                                                                                           \
+        nonsilent_run<T, float>(x, out, start, stop, window, scale);                                 \
     }                                                                                                \
   }
 
