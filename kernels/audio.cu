@@ -216,14 +216,26 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
   }
 }
 
-// spectrogram_fft: the same spectrogram for an nfft of a power of two (2 and up), by a
-// radix-2 transform of the frame in float64: the frame (zeros past `length`) enters in
-// bit-reversed order, log2(nfft) passes of butterflies (a thread each, twiddles from
-// the same table) turn it into its transform, and each bin's re^2 + im^2 (or its
-// square root) is rounded to float32. nfft * log2(nfft) work per window instead of the
-// sums' length * nfft. The frame's real and imaginary parts (2 * nfft float64) are in
-// dynamic shared memory or, with `scratch`, at (blockIdx.y * gridDim.x + blockIdx.x) *
-// 2 * nfft of the scratch.
+// spectrogram_fft: the same spectrogram for an nfft of a power of two (4 and up), by a
+// real transform in float64: the frame's nfft real values (zeros past `length`) taken
+// as nfft / 2 complex ones (even samples real, odd ones imaginary) in bit-reversed
+// order, log2(nfft) - 1 passes of radix-2 butterflies (a thread each, twiddles from the
+// same table), then each bin k of the real transform from bins k and nfft / 2 - k of
+// that one, and its re^2 + im^2 (or the square root) rounded to float32: nfft log nfft
+// work per window instead of the sums' length * nfft. The half-size transform's real
+// and imaginary parts (nfft float64) are in dynamic shared memory or, with `scratch`,
+// at (blockIdx.y * gridDim.x + blockIdx.x) * nfft of the scratch.
+__device__ inline double spectrogram_sample(const float* __restrict__ x, const float* __restrict__ window,
+                                            long long t, long long start, long long n, long long length,
+                                            bool mirror) {
+  if (t >= length) return 0.0;
+  long long p = start + t;
+  const bool inside = p >= 0 && p < n;
+  if (!inside && !mirror) return 0.0;
+  if (!inside) p = spectrogram_mirror(p, n);
+  return (double)__fmul_rn(x[p], window[t]);
+}
+
 extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* __restrict__ out,
                                            const long long* __restrict__ rows, const float* __restrict__ window,
                                            const double* __restrict__ twiddles, double* scratch,
@@ -232,37 +244,28 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
   const float* x = in + seg[0];
   const long long n = seg[2], windows = seg[3], before = seg[4];
   const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
-  const int nfft = 1 << log2n, half = nfft >> 1, bins = half + 1;
+  const int nfft = 1 << log2n, half = nfft >> 1, log2half = log2n - 1;
   double* re;
   if (scratch) {
-    re = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * 2 * nfft;
+    re = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * nfft;
   } else {
     NDD_DYNAMIC_SHARED(double, shared);
     re = shared;
   }
-  double* im = re + nfft;
+  double* im = re + half;
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
   for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
     const long long start = w * step - before;
-    for (int t = threadIdx.x; t < nfft; t += blockDim.x) {
-      double value = 0.0;
-      if (t < length) {
-        long long p = start + t;
-        const bool inside = p >= 0 && p < n;
-        if (inside || mirror) {
-          if (!inside) p = spectrogram_mirror(p, n);
-          value = (double)__fmul_rn(x[p], window[t]);
-        }
-      }
-      const int r = (int)(__brev((unsigned int)t) >> (32 - log2n));
-      re[r] = value;
-      im[r] = 0.0;
+    for (int m = threadIdx.x; m < half; m += blockDim.x) {
+      const int r = (int)(__brev((unsigned int)m) >> (32 - log2half));
+      re[r] = spectrogram_sample(x, window, 2 * m, start, n, length, mirror);
+      im[r] = spectrogram_sample(x, window, 2 * m + 1, start, n, length, mirror);
     }
     __syncthreads();
-    for (int s = 0; s < log2n; ++s) {
+    for (int s = 0; s < log2half; ++s) {
       // Butterflies of span 2^s: b's pair is (i, i + 2^s), its twiddle e^(-2 pi i j / 2^(s+1)).
-      for (int b = threadIdx.x; b < half; b += blockDim.x) {
+      for (int b = threadIdx.x; b < (half >> 1); b += blockDim.x) {
         const int j = b & ((1 << s) - 1);
         const int i = ((b >> s) << (s + 1)) + j;
         const int k = i + (1 << s);
@@ -277,10 +280,18 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
       }
       __syncthreads();
     }
-    for (int k = threadIdx.x; k < bins; k += blockDim.x) {
-      double value = re[k] * re[k] + im[k] * im[k];
+    // Bin k of the real frame: E + W^k O, E and O the transforms of the even and odd
+    // samples, from Z[k] = E + iO and conj(Z[half - k]) = E - iO.
+    for (int k = threadIdx.x; k <= half; k += blockDim.x) {
+      const int a = k & (half - 1), c = (half - k) & (half - 1);
+      const double zr = re[a], zi = im[a], cr = re[c], ci = im[c];
+      const double er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci);
+      const double orr = 0.5 * (zi + ci), oi = -0.5 * (zr - cr);
+      const double wr = cosines[k], wi = -sines[k];
+      const double xr = er + (wr * orr - wi * oi), xi = ei + (wr * oi + wi * orr);
+      double value = xr * xr + xi * xi;
       if (power == 1) value = sqrt(value);
-      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
+      out[seg[1] + (time_major ? w * (half + 1) + k : k * windows + w)] = (float)value;
     }
     __syncthreads();
   }

@@ -77,7 +77,7 @@ _NONSILENT_ROW = 7
 _NONSILENT_THREADS = 256
 _RESAMPLE_ROW = 6
 _SPECTROGRAM_THREADS = 128
-# Threads of spectrogram_fft's blocks at most (a butterfly each, nfft / 2 in a pass).
+# Threads of spectrogram_fft's blocks at most (a butterfly each, nfft / 4 in a pass).
 _FFT_THREADS = 256
 # Frames of up to this many bytes go to shared memory (the default limit of a block's
 # dynamic shared memory); longer windows to a scratch buffer, for at most
@@ -367,11 +367,12 @@ class GpuSpectrogram:
         window = device_array.DeviceArray.from_host(args["_window"], device_id, stream)
         twiddles = device_array.DeviceArray.from_host(_twiddles(nfft), device_id, stream)
         table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
-        fft = nfft >= 2 and nfft & (nfft - 1) == 0
+        fft = nfft >= 4 and nfft & (nfft - 1) == 0
         if fft:
-            # A radix-2 transform: the frame's real and imaginary parts, a butterfly per thread.
+            # A real transform as a half-size complex one: nfft / 2 complex values, a butterfly
+            # per thread (nfft / 4 in a pass).
             kernel = modules.get_function(device_id, MODULE, "spectrogram_fft")
-            frame_values, threads, last = 2 * nfft, min(_FFT_THREADS, nfft // 2), nfft.bit_length() - 1
+            frame_values, threads, last = nfft, min(_FFT_THREADS, max(32, nfft // 4)), nfft.bit_length() - 1
         else:
             kernel = modules.get_function(device_id, MODULE, "spectrogram_dft")
             frame_values, threads, last = length, _SPECTROGRAM_THREADS, nfft
