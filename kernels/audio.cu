@@ -169,6 +169,28 @@ __device__ inline long long spectrogram_mirror(long long p, long long n) {
   return p >= n ? period - p : p;
 }
 
+// Value t of the frame of the window that starts at signal index `start`: the sample
+// times the window's value in float32, widened; 0 past `length`, and outside the
+// signal unless it is mirrored there.
+__device__ inline double spectrogram_sample(const float* __restrict__ x, const float* __restrict__ window,
+                                            long long t, long long start, long long n, long long length,
+                                            bool mirror) {
+  if (t >= length) return 0.0;
+  long long p = start + t;
+  const bool inside = p >= 0 && p < n;
+  if (!inside && !mirror) return 0.0;
+  if (!inside) p = spectrogram_mirror(p, n);
+  return (double)__fmul_rn(x[p], window[t]);
+}
+
+// A block's frame of `values` float64: in dynamic shared memory, or in its part of
+// `scratch` where that is given.
+__device__ inline double* spectrogram_frame(double* scratch, long long values) {
+  if (scratch) return scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * values;
+  NDD_DYNAMIC_SHARED(double, shared);
+  return shared;
+}
+
 extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* __restrict__ out,
                                            const long long* __restrict__ rows, const float* __restrict__ window,
                                            const double* __restrict__ twiddles, double* scratch,
@@ -177,27 +199,13 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
   const float* x = in + seg[0];
   const long long n = seg[2], windows = seg[3], before = seg[4], bins = nfft / 2 + 1;
   const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
-  double* frame;
-  if (scratch) {
-    frame = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * length;
-  } else {
-    NDD_DYNAMIC_SHARED(double, shared);
-    frame = shared;
-  }
+  double* frame = spectrogram_frame(scratch, length);
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
   for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
     const long long start = w * step - before;
-    for (long long t = threadIdx.x; t < length; t += blockDim.x) {
-      long long p = start + t;
-      const bool inside = p >= 0 && p < n;
-      double value = 0.0;
-      if (inside || mirror) {
-        if (!inside) p = spectrogram_mirror(p, n);
-        value = (double)__fmul_rn(x[p], window[t]);
-      }
-      frame[t] = value;
-    }
+    for (long long t = threadIdx.x; t < length; t += blockDim.x)
+      frame[t] = spectrogram_sample(x, window, t, start, n, length, mirror);
     __syncthreads();
     for (long long k = threadIdx.x; k < bins; k += blockDim.x) {
       double re = 0.0, im = 0.0;
@@ -225,17 +233,6 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
 // work per window instead of the sums' length * nfft. The half-size transform's real
 // and imaginary parts (nfft float64) are in dynamic shared memory or, with `scratch`,
 // at (blockIdx.y * gridDim.x + blockIdx.x) * nfft of the scratch.
-__device__ inline double spectrogram_sample(const float* __restrict__ x, const float* __restrict__ window,
-                                            long long t, long long start, long long n, long long length,
-                                            bool mirror) {
-  if (t >= length) return 0.0;
-  long long p = start + t;
-  const bool inside = p >= 0 && p < n;
-  if (!inside && !mirror) return 0.0;
-  if (!inside) p = spectrogram_mirror(p, n);
-  return (double)__fmul_rn(x[p], window[t]);
-}
-
 extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* __restrict__ out,
                                            const long long* __restrict__ rows, const float* __restrict__ window,
                                            const double* __restrict__ twiddles, double* scratch,
@@ -245,13 +242,7 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
   const long long n = seg[2], windows = seg[3], before = seg[4];
   const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
   const int nfft = 1 << log2n, half = nfft >> 1, log2half = log2n - 1;
-  double* re;
-  if (scratch) {
-    re = scratch + ((long long)blockIdx.y * gridDim.x + blockIdx.x) * nfft;
-  } else {
-    NDD_DYNAMIC_SHARED(double, shared);
-    re = shared;
-  }
+  double* re = spectrogram_frame(scratch, nfft);
   double* im = re + half;
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
