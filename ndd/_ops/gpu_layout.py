@@ -362,8 +362,8 @@ def _copy_row(op, row, dims, source, in_offset, out_offset):
 
 @functools.lru_cache(maxsize=1024)
 def _item_form(dims):
-    """``[output bytes, rows per plane, row bytes, item bytes, item stride, row stride,
-    plane stride]`` (the words 0 and 3-8 of an item_copy row, strides in input bytes)
+    """``(output bytes, rows per plane, row bytes, item bytes, item stride, row stride,
+    plane stride)`` (the words 0 and 3-8 of an item_copy row, strides in input bytes)
     when a copy's merged byte dimensions are planes of rows of items (runs of bytes) with
     a contiguous output, the items of a row possibly reversed; else None."""
     *outer, (item, _, _) = dims
