@@ -28,8 +28,6 @@ _INPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _OUTPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _QUALNAME = "ndd.normalize"
 
-# Below this many elements per batch, the thread pool costs more than it saves.
-_PARALLEL_MIN_ELEMENTS = 1 << 16
 
 
 def _check_type(what, dtype, allowed):
@@ -253,12 +251,12 @@ def _as_rows(values, param):
 
 
 def _batch_kernel(inputs, sample_args, batch_size, ctx):
+    """Statistics over the whole batch (``batch=True``); per-sample statistics are the
+    per-sample kernel's (declined here)."""
     args = sample_args[0]
-    samples = batch_samples_of(inputs[0], batch_size)
     if not args["batch"]:
-        if sum(s.size for s in samples) >= _PARALLEL_MIN_ELEMENTS:
-            return [ctx.thread_pool.map(lambda i: _kernel([samples[i]], sample_args[i]), range(batch_size))]
-        return [[_kernel([s], a) for s, a in zip(samples, sample_args, strict=True)]]
+        return None
+    samples = batch_samples_of(inputs[0], batch_size)
     if batch_size == 0:
         return [[]]
     axes = _reduced_axes(samples[0], args)
