@@ -95,6 +95,11 @@ def _cuda():
 
 def c_strides(shape) -> tuple:
     """Element strides of a C-contiguous array of ``shape``."""
+    return _c_strides(tuple(shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _c_strides(shape):
     strides = []
     step = 1
     for n in reversed(shape):
@@ -181,8 +186,8 @@ def _byte_form(extents, in_strides, out_strides, itemsize):
 
 
 def _pointer_unit(address):
-    """The widest unit ``address`` is aligned to."""
-    return next(unit for unit in _UNITS if address % unit == 0)
+    """The widest unit ``address`` is aligned to (its lowest set bit, at most the widest)."""
+    return min(address & -address, _UNITS[0]) if address else _UNITS[0]
 
 
 @functools.lru_cache(maxsize=1024)
