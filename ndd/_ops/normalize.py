@@ -29,7 +29,6 @@ _OUTPUT_TYPES = (uint8, int8, uint16, int16, int32, float32)
 _QUALNAME = "ndd.normalize"
 
 
-
 def _check_type(what, dtype, allowed):
     if not any(dtype is t for t in allowed):
         names = ", ".join(str(t) for t in allowed)
