@@ -27,6 +27,7 @@ Deliberate divergences from the reference:
   rounds them to a negative zero, then reads its sign).
 """
 
+import functools
 import math
 
 import numpy as np
@@ -473,27 +474,34 @@ def _values(value):
     return None if value is None else tuple(value)
 
 
+def _size_key(op, args):
+    """What of ``args`` a Geometry depends on, kept in ``args`` itself: the samples of a
+    call that share their argument dict (no argument varies per sample) make it once."""
+    key = args.get("_geometry_key")
+    if key is None:
+        key = args["_geometry_key"] = (
+            op.qualname,
+            args["_size_methods"],
+            _values(args["size"]),
+            args["resize_x"],
+            args["resize_y"],
+            args["resize_z"],
+            args["resize_shorter"],
+            args["resize_longer"],
+            args["mode"],
+            _values(args["max_size"]),
+            _values(args["roi_start"]),
+            _values(args["roi_end"]),
+            args["roi_relative"],
+            args["subpixel_scale"],
+        )
+    return key
+
+
 def sample_geometry(op, args, shape, axes):
     """The Geometry of one sample of ``shape`` with image axes ``axes`` (the Geometry
     may be shared: its lists are not to be changed)."""
-    key = (
-        op.qualname,
-        args["_size_methods"],
-        tuple(shape),
-        axes,
-        _values(args["size"]),
-        args["resize_x"],
-        args["resize_y"],
-        args["resize_z"],
-        args["resize_shorter"],
-        args["resize_longer"],
-        args["mode"],
-        _values(args["max_size"]),
-        _values(args["roi_start"]),
-        _values(args["roi_end"]),
-        args["roi_relative"],
-        args["subpixel_scale"],
-    )
+    key = (_size_key(op, args), tuple(shape), axes)
     geometry = _geometries.get(key)
     if geometry is None:
         geometry = _sample_geometry(op, args, shape, axes)
@@ -584,8 +592,15 @@ def run_geometry(op, image, axes, geometry, args, out_dtype):
 
 
 def _shape_with(shape, axes, sizes, op=None):
+    """``shape`` with ``sizes`` along the spatial axes (checked to fit in memory when
+    ``op`` is given)."""
+    return _shape_of(tuple(shape), tuple(axes.spatial), tuple(sizes), op)
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape_of(shape, spatial, sizes, op):
     out = list(shape)
-    for a, n in zip(axes.spatial, sizes, strict=True):
+    for a, n in zip(spatial, sizes, strict=True):
         out[a] = n
     if op is not None:
         _check_fits(op, out)
