@@ -186,6 +186,9 @@ def _close_spectra(gpu, cpu):
         # Sums of each bin (nfft not a power of two) and a radix-2 transform of a long frame.
         {"window_length": 48, "window_step": 10, "layout": "tf"},
         {"window_length": 300, "window_step": 77, "nfft": 2048, "power": 1},
+        # The smallest transforms of half size (2 and 4 complex values).
+        {"window_length": 4, "window_step": 1},
+        {"window_length": 3, "window_step": 2, "nfft": 8, "layout": "tf"},
     ],
 )
 def test_spectrogram_matches_the_cpu(kwargs, any_gpu):
