@@ -79,6 +79,16 @@ def _parts_of(shape, axes, stat_shape):
     return parts, math.prod(shape[a] for a in axes)
 
 
+@functools.lru_cache(maxsize=256)
+def _apply_dims(shape, stat_shape):
+    """The (extent, statistics' stride) words of an apply row, padded to _MAX_DIMS."""
+    stat_strides = [0 if n == 1 else s for n, s in zip(stat_shape, c_strides(stat_shape), strict=True)]
+    words = []
+    for extent, stride in zip(shape, stat_strides, strict=True):
+        words += [extent, stride]
+    return tuple(words + [0, 0] * (_MAX_DIMS - len(shape)))
+
+
 class _Statistics:
     """The statistics of a call: rows of statistics and parts (int64 arrays), and per
     sample the offset of its first statistic and the statistics' shape."""
@@ -156,10 +166,13 @@ class GpuNormalize:
         groups = (
             [list(range(len(source.shapes)))] if args["batch"] else [[i] for i in range(len(source.shapes))]
         )
+        made = {}  # the plans of the groups that share their argument dict and shape
         for group in groups:
             shape, a = source.shapes[group[0]], sample_args[group[0]]
-            axes = tuple(self.reduced_axes(shape, a))
-            stat_shape = tuple(1 if d in axes else n for d, n in enumerate(shape))
+            plan = made.get((id(a), shape))
+            if plan is None:
+                plan = made[id(a), shape] = self._plan(shape, a, args["epsilon"])
+            axes, stat_shape, given_mean, given_factor = plan
             if args["batch"]:
                 for i in group:
                     kept = tuple(n for d, n in enumerate(source.shapes[i]) if d not in axes)
@@ -173,15 +186,8 @@ class GpuNormalize:
             first = stats.add([(source.offsets[i], source.shapes[i]) for i in group], stat_shape, axes)
             for i in group:
                 plans.append((i, first, stat_shape))
-            count = math.prod(stat_shape)
-            mean = self.param(shape, a, "mean")
-            stddev = self.param(shape, a, "stddev")
-            given_means.append(None if mean is None else self._broadcast(mean, stat_shape, "mean"))
-            if stddev is not None:
-                inverse = self.given_inverse(self._broadcast(stddev, stat_shape, "stddev"), args["epsilon"])
-                given_factors.append((np.asarray(inverse) * a["scale"]).astype(np.float32).reshape(count))
-            else:
-                given_factors.append(None)
+            given_means.append(given_mean)
+            given_factors.append(given_factor)
         if any(m is not None for m in given_means) != all(m is not None for m in given_means) or any(
             f is not None for f in given_factors
         ) != all(f is not None for f in given_factors):
@@ -232,13 +238,8 @@ class GpuNormalize:
         apply_rows, most = [], 0
         for i, first, stat_shape in plans:
             shape = source.shapes[i]
-            stat_strides = [
-                0 if n == 1 else s for n, s in zip(stat_shape, c_strides(stat_shape), strict=True)
-            ]
-            row = [source.offsets[i], out.offsets[i], math.prod(shape), len(shape), first]
-            for extent, stride in zip(shape, stat_strides, strict=True):
-                row += [extent, stride]
-            apply_rows += row + [0, 0] * (_MAX_DIMS - len(shape))
+            apply_rows += [source.offsets[i], out.offsets[i], math.prod(shape), len(shape), first]
+            apply_rows += _apply_dims(shape, stat_shape)
             most = max(most, math.prod(shape))
         launch_segments(
             device_id,
@@ -253,6 +254,22 @@ class GpuNormalize:
             (float(np.float32(args["shift"])),),
         )
         return [out.result]
+
+    def _plan(self, shape, a, epsilon):
+        """``(reduced axes, statistics' shape, given means, given factors)`` of a sample
+        of ``shape`` with arguments ``a`` (the given ones None where not given)."""
+        axes = tuple(self.reduced_axes(shape, a))
+        stat_shape = tuple(1 if d in axes else n for d, n in enumerate(shape))
+        mean = self.param(shape, a, "mean")
+        stddev = self.param(shape, a, "stddev")
+        given_mean = None if mean is None else self._broadcast(mean, stat_shape, "mean")
+        given_factor = None
+        if stddev is not None:
+            inverse = self.given_inverse(self._broadcast(stddev, stat_shape, "stddev"), epsilon)
+            given_factor = (
+                (np.asarray(inverse) * a["scale"]).astype(np.float32).reshape(math.prod(stat_shape))
+            )
+        return axes, stat_shape, given_mean, given_factor
 
     def _broadcast(self, value, stat_shape, name):
         try:
