@@ -346,11 +346,9 @@ class GpuSpectrogram:
         device_array, _, modules, _, _ = cuda()
         stream, device_id = ctx.cuda_stream, ctx.device_id
         source = GpuSamples(inputs[0], batch_size)
-        by_shape = {}  # the output shape of each distinct input shape
-        out_shapes = [
-            by_shape[shape] if shape in by_shape else by_shape.setdefault(shape, self.shape([shape], args)[0])
-            for shape in source.shapes
-        ]
+        out_shapes = once_per_distinct(
+            lambda _, shape: self.shape([shape], args)[0], [args] * len(source.shapes), source.shapes
+        )
         out = SampleOutputs(out_shapes, _F32, batch_size >= 0, device_id, stream)
         length, step, nfft = args["window_length"], args["window_step"], args["_nfft"]
         centred, time_major = args["center_windows"], args["layout"] == "tf"

@@ -35,6 +35,7 @@ from .gpu_segments import (
     cuda,
     launch_blocks,
     launch_segments,
+    once_per_distinct,
     require_gpu_input_of,
     unsupported,
 )
@@ -166,13 +167,13 @@ class GpuNormalize:
         groups = (
             [list(range(len(source.shapes)))] if args["batch"] else [[i] for i in range(len(source.shapes))]
         )
-        made = {}  # the plans of the groups that share their argument dict and shape
-        for group in groups:
-            shape, a = source.shapes[group[0]], sample_args[group[0]]
-            plan = made.get((id(a), shape))
-            if plan is None:
-                plan = made[id(a), shape] = self._plan(shape, a, args["epsilon"])
-            axes, stat_shape, given_mean, given_factor = plan
+        group_plans = once_per_distinct(
+            lambda a, shape: self._plan(shape, a, args["epsilon"]),
+            [sample_args[group[0]] for group in groups],
+            [source.shapes[group[0]] for group in groups],
+        )
+        for group, (axes, stat_shape, given_mean, given_factor) in zip(groups, group_plans, strict=True):
+            shape = source.shapes[group[0]]
             if args["batch"]:
                 for i in group:
                     kept = tuple(n for d, n in enumerate(source.shapes[i]) if d not in axes)
