@@ -146,10 +146,13 @@ extern "C" __global__ void dct_rows(const float* __restrict__ in, float* __restr
 
 // -- spectrogram ---------------------------------------------------------------------
 //
-// One window per block at a time (blockIdx.x strides over the windows, blockIdx.y is
-// the sample): the block writes the window's frame (each sample times the window
-// value in float32, as the CPU multiplies them, widened to float64; the signal
-// extended by mirroring or with zeros), then each thread sums the discrete Fourier
+// Three kernels, by nfft: spectrogram_fft for a power of two, spectrogram_mixed for
+// a transform of radices up to 13, spectrogram_dft for the others (a prime factor
+// above 13). Each takes one window per block at a time (blockIdx.x strides over the
+// windows, blockIdx.y is the sample): the block writes the window's frame (each sample
+// times the window value in float32, as the CPU multiplies them, widened to float64;
+// the signal extended by mirroring or with zeros). In spectrogram_dft each thread then
+// sums the discrete Fourier
 // transform of a bin in float64 from the twiddle table (cos and sin of 2 pi j / nfft,
 // the CPU's float64 values), the frame's zeros up to nfft left out, and writes
 // re^2 + im^2 or its square root, rounded to float32. The CPU's FFT (numpy's, in
@@ -283,6 +286,115 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
       double value = xr * xr + xi * xi;
       if (power == 1) value = sqrt(value);
       out[seg[1] + (time_major ? w * (half + 1) + k : k * windows + w)] = (float)value;
+    }
+    __syncthreads();
+  }
+}
+
+// spectrogram_mixed: the same spectrogram for an nfft that is not a power of two but
+// whose transform factors into radices of at most SPECTROGRAM_MAX_RADIX. An even nfft
+// is transformed as nfft / 2 complex values, then split into its bins as
+// spectrogram_fft does; an odd one as nfft complex values of zero imaginary part.
+// The transform is a mixed-radix one in place: `plan` holds the number of passes, the
+// radix of each (the first pass combines neighbours), then, for each of the `size`
+// positions, the sample that goes there (the mixed-radix digits reversed). A pass of
+// radix r after passes of product L makes transforms of L * r values, each from r of
+// L values: its butterfly j of a group reads the r values L apart, turns value q by
+// e^(-2 pi i q j / (L r)), and writes their r-point transform back in their places.
+// The frame's real and imaginary parts (2 * size float64) are in dynamic shared memory
+// or, with `scratch`, at (blockIdx.y * gridDim.x + blockIdx.x) * 2 * size of it.
+#define SPECTROGRAM_MAX_RADIX 16
+
+// One butterfly of radix R (a constant R keeps its values in registers; R = 0 takes
+// `r`). `turn` is nfft / (L r): the twiddle table's step for a turn of 1 / (L r).
+template <int R>
+__device__ inline void spectrogram_butterfly(double* re, double* im, int at, int span, int j, int r, int turn,
+                                             const double* __restrict__ cosines, const double* __restrict__ sines,
+                                             int nfft) {
+  const int radix = R ? R : r;
+  double ar[R ? R : SPECTROGRAM_MAX_RADIX], ai[R ? R : SPECTROGRAM_MAX_RADIX];
+#pragma unroll
+  for (int q = 0; q < radix; ++q) {
+    const double xr = re[at + q * span], xi = im[at + q * span];
+    const int t = q * j * turn;
+    const double wr = cosines[t], wi = -sines[t];
+    ar[q] = wr * xr - wi * xi;
+    ai[q] = wr * xi + wi * xr;
+  }
+  const int unit = nfft / radix;  // the table's step for a turn of 1 / r
+#pragma unroll
+  for (int p = 0; p < radix; ++p) {
+    double sr = ar[0], si = ai[0];
+    int t = 0;
+#pragma unroll
+    for (int q = 1; q < radix; ++q) {
+      t += p * unit;
+      if (t >= nfft) t -= nfft;
+      const double wr = cosines[t], wi = -sines[t];
+      sr += wr * ar[q] - wi * ai[q];
+      si += wr * ai[q] + wi * ar[q];
+    }
+    re[at + p * span] = sr;
+    im[at + p * span] = si;
+  }
+}
+
+extern "C" __global__ void spectrogram_mixed(const float* __restrict__ in, float* __restrict__ out,
+                                             const long long* __restrict__ rows, const float* __restrict__ window,
+                                             const double* __restrict__ twiddles, const int* __restrict__ plan,
+                                             double* scratch, long long length, long long step, int nfft,
+                                             int power) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
+  const float* x = in + seg[0];
+  const long long n = seg[2], windows = seg[3], before = seg[4];
+  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  const bool pairs = (nfft & 1) == 0;
+  const int size = pairs ? nfft >> 1 : nfft, bins = nfft / 2 + 1, passes = plan[0];
+  const int* radices = plan + 1;
+  const int* order = plan + 1 + passes;
+  double* re = spectrogram_frame(scratch, 2LL * size);
+  double* im = re + size;
+  const double* cosines = twiddles;
+  const double* sines = twiddles + nfft;
+  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
+    const long long start = w * step - before;
+    for (int m = threadIdx.x; m < size; m += blockDim.x) {
+      const long long t = order[m];
+      re[m] = spectrogram_sample(x, window, pairs ? 2 * t : t, start, n, length, mirror);
+      im[m] = pairs ? spectrogram_sample(x, window, 2 * t + 1, start, n, length, mirror) : 0.0;
+    }
+    __syncthreads();
+    int span = 1;
+    for (int s = 0; s < passes; ++s) {
+      const int r = radices[s], turn = nfft / (span * r);
+      for (int b = threadIdx.x; b < size / r; b += blockDim.x) {
+        const int j = b % span, at = (b - j) * r + j;
+        switch (r) {
+          case 2: spectrogram_butterfly<2>(re, im, at, span, j, r, turn, cosines, sines, nfft); break;
+          case 3: spectrogram_butterfly<3>(re, im, at, span, j, r, turn, cosines, sines, nfft); break;
+          case 4: spectrogram_butterfly<4>(re, im, at, span, j, r, turn, cosines, sines, nfft); break;
+          case 5: spectrogram_butterfly<5>(re, im, at, span, j, r, turn, cosines, sines, nfft); break;
+          default: spectrogram_butterfly<0>(re, im, at, span, j, r, turn, cosines, sines, nfft);
+        }
+      }
+      span *= r;
+      __syncthreads();
+    }
+    for (int k = threadIdx.x; k < bins; k += blockDim.x) {
+      double xr = re[k < size ? k : 0], xi = im[k < size ? k : 0];
+      if (pairs) {
+        // As spectrogram_fft: bin k from bins k and size - k of the half-size transform.
+        const int a = k % size, c = (size - k) % size;
+        const double zr = re[a], zi = im[a], cr = re[c], ci = im[c];
+        const double er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci);
+        const double orr = 0.5 * (zi + ci), oi = -0.5 * (zr - cr);
+        const double wr = cosines[k], wi = -sines[k];
+        xr = er + (wr * orr - wi * oi);
+        xi = ei + (wr * oi + wi * orr);
+      }
+      double value = xr * xr + xi * xi;
+      if (power == 1) value = sqrt(value);
+      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
     }
     __syncthreads();
   }

@@ -332,6 +332,35 @@ def _twiddles(nfft):
     return np.concatenate([np.cos(phase), np.sin(phase)])
 
 
+# The radices spectrogram_mixed's passes take: 4 and 2 first, then odd primes up to
+# SPECTROGRAM_MAX_RADIX (kernels/audio.cu).
+_RADICES = (4, 2, 3, 5, 7, 11, 13)
+
+
+@functools.lru_cache(maxsize=16)
+def _mixed_plan(nfft):
+    """spectrogram_mixed's plan for ``nfft`` (int32: passes, their radices, then the
+    sample of each position), or None when its transform has a prime factor above 13.
+
+    An even nfft is transformed as nfft / 2 complex values, an odd one as nfft."""
+    size = nfft // 2 if nfft % 2 == 0 else nfft
+    radices, rest = [], size
+    for radix in _RADICES:
+        while rest % radix == 0:
+            radices.append(radix)
+            rest //= radix
+    if rest != 1 or not radices:
+        return None
+    # Position p's digits, lowest first, in the radices of the passes, read back as the
+    # number whose highest digit is the first pass's: the sample that goes to p.
+    positions = np.arange(size)
+    order = np.zeros(size, np.int64)
+    for radix in radices:
+        order = order * radix + positions % radix
+        positions //= radix
+    return np.concatenate([[len(radices)], radices, order]).astype(np.int32)
+
+
 class GpuSpectrogram:
     """The GPU kernel of ``spectrogram``; ``shape(shapes, args)`` is the CPU's shape rule."""
 
@@ -365,12 +394,20 @@ class GpuSpectrogram:
         window = device_array.DeviceArray.from_host(args["_window"], device_id, stream)
         twiddles = device_array.DeviceArray.from_host(_twiddles(nfft), device_id, stream)
         table = device_array.DeviceArray.from_host(np.asarray(rows, np.int64), device_id, stream)
-        fft = nfft >= 4 and nfft & (nfft - 1) == 0
-        if fft:
+        power_of_two = nfft >= 4 and nfft & (nfft - 1) == 0
+        plan = None if power_of_two else _mixed_plan(nfft)
+        steps = None
+        if power_of_two:
             # A real transform as a half-size complex one: nfft / 2 complex values, a butterfly
             # per thread (nfft / 4 in a pass).
             kernel = modules.get_function(device_id, MODULE, "spectrogram_fft")
             frame_values, threads, last = nfft, min(_FFT_THREADS, max(32, nfft // 4)), nfft.bit_length() - 1
+        elif plan is not None:
+            # A mixed-radix transform of nfft / 2 complex values (nfft even) or nfft.
+            kernel = modules.get_function(device_id, MODULE, "spectrogram_mixed")
+            size = len(plan) - 1 - int(plan[0])
+            frame_values, threads, last = 2 * size, min(_FFT_THREADS, max(32, size // 2)), nfft
+            steps = device_array.DeviceArray.from_host(plan, device_id, stream)
         else:
             kernel = modules.get_function(device_id, MODULE, "spectrogram_dft")
             frame_values, threads, last = length, _SPECTROGRAM_THREADS, nfft
@@ -394,6 +431,7 @@ class GpuSpectrogram:
                 table.view(first * _SPECTROGRAM_ROW * 8, (segments * _SPECTROGRAM_ROW,)).ptr,
                 window.ptr,
                 twiddles.ptr,
+                *(() if steps is None else (steps.ptr,)),
                 0 if scratch is None else scratch.ptr,
                 length,
                 step,

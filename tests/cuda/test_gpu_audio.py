@@ -183,8 +183,18 @@ def _close_spectra(gpu, cpu):
         {"reflect_padding": False, "window_length": 64, "window_step": 16},
         {"center_windows": False, "window_length": 100, "window_step": 30, "nfft": 128},
         {"window_fn": list(np.hamming(50)), "window_length": 50, "window_step": 20, "nfft": 60},
-        # Sums of each bin (nfft not a power of two) and a radix-2 transform of a long frame.
+        # Mixed-radix transforms: of 24 complex values (radices 4, 2, 3); of 400 real
+        # values (200 complex: 4, 2, 5, 5), the usual 25 ms window at 16 kHz; of odd
+        # sizes (75: 3, 5, 5; 1001: 7, 11, 13, the radices without a kernel of their own);
+        # of 286 (143 complex: 11, 13).
         {"window_length": 48, "window_step": 10, "layout": "tf"},
+        {"window_length": 400, "window_step": 160},
+        {"window_length": 75, "window_step": 31, "power": 1},
+        {"window_length": 900, "window_step": 500, "nfft": 1001, "layout": "tf"},
+        {"window_length": 250, "window_step": 90, "nfft": 286},
+        # Sums of each bin (nfft of a prime factor above 13: 34 = 2 * 17) and a radix-2
+        # transform of a long frame.
+        {"window_length": 30, "window_step": 9, "nfft": 34},
         {"window_length": 300, "window_step": 77, "nfft": 2048, "power": 1},
         # The smallest transforms of half size (2 and 4 complex values).
         {"window_length": 4, "window_step": 1},
@@ -210,6 +220,49 @@ def test_spectrogram_of_long_windows_uses_the_scratch_buffer(any_gpu):
     # 8,192 float64 values (64 KiB) are more than a block's shared memory.
     signal = ndd.tensor(_signals([20000], 15)[0])
     _close_spectra(*_both(ndd.spectrogram, signal, window_length=8192, window_step=4096, nfft=8192))
+
+
+def test_spectrogram_mixed_radix_transform_of_long_windows_uses_the_scratch_buffer(any_gpu):
+    # 6,075 = 3^5 * 5^2 complex values: 97 KiB of frame, past a block's shared memory.
+    signal = ndd.tensor(_signals([15000], 18)[0])
+    _close_spectra(*_both(ndd.spectrogram, signal, window_length=6075, window_step=3000, power=1))
+
+
+@pytest.mark.parametrize(
+    ("nfft", "passes"),
+    [(400, [4, 2, 5, 5]), (60, [2, 3, 5]), (1001, [7, 11, 13]), (34, None), (2, None), (1, None)],
+)
+def test_mixed_radix_plans(nfft, passes):
+    from ndd._ops.gpu_audio import _mixed_plan
+
+    plan = _mixed_plan(nfft)
+    if passes is None:
+        assert plan is None
+        return
+    assert plan[0] == len(passes) and list(plan[1 : 1 + len(passes)]) == passes
+    order = plan[1 + len(passes) :]
+    size = nfft // 2 if nfft % 2 == 0 else nfft
+    # Every sample goes to one position; the first pass's neighbours are its radix's
+    # samples size / radix apart.
+    assert sorted(order) == list(range(size))
+    assert list(order[: passes[0]]) == [q * (size // passes[0]) for q in range(passes[0])]
+
+
+def test_spectrogram_kernel_by_nfft(fake_with_kernels):
+    signal = ndd.tensor(np.zeros(1000, np.float32)).gpu()
+
+    def launched(nfft):
+        fake_with_kernels.launches.clear()
+        ndd.spectrogram(signal, window_length=30, window_step=10, nfft=nfft).evaluate()
+        (launch,) = fake_with_kernels.launches
+        return launch.function, launch.shared_bytes, launch.block[0]
+
+    # Frames of float64 values in shared memory: nfft for the real transforms (half of
+    # them real, half imaginary), twice the size of an odd one, window_length for sums.
+    assert launched(64) == ("spectrogram_fft", 64 * 8, 32)
+    assert launched(400) == ("spectrogram_mixed", 400 * 8, 100)
+    assert launched(45) == ("spectrogram_mixed", 90 * 8, 32)
+    assert launched(34) == ("spectrogram_dft", 30 * 8, 128)
 
 
 def test_spectrogram_of_column_and_row_signals(any_gpu):
