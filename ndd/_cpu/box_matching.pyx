@@ -13,7 +13,7 @@ from libc.stdint cimport int64_t
 
 cdef extern from *:
     """
-    #include <emmintrin.h>
+    #include "cpu_features.h"
 
     /* fminf/fmaxf's results (the other value when one is NaN) as selects. */
     #define NDD_MIN(a, b) ((((a) < (b)) | ((b) != (b))) ? (a) : (b))
@@ -55,6 +55,9 @@ cdef extern from *:
         }
         return box_anchor;
     }
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     static inline __m128 ndd_select4(__m128 mask, __m128 a, __m128 b)
     {
@@ -119,11 +122,6 @@ cdef extern from *:
         return ndd_match_rest(bl, bt, br, bb, index, j, nanchor, a_left, a_top, a_right, a_bottom,
                               anchor_area, best_iou, best_box, 4, lane_best, lane_anchor);
     }
-
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
-    #include "cpu_features.h"
 
     __attribute__((target("avx2"))) static inline __m256 ndd_min8(__m256 a, __m256 b)
     {
@@ -190,7 +188,14 @@ cdef extern from *:
 
     #else
 
-    #define ndd_match_box ndd_match_box_sse2
+    /* One anchor at a time: ndd_match_rest from the first anchor, with no lanes. */
+    static int ndd_match_box(float bl, float bt, float br, float bb, int index, Py_ssize_t nanchor,
+                             const float *a_left, const float *a_top, const float *a_right,
+                             const float *a_bottom, const float *anchor_area, float *best_iou, int *best_box)
+    {
+        return ndd_match_rest(bl, bt, br, bb, index, 0, nanchor, a_left, a_top, a_right, a_bottom,
+                              anchor_area, best_iou, best_box, 0, NULL, NULL);
+    }
 
     #endif
     """

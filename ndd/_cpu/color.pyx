@@ -196,10 +196,10 @@ cdef extern from *:
         }
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     /* 8 RGB pixels (24 bytes; 28 are read) as three float vectors: 4 pixels in each 128-bit
      * lane (12 of the 16 bytes loaded there), each shuffle putting one channel's bytes in
@@ -486,8 +486,7 @@ cdef extern from *:
         }
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-
+    #if NDD_X86_SIMD
     __attribute__((target("avx2"))) static inline __m256i ndd_lab_dot(
         __m256i x, __m256i y, __m256i z, const int *m, int round, int shift)
     {
@@ -698,8 +697,7 @@ cdef extern from *:
         }
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-
+    #if NDD_X86_SIMD
     __attribute__((target("avx2"))) static void ndd_rgbx_avx2(const uint8_t *src, uint8_t *dst, ptrdiff_t n)
     {
         const __m256i spread = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
@@ -755,9 +753,7 @@ cdef extern from *:
             dst[i] = table[src[i]];
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-
-    #include "cpu_features.h"
+    #if NDD_X86_SIMD
 
     __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void ndd_lookup_bytes_vbmi(
         const uint8_t *src, uint8_t *dst, ptrdiff_t n, const uint8_t *table)

@@ -35,7 +35,7 @@ cdef extern from *:
         const float **: ndd_taps_f32, const double **: ndd_taps_f64)(acc, sources, weights, taps, n)
     static int ndd_convolution_taps_fused(void)
     {
-    #if defined(__GNUC__) && defined(__x86_64__)
+    #if NDD_X86_SIMD
         return ndd_taps_avx2_available();
     #else
         return 0;

@@ -45,9 +45,9 @@
         NDD_TAPS_TAIL(T, MADD)                                                 \
     }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-
 #include "cpu_features.h"
+
+#if NDD_X86_SIMD
 
 #define ndd_taps_avx2_available ndd_has_avx2_fma
 
@@ -78,7 +78,7 @@
 
 #endif
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if NDD_X86_SIMD
 #include <immintrin.h>
 
 /* uint8 and float32 sources, the common cases: the compiler does not keep the block of

@@ -5,7 +5,16 @@
 #ifndef NDD_CPU_FEATURES_H
 #define NDD_CPU_FEATURES_H
 
-#if defined(__GNUC__) && defined(__x86_64__)
+/* NDD_X86_SIMD: whether the x86-64 vector code is compiled (GCC or Clang on x86-64).
+ * Elsewhere, and in a portable build (-DNDD_PORTABLE, .ci/portable, which tests on
+ * x86-64 the code that other processors run), the plain C loops are. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(NDD_PORTABLE)
+#define NDD_X86_SIMD 1
+#else
+#define NDD_X86_SIMD 0
+#endif
+
+#if NDD_X86_SIMD
 
 static int ndd_cpu_avx2 = -1, ndd_cpu_avx2_fma = -1, ndd_cpu_avx512_vbmi = -1;
 

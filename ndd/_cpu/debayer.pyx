@@ -29,10 +29,10 @@ cdef extern from *:
     #include <stddef.h>
     #include <stdint.h>
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     /* 8 pixels of 16-bit lanes from 8 bytes at p. */
     __attribute__((target("avx2")))

@@ -31,10 +31,10 @@ cdef extern from *:
         }
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     __attribute__((target("avx2"))) static void ndd_grid_row_avx2(
         float fx0, float fy0, float cos_t, float sin_t, float ratio, ptrdiff_t width, unsigned char *mask)

@@ -21,10 +21,9 @@ cdef extern from *:
      * five source pixels, reverse the pixels with one byte shuffle and store 16 bytes,
      * the last of which the next store overwrites. The first and last pixels of a row,
      * where a 16-byte load or store would leave the row, go one by one. */
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     __attribute__((target("avx2"))) static ptrdiff_t ndd_reverse3_avx2(const unsigned char *src,
                                                                        unsigned char *dst, ptrdiff_t count)

@@ -43,10 +43,10 @@ cdef extern from *:
         return ndd_sqdev_combine(s);
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     __attribute__((target("avx2")))
     static double ndd_sqdev_u8_avx2(const uint8_t *src, ptrdiff_t n, float mean)

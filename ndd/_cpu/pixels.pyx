@@ -15,7 +15,8 @@ cdef extern from *:
     #include <stdint.h>
     #include <stdlib.h>
     #include <string.h>
-    #if defined(__SSE2__)
+    #include "cpu_features.h"
+    #if NDD_X86_SIMD
     #include <emmintrin.h>
     #endif
 
@@ -30,7 +31,7 @@ cdef extern from *:
         return (uint8_t)(pc < pa ? c : a);
     }
 
-    #if defined(__SSE2__)
+    #if NDD_X86_SIMD
     static inline __m128i ndd_abs_epi16(__m128i v)
     {
         __m128i negative = _mm_cmpgt_epi16(_mm_setzero_si128(), v);
@@ -110,7 +111,7 @@ cdef extern from *:
                     for (; x < stride; x++) row[x] = (uint8_t)(src[x] + row[x - bpp]);
                     break;
                 }
-    #if defined(__SSE2__)
+    #if NDD_X86_SIMD
                 if (bpp == 3 || bpp == 4) {
                     ndd_paeth_rows_sse2(row, src, up, stride, bpp);
                     break;

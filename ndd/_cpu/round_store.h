@@ -52,10 +52,10 @@ static inline void ndd_widen_u8_base(const uint8_t *src, float *dst, ptrdiff_t n
     for (ptrdiff_t i = 0; i < n; i++) dst[i] = (float)src[i];
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-
 #include "cpu_features.h"
+
+#if NDD_X86_SIMD
+#include <immintrin.h>
 
 __attribute__((target("avx2"))) static void ndd_store_u8_avx2(const float *src, uint8_t *dst, ptrdiff_t n)
 {

@@ -141,10 +141,10 @@ cdef extern from *:
             w[k] = ndd_filter_at(f, x);
     }
 
-    #if defined(__GNUC__) && defined(__x86_64__)
-    #include <immintrin.h>
-
     #include "cpu_features.h"
+
+    #if NDD_X86_SIMD
+    #include <immintrin.h>
 
     /* The filter at eight offsets: ndd_filter_at lane by lane, the table read by
      * gathers. */

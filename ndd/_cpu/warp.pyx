@@ -32,13 +32,12 @@ cdef extern from *:
      * in the same order and in float32 (target "avx2" has no FMA, so nothing is
      * contracted), so results are bit-identical to theirs. A row function marks in
      * done[i] the pixels it wrote; the caller samples the others one by one. */
-    #if defined(__GNUC__) && defined(__x86_64__)
+    #include "cpu_features.h"
+    #if NDD_X86_SIMD
     #include <immintrin.h>
     #define NDD_AVX2 __attribute__((target("avx2")))
     /* How far (bytes) ahead of a block's taps the source is fetched: 128 measured best. */
     #define NDD_PREFETCH 128
-
-    #include "cpu_features.h"
     #define ndd_warp_has_avx2 ndd_has_avx2
 
     /* Source points of output pixels 0..n-1 of the row whose centre is at y: (x, y, 1)
@@ -334,7 +333,7 @@ cdef extern from *:
     static inline void ndd_prefetch_below(const void *tap, ptrdiff_t row_bytes) {}
     #endif
 
-    #if defined(__SSE2__)
+    #if NDD_X86_SIMD
     #include <emmintrin.h>
     static inline __m128 ndd_load_after(const float *p)
     {
@@ -368,7 +367,7 @@ cdef extern from *:
         return 0;
     }
     #endif
-    #if !(defined(__GNUC__) && defined(__x86_64__))
+    #if !NDD_X86_SIMD
     static void ndd_project_row(const float *m, int perspective, float y, ptrdiff_t n, float *sx,
                                 float *sy) {}
     static void ndd_sphere_row(float *map_x, float *map_y, ptrdiff_t n, float mid_x, float mid_y, float dy,

@@ -185,7 +185,7 @@ static inline void ndd_yuv_row_packed(NDD_YUV_ROW_ARGS)
 
 static void ndd_yuv_frame_sse2(NDD_YUV_FRAME_ARGS) { NDD_YUV_FRAME_BODY(ndd_yuv_row_packed) }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+#if NDD_X86_SIMD
 __attribute__((target("avx2")))
 static void ndd_yuv_frame_avx2(NDD_YUV_FRAME_ARGS) { NDD_YUV_FRAME_BODY(ndd_yuv_row_interleaved) }
 #endif
@@ -199,7 +199,7 @@ static int ndd_yuv_to_rgb(const ndd_yuv_tables *t, const uint8_t *y, ptrdiff_t y
     int32_t *work = (int32_t *)malloc(sizeof(int32_t) * 5 * (size_t)t->width);
     if (!work)
         return -1;
-#if defined(__GNUC__) && defined(__x86_64__)
+#if NDD_X86_SIMD
     if (!baseline && ndd_has_avx2())
         ndd_yuv_frame_avx2(t, y, y_stride, u, u_stride, v, v_stride, out, out_stride, work);
     else
