@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-sanitized bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-sanitized test-portable bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ test-oldest-python: kernels
 # (in build/sanitized): an index out of range or a use of freed memory fails them.
 test-sanitized: kernels
 	.ci/sanitized
+
+# The code other processors than x86-64 run (ARM: NVIDIA Grace, Apple silicon): the
+# tests on a copy built without the x86 vector code (in build/portable), and every
+# compiled module's C compiled for aarch64 by a cross compiler (.ci/portable).
+test-portable: kernels
+	.ci/portable
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
