@@ -104,6 +104,27 @@ extern "C" __global__ void to_decibels(const float* __restrict__ in, float* __re
 // 6 starts offset, 7 bins offset (in `indices`), 8 weights offset (in `weights`).
 #define MEL_ROW 9
 
+// Calls body(o, k, i, j) for each element j of a mel_bands or dct_rows row: outer
+// index o, coefficient k (of `count`), inner index i. The arithmetic is 32-bit when the
+// row has fewer than 2^31 elements: a 64-bit division costs a GPU dozens of
+// instructions, and an element's place takes two of them.
+template <typename I, typename Body>
+__device__ inline void audio_rows_in(I total, I count, I inner, const Body& body) {
+  for (I j = blockIdx.x * (I)blockDim.x + threadIdx.x; j < total; j += (I)blockDim.x * gridDim.x) {
+    const I rest = j / inner, o = rest / count;
+    body((long long)o, (long long)(rest - o * count), (long long)(j - rest * inner), (unsigned long long)j);
+  }
+}
+
+template <typename Body>
+__device__ inline void audio_rows(long long outer, long long count, long long inner, const Body& body) {
+  const unsigned long long total = (unsigned long long)(outer * count * inner);
+  if (total <= 0x7fffffffull)
+    audio_rows_in<unsigned int>((unsigned int)total, (unsigned int)count, (unsigned int)inner, body);
+  else
+    audio_rows_in<unsigned long long>(total, (unsigned long long)count, (unsigned long long)inner, body);
+}
+
 extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __restrict__ out,
                                      const long long* __restrict__ rows, const long long* __restrict__ indices,
                                      const float* __restrict__ weights) {
@@ -112,14 +133,14 @@ extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __rest
   const long long* starts = indices + seg[6];
   const long long* bins = indices + seg[7];
   const float* w = weights + seg[8];
-  GRID_STRIDE_LOOP(j, (unsigned long long)(seg[2] * filters * inner)) {
-    const long long o = (long long)j / (filters * inner), k = ((long long)j / inner) % filters;
-    const long long i = (long long)j % inner;
-    const float* x = in + seg[0] + o * length * inner + i;
+  const float* base = in + seg[0];
+  float* y = out + seg[1];
+  audio_rows(seg[2], filters, inner, [&](long long o, long long k, long long i, unsigned long long j) {
+    const float* x = base + o * length * inner + i;
     float sum = 0.0f;
     for (long long e = starts[k]; e < starts[k + 1]; ++e) sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
-    out[seg[1] + j] = sum;
-  }
+    y[j] = sum;
+  });
 }
 
 // dct_rows: coefficient k is the sum over n of matrix[k][n] * x[n], then, with a
@@ -132,16 +153,17 @@ extern "C" __global__ void dct_rows(const float* __restrict__ in, float* __restr
                                     const long long* __restrict__ rows, const float* __restrict__ values) {
   const long long* seg = rows + (unsigned long long)blockIdx.y * DCT_ROW;
   const long long length = seg[3], inner = seg[4], count = seg[5];
-  GRID_STRIDE_LOOP(j, (unsigned long long)(seg[2] * count * inner)) {
-    const long long o = (long long)j / (count * inner), k = ((long long)j / inner) % count;
-    const long long i = (long long)j % inner;
-    const float* x = in + seg[0] + o * length * inner + i;
+  const float* base = in + seg[0];
+  float* y = out + seg[1];
+  const float* scales = seg[7] >= 0 ? values + seg[7] : nullptr;
+  audio_rows(seg[2], count, inner, [&](long long o, long long k, long long i, unsigned long long j) {
+    const float* x = base + o * length * inner + i;
     const float* m = values + seg[6] + k * length;
     float sum = 0.0f;
     for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
-    if (seg[7] >= 0) sum = __fmul_rn(sum, values[seg[7] + k]);
-    out[seg[1] + j] = sum;
-  }
+    if (scales) sum = __fmul_rn(sum, scales[k]);
+    y[j] = sum;
+  });
 }
 
 // -- spectrogram ---------------------------------------------------------------------
