@@ -357,19 +357,24 @@ def _png_chunks(raw):
         pos += 12 + length
 
 
+# A TIFF's ImageWidth and ImageLength tags.
+_TIFF_WIDTH_TAG, _TIFF_LENGTH_TAG = 256, 257
 # The inverse of each EXIF orientation (a rotation by 90 degrees undoes the one by 270).
 _INVERSE_ORIENTATION = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 8, 7: 7, 8: 6}
 
 
 @functools.cache
 def _pillow_orients_tiffs():
-    """Whether Pillow applies a TIFF's orientation tag itself (Pillow 13 does: its
-    size is the oriented one and loading transposes the pixels)."""
+    """Whether Pillow applies a TIFF's orientation tag itself when it loads the pixels
+    (Pillow 10 and 13 do; 13 also gives the oriented size before loading, 10 only
+    after)."""
     exif = Image.Exif()
     exif[_ORIENTATION_TAG] = 6
     stream = io.BytesIO()
     Image.new("L", (3, 2)).save(stream, "TIFF", exif=exif)
-    return Image.open(stream).size == (2, 3)
+    image = Image.open(stream)
+    image.load()
+    return image.size == (2, 3)
 
 
 def _pillow_orientation(image):
@@ -381,8 +386,12 @@ def _pillow_orientation(image):
 
 def _stored_size(image):
     """(width, height) of the image as stored, before any orientation."""
-    width, height = image.size
-    return (height, width) if _pillow_orientation(image) in _TRANSPOSING else (width, height)
+    if _pillow_orientation(image) != 1:
+        # A TIFF's own width and length tags: Pillow's size is the oriented one, from
+        # the opening (Pillow 13) or from the loading of the pixels (Pillow 10).
+        tags = image.tag_v2
+        return int(tags[_TIFF_WIDTH_TAG]), int(tags[_TIFF_LENGTH_TAG])
+    return image.size
 
 
 def oriented_size(image, orient):
