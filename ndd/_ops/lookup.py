@@ -88,12 +88,15 @@ def _one_hot_shape(shapes, args):
 
 def _one_hot_sample(x, args, scalar_label):
     num_classes, axis = args["num_classes"], args["axis"]
+    limit = num_classes
     if x.dtype.kind == "f":
         x = np.trunc(x)
-    # Float labels compare with num_classes in their type; beyond a float16's range
-    # it is infinity (every finite label is below it), which is no cause for a warning.
-    with np.errstate(over="ignore"):
-        valid = np.flatnonzero((x >= 0) & (x < num_classes))
+        # Float labels compare with num_classes in their type (made so here: numpy 1.x
+        # would compare a float16 label with 2049 in float32); beyond a float16's range
+        # it is infinity (every finite label is below it), which is no cause for a warning.
+        with np.errstate(over="ignore"):
+            limit = x.dtype.type(num_classes)
+    valid = np.flatnonzero((x >= 0) & (x < limit))
     on, off = _on_off_values(args["on_value"], args["off_value"], args["dtype"])
     out = np.full((x.size, num_classes), off, args["dtype"].numpy)
     out[valid, x.reshape(-1)[valid].astype(np.intp)] = on
