@@ -9,7 +9,7 @@ CPU algorithms of the reference (OpenCV's):
 - ``gray_ocv``: one channel, the BT.601 luma of the bilinear colours in 16-bit
   fixed point, computed from the unrounded neighbour sums;
 - ``vng_ocv``: OpenCV's variable-number-of-gradients demosaicing, run by OpenCV
-  itself (the optional ``opencv-python-headless`` package, ``pip install
+  itself (the optional ``opencv-python-headless`` package, 5 or newer: ``pip install
   'ndd[opencv]'``), imported only when this algorithm is asked for. As in the
   reference, it takes uint8 images of even height and width only.
 
@@ -42,9 +42,14 @@ _VNG_CODES = {
 }
 
 
+# OpenCV 4's VNG gives other colours than OpenCV 5's, which the reference's match (and
+# which are the closer to the colours of a mosaicked image).
+_VNG_OPENCV = (5,)
+
+
 def _import_opencv():
     needs = f"{_QUALNAME}: 'algorithm' 'vng_ocv' needs OpenCV (the 'opencv-python-headless' package)"
-    return import_optional("cv2", needs, "opencv")
+    return import_optional("cv2", needs, "opencv", minimum=_VNG_OPENCV)
 
 
 def _layout(ins):

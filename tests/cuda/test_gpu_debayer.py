@@ -110,7 +110,7 @@ def test_a_ragged_batch_is_one_launch(fake):
 
 
 def test_vng_is_refused_on_the_gpu_at_the_call(fake):
-    pytest.importorskip("cv2")
+    pytest.importorskip("cv2", minversion="5")
     x = ndd.tensor(np.zeros((4, 6), np.uint8), layout="HW").gpu()
     with pytest.raises(NotImplementedError, match="ndd.debayer on the GPU: 'algorithm' 'vng_ocv'"):
         ndd.debayer(x, blue_position=[0, 0], algorithm="vng_ocv")
