@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-sanitized test-portable bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-oldest-libraries test-sanitized test-portable bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ test-newest-python: kernels
 test-oldest-python: kernels
 	@if [ -z "$(OLDEST_PYTHON)" ]; then echo "$@: no Python 3.10 here (set OLDEST_PYTHON): skipped"; \
 	else .ci/other_python $(OLDEST_PYTHON) .venv-oldest; fi
+
+# The tests with the oldest releases of the runtime dependencies that pyproject.toml
+# admits (numpy 1.26, Pillow 10, simplejpeg 1.7, lz4 4.0), in .venv-oldest-libs.
+test-oldest-libraries: kernels
+	.ci/oldest_libraries
 
 # The tests on a copy of ndd built with Cython's bounds checks and AddressSanitizer
 # (in build/sanitized): an index out of range or a use of freed memory fails them.
