@@ -28,6 +28,7 @@ from .._prepare.args import Arg, InvalidArgumentError
 from .._types import dtype as to_dtype
 from .._types import int32, uint8
 from ._base import Reader, path_list
+from ._protobuf import message_classes
 
 __all__ = ["Caffe", "Caffe2"]
 
@@ -52,14 +53,16 @@ def _import(module: str, package: str, reader: str):
         ) from exc
 
 
-@functools.cache
 def _message_classes():
-    """The ``caffe.Datum`` and ``caffe2.TensorProtos`` message classes.
+    """The ``caffe.Datum`` and ``caffe2.TensorProtos`` message classes (in a descriptor
+    pool of their own: see ``_protobuf.message_classes``)."""
+    classes = _all_message_classes()
+    return classes["caffe.Datum"], classes["caffe2.TensorProtos"]
 
-    They live in a descriptor pool of their own, so that they cannot clash with
-    classes of the same name registered by an installed Caffe or another library.
-    """
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+@functools.cache
+def _all_message_classes():
+    from google.protobuf import descriptor_pb2
 
     field = descriptor_pb2.FieldDescriptorProto
 
@@ -107,13 +110,7 @@ def _message_classes():
         "TensorProtos",
         [("protos", 1, field.TYPE_MESSAGE, True, {"type_name": ".caffe2.TensorProto"})],
     )
-    pool = descriptor_pool.DescriptorPool()
-    pool.AddSerializedFile(caffe.SerializeToString())
-    pool.AddSerializedFile(caffe2.SerializeToString())
-    return (
-        message_factory.GetMessageClass(pool.FindMessageTypeByName("caffe.Datum")),
-        message_factory.GetMessageClass(pool.FindMessageTypeByName("caffe2.TensorProtos")),
-    )
+    return message_classes([caffe, caffe2])
 
 
 # LMDB environments open in this process, by real path, shared by the readers

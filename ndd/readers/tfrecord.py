@@ -11,6 +11,7 @@ from .. import tfrecord as tfrec
 from .._prepare.args import Arg, InvalidArgumentError
 from .._types import float32, int64, uint8
 from ._base import Reader, neighbour_runs, path_list, text_lines
+from ._protobuf import message_classes
 
 __all__ = ["TFRecord"]
 
@@ -24,12 +25,16 @@ _VALUE_LISTS = {tfrec.int64: "int64_list", tfrec.float32: "float_list", tfrec.st
 _LIST_TYPES = {"int64_list": "int64", "float_list": "float32", "bytes_list": "string"}
 
 
-@functools.cache
 def example_message_class():
     """The ``tf.train.Example`` message class, built from a descriptor written here
     (no generated code and no TensorFlow needed, only the ``protobuf`` package)."""
+    return _message_classes()["ndd.tf.Example"]
+
+
+@functools.cache
+def _message_classes():
     try:
-        from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+        from google.protobuf import descriptor_pb2
     except ImportError:
         raise ImportError(
             "ndd.readers.TFRecord needs the 'protobuf' package to parse the records: pip install protobuf"
@@ -84,9 +89,7 @@ def example_message_class():
     )
     message("Example", [("features", 1, optional, field.TYPE_MESSAGE, ".ndd.tf.Features")])
     # A private pool: the names never clash with TensorFlow's own classes.
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(proto)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("ndd.tf.Example"))
+    return message_classes([proto])
 
 
 @functools.cache

@@ -295,13 +295,13 @@ def test_use_o_direct_with_dont_use_mmap_reads_normally(dataset):
 
 
 def test_missing_protobuf_is_reported_with_the_package_name(dataset, monkeypatch):
-    tfrecord_module.example_message_class.cache_clear()
+    tfrecord_module._message_classes.cache_clear()
     monkeypatch.setitem(sys.modules, "google.protobuf", None)
     try:
         with pytest.raises(ImportError, match="pip install protobuf"):
             reader(dataset, LABEL)
     finally:
-        tfrecord_module.example_message_class.cache_clear()
+        tfrecord_module._message_classes.cache_clear()
 
 
 # -- per-sample errors ------------------------------------------------------------------------
