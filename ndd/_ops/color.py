@@ -27,6 +27,7 @@ GRAY or YCbCr there and computes as for RGB (wrong colours for BGR), and with 1 
 4 channels returns garbage or crashes; ndd refuses GRAY and YCbCr at the call.
 """
 
+import fractions
 import functools
 import io
 import math
@@ -81,7 +82,22 @@ _HSV_TYPES = (*_VALUE_TYPES, float16)
 
 # RGB -> YIQ (NTSC), as the reference builds its hue/saturation matrices.
 _RGB_TO_YIQ = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]])
-_YIQ_TO_RGB = np.linalg.inv(_RGB_TO_YIQ)
+
+
+def _exact_inverse(matrix):
+    """The inverse of a 3x3 float64 matrix, each entry correctly rounded (computed in
+    fractions): LAPACK's inverse differs in last bits from one processor to another."""
+    (a, b, c), (d, e, f), (g, h, i) = [[fractions.Fraction(v) for v in row] for row in matrix.tolist()]
+    cofactors = [
+        [e * i - f * h, c * h - b * i, b * f - c * e],
+        [f * g - d * i, a * i - c * g, c * d - a * f],
+        [d * h - e * g, b * g - a * h, a * e - b * d],
+    ]
+    determinant = a * cofactors[0][0] + b * cofactors[1][0] + c * cofactors[2][0]
+    return np.array([[float(v / determinant) for v in row] for row in cofactors])
+
+
+_YIQ_TO_RGB = _exact_inverse(_RGB_TO_YIQ)
 
 
 def _check_value_type(op, what, dtype, types=_VALUE_TYPES):
@@ -907,7 +923,10 @@ def _srgb_to_linear(c):
 
 
 def _lab_f(t):
-    return np.where(t > _LAB_EPSILON, np.cbrt(t), 7.787 * t + 16.0 / 116.0)
+    # The cube root in float64, rounded to t's type (correctly rounded): numpy's float32
+    # cube root differs in its last bit from one processor to another.
+    root = np.cbrt(t.astype(np.float64)).astype(t.dtype)
+    return np.where(t > _LAB_EPSILON, root, 7.787 * t + 16.0 / 116.0)
 
 
 # RGB -> 8-bit Lab in OpenCV's fixed point (the reference's numbers, which float
@@ -923,6 +942,14 @@ _XYZ_COEFFS = np.rint(_RGB_TO_XYZ * ((1 << _LAB_XYZ_BITS) / _WHITE)[:, None]).as
 _F_TABLE = np.rint(
     np.float32(1 << _LAB_F_BITS) * _lab_f(np.arange(3 * 1024, dtype=np.float32) * np.float32(1.0 / (255 * 8)))
 ).astype(np.int32)
+# OpenCV's float32 cube root of 324 / 2040 is one unit in the last place below the
+# correctly rounded 0.5415497, whose 2^15 multiple is 17745.5 exactly: OpenCV's table,
+# and so the reference's Lab, has 17745 there. With this entry every one of the 2^24
+# 8-bit colours converts as OpenCV converts it (tests/ops/test_color.py); each other
+# entry is the correctly rounded one. (numpy's float32 cube root, which this table was
+# made with before, gave 17745 on x86-64 but 17746 on aarch64, and 9455 at entry 49
+# there, so ndd's CLAHE of colour images missed the reference by up to 5 levels.)
+_F_TABLE[324] = 17745
 # Back from Lab, OpenCV's fixed point too (14 fractional bits; float arithmetic
 # misses its result by 1 in about 5% of the values): Y and f(Y) of each L from a
 # table, f(X) and f(Z) from the a/b offsets, X and Z from an inverse-f table, linear

@@ -11,6 +11,7 @@ from color_goldens import case_id, load, replay
 from PIL import Image
 
 import ndd
+from ndd._ops import color as color_ops
 
 CASES, ARRAYS = load("color")
 
@@ -113,6 +114,18 @@ def test_debayer_vng_rejects_what_the_reference_rejects(bayer, message):
     pytest.importorskip("cv2", minversion="5")
     with pytest.raises(ValueError, match=f"ndd.debayer: 'algorithm' 'vng_ocv' {message}"):
         np.asarray(ndd.debayer(ndd.tensor(bayer, layout="HW"), blue_position=[1, 1], algorithm="vng_ocv"))
+
+
+def test_rgb_to_8_bit_lab_is_opencvs_for_every_colour():
+    # CLAHE of colour images goes through 8-bit Lab in OpenCV's fixed point; its tables
+    # are built so that no processor's float32 cube root changes them.
+    cv2 = pytest.importorskip("cv2")
+    levels = np.arange(256, dtype=np.uint8)
+    rgb = np.stack(np.meshgrid(levels, levels, levels, indexing="ij"), -1).reshape(-1, 3)
+    expected = cv2.cvtColor(rgb.reshape(4096, 4096, 3), cv2.COLOR_RGB2Lab).reshape(-1, 3)
+    lightness, chroma = color_ops._rgb_to_lab_planes(rgb)
+    np.testing.assert_array_equal(lightness, expected[:, 0])
+    np.testing.assert_array_equal(chroma, expected[:, 1:])
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c["op"] == "clahe"], ids=case_id)
