@@ -216,21 +216,58 @@ __device__ inline double* spectrogram_frame(double* scratch, long long values) {
   return shared;
 }
 
+// The block's sample (blockIdx.y), from its descriptor row.
+struct SpectrogramSignal {
+  const float* x;
+  float* out;
+  long long n, windows, before;
+  bool mirror, time_major;
+
+  // Value t of window w's frame.
+  __device__ double sample(const float* __restrict__ window, long long w, long long t, long long step,
+                           long long length) const {
+    return spectrogram_sample(x, window, t, w * step - before, n, length, mirror);
+  }
+
+  // Bin k (of `bins`) of window w: re^2 + im^2, or its square root, in float32.
+  __device__ void store(long long w, long long k, long long bins, double re, double im, int power) const {
+    double value = re * re + im * im;
+    if (power == 1) value = sqrt(value);
+    out[time_major ? w * bins + k : k * windows + w] = (float)value;
+  }
+};
+
+__device__ inline SpectrogramSignal spectrogram_signal(const float* in, float* out, const long long* rows) {
+  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
+  return SpectrogramSignal{in + seg[0], out + seg[1], seg[2], seg[3], seg[4], seg[5] != 0, seg[6] != 0};
+}
+
+// Bin k of a real frame of 2 * half values, from the transform Z (re, im) of the
+// half-size complex frame whose values are its even samples (real parts) and odd ones
+// (imaginary parts): E + W^k O, E and O the transforms of the even and odd samples,
+// from Z[a] = E + iO and conj(Z[c]) = E - iO, a = k mod half and c = (half - k) mod half.
+__device__ inline void spectrogram_real_bin(const double* re, const double* im, int k, int a, int c,
+                                            const double* __restrict__ cosines,
+                                            const double* __restrict__ sines, double& xr, double& xi) {
+  const double zr = re[a], zi = im[a], cr = re[c], ci = im[c];
+  const double er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci);
+  const double orr = 0.5 * (zi + ci), oi = -0.5 * (zr - cr);
+  const double wr = cosines[k], wi = -sines[k];
+  xr = er + (wr * orr - wi * oi);
+  xi = ei + (wr * oi + wi * orr);
+}
+
 extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* __restrict__ out,
                                            const long long* __restrict__ rows, const float* __restrict__ window,
                                            const double* __restrict__ twiddles, double* scratch,
                                            long long length, long long step, long long nfft, int power) {
-  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
-  const float* x = in + seg[0];
-  const long long n = seg[2], windows = seg[3], before = seg[4], bins = nfft / 2 + 1;
-  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  const SpectrogramSignal signal = spectrogram_signal(in, out, rows);
+  const long long bins = nfft / 2 + 1;
   double* frame = spectrogram_frame(scratch, length);
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
-  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
-    const long long start = w * step - before;
-    for (long long t = threadIdx.x; t < length; t += blockDim.x)
-      frame[t] = spectrogram_sample(x, window, t, start, n, length, mirror);
+  for (long long w = blockIdx.x; w < signal.windows; w += gridDim.x) {
+    for (long long t = threadIdx.x; t < length; t += blockDim.x) frame[t] = signal.sample(window, w, t, step, length);
     __syncthreads();
     for (long long k = threadIdx.x; k < bins; k += blockDim.x) {
       double re = 0.0, im = 0.0;
@@ -241,9 +278,7 @@ extern "C" __global__ void spectrogram_dft(const float* __restrict__ in, float* 
         j += k;
         if (j >= nfft) j -= nfft;
       }
-      double value = re * re + im * im;
-      if (power == 1) value = sqrt(value);
-      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
+      signal.store(w, k, bins, re, im, power);
     }
     __syncthreads();
   }
@@ -262,21 +297,17 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
                                            const long long* __restrict__ rows, const float* __restrict__ window,
                                            const double* __restrict__ twiddles, double* scratch,
                                            long long length, long long step, int log2n, int power) {
-  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
-  const float* x = in + seg[0];
-  const long long n = seg[2], windows = seg[3], before = seg[4];
-  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  const SpectrogramSignal signal = spectrogram_signal(in, out, rows);
   const int nfft = 1 << log2n, half = nfft >> 1, log2half = log2n - 1;
   double* re = spectrogram_frame(scratch, nfft);
   double* im = re + half;
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
-  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
-    const long long start = w * step - before;
+  for (long long w = blockIdx.x; w < signal.windows; w += gridDim.x) {
     for (int m = threadIdx.x; m < half; m += blockDim.x) {
       const int r = (int)(__brev((unsigned int)m) >> (32 - log2half));
-      re[r] = spectrogram_sample(x, window, 2 * m, start, n, length, mirror);
-      im[r] = spectrogram_sample(x, window, 2 * m + 1, start, n, length, mirror);
+      re[r] = signal.sample(window, w, 2 * m, step, length);
+      im[r] = signal.sample(window, w, 2 * m + 1, step, length);
     }
     __syncthreads();
     for (int s = 0; s < log2half; ++s) {
@@ -296,18 +327,10 @@ extern "C" __global__ void spectrogram_fft(const float* __restrict__ in, float* 
       }
       __syncthreads();
     }
-    // Bin k of the real frame: E + W^k O, E and O the transforms of the even and odd
-    // samples, from Z[k] = E + iO and conj(Z[half - k]) = E - iO.
     for (int k = threadIdx.x; k <= half; k += blockDim.x) {
-      const int a = k & (half - 1), c = (half - k) & (half - 1);
-      const double zr = re[a], zi = im[a], cr = re[c], ci = im[c];
-      const double er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci);
-      const double orr = 0.5 * (zi + ci), oi = -0.5 * (zr - cr);
-      const double wr = cosines[k], wi = -sines[k];
-      const double xr = er + (wr * orr - wi * oi), xi = ei + (wr * oi + wi * orr);
-      double value = xr * xr + xi * xi;
-      if (power == 1) value = sqrt(value);
-      out[seg[1] + (time_major ? w * (half + 1) + k : k * windows + w)] = (float)value;
+      double xr, xi;
+      spectrogram_real_bin(re, im, k, k & (half - 1), (half - k) & (half - 1), cosines, sines, xr, xi);
+      signal.store(w, k, half + 1, xr, xi, power);
     }
     __syncthreads();
   }
@@ -366,10 +389,7 @@ extern "C" __global__ void spectrogram_mixed(const float* __restrict__ in, float
                                              const double* __restrict__ twiddles, const int* __restrict__ plan,
                                              double* scratch, long long length, long long step, int nfft,
                                              int power) {
-  const long long* seg = rows + (unsigned long long)blockIdx.y * SPECTROGRAM_ROW;
-  const float* x = in + seg[0];
-  const long long n = seg[2], windows = seg[3], before = seg[4];
-  const bool mirror = seg[5] != 0, time_major = seg[6] != 0;
+  const SpectrogramSignal signal = spectrogram_signal(in, out, rows);
   const bool pairs = (nfft & 1) == 0;
   const int size = pairs ? nfft >> 1 : nfft, bins = nfft / 2 + 1, passes = plan[0];
   const int* radices = plan + 1;
@@ -378,12 +398,11 @@ extern "C" __global__ void spectrogram_mixed(const float* __restrict__ in, float
   double* im = re + size;
   const double* cosines = twiddles;
   const double* sines = twiddles + nfft;
-  for (long long w = blockIdx.x; w < windows; w += gridDim.x) {
-    const long long start = w * step - before;
+  for (long long w = blockIdx.x; w < signal.windows; w += gridDim.x) {
     for (int m = threadIdx.x; m < size; m += blockDim.x) {
       const long long t = order[m];
-      re[m] = spectrogram_sample(x, window, pairs ? 2 * t : t, start, n, length, mirror);
-      im[m] = pairs ? spectrogram_sample(x, window, 2 * t + 1, start, n, length, mirror) : 0.0;
+      re[m] = signal.sample(window, w, pairs ? 2 * t : t, step, length);
+      im[m] = pairs ? signal.sample(window, w, 2 * t + 1, step, length) : 0.0;
     }
     __syncthreads();
     int span = 1;
@@ -403,20 +422,14 @@ extern "C" __global__ void spectrogram_mixed(const float* __restrict__ in, float
       __syncthreads();
     }
     for (int k = threadIdx.x; k < bins; k += blockDim.x) {
-      double xr = re[k < size ? k : 0], xi = im[k < size ? k : 0];
+      double xr, xi;
       if (pairs) {
-        // As spectrogram_fft: bin k from bins k and size - k of the half-size transform.
-        const int a = k % size, c = (size - k) % size;
-        const double zr = re[a], zi = im[a], cr = re[c], ci = im[c];
-        const double er = 0.5 * (zr + cr), ei = 0.5 * (zi - ci);
-        const double orr = 0.5 * (zi + ci), oi = -0.5 * (zr - cr);
-        const double wr = cosines[k], wi = -sines[k];
-        xr = er + (wr * orr - wi * oi);
-        xi = ei + (wr * oi + wi * orr);
+        spectrogram_real_bin(re, im, k, k % size, (size - k) % size, cosines, sines, xr, xi);
+      } else {
+        xr = re[k];
+        xi = im[k];
       }
-      double value = xr * xr + xi * xi;
-      if (power == 1) value = sqrt(value);
-      out[seg[1] + (time_major ? w * bins + k : k * windows + w)] = (float)value;
+      signal.store(w, k, bins, xr, xi, power);
     }
     __syncthreads();
   }
