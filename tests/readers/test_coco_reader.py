@@ -2,6 +2,7 @@
 goldens, preprocessed annotations, RLE decoding, sharding, and errors."""
 
 import copy
+import importlib.util
 import inspect
 import json
 import os
@@ -22,6 +23,18 @@ with np.load(GOLDEN_DIR / "coco_reference.npz") as _saved:
     ARRAYS = {key: _saved[key] for key in _saved.files}
 
 OUTPUT_TYPES = {"uint8": ndd.uint8, "int32": ndd.int32, "float32": ndd.float32}
+# Pixelwise masks are rasterised by pycocotools (the 'readers' extra).
+needs_pycocotools = pytest.mark.skipif(
+    importlib.util.find_spec("pycocotools") is None, reason="pixelwise masks need pycocotools"
+)
+
+
+def _configs(names):
+    """``names`` as parameters, those of pixelwise masks marked with needs_pycocotools."""
+    return [
+        pytest.param(name, marks=needs_pycocotools) if CONFIGS[name].get("pixelwise_masks") else name
+        for name in names
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +84,7 @@ def assert_sample(outputs, config, index, paths):
 # -- outputs against the reference -------------------------------------------------
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("config", _configs(sorted(CONFIGS)))
 def test_one_epoch_matches_the_reference(dataset, config):
     reader = coco(dataset, **CONFIGS[config])
     golden = GOLDEN["configs"][config]
@@ -82,7 +95,7 @@ def test_one_epoch_matches_the_reference(dataset, config):
         assert_sample(outputs, config, index, dataset)
 
 
-@pytest.mark.parametrize("config", ["all_outputs", "pixelwise_masks", "polygon_masks"])
+@pytest.mark.parametrize("config", _configs(["all_outputs", "pixelwise_masks", "polygon_masks"]))
 def test_batches_hold_the_reference_samples(dataset, config):
     reader = coco(dataset, **CONFIGS[config])
     count = len(GOLDEN["configs"][config]["sources"])
@@ -188,6 +201,7 @@ def test_state_resumes_the_stream(dataset):
 # -- preprocessed annotations --------------------------------------------------------
 
 
+@needs_pycocotools
 def test_saved_annotations_serve_readers_with_any_arguments(dataset, tmp_path):
     folder = tmp_path / "saved"
     coco(dataset, save_preprocessed_annotations=True, save_preprocessed_annotations_dir=str(folder))
@@ -387,6 +401,7 @@ def test_missing_image_fails_at_its_sample_only(edited):
     assert [source_of(reader()[0]) for _ in sources[4:]] == sources[4:]
 
 
+@needs_pycocotools
 @pytest.mark.parametrize("side", [70_000, 10**9])
 def test_an_image_too_large_for_its_mask_fails_at_its_sample_only(edited, side):
     # pycocotools counts pixels in 32 bits: a damaged width and height made it write
@@ -410,20 +425,24 @@ POLYGONS = {"polygon_masks": True}
 PIXELWISE = {"pixelwise_masks": True}
 
 
+def _pixelwise(segmentation, message):
+    return pytest.param(segmentation, PIXELWISE, message, marks=needs_pycocotools)
+
+
 @pytest.mark.parametrize(
     "segmentation, kwargs, message",
     [
         ([[1, 2, 3, 4, 5]], POLYGONS, PAIRS),
         ([["1", 2, 3, 4, 5, 6]], POLYGONS, PAIRS),
         ([1, 2, 3, 4, 5, 6], POLYGONS, PAIRS),
-        ([["a", 2, 3, 4, 5, 6]], PIXELWISE, PAIRS),
-        ([[0, 0, 1e39, 0, 0, 5]], PIXELWISE, "a polygon to rasterise must have finite float32 coordinates"),
-        ({"size": [5, 5], "counts": [25]}, PIXELWISE, "the RLE size [5, 5] is not the image's"),
-        ({"size": [12, 24], "counts": [300]}, PIXELWISE, "cover 300 pixels, more than the 12x24"),
-        ({"size": [12, 24], "counts": [1, -1]}, PIXELWISE, "must not be negative"),
-        ({"size": [12, 24], "counts": "0\x7f"}, PIXELWISE, "is not part of a compressed RLE"),
-        ({"size": [12, 24], "counts": "P"}, PIXELWISE, "ends inside a count"),
-        ({"size": [12, 24], "counts": [1.5]}, PIXELWISE, "'counts' must be a list of integers"),
+        _pixelwise([["a", 2, 3, 4, 5, 6]], PAIRS),
+        _pixelwise([[0, 0, 1e39, 0, 0, 5]], "a polygon to rasterise must have finite float32 coordinates"),
+        _pixelwise({"size": [5, 5], "counts": [25]}, "the RLE size [5, 5] is not the image's"),
+        _pixelwise({"size": [12, 24], "counts": [300]}, "cover 300 pixels, more than the 12x24"),
+        _pixelwise({"size": [12, 24], "counts": [1, -1]}, "must not be negative"),
+        _pixelwise({"size": [12, 24], "counts": "0\x7f"}, "is not part of a compressed RLE"),
+        _pixelwise({"size": [12, 24], "counts": "P"}, "ends inside a count"),
+        _pixelwise({"size": [12, 24], "counts": [1.5]}, "'counts' must be a list of integers"),
     ],
 )
 def test_bad_segmentation_fails_at_its_sample(edited, segmentation, kwargs, message):
@@ -457,6 +476,7 @@ def _mask_of(segmentation, edited):
     return np.asarray(reader()[-1])[..., 0]
 
 
+@needs_pycocotools
 def test_a_polygon_far_outside_the_image_covers_what_it_covers_inside(edited):
     # The COCO rasteriser walks every edge in fifths of a pixel: a vertex at 1e9 ran out of
     # memory, one at 1e30 crashed the process. Such polygons are clipped to a margin
