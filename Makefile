@@ -6,7 +6,7 @@ STAMP := $(VENV)/.ndd-installed
 SOURCES := pyproject.toml setup.py $(wildcard ndd/_prepare/*.pyx ndd/_prepare/*.pxd ndd/_cpu/*.pyx ndd/_cpu/*.h ndd/_cuda/*.pyx kernels/*.cu kernels/*.cuh kernels/build.py)
 REFERENCE_PY ?= $(HOME)/dali-ref/bin/python
 
-.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-oldest-libraries test-sanitized test-portable bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
+.PHONY: demo test test-cuda12 test-newest-python test-oldest-python test-oldest-libraries test-sanitized test-portable test-aarch64 bench bench-readers bench-cpu-pipeline bench-ops bench-gpu kernels lint docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ test-sanitized: kernels
 # compiled module's C compiled for aarch64 by a cross compiler (.ci/portable).
 test-portable: kernels
 	.ci/portable
+
+# The tests on aarch64 emulated by qemu (.ci/aarch64; needs root; not part of CI).
+test-aarch64: $(STAMP)
+	.ci/aarch64
 
 # Compile every CUDA kernel to PTX with NVRTC (no GPU needed); fails on a compile error.
 kernels: $(STAMP)
