@@ -104,25 +104,17 @@ extern "C" __global__ void to_decibels(const float* __restrict__ in, float* __re
 // 6 starts offset, 7 bins offset (in `indices`), 8 weights offset (in `weights`).
 #define MEL_ROW 9
 
-// Calls body(o, k, i, j) for each element j of a mel_bands or dct_rows row: outer
-// index o, coefficient k (of `count`), inner index i. The arithmetic is 32-bit when the
-// row has fewer than 2^31 elements: a 64-bit division costs a GPU dozens of
-// instructions, and an element's place takes two of them.
-template <typename I, typename Body>
-__device__ inline void audio_rows_in(I total, I count, I inner, const Body& body) {
-  for (I j = blockIdx.x * (I)blockDim.x + threadIdx.x; j < total; j += (I)blockDim.x * gridDim.x) {
-    const I rest = j / inner, o = rest / count;
-    body((long long)o, (long long)(rest - o * count), (long long)(j - rest * inner), (unsigned long long)j);
-  }
-}
-
-template <typename Body>
-__device__ inline void audio_rows(long long outer, long long count, long long inner, const Body& body) {
-  const unsigned long long total = (unsigned long long)(outer * count * inner);
-  if (total <= 0x7fffffffull)
-    audio_rows_in<unsigned int>((unsigned int)total, (unsigned int)count, (unsigned int)inner, body);
-  else
-    audio_rows_in<unsigned long long>(total, (unsigned long long)count, (unsigned long long)inner, body);
+// Element j of a mel_bands or dct_rows row as (outer index o, coefficient k of
+// `count`, inner index i), divided in j's type: ilp_loop gives 32-bit indices to rows
+// of fewer than 2^31 elements, where a 64-bit division would cost a GPU dozens of
+// instructions.
+template <typename I>
+__device__ inline void audio_place(I j, long long count, long long inner, long long& o, long long& k,
+                                   long long& i) {
+  const I rest = j / (I)inner, outer = rest / (I)count;
+  o = (long long)outer;
+  k = (long long)(rest - outer * (I)count);
+  i = (long long)(j - rest * (I)inner);
 }
 
 extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __restrict__ out,
@@ -135,12 +127,18 @@ extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __rest
   const float* w = weights + seg[8];
   const float* base = in + seg[0];
   float* y = out + seg[1];
-  audio_rows(seg[2], filters, inner, [&](long long o, long long k, long long i, unsigned long long j) {
-    const float* x = base + o * length * inner + i;
-    float sum = 0.0f;
-    for (long long e = starts[k]; e < starts[k + 1]; ++e) sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
-    y[j] = sum;
-  });
+  ilp_loop(
+      (unsigned long long)(seg[2] * filters * inner),
+      [&](auto j) {
+        long long o, k, i;
+        audio_place(j, filters, inner, o, k, i);
+        const float* x = base + o * length * inner + i;
+        float sum = 0.0f;
+        for (long long e = starts[k]; e < starts[k + 1]; ++e)
+          sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
+        return sum;
+      },
+      [&](auto j, float sum) { y[j] = sum; });
 }
 
 // dct_rows: coefficient k is the sum over n of matrix[k][n] * x[n], then, with a
@@ -156,14 +154,19 @@ extern "C" __global__ void dct_rows(const float* __restrict__ in, float* __restr
   const float* base = in + seg[0];
   float* y = out + seg[1];
   const float* scales = seg[7] >= 0 ? values + seg[7] : nullptr;
-  audio_rows(seg[2], count, inner, [&](long long o, long long k, long long i, unsigned long long j) {
-    const float* x = base + o * length * inner + i;
-    const float* m = values + seg[6] + k * length;
-    float sum = 0.0f;
-    for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
-    if (scales) sum = __fmul_rn(sum, scales[k]);
-    y[j] = sum;
-  });
+  ilp_loop(
+      (unsigned long long)(seg[2] * count * inner),
+      [&](auto j) {
+        long long o, k, i;
+        audio_place(j, count, inner, o, k, i);
+        const float* x = base + o * length * inner + i;
+        const float* m = values + seg[6] + k * length;
+        float sum = 0.0f;
+        for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
+        if (scales) sum = __fmul_rn(sum, scales[k]);
+        return sum;
+      },
+      [&](auto j, float sum) { y[j] = sum; });
 }
 
 // -- spectrogram ---------------------------------------------------------------------
