@@ -104,17 +104,20 @@ extern "C" __global__ void to_decibels(const float* __restrict__ in, float* __re
 // 6 starts offset, 7 bins offset (in `indices`), 8 weights offset (in `weights`).
 #define MEL_ROW 9
 
-// Element j of a mel_bands or dct_rows row as (outer index o, coefficient k of
-// `count`, inner index i), divided in j's type: ilp_loop gives 32-bit indices to rows
-// of fewer than 2^31 elements, where a 64-bit division would cost a GPU dozens of
-// instructions.
-template <typename I>
-__device__ inline void audio_place(I j, long long count, long long inner, long long& o, long long& k,
-                                   long long& i) {
-  const I rest = j / (I)inner, outer = rest / (I)count;
-  o = (long long)outer;
-  k = (long long)(rest - outer * (I)count);
-  i = (long long)(j - rest * (I)inner);
+// y[j] = value(o, k, i) for every element j of a mel_bands or dct_rows row: outer
+// index o, coefficient k (of `count`), inner index i, divided in j's type: ilp_loop
+// gives 32-bit indices to rows of fewer than 2^31 elements, where a 64-bit division
+// would cost a GPU dozens of instructions.
+template <typename Value>
+__device__ inline void audio_rows(long long outer, long long count, long long inner, float* y, const Value& value) {
+  ilp_loop(
+      (unsigned long long)(outer * count * inner),
+      [&](auto j) {
+        using I = decltype(j);
+        const I rest = j / (I)inner, o = rest / (I)count;
+        return value((long long)o, (long long)(rest - o * (I)count), (long long)(j - rest * (I)inner));
+      },
+      [&](auto j, float v) { y[j] = v; });
 }
 
 extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __restrict__ out,
@@ -126,19 +129,12 @@ extern "C" __global__ void mel_bands(const float* __restrict__ in, float* __rest
   const long long* bins = indices + seg[7];
   const float* w = weights + seg[8];
   const float* base = in + seg[0];
-  float* y = out + seg[1];
-  ilp_loop(
-      (unsigned long long)(seg[2] * filters * inner),
-      [&](auto j) {
-        long long o, k, i;
-        audio_place(j, filters, inner, o, k, i);
-        const float* x = base + o * length * inner + i;
-        float sum = 0.0f;
-        for (long long e = starts[k]; e < starts[k + 1]; ++e)
-          sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
-        return sum;
-      },
-      [&](auto j, float sum) { y[j] = sum; });
+  audio_rows(seg[2], filters, inner, out + seg[1], [&](long long o, long long k, long long i) {
+    const float* x = base + o * length * inner + i;
+    float sum = 0.0f;
+    for (long long e = starts[k]; e < starts[k + 1]; ++e) sum = __fadd_rn(sum, __fmul_rn(w[e], x[bins[e] * inner]));
+    return sum;
+  });
 }
 
 // dct_rows: coefficient k is the sum over n of matrix[k][n] * x[n], then, with a
@@ -152,21 +148,15 @@ extern "C" __global__ void dct_rows(const float* __restrict__ in, float* __restr
   const long long* seg = rows + (unsigned long long)blockIdx.y * DCT_ROW;
   const long long length = seg[3], inner = seg[4], count = seg[5];
   const float* base = in + seg[0];
-  float* y = out + seg[1];
   const float* scales = seg[7] >= 0 ? values + seg[7] : nullptr;
-  ilp_loop(
-      (unsigned long long)(seg[2] * count * inner),
-      [&](auto j) {
-        long long o, k, i;
-        audio_place(j, count, inner, o, k, i);
-        const float* x = base + o * length * inner + i;
-        const float* m = values + seg[6] + k * length;
-        float sum = 0.0f;
-        for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
-        if (scales) sum = __fmul_rn(sum, scales[k]);
-        return sum;
-      },
-      [&](auto j, float sum) { y[j] = sum; });
+  audio_rows(seg[2], count, inner, out + seg[1], [&](long long o, long long k, long long i) {
+    const float* x = base + o * length * inner + i;
+    const float* m = values + seg[6] + k * length;
+    float sum = 0.0f;
+    for (long long n = 0; n < length; ++n) sum = __fadd_rn(sum, __fmul_rn(m[n], x[n * inner]));
+    if (scales) sum = __fmul_rn(sum, scales[k]);
+    return sum;
+  });
 }
 
 // -- spectrogram ---------------------------------------------------------------------
