@@ -7,6 +7,7 @@ from ._convert import is_gpu_data, numpy_dtype, python_values, to_array
 from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
+from ._optional import torch_module
 from ._prepare.storage import (
     BatchBase,
     TensorBase,
@@ -464,10 +465,7 @@ class Batch(BatchBase, ResultMetadata):
 
     def torch(self, copy: bool | None = None, pad: bool = False):
         """The batch as one ``torch.Tensor`` with a leading sample dimension."""
-        try:
-            import torch
-        except ImportError:
-            raise RuntimeError("Batch.torch() needs PyTorch (pip install 'ndd[torch]')") from None
+        torch = torch_module("Batch.torch()")
         dense = batch_dense(self)
         if dense is not None:
             return torch.from_numpy(dense.copy() if copy else dense)

@@ -4,7 +4,7 @@ install where one is missing or too old."""
 import importlib
 import re
 
-__all__ = ["import_optional", "release"]
+__all__ = ["import_optional", "release", "torch_module"]
 
 
 def release(version: str) -> tuple[int, ...]:
@@ -27,3 +27,17 @@ def import_optional(module: str, needs: str, extra: str, minimum: tuple[int, ...
         wanted = ".".join(map(str, minimum))
         raise ImportError(f"{needs} {wanted} or newer, not {version}: pip install -U 'ndd[{extra}]'")
     return found
+
+
+# Tensor.torch() and Batch.torch() hand every ndd type but bfloat16 to torch through DLPack:
+# torch 2.3 added the unsigned types of 16 to 64 bits and bool's DLPack exchange.
+TORCH_MINIMUM = (2, 3)
+
+
+def torch_module(who: str):
+    """torch, for ``who`` (``"Tensor.torch()"``); a RuntimeError, as the reference raises,
+    where it is missing or older than the torch extra asks."""
+    try:
+        return import_optional("torch", f"{who} needs PyTorch", "torch", TORCH_MINIMUM)
+    except ImportError as exc:
+        raise RuntimeError(str(exc)) from None

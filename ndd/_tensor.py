@@ -8,6 +8,7 @@ from ._eval.device import Device
 from ._eval.device import device as to_device
 from ._eval.mode import EvalMode
 from ._ops.conversions import cast_array
+from ._optional import torch_module
 from ._prepare.storage import BatchBase, TensorBase, batch_dense, batch_samples, batch_wait, tensor_data
 from ._types import DType
 
@@ -263,10 +264,7 @@ class Tensor(TensorBase, ResultMetadata):
 
     def torch(self, copy: bool = False):
         """A ``torch.Tensor`` sharing this tensor's memory (a copy if ``copy``)."""
-        try:
-            import torch
-        except ImportError:
-            raise RuntimeError("Tensor.torch() needs PyTorch (pip install 'ndd[torch]')") from None
+        torch = torch_module("Tensor.torch()")
         t = torch.from_dlpack(self)
         return t.clone() if copy else t
 

@@ -212,6 +212,29 @@ def test_torch_interop():
     assert back.dtype == ndd.int64
 
 
+_TORCH_TYPES = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+_TORCH_TYPES += ["float16", "float32", "float64"]
+
+
+@pytest.mark.parametrize("name", _TORCH_TYPES)
+def test_every_type_goes_to_torch_and_back(name):
+    # The lowest torch of the torch extra (2.3) has every ndd type but bfloat16: torch 2.1
+    # had no unsigned types above 8 bits and exported no bool through DLPack.
+    torch = pytest.importorskip("torch")
+    values = (np.arange(12) * 37 % 11).reshape(3, 4).astype(name)
+    for made in (ndd.as_tensor(values).torch(), ndd.as_batch([values, values]).torch()):
+        assert made.dtype == getattr(torch, name)
+        np.testing.assert_array_equal(made.numpy(), np.broadcast_to(values, made.shape))
+    padded = ndd.as_batch([values, values[:1]]).torch(pad=True)
+    assert padded.dtype == getattr(torch, name)
+    np.testing.assert_array_equal(padded[1, 1:].numpy(), np.zeros((2, 4), name))
+    back = ndd.as_tensor(torch.from_numpy(values.copy()))
+    assert back.dtype == getattr(ndd, name)
+    np.testing.assert_array_equal(np.asarray(back), values)
+    both = ndd.as_batch([torch.from_numpy(values.copy())] * 2)
+    np.testing.assert_array_equal(np.asarray(ndd.as_tensor(both)), np.stack([values, values]))
+
+
 class _DLPackOnly:
     """An object exposing only the DLPack protocol."""
 
@@ -469,3 +492,20 @@ def test_copy_deepcopy_and_pickle_of_a_tensor():
     np.testing.assert_array_equal(np.asarray(copy.copy(pending)), np.asarray(t)[:, ::-1])
     enum = pickle.loads(pickle.dumps(ndd.tensor(ndd.types.DALIImageType.BGR)))
     assert enum.dtype == ndd.ImageType and int(np.asarray(enum)) == 1
+
+
+@pytest.mark.parametrize("version", [None, "2.1.0+cu121"])
+def test_torch_conversions_name_what_to_install(monkeypatch, version):
+    import sys
+    import types
+
+    if version is None:
+        monkeypatch.setitem(sys.modules, "torch", None)  # not installed
+        wanted = r"Tensor.torch\(\) needs PyTorch: pip install 'ndd\[torch\]'"
+    else:
+        monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(__version__=version))
+        wanted = r"needs PyTorch 2.3 or newer, not 2.1.0\+cu121: pip install -U 'ndd\[torch\]'"
+    with pytest.raises(RuntimeError, match=wanted):
+        ndd.as_tensor(np.zeros(3)).torch()
+    with pytest.raises(RuntimeError, match=wanted.replace("Tensor", "Batch")):
+        ndd.as_batch([np.zeros(3)]).torch()
