@@ -34,6 +34,15 @@ needs_nvrtc = pytest.mark.skipif(
 )
 
 
+def skip_unless_nvrtc_compiles_for(capability):
+    """Skip the calling test where the installed NVRTC cannot compile for the GPU of
+    ``capability`` (NVRTC 12.1, which torch 2.3's CUDA build pins, has no sm_100)."""
+    sm = capability[0] * 10 + capability[1]
+    if sm not in kernel_files._supported_archs():
+        major, minor = kernel_files.nvrtc_version()
+        pytest.skip(f"NVRTC {major}.{minor} here cannot compile for sm_{sm}")
+
+
 def load_build():
     """kernels/build.py as a module (it is not part of the ndd package)."""
     spec = importlib.util.spec_from_file_location("kernel_build", ROOT / "kernels" / "build.py")

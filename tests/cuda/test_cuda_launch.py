@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("cuda.bindings")
 
-from gpu_testing import load_build, needs_nvrtc  # noqa: E402
+from gpu_testing import load_build, needs_nvrtc, skip_unless_nvrtc_compiles_for  # noqa: E402
 
 from ndd._cuda import context, driver, kernel_files, memory, modules, streams  # noqa: E402
 from ndd._cuda.fake import FakeDriver  # noqa: E402
@@ -115,6 +115,7 @@ def _runtime_cubin_in_cache(cache):
 
 @needs_nvrtc
 def test_a_new_gpu_on_a_driver_older_than_the_ptx_gets_a_runtime_cubin_compiled_once(shipped, monkeypatch):
+    skip_unless_nvrtc_compiles_for((10, 0))
     cache = pathlib.Path(os.environ["NDD_KERNEL_CACHE"])
     ptx_driver = min(
         image["min_driver"]
@@ -138,6 +139,20 @@ def test_a_new_gpu_on_a_driver_older_than_the_ptx_gets_a_runtime_cubin_compiled_
 
 
 @needs_nvrtc
+def test_a_new_gpu_that_the_installed_nvrtc_predates_is_refused_by_name(shipped, monkeypatch):
+    monkeypatch.setattr(kernel_files, "_supported_archs", lambda: [70, 75, 80, 86, 87, 89, 90])
+    with _fake(compute_capability=(10, 0), driver_version=13000) as fake:
+        fake.fail_next("cuModuleLoadData", CUDA_ERROR.CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+        with pytest.raises(
+            RuntimeError,
+            match=r"elementwise.add_f32 on device 0 \(compute capability 10.0, driver 13.0\): the driver "
+            r"refused the shipped PTX .* NVRTC \d+\.\d+ cannot compile for sm_100: install a newer "
+            r"nvidia-cuda-nvrtc-cu12",
+        ):
+            modules.get_function(0, "elementwise", "add_f32")
+
+
+@needs_nvrtc
 @pytest.mark.parametrize(
     "capability, refusal",
     [
@@ -147,6 +162,7 @@ def test_a_new_gpu_on_a_driver_older_than_the_ptx_gets_a_runtime_cubin_compiled_
     ],
 )
 def test_an_image_the_driver_refuses_is_replaced_by_a_runtime_compile(shipped, capability, refusal):
+    skip_unless_nvrtc_compiles_for(capability)
     with _fake(compute_capability=capability, driver_version=13000) as fake:
         fake.fail_next("cuModuleLoadData", refusal)
         modules.get_function(0, "elementwise", "add_f32")
