@@ -58,6 +58,21 @@ IMAGE_KINDS = {
     ),
 }
 FRAMES = 8
+# Encoded copies of the images for the other formats' decoder cases: name -> (the
+# pictures saved: "rgb", "gray" or "gray16", Pillow's save arguments).
+FORMATS = {
+    "png6": ("rgb", {"format": "PNG"}),  # Pillow's default compression, level 6
+    "png_gray16": ("gray16", {"format": "PNG"}),
+    "webp": ("rgb", {"format": "WEBP", "quality": 90}),
+    "tiff": ("rgb", {"format": "TIFF"}),
+    "bmp": ("rgb", {"format": "BMP"}),
+    "jp2": (
+        "rgb",
+        {"format": "JPEG2000", "irreversible": True, "quality_mode": "rates", "quality_layers": [20]},
+    ),
+    "jpeg_progressive": ("rgb", {"format": "JPEG", "quality": 90, "progressive": True}),
+    "jpeg_gray": ("gray", {"format": "JPEG", "quality": 90}),
+}
 PHOTOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ndd", "_sample_data", "photos")
 # Rotation by 30 degrees about the image centre, as a 2x3 matrix (output -> input by default).
 _COS, _SIN = 0.8660254, 0.5
@@ -135,6 +150,16 @@ OPS = [
     "sequence_rearrange",
     "decoders.image_slice",
     "decoders.image_png",
+    "decoders.image_png6",
+    "decoders.image_png_gray16",
+    "decoders.image_webp",
+    "decoders.image_tiff",
+    "decoders.image_bmp",
+    "decoders.image_jp2",
+    "decoders.image_jpeg_progressive",
+    "decoders.image_jpeg_gray",
+    "decoders.image_to_gray",
+    "decoders.image_to_ycbcr",
     "peek_image_shape",
     "decoders.numpy",
     "decoders.inflate",
@@ -226,6 +251,18 @@ def make_inputs(kind="uint8", lz4_blocks=None):
         encoded = io.BytesIO()
         np.save(encoded, image)
         npys.append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
+    # The other formats of the image decoder, each in the way a dataset usually holds it.
+    formats = {name: [] for name in FORMATS}
+    for image in make_images():
+        picture = Image.fromarray(image)
+        gray = picture.convert("L")
+        for name, (source, save) in FORMATS.items():
+            encoded = io.BytesIO()
+            {"rgb": picture, "gray": gray, "gray16": gray}[source].save(encoded, **save)
+            if source == "gray16":  # 16-bit depth maps: the gray levels times 257
+                encoded = io.BytesIO()
+                Image.fromarray(np.asarray(gray).astype(np.uint16) * 257).save(encoded, **save)
+            formats[name].append(np.frombuffer(encoded.getvalue(), dtype=np.uint8))
     uint8_images = make_images()
     # A Bayer mosaic (BGGR) of each photograph, and a label mask of 4 classes made from its red channel.
     bayer = []
@@ -246,6 +283,7 @@ def make_inputs(kind="uint8", lz4_blocks=None):
         "uint8_images": uint8_images,
         "pngs": pngs,
         "npys": npys,
+        "formats": formats,
         "lz4_blocks": list(np.load(lz4_blocks).values()) if lz4_blocks else [],
         "bayer": bayer,
         "label_masks": label_masks,
@@ -258,6 +296,11 @@ def make_inputs(kind="uint8", lz4_blocks=None):
         "labels": labels,
         "anchors": anchors,
     }
+
+
+def _decode_call(ndd, encoded):
+    """A function of no arguments decoding the batch ``encoded`` with ndd.decoders.image."""
+    return lambda: ndd.decoders.image(encoded)
 
 
 def operator_calls(ndd, types, data):
@@ -388,6 +431,12 @@ def operator_calls(ndd, types, data):
             jpegs, rel_start=[0.1, 0.2], rel_shape=[0.6, 0.5]
         ),
         "decoders.image_png": lambda: ndd.decoders.image(pngs),
+        **{
+            f"decoders.image_{name}": _decode_call(ndd, ndd.batch(files))
+            for name, files in data["formats"].items()
+        },
+        "decoders.image_to_gray": lambda: ndd.decoders.image(jpegs, output_type=types.GRAY),
+        "decoders.image_to_ycbcr": lambda: ndd.decoders.image(jpegs, output_type=types.YCbCr),
         "peek_image_shape": lambda: ndd.peek_image_shape(jpegs),
         "decoders.numpy": lambda: ndd.decoders.numpy(npys),
         "decoders.inflate": lambda: ndd.decoders.inflate(lz4_blocks, shape=[HEIGHT, WIDTH, 3]),

@@ -657,6 +657,62 @@ def _tiff16(image, data):
     return (_with_rawmodes(encoded, high) << 8) | _with_rawmodes(encoded, low)
 
 
+# The rawmodes of uncompressed TIFF samples stored as ndd returns them (chunky, top row
+# first, unsigned, unassociated alpha): rawmode -> (numpy type, channels).
+_RAW_TIFF = {
+    "L": ("u1", 1),
+    "LA": ("u1", 2),
+    "RGB": ("u1", 3),
+    "RGBA": ("u1", 4),
+    "I;16": ("<u2", 1),
+    "I;16B": (">u2", 1),
+    "RGB;16L": ("<u2", 3),
+    "RGB;16B": (">u2", 3),
+    "RGBA;16L": ("<u2", 4),
+    "RGBA;16B": (">u2", 4),
+}
+_RAW_TIFF["RGB;16N"] = _RAW_TIFF["RGB;16L" if sys.byteorder == "little" else "RGB;16B"]
+_RAW_TIFF["RGBA;16N"] = _RAW_TIFF["RGBA;16L" if sys.byteorder == "little" else "RGBA;16B"]
+
+
+def _raw_tiff_pixels(image, data):
+    """The stored pixels (before any orientation) of an uncompressed TIFF whose strips
+    hold the samples as they are returned, (H, W, C) uint8 or uint16: copied from the
+    file's bytes, where Pillow unpacks them to its own pixel form and numpy packs them
+    again (3x the time on a 500x375 RGB image). None for other images."""
+    if getattr(image, "format", None) != "TIFF" or not image.tile:
+        return None
+    rawmode = image.tile[0][3][0]
+    kind = _RAW_TIFF.get(rawmode)
+    if kind is None or rawmode.split(";")[0] != image.mode.split(";")[0]:
+        return None
+    tags = image.tag_v2
+    width, height = int(tags[_TIFF_WIDTH_TAG]), int(tags[_TIFF_LENGTH_TAG])
+    dtype, channels = np.dtype(kind[0]), kind[1]
+    row_bytes = width * channels * dtype.itemsize
+    strips = sorted((tile[1][1], tile[1][3], tile[2]) for tile in image.tile)
+    expected_top = 0
+    for tile in image.tile:
+        codec, (left, _, right, _), _, args = tuple(tile)[:4]
+        if codec != "raw" or tuple(args[:3]) != (rawmode, 0, 1) or (left, right) != (0, width):
+            return None  # tiles, rows in other orders or strides: Pillow reads those
+    for top, bottom, _ in strips:
+        if top != expected_top or bottom <= top:
+            return None
+        expected_top = bottom
+    if expected_top != height:
+        return None
+    raw = np.ascontiguousarray(data).reshape(-1)
+    pixels = np.empty((height, width, channels), dtype.newbyteorder("="))
+    for top, bottom, offset in strips:
+        size = (bottom - top) * row_bytes
+        if offset < 0 or offset + size > raw.size:
+            raise OSError("image file is truncated")
+        stored = raw[offset : offset + size]
+        pixels[top:bottom] = stored.view(dtype).reshape(bottom - top, width, channels)
+    return pixels
+
+
 def _pnm16(image, data):
     """The pixels of a binary PNM of more than 8 bits (maximum value above 255) as
     (H, W, C) uint16 scaled to 65535 (rounded); None for other images. Pillow reads
@@ -1018,6 +1074,13 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
             return np.zeros((window[2], window[3], channels), dtype)
     applied = _pillow_orientation(image)
     fast = _jpeg_pixels(image, box, data, output_type, fast_idct)
+    if fast is None:
+        stored = _raw_tiff_pixels(image, data)
+        if stored is not None:
+            if box is not None:
+                left, upper, right, lower = box
+                stored = stored[upper:lower, left:right]
+            fast = stored, False
     if fast is not None:
         values, converted = fast
     elif applied != 1:

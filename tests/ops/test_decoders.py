@@ -928,12 +928,18 @@ def test_gray_of_colour_images_rounds_as_the_reference_decoders_do(form):
     np.testing.assert_array_equal(gray, _reference_gray(rgb, form))
 
 
-def _tiff16(pixels, *, big_endian=False, planar=False, deflate=False, orientation=None):
-    """An RGB(A) TIFF of 16-bit ``pixels`` (H, W, C), one strip per plane."""
+def _tiff16(pixels, *, big_endian=False, planar=False, deflate=False, orientation=None, rows_per_strip=None):
+    """A gray, RGB or RGBA TIFF of 16-bit ``pixels`` (H, W, C), one strip per plane, or
+    strips of ``rows_per_strip`` rows."""
     height, width, channels = pixels.shape
     order = ">" if big_endian else "<"
     planes = [pixels[:, :, k] for k in range(channels)] if planar else [pixels]
-    strips = [plane.astype(order + "u2").tobytes() for plane in planes]
+    rows = rows_per_strip or height
+    strips = [
+        plane[top : top + rows].astype(order + "u2").tobytes()
+        for plane in planes
+        for top in range(0, height, rows)
+    ]
     strips = [zlib.compress(strip) for strip in strips] if deflate else strips
     offsets = list(itertools.accumulate([8] + [len(strip) for strip in strips[:-1]]))
     tags = [
@@ -941,11 +947,11 @@ def _tiff16(pixels, *, big_endian=False, planar=False, deflate=False, orientatio
         (257, 3, [height]),
         (258, 3, [16] * channels),
         (259, 3, [8 if deflate else 1]),
-        (262, 3, [2]),
+        (262, 3, [2 if channels >= 3 else 1]),
         (273, 4, offsets),
         (274, 3, [orientation] if orientation else None),
         (277, 3, [channels]),
-        (278, 3, [height]),
+        (278, 3, [rows]),
         (279, 4, [len(strip) for strip in strips]),
         (284, 3, [2 if planar else 1]),
         (338, 3, [2] if channels == 4 else None),  # unassociated alpha
@@ -988,6 +994,101 @@ def test_16_bit_colour_tiffs_keep_their_depth(channels, layout):
         )
     )
     np.testing.assert_array_equal(turned, pixels[::-1, ::-1, :3])
+
+
+# Uncompressed TIFFs are copied from their strips (image_codec._raw_tiff_pixels), not
+# decoded by Pillow: the same values, every output type, window and orientation.
+_TIFF_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
+
+
+def _strip_tiff(mode, orientation=None, rows_per_strip=3):
+    """(encoded bytes, stored pixels (H, W, C)) of a Pillow TIFF of 17 x 23 pixels in
+    ``mode`` ("I;16" and "I;16B": 16-bit gray, little- and big-endian), in strips of
+    ``rows_per_strip`` rows (the last one shorter)."""
+    rng = np.random.default_rng(len(mode))
+    if mode.startswith("I;16"):
+        pixels = rng.integers(0, 65536, (17, 23, 1)).astype(np.uint16)
+        data = _tiff16(
+            pixels, big_endian=mode == "I;16B", orientation=orientation, rows_per_strip=rows_per_strip
+        )
+        return data, pixels
+    pixels = rng.integers(0, 256, (17, 23, _TIFF_MODES[mode])).astype(np.uint8)
+    info = {278: rows_per_strip}
+    if orientation:
+        info[274] = orientation
+    image = Image.fromarray(pixels[:, :, 0] if mode == "L" else pixels, mode)
+    return _save_bytes(image, "TIFF", tiffinfo=info), pixels
+
+
+def _save_bytes(image, form, **kwargs):
+    stream = io.BytesIO()
+    image.save(stream, form, **kwargs)
+    return stream.getvalue()
+
+
+_TIFF_CALLS = [
+    {},
+    {"output_type": types.GRAY},
+    {"output_type": types.YCbCr},
+    {"output_type": types.ANY_DATA},
+    {"output_type": types.ANY_DATA, "dtype": ndd.uint16},
+    {"dtype": ndd.float32},
+]
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
+@pytest.mark.parametrize("orientation", [None, 6])
+def test_uncompressed_tiffs_are_copied_from_their_strips(mode, orientation, monkeypatch):
+    from ndd._ops import image_codec
+
+    data, pixels = _strip_tiff(mode, orientation)
+    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    copied = []
+    copy_strips = image_codec._raw_tiff_pixels
+    monkeypatch.setattr(
+        image_codec, "_raw_tiff_pixels", lambda *a: copied.append(copy_strips(*a)) or copied[-1]
+    )
+    stored = np.asarray(
+        ndd.decoders.image(encoded, output_type=types.ANY_DATA, dtype=pixels.dtype, adjust_orientation=False)
+    )
+    np.testing.assert_array_equal(stored, pixels)
+    assert copied and copied[-1] is not None
+    crop = {"crop": (9, 7), "crop_pos_x": 0.3, "crop_pos_y": 0.6}
+    for kwargs in _TIFF_CALLS:
+        fast = np.asarray(ndd.decoders.image(encoded, **kwargs))
+        cropped = np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs))
+        with monkeypatch.context() as pillow_only:
+            pillow_only.setattr(image_codec, "_raw_tiff_pixels", lambda *a: None)
+            np.testing.assert_array_equal(
+                fast, np.asarray(ndd.decoders.image(encoded, **kwargs)), str(kwargs)
+            )
+            np.testing.assert_array_equal(
+                cropped, np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs)), str(kwargs)
+            )
+    assert all(result is not None for result in copied)
+
+
+def test_tiffs_copied_from_strips_keep_pillows_exceptions(monkeypatch):
+    from ndd._ops import image_codec
+
+    data, _ = _strip_tiff("RGB")
+    # Strips of other rawmodes (inverted gray), out of order or of tiles are left to Pillow.
+    inverted = Image.open(io.BytesIO(_save_bytes(Image.fromarray(np.zeros((4, 5), np.uint8)), "TIFF")))
+    tile = inverted.tile[0]
+    changed = (*tuple(tile)[:3], ("L;I", 0, 1))
+    inverted.tile = [type(tile)(*changed) if hasattr(tile, "_fields") else changed]  # Pillow 11: _Tile
+    assert image_codec._raw_tiff_pixels(inverted, np.zeros(0, np.uint8)) is None
+    reordered = Image.open(io.BytesIO(data))
+    reordered.tile = reordered.tile[1:]  # rows 0-2 missing
+    assert image_codec._raw_tiff_pixels(reordered, np.frombuffer(data, np.uint8)) is None
+    # A file cut inside its strips fails alone.
+    good = image_samples.encoded("png_rgb")
+    with pytest.raises(RuntimeError, match=r"ndd.decoders.image.*sample 1") as info:
+        ndd.decoders.image(ndd.batch([good, np.frombuffer(data[:-40], np.uint8), good])).evaluate()
+    assert "truncated" in str(info.value)
+    decoded = info.value.__cause__.decoded
+    assert decoded[1] is None
+    np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
 
 
 @pytest.mark.parametrize(
