@@ -1134,6 +1134,82 @@ def test_a_truncated_webp_has_a_shape_but_no_pixels(alpha, options):
         np.asarray(ndd.decoders.image(cut))
 
 
+def _webp(pixels, **options):
+    stream = io.BytesIO()
+    Image.fromarray(pixels).save(stream, "WEBP", **options)
+    return stream.getvalue()
+
+
+def _exif(orientation):
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    return exif
+
+
+# Still WebPs are decoded by OpenCV where it is installed (image_codec._opencv_webp_pixels),
+# animated ones and those OpenCV reads otherwise by Pillow: the same pixels either way.
+_WEBPS = {
+    "lossy": lambda p: _webp(p[:, :, :3], quality=90),
+    "lossless": lambda p: _webp(p[:, :, :3], lossless=True),
+    "alpha lossy": lambda p: _webp(p, quality=60),
+    "alpha lossless": lambda p: _webp(p, lossless=True),
+    "exif 6": lambda p: _webp(p[:, :, :3], quality=90, exif=_exif(6)),
+    "animated": lambda p: _webp(p[:, :, :3], save_all=True, append_images=[Image.fromarray(p[::-1, :, :3])]),
+}
+
+
+@pytest.mark.parametrize("kind", list(_WEBPS))
+def test_webps_decode_to_pillows_pixels_with_or_without_opencv(kind, monkeypatch):
+    cv2 = pytest.importorskip("cv2")
+    from ndd._ops import image_codec
+
+    smooth = np.add.outer(np.arange(30), np.arange(41)) * 3 % 256
+    pixels = np.stack([smooth, smooth[::-1], smooth[:, ::-1], 255 - smooth], axis=-1).astype(np.uint8)
+    data = _WEBPS[kind](pixels)
+    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    used = []
+    imdecode = cv2.imdecode
+    monkeypatch.setattr(cv2, "imdecode", lambda *args: used.append(1) or imdecode(*args))
+    calls = [{}, {"output_type": types.ANY_DATA}, {"output_type": types.GRAY}, {"dtype": ndd.float32}]
+    results = [np.asarray(ndd.decoders.image(encoded, **kwargs)) for kwargs in calls]
+    cropped = np.asarray(ndd.decoders.image_crop(encoded, crop=(11, 13), crop_pos_x=0.8, crop_pos_y=0.2))
+    assert bool(used) == (kind != "animated")
+    monkeypatch.setattr(image_codec, "_opencv", lambda: None)
+    for kwargs, result in zip(calls, results, strict=True):
+        np.testing.assert_array_equal(result, np.asarray(ndd.decoders.image(encoded, **kwargs)), str(kwargs))
+    pillow = ImageOps.exif_transpose(Image.open(io.BytesIO(data))).convert("RGB")
+    np.testing.assert_array_equal(results[0], np.asarray(pillow))
+    crop = np.asarray(ndd.decoders.image_crop(encoded, crop=(11, 13), crop_pos_x=0.8, crop_pos_y=0.2))
+    np.testing.assert_array_equal(cropped, crop)
+
+
+def test_decoding_with_opencv_is_turned_off_by_its_variable(monkeypatch):
+    from ndd._ops import image_codec
+
+    monkeypatch.setenv("NDD_DECODE_WITH_OPENCV", "0")
+    image_codec._opencv.cache_clear()
+    try:
+        assert image_codec._opencv() is None
+        data = _webp(np.zeros((4, 6, 3), np.uint8), lossless=True)
+        assert isinstance(image_codec.open_image(np.frombuffer(data, np.uint8)), Image.Image)
+    finally:
+        monkeypatch.delenv("NDD_DECODE_WITH_OPENCV")
+        image_codec._opencv.cache_clear()
+
+
+def test_a_broken_webp_that_opencv_cannot_decode_fails_alone():
+    pytest.importorskip("cv2")
+    pixels = np.random.default_rng(1).integers(0, 256, (30, 40, 3), np.uint8)
+    data = _webp(pixels, quality=90)
+    broken = np.frombuffer(data[: len(data) * 2 // 3], np.uint8)
+    good = np.frombuffer(data, np.uint8)
+    with pytest.raises(RuntimeError, match="sample 1.*the WebP data is broken or truncated") as info:
+        ndd.decoders.image(ndd.batch([good, broken, good])).evaluate()
+    decoded = info.value.__cause__.decoded
+    assert decoded[1] is None
+    np.testing.assert_array_equal(decoded[2], np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
+
+
 def test_a_cmyk_jpeg_without_adobe_marker_holds_the_ink_itself():
     # Adobe's marker says the samples are inverted; without it they are the ink, as
     # the reference reads them: RGB = (255 - C)(255 - K) / 255 of the stored values.
