@@ -761,6 +761,27 @@ def test_unfiltering_png_rows_undoes_every_filter_type(bpp):
         unfilter_png(np.frombuffer(b"\x00\x00", np.uint8), np.empty((1, 2), np.uint8), 1)
 
 
+@pytest.mark.parametrize("bpp", [3, 4])
+@pytest.mark.parametrize(
+    "kinds",
+    [(4,), (4, 4, 4, 1), (2, 4, 4, 4, 4, 4, 0, 4, 3), (1, 4)],
+    ids=["all Paeth", "runs of 3", "runs of 5 and 1", "single"],
+)
+def test_paeth_rows_unfiltered_two_at_once_are_exact(bpp, kinds):
+    # Consecutive Paeth rows are unfiltered two at a time (pixels.pyx); the lower row's
+    # start, the 4-byte loads at a row's end and the first row (zeros above) are the edges.
+    rng = np.random.default_rng(bpp * 10 + len(kinds))
+    for width in (1, 2, 3, 4, 5, 6, 9, 33, 500):
+        for height in (1, 2, 3, 7, 10):
+            rows = rng.integers(0, 256, (height, width * bpp)).astype(np.uint8)
+            rows[height // 2 :] = (np.arange(width * bpp) * 7 % 256)[None]  # predictable stretches
+            rows[-1, ::5] = 255
+            filtered = np.frombuffer(_png_filter(rows, bpp, kinds), np.uint8)
+            out = np.empty_like(rows)
+            unfilter_png(filtered, out, bpp)
+            np.testing.assert_array_equal(out, rows, f"{width} x {height}")
+
+
 def test_a_png_orientation_in_exif_after_its_pixels_is_applied():
     """ndd reads a PNG's pixels itself, and looks for EXIF after them without decoding them."""
     pixels = np.random.default_rng(5).integers(0, 256, (6, 10, 3)).astype(np.uint8)
