@@ -29,7 +29,7 @@ test: kernels
 # in a side virtualenv that uses the ndd built in place here.
 test-cuda12: $(STAMP)
 	test -x .venv-cu12/bin/python || $(PYTHON) -m venv .venv-cu12
-	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg lz4 pytest pytest-timeout pytest-xdist
+	.venv-cu12/bin/python -m pip install -q 'cuda-python>=12.6,<13' nvidia-cuda-nvrtc-cu12 numpy pillow simplejpeg lz4 isal pytest pytest-timeout pytest-xdist
 	PYTHONPATH=$(CURDIR) .venv-cu12/bin/python -m pytest -q -n auto -p no:cacheprovider tests/cuda
 
 # The tests once more on other Pythons (pyenv's here), each in a side virtualenv made
@@ -48,7 +48,7 @@ test-oldest-python: kernels
 	else .ci/other_python $(OLDEST_PYTHON) .venv-oldest; fi
 
 # The tests with the oldest releases of the runtime dependencies that pyproject.toml
-# admits (numpy 1.26, Pillow 10, simplejpeg 1.7, lz4 4.0), in .venv-oldest-libs.
+# admits (numpy 1.26, Pillow 10, simplejpeg 1.7, lz4 4.0, isal 1.7), in .venv-oldest-libs.
 test-oldest-libraries: kernels
 	.ci/oldest_libraries
 

@@ -5,7 +5,8 @@ and the goldens of tests/golden/make_decoder_goldens.py):
 
 - Pixels are Pillow's (its libjpeg-turbo, libpng, libwebp, libtiff and OpenJPEG),
   bit-exact for every format; 16-bit colour PNGs, which Pillow reads at 8 bits, are
-  inflated here (zlib, then the row filters undone in ``ndd/_cpu/pixels.pyx``).
+  inflated here (ISA-L's inflate, or zlib's, then the row filters undone in
+  ``ndd/_cpu/pixels.pyx``), and so are 8-bit ones, in less time than Pillow.
   Uncompressed TIFFs are copied from their strips. Where OpenCV is installed (the
   ``opencv`` extra), still WebPs are decoded by its libwebp, whose decoding is
   specified to the bit, in less time than Pillow's; simple ones (a VP8 or VP8L
@@ -55,6 +56,13 @@ import zlib
 import numpy as np
 import simplejpeg
 from PIL import Image, UnidentifiedImageError
+
+try:  # ISA-L's inflate (python-isal, a dependency): twice zlib's speed, the same API
+    from isal import isal_zlib as _inflate
+
+    _INFLATE_ERRORS = (_inflate.error, zlib.error)
+except ImportError:  # a platform it has no wheel for
+    _inflate, _INFLATE_ERRORS = zlib, (zlib.error,)
 
 from .._cpu.color import color_matrix
 from .._cpu.pixels import copy_three_channels, unfilter_png
@@ -566,16 +574,16 @@ _IN_PLACE_JPEG = _check_in_place_decoding()
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-# Channels of the PNG colour types ndd unfilters itself: 8-bit gray, RGB, gray + alpha
-# and RGBA; 16-bit RGB, gray + alpha and RGBA (Pillow reads these at 8 bits; its
-# 16-bit gray is exact).
-_PNG_CHANNELS = {8: {0: 1, 2: 3, 4: 2, 6: 4}, 16: {2: 3, 4: 2, 6: 4}}
+# Channels of the PNG colour types ndd unfilters itself: gray, RGB, gray + alpha and
+# RGBA, of 8 or 16 bits (Pillow reads 16-bit colour at 8 bits; its 16-bit gray is
+# exact, but takes twice the time).
+_PNG_CHANNELS = {8: {0: 1, 2: 3, 4: 2, 6: 4}, 16: {0: 1, 2: 3, 4: 2, 6: 4}}
 
 
 def _png_pixels(image, data):
     """The stored pixels of an 8-bit gray, RGB, gray + alpha or RGBA PNG, or a 16-bit
     RGB, gray + alpha or RGBA one (at full depth), (H, W, C) uint8 or uint16: its
-    image data inflated by zlib and unfiltered by ndd (Pillow's own unfiltering is
+    image data inflated by ISA-L (or zlib) and unfiltered by ndd (Pillow's own unfiltering is
     twice as slow, and it reads 16-bit colour at 8 bits). None for other images,
     which Pillow reads."""
     if image.format != "PNG":
@@ -602,8 +610,8 @@ def _png_pixels(image, data):
     # What the rows take, filter bytes included; a stream that inflates to more is not read past it.
     needed = sum(lines * (1 + columns * pixel_bytes) for *_, columns, lines in passes)
     try:
-        filtered = np.frombuffer(zlib.decompressobj().decompress(compressed, needed), np.uint8)
-    except zlib.error as exc:
+        filtered = np.frombuffer(_inflate.decompressobj().decompress(compressed, needed), np.uint8)
+    except _INFLATE_ERRORS as exc:
         raise ValueError(f"the PNG image data is broken ({exc})") from None
     dtype = np.dtype(np.uint8) if depth == 8 else np.dtype(">u2")
     if interlace == 0:

@@ -795,7 +795,36 @@ def test_a_png_orientation_in_exif_after_its_pixels_is_applied():
         assert np.asarray(ndd.peek_image_shape(encoded)).tolist() == list(expected.shape)
 
 
-@pytest.mark.parametrize("shape, colour", [((6, 5, 3), 2), ((9, 13, 4), 6), ((17, 3, 2), 4), ((1, 1, 3), 2)])
+@pytest.mark.parametrize("inflate", ["isal", "zlib"])
+def test_png_image_data_is_inflated_by_isal_or_zlib(inflate, monkeypatch):
+    from ndd._ops import image_codec
+
+    if inflate == "zlib":  # where python-isal has no wheel
+        monkeypatch.setattr(image_codec, "_inflate", zlib)
+        monkeypatch.setattr(image_codec, "_INFLATE_ERRORS", (zlib.error,))
+    else:
+        assert image_codec._inflate is pytest.importorskip("isal.isal_zlib")
+    for name in ("png_rgb", "png_rgba", "png_gray", "png_gray16", "png_rgb16_filters"):
+        encoded = image_samples.encoded(name)
+        decoded = np.asarray(
+            ndd.decoders.image(ndd.tensor(encoded), output_type=types.ANY_DATA, dtype=ndd.uint16)
+        )
+        pillow = np.asarray(Image.open(io.BytesIO(encoded.tobytes())))
+        if pillow.dtype != np.uint8:  # 16-bit gray; Pillow's 16-bit colour is 8-bit
+            np.testing.assert_array_equal(decoded[:, :, 0], pillow, name)
+        elif name != "png_rgb16_filters":
+            np.testing.assert_array_equal(
+                decoded, pillow.reshape(decoded.shape).astype(np.uint16) * 257, name
+            )
+    broken = image_samples.encoded("png_rgb").copy()
+    broken[60:80] = 0  # inside the image data
+    with pytest.raises(RuntimeError, match="the PNG image data is broken"):
+        ndd.decoders.image(ndd.tensor(broken)).evaluate()
+
+
+@pytest.mark.parametrize(
+    "shape, colour", [((6, 5, 3), 2), ((9, 13, 4), 6), ((17, 3, 2), 4), ((1, 1, 3), 2), ((11, 7, 1), 0)]
+)
 @pytest.mark.parametrize("interlace", [0, 1])
 def test_16_bit_pngs_keep_their_depth_interlaced_or_not(shape, colour, interlace):
     # Pillow reads 16-bit colour PNGs at 8 bits; ndd reads them itself, Adam7 passes
@@ -806,6 +835,10 @@ def test_16_bit_pngs_keep_their_depth_interlaced_or_not(shape, colour, interlace
     decoded = ndd.decoders.image(encoded, dtype=ndd.uint16, output_type=types.ANY_DATA)
     np.testing.assert_array_equal(np.asarray(decoded), pixels)
     assert np.asarray(ndd.peek_image_shape(encoded, image_type=types.ANY_DATA)).tolist() == list(shape)
+    if colour == 0:  # 16-bit gray: ndd's own reading gives Pillow's values, which are exact
+        np.testing.assert_array_equal(
+            np.asarray(Image.open(io.BytesIO(np.asarray(encoded).tobytes()))), pixels[:, :, 0]
+        )
 
 
 def test_gray_of_a_jpeg_pillow_decodes_is_its_stored_luma():
