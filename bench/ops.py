@@ -65,6 +65,8 @@ FORMATS = {
     "png_gray16": ("gray16", {"format": "PNG"}),
     "webp": ("rgb", {"format": "WEBP", "quality": 90}),
     "tiff": ("rgb", {"format": "TIFF"}),
+    "tiff_lzw": ("rgb", {"format": "TIFF", "compression": "tiff_lzw"}),
+    "tiff_deflate": ("rgb", {"format": "TIFF", "compression": "tiff_adobe_deflate"}),
     "bmp": ("rgb", {"format": "BMP"}),
     "jp2": (
         "rgb",
@@ -154,6 +156,8 @@ OPS = [
     "decoders.image_png_gray16",
     "decoders.image_webp",
     "decoders.image_tiff",
+    "decoders.image_tiff_lzw",
+    "decoders.image_tiff_deflate",
     "decoders.image_bmp",
     "decoders.image_jp2",
     "decoders.image_jpeg_progressive",

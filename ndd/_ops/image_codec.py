@@ -7,7 +7,8 @@ and the goldens of tests/golden/make_decoder_goldens.py):
   bit-exact for every format; 16-bit colour PNGs, which Pillow reads at 8 bits, are
   inflated here (ISA-L's inflate, or zlib's, then the row filters undone in
   ``ndd/_cpu/pixels.pyx``), and so are 8-bit ones, in less time than Pillow.
-  Uncompressed TIFFs are copied from their strips. Where OpenCV is installed (the
+  Uncompressed TIFFs are copied from their strips, and Deflate-compressed ones
+  inflated by ISA-L. Where OpenCV is installed (the
   ``opencv`` extra), still WebPs are decoded by its libwebp, whose decoding is
   specified to the bit, in less time than Pillow's; simple ones (a VP8 or VP8L
   chunk alone) are not opened by Pillow at all. ``NDD_DECODE_WITH_OPENCV=0`` turns
@@ -778,6 +779,73 @@ def _raw_tiff_pixels(image, data):
     return pixels
 
 
+# Deflate-compressed TIFFs read by ndd: Pillow's rawmode (libtiff's, for these) -> channels.
+_DEFLATE_TIFF = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4, "I;16": 1, "I;16N": 1, "I;16B": 1, "I;16L": 1}
+# Tags: compression, predictor, planar configuration, strip offsets and byte counts,
+# rows per strip, bits per sample, fill order, sample format, tile width.
+_COMPRESSION, _PREDICTOR, _PLANAR, _STRIP_OFFSETS, _STRIP_BYTES = 259, 317, 284, 273, 279
+_ROWS_PER_STRIP, _BITS, _FILL_ORDER, _SAMPLE_FORMAT, _TILE_WIDTH = 278, 258, 266, 339, 322
+
+
+def _deflate_tiff_pixels(image, data):
+    """The stored pixels of a TIFF of Deflate-compressed strips (8-bit gray, gray+alpha,
+    RGB or RGBA, or 16-bit gray; no predictor or horizontal differencing), (H, W, C):
+    each strip inflated by ISA-L (twice zlib's speed, which libtiff uses for Pillow).
+    None for other images, which Pillow reads."""
+    if getattr(image, "format", None) != "TIFF" or len(image.tile) != 1:
+        return None
+    tile = image.tile[0]
+    channels = _DEFLATE_TIFF.get(tile[3][0])
+    tags = image.tag_v2
+    if (
+        channels is None
+        or tile[0] != "libtiff"
+        or tags.get(_COMPRESSION) not in (8, 32946)
+        or tags.get(_PREDICTOR, 1) not in (1, 2)
+        or tags.get(_PLANAR, 1) != 1
+        or tags.get(_FILL_ORDER, 1) != 1
+        or set(tags.get(_SAMPLE_FORMAT, (1,))) != {1}
+        or _TILE_WIDTH in tags
+    ):
+        return None
+    bits = set(tags.get(_BITS, ()))
+    if bits != ({16} if tile[3][0].startswith("I;16") else {8}) or len(tags.get(_BITS, ())) != channels:
+        return None
+    width, height = int(tags[_TIFF_WIDTH_TAG]), int(tags[_TIFF_LENGTH_TAG])
+    offsets, counts = tags.get(_STRIP_OFFSETS), tags.get(_STRIP_BYTES)
+    rows = min(int(tags.get(_ROWS_PER_STRIP, height)), height)
+    if (
+        not offsets
+        or not counts
+        or len(offsets) != len(counts)
+        or rows < 1
+        or len(offsets) != -(-height // rows)
+    ):
+        return None
+    raw = np.ascontiguousarray(data).reshape(-1)
+    order = "<" if raw[:2].tobytes() == b"II" else ">"
+    dtype = np.dtype(np.uint8) if 8 in bits else np.dtype(order + "u2")
+    pixels = np.empty((height, width, channels), dtype.newbyteorder("="))
+    row_bytes = width * channels * dtype.itemsize
+    for k, (offset, count) in enumerate(zip(offsets, counts, strict=True)):
+        top = k * rows
+        lines = min(rows, height - top)
+        if offset < 0 or offset + count > raw.size:
+            raise OSError("image file is truncated")
+        try:
+            inflated = _inflate.decompressobj().decompress(
+                raw[offset : offset + count].tobytes(), lines * row_bytes
+            )
+        except _INFLATE_ERRORS as exc:
+            raise ValueError(f"the TIFF image data is broken ({exc})") from None
+        if len(inflated) < lines * row_bytes:
+            raise ValueError("the TIFF image data is broken (a strip is cut short)")
+        pixels[top : top + lines] = np.frombuffer(inflated, dtype).reshape(lines, width, channels)
+    if tags.get(_PREDICTOR, 1) == 2:  # each sample stored as the difference to its left neighbour
+        np.cumsum(pixels, axis=1, dtype=pixels.dtype, out=pixels)
+    return pixels
+
+
 def _pnm16(image, data):
     """The pixels of a binary PNM of more than 8 bits (maximum value above 255) as
     (H, W, C) uint16 scaled to 65535 (rounded); None for other images. Pillow reads
@@ -1141,6 +1209,8 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
     fast = _jpeg_pixels(image, box, data, output_type, fast_idct)
     if fast is None:
         stored = _raw_tiff_pixels(image, data)
+        if stored is None:
+            stored = _deflate_tiff_pixels(image, data)
         if stored is None:
             stored = _opencv_webp_pixels(image, data)
         if stored is not None:

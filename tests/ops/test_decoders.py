@@ -1055,23 +1055,37 @@ def test_16_bit_colour_tiffs_keep_their_depth(channels, layout):
 _TIFF_MODES = {"L": 1, "LA": 2, "RGB": 3, "RGBA": 4}
 
 
-def _strip_tiff(mode, orientation=None, rows_per_strip=3):
-    """(encoded bytes, stored pixels (H, W, C)) of a Pillow TIFF of 17 x 23 pixels in
-    ``mode`` ("I;16" and "I;16B": 16-bit gray, little- and big-endian), in strips of
-    ``rows_per_strip`` rows (the last one shorter)."""
+def _strip_tiff(mode, orientation=None, rows_per_strip=3, deflate=False, predictor=None):
+    """(encoded bytes, stored pixels (H, W, C)) of a TIFF of 17 x 23 pixels in ``mode``
+    ("I;16" and "I;16B": 16-bit gray, little- and big-endian), in strips of
+    ``rows_per_strip`` rows (the last one shorter), Deflate-compressed or not, with a
+    predictor or not (Pillow's, but big-endian files and uncompressed 16-bit ones)."""
     rng = np.random.default_rng(len(mode))
     if mode.startswith("I;16"):
         pixels = rng.integers(0, 65536, (17, 23, 1)).astype(np.uint16)
+        pixels[:9] = np.arange(23)[None, :, None] * 2851  # a smooth half, as predictors expect
+    else:
+        pixels = rng.integers(0, 256, (17, 23, _TIFF_MODES[mode])).astype(np.uint8)
+        pixels[:9] = (np.arange(23)[:, None] * 11 + np.arange(pixels.shape[2]))[None]
+    if mode == "I;16B" or (mode == "I;16" and not deflate):
         data = _tiff16(
-            pixels, big_endian=mode == "I;16B", orientation=orientation, rows_per_strip=rows_per_strip
+            pixels,
+            big_endian=mode == "I;16B",
+            orientation=orientation,
+            rows_per_strip=rows_per_strip,
+            deflate=deflate,
         )
         return data, pixels
-    pixels = rng.integers(0, 256, (17, 23, _TIFF_MODES[mode])).astype(np.uint8)
     info = {278: rows_per_strip}
     if orientation:
         info[274] = orientation
-    image = Image.fromarray(pixels[:, :, 0] if mode == "L" else pixels, mode)
-    return _save_bytes(image, "TIFF", tiffinfo=info), pixels
+    if predictor:
+        info[317] = predictor
+    image = Image.fromarray(
+        pixels[:, :, 0] if pixels.shape[2] == 1 else pixels, None if mode == "I;16" else mode
+    )
+    options = {"compression": "tiff_adobe_deflate"} if deflate else {}
+    return _save_bytes(image, "TIFF", tiffinfo=info, **options), pixels
 
 
 def _save_bytes(image, form, **kwargs):
@@ -1120,6 +1134,56 @@ def test_uncompressed_tiffs_are_copied_from_their_strips(mode, orientation, monk
                 cropped, np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs)), str(kwargs)
             )
     assert all(result is not None for result in copied)
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
+@pytest.mark.parametrize("layout", [{}, {"predictor": 2}, {"rows_per_strip": 17, "orientation": 6}])
+def test_deflate_tiffs_are_inflated_by_ndd(mode, layout, monkeypatch):
+    from ndd._ops import image_codec
+
+    if mode == "I;16B" and layout.get("predictor"):
+        pytest.skip("the test's own TIFF writer has no predictor")
+    data, pixels = _strip_tiff(mode, deflate=True, **layout)
+    assert Image.open(io.BytesIO(data)).tag_v2[259] in (8, 32946)
+    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
+    inflated = []
+    inflate = image_codec._deflate_tiff_pixels
+    monkeypatch.setattr(
+        image_codec, "_deflate_tiff_pixels", lambda *a: inflated.append(inflate(*a)) or inflated[-1]
+    )
+    stored = ndd.decoders.image(
+        encoded, output_type=types.ANY_DATA, dtype=pixels.dtype, adjust_orientation=False
+    )
+    np.testing.assert_array_equal(np.asarray(stored), pixels)
+    crop = {"crop": (9, 7), "crop_pos_x": 0.3, "crop_pos_y": 0.6}
+    for kwargs in _TIFF_CALLS:
+        fast = np.asarray(ndd.decoders.image(encoded, **kwargs))
+        cropped = np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs))
+        with monkeypatch.context() as pillow_only:
+            pillow_only.setattr(image_codec, "_deflate_tiff_pixels", lambda *a: None)
+            np.testing.assert_array_equal(
+                fast, np.asarray(ndd.decoders.image(encoded, **kwargs)), str(kwargs)
+            )
+            np.testing.assert_array_equal(
+                cropped, np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs)), str(kwargs)
+            )
+    assert inflated and all(result is not None for result in inflated)
+
+
+def test_broken_deflate_tiffs_fail_alone():
+    data, _ = _strip_tiff("RGB", deflate=True)
+    tags = Image.open(io.BytesIO(data)).tag_v2
+    start, size = tags[273][-1], tags[279][-1]  # the last strip (Pillow 10 writes one)
+    good = image_samples.encoded("png_rgb")
+    garbled = data[:start] + b"\xff" * 8 + data[start + 8 :]
+    short = zlib.compress(b"\0" * 10).ljust(size, b"\0")  # a stream of 10 bytes in its place
+    cut = data[:start] + short + data[start + size :]
+    for broken, message in ((garbled, "broken"), (cut, "broken .a strip is cut short")):
+        with pytest.raises(RuntimeError, match=rf"sample 1.*{message}") as info:
+            ndd.decoders.image(ndd.batch([good, np.frombuffer(broken, np.uint8), good])).evaluate()
+        decoded = info.value.__cause__.decoded
+        assert decoded[1] is None
+        np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
 
 
 def test_tiffs_copied_from_strips_keep_pillows_exceptions(monkeypatch):
