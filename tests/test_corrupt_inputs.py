@@ -67,7 +67,9 @@ def _image_files():
         ("png", "PNG", {}),
         ("bmp", "BMP", {}),
         ("tiff", "TIFF", {}),
+        ("deflate_tiff", "TIFF", {"compression": "tiff_adobe_deflate", "tiffinfo": {278: 8, 317: 2}}),
         ("webp", "WEBP", {}),
+        ("lossless_webp", "WEBP", {"lossless": True}),
         ("jpeg2000", "JPEG2000", {}),
     ]:
         stream = io.BytesIO()
