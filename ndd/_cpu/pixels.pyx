@@ -38,6 +38,21 @@ cdef extern from *:
         return _mm_sub_epi16(_mm_xor_si128(v, negative), negative);
     }
 
+    /* f + the Paeth predictor of left a, above b and above-left c, lane by lane (16-bit
+     * lanes holding bytes), modulo 256. */
+    static inline __m128i ndd_paeth_sse2(__m128i a, __m128i b, __m128i c, __m128i f)
+    {
+        __m128i pa = ndd_abs_epi16(_mm_sub_epi16(b, c));
+        __m128i pb = ndd_abs_epi16(_mm_sub_epi16(a, c));
+        __m128i pc = ndd_abs_epi16(_mm_sub_epi16(_mm_add_epi16(a, b), _mm_add_epi16(c, c)));
+        __m128i take_b = _mm_cmplt_epi16(pb, pa);
+        __m128i best = _mm_or_si128(_mm_and_si128(take_b, pb), _mm_andnot_si128(take_b, pa));
+        __m128i pick = _mm_or_si128(_mm_and_si128(take_b, b), _mm_andnot_si128(take_b, a));
+        __m128i take_c = _mm_cmplt_epi16(pc, best);
+        pick = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, pick));
+        return _mm_and_si128(_mm_add_epi16(f, pick), _mm_set1_epi16(0xff));
+    }
+
     /* Paeth of pixels of 3 or 4 bytes, one pixel at a time in 16-bit lanes (the left
      * pixel of each is the one just decoded). */
     static void ndd_paeth_rows_sse2(uint8_t *row, const uint8_t *filtered, const uint8_t *up,
@@ -52,15 +67,7 @@ cdef extern from *:
             memcpy(&bits_f, filtered + x, 4);
             __m128i b = _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)bits_b), zero);
             __m128i f = _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)bits_f), zero);
-            __m128i pa = ndd_abs_epi16(_mm_sub_epi16(b, c));
-            __m128i pb = ndd_abs_epi16(_mm_sub_epi16(a, c));
-            __m128i pc = ndd_abs_epi16(_mm_sub_epi16(_mm_add_epi16(a, b), _mm_add_epi16(c, c)));
-            __m128i take_b = _mm_cmplt_epi16(pb, pa);
-            __m128i best = _mm_or_si128(_mm_and_si128(take_b, pb), _mm_andnot_si128(take_b, pa));
-            __m128i pick = _mm_or_si128(_mm_and_si128(take_b, b), _mm_andnot_si128(take_b, a));
-            __m128i take_c = _mm_cmplt_epi16(pc, best);
-            pick = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, pick));
-            a = _mm_and_si128(_mm_add_epi16(f, pick), _mm_set1_epi16(0xff));
+            a = ndd_paeth_sse2(a, b, c, f);
             uint32_t out = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(a, zero));
             memcpy(row + x, &out, (size_t)bpp);
             c = b;
@@ -97,15 +104,7 @@ cdef extern from *:
             b = _mm_unpacklo_epi64(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)bits_b), zero), a);
             const __m128i f = _mm_unpacklo_epi64(_mm_unpacklo_epi8(_mm_cvtsi32_si128((int)bits_f0), zero),
                                                  _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)bits_f1), zero));
-            __m128i pa = ndd_abs_epi16(_mm_sub_epi16(b, c));
-            __m128i pb = ndd_abs_epi16(_mm_sub_epi16(a, c));
-            __m128i pc = ndd_abs_epi16(_mm_sub_epi16(_mm_add_epi16(a, b), _mm_add_epi16(c, c)));
-            __m128i take_b = _mm_cmplt_epi16(pb, pa);
-            __m128i best = _mm_or_si128(_mm_and_si128(take_b, pb), _mm_andnot_si128(take_b, pa));
-            __m128i pick = _mm_or_si128(_mm_and_si128(take_b, b), _mm_andnot_si128(take_b, a));
-            __m128i take_c = _mm_cmplt_epi16(pc, best);
-            pick = _mm_or_si128(_mm_and_si128(take_c, c), _mm_andnot_si128(take_c, pick));
-            a = _mm_and_si128(_mm_add_epi16(f, pick), _mm_set1_epi16(0xff));
+            a = ndd_paeth_sse2(a, b, c, f);
             const __m128i bytes = _mm_packus_epi16(a, zero);
             uint32_t out0 = (uint32_t)_mm_cvtsi128_si32(bytes);
             memcpy(row0 + t * bpp, &out0, (size_t)bpp);

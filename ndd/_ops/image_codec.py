@@ -995,19 +995,26 @@ def _jpeg_ink(image, box, data, fast_idct):
     return _ink_to_rgba(255 - stored if "adobe" in image.info else stored), False
 
 
+def _first_reading(readers, image, box, data):
+    """The pixels (inside ``box``, if given) of the first of ``readers`` (functions of
+    the image and its bytes giving (H, W, C) pixels or None) that reads ``image``; None
+    when none does."""
+    for read in readers:
+        pixels = read(image, data)
+        if pixels is not None:
+            if box is not None:
+                left, upper, right, lower = box
+                pixels = pixels[upper:lower, left:right]
+            return pixels
+    return None
+
+
 def _pixels(image, box, data):
     """The stored pixels (inside ``box``, if given) as (H, W, C) uint8 or uint16,
     decoded by Pillow; ``data`` are the encoded bytes."""
     mode = image.mode
-    deep = _png_pixels(image, data)
-    if deep is None:
-        deep = _pnm16(image, data)
-    if deep is None:
-        deep = _tiff16(image, data)
+    deep = _first_reading((_png_pixels, _pnm16, _tiff16), image, box, data)
     if deep is not None:
-        if box is not None:
-            left, upper, right, lower = box
-            deep = deep[upper:lower, left:right]
         return deep
     if _IN_PLACE_JPEG and image.format == "JPEG" and mode == "RGB":
         values = _decode_rgb_in_place(image, box, data)
@@ -1208,16 +1215,11 @@ def decode(image, data, *, output_type, dtype, orient, window=None, fast_idct=Fa
     applied = _pillow_orientation(image)
     fast = _jpeg_pixels(image, box, data, output_type, fast_idct)
     if fast is None:
-        stored = _raw_tiff_pixels(image, data)
-        if stored is None:
-            stored = _deflate_tiff_pixels(image, data)
-        if stored is None:
-            stored = _opencv_webp_pixels(image, data)
-        if stored is not None:
-            if box is not None:
-                left, upper, right, lower = box
-                stored = stored[upper:lower, left:right]
-            fast = stored, False
+        # Stored pixels, before any orientation, whatever Pillow would apply.
+        stored = _first_reading(
+            (_raw_tiff_pixels, _deflate_tiff_pixels, _opencv_webp_pixels), image, box, data
+        )
+        fast = None if stored is None else (stored, False)
     if fast is not None:
         values, converted = fast
     elif applied != 1:

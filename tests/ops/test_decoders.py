@@ -1104,53 +1104,15 @@ _TIFF_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
-@pytest.mark.parametrize("orientation", [None, 6])
-def test_uncompressed_tiffs_are_copied_from_their_strips(mode, orientation, monkeypatch):
+def _check_tiff_reader(reader, data, pixels, monkeypatch):
+    """The TIFF ``data`` read by image_codec's ``reader`` (stored ``pixels``, exactly),
+    every output, crop and orientation of it as Pillow's decoding gives them."""
     from ndd._ops import image_codec
 
-    data, pixels = _strip_tiff(mode, orientation)
     encoded = ndd.tensor(np.frombuffer(data, np.uint8))
-    copied = []
-    copy_strips = image_codec._raw_tiff_pixels
-    monkeypatch.setattr(
-        image_codec, "_raw_tiff_pixels", lambda *a: copied.append(copy_strips(*a)) or copied[-1]
-    )
-    stored = np.asarray(
-        ndd.decoders.image(encoded, output_type=types.ANY_DATA, dtype=pixels.dtype, adjust_orientation=False)
-    )
-    np.testing.assert_array_equal(stored, pixels)
-    assert copied and copied[-1] is not None
-    crop = {"crop": (9, 7), "crop_pos_x": 0.3, "crop_pos_y": 0.6}
-    for kwargs in _TIFF_CALLS:
-        fast = np.asarray(ndd.decoders.image(encoded, **kwargs))
-        cropped = np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs))
-        with monkeypatch.context() as pillow_only:
-            pillow_only.setattr(image_codec, "_raw_tiff_pixels", lambda *a: None)
-            np.testing.assert_array_equal(
-                fast, np.asarray(ndd.decoders.image(encoded, **kwargs)), str(kwargs)
-            )
-            np.testing.assert_array_equal(
-                cropped, np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs)), str(kwargs)
-            )
-    assert all(result is not None for result in copied)
-
-
-@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
-@pytest.mark.parametrize("layout", [{}, {"predictor": 2}, {"rows_per_strip": 17, "orientation": 6}])
-def test_deflate_tiffs_are_inflated_by_ndd(mode, layout, monkeypatch):
-    from ndd._ops import image_codec
-
-    if mode == "I;16B" and layout.get("predictor"):
-        pytest.skip("the test's own TIFF writer has no predictor")
-    data, pixels = _strip_tiff(mode, deflate=True, **layout)
-    assert Image.open(io.BytesIO(data)).tag_v2[259] in (8, 32946)
-    encoded = ndd.tensor(np.frombuffer(data, np.uint8))
-    inflated = []
-    inflate = image_codec._deflate_tiff_pixels
-    monkeypatch.setattr(
-        image_codec, "_deflate_tiff_pixels", lambda *a: inflated.append(inflate(*a)) or inflated[-1]
-    )
+    results = []
+    read = getattr(image_codec, reader)
+    monkeypatch.setattr(image_codec, reader, lambda *a: results.append(read(*a)) or results[-1])
     stored = ndd.decoders.image(
         encoded, output_type=types.ANY_DATA, dtype=pixels.dtype, adjust_orientation=False
     )
@@ -1160,14 +1122,31 @@ def test_deflate_tiffs_are_inflated_by_ndd(mode, layout, monkeypatch):
         fast = np.asarray(ndd.decoders.image(encoded, **kwargs))
         cropped = np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs))
         with monkeypatch.context() as pillow_only:
-            pillow_only.setattr(image_codec, "_deflate_tiff_pixels", lambda *a: None)
+            pillow_only.setattr(image_codec, reader, lambda *a: None)
             np.testing.assert_array_equal(
                 fast, np.asarray(ndd.decoders.image(encoded, **kwargs)), str(kwargs)
             )
             np.testing.assert_array_equal(
                 cropped, np.asarray(ndd.decoders.image_crop(encoded, **crop, **kwargs)), str(kwargs)
             )
-    assert inflated and all(result is not None for result in inflated)
+    assert results and all(result is not None for result in results)
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
+@pytest.mark.parametrize("orientation", [None, 6])
+def test_uncompressed_tiffs_are_copied_from_their_strips(mode, orientation, monkeypatch):
+    data, pixels = _strip_tiff(mode, orientation)
+    _check_tiff_reader("_raw_tiff_pixels", data, pixels, monkeypatch)
+
+
+@pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
+@pytest.mark.parametrize("layout", [{}, {"predictor": 2}, {"rows_per_strip": 17, "orientation": 6}])
+def test_deflate_tiffs_are_inflated_by_ndd(mode, layout, monkeypatch):
+    if mode == "I;16B" and layout.get("predictor"):
+        pytest.skip("the test's own TIFF writer has no predictor")
+    data, pixels = _strip_tiff(mode, deflate=True, **layout)
+    assert Image.open(io.BytesIO(data)).tag_v2[259] in (8, 32946)
+    _check_tiff_reader("_deflate_tiff_pixels", data, pixels, monkeypatch)
 
 
 def test_broken_deflate_tiffs_fail_alone():
