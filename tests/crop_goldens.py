@@ -15,7 +15,7 @@ GOLDEN_DIR = pathlib.Path(__file__).parent / "golden"
 
 @functools.cache
 def _load():
-    meta = json.loads((GOLDEN_DIR / "crop_cases.json").read_text())
+    meta = json.loads((GOLDEN_DIR / "crop_cases.json").read_text(encoding="utf-8"))
     with np.load(GOLDEN_DIR / "crop_values.npz") as npz:
         values = {key: npz[key] for key in npz.files}
     return meta, values

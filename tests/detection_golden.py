@@ -20,7 +20,7 @@ __all__ = ["arrays", "cases", "case_id", "replay", "assert_reference_signature",
 
 @functools.cache
 def _load_json():
-    return json.loads((GOLDEN_DIR / "detection_reference.json").read_text())
+    return json.loads((GOLDEN_DIR / "detection_reference.json").read_text(encoding="utf-8"))
 
 
 @functools.cache

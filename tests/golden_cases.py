@@ -273,8 +273,8 @@ def golden_tests(
 
 # --------------------------------------------------------------------------- arithmetic goldens
 
-PROMOTION = json.loads((GOLDEN_DIR / "arith_promotion.json").read_text())
-VALUE_CASES = json.loads((GOLDEN_DIR / "arith_values.json").read_text())
+PROMOTION = json.loads((GOLDEN_DIR / "arith_promotion.json").read_text(encoding="utf-8"))
+VALUE_CASES = json.loads((GOLDEN_DIR / "arith_values.json").read_text(encoding="utf-8"))
 with np.load(GOLDEN_DIR / "arith_values.npz") as _npz:
     VALUE_ARRAYS = {key: _npz[key] for key in _npz.files}
 

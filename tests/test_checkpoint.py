@@ -20,7 +20,9 @@ import pytest
 import ndd
 from ndd.checkpoint import Checkpoint
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "checkpoint_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent / "golden" / "checkpoint_reference.json").read_text(encoding="utf-8")
+)
 WHERE = "ndd.checkpoint.Checkpoint"
 
 
@@ -578,7 +580,7 @@ def test_a_failing_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mo
     with pytest.raises(OSError, match="disk full"):
         collected(x=2).save(path)
     assert listing(tmp_path) == ["latest.json"]
-    assert json.loads(pathlib.Path(path).read_text())["states"]["x"]["state"] == "1"
+    assert json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["states"]["x"]["state"] == "1"
 
 
 # -- round trip -------------------------------------------------------------------------

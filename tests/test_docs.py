@@ -119,25 +119,25 @@ def python_blocks(markdown):
     return [re.sub(r"^:\w[\w-]*:.*\n", "", block, flags=re.M) for block in blocks]
 
 
-DOC_PAGES = sorted(p for p in DOCS.glob("*.md") if python_blocks(p.read_text()))
+DOC_PAGES = sorted(p for p in DOCS.glob("*.md") if python_blocks(p.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("page", DOC_PAGES, ids=[p.name for p in DOC_PAGES])
 def test_the_python_blocks_of_the_page_run(page, tmp_path, capsys):
-    if ".torch()" in page.read_text():
+    if ".torch()" in page.read_text(encoding="utf-8"):
         pytest.importorskip("torch")
     namespace = {"__name__": "__docs__"}
     here = os.getcwd()
     os.chdir(tmp_path)
     try:
-        for block in python_blocks(page.read_text()):
+        for block in python_blocks(page.read_text(encoding="utf-8")):
             exec(compile(block, str(page), "exec"), namespace)  # noqa: S102 - the docs' own code
     finally:
         os.chdir(here)
 
 
 def test_the_migration_guide_runs_code():
-    assert python_blocks((DOCS / "migration.md").read_text())
+    assert python_blocks((DOCS / "migration.md").read_text(encoding="utf-8"))
 
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -145,7 +145,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebooks_are_committed_without_outputs(notebook):
-    cells = json.loads(notebook.read_text())["cells"]
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     with_outputs = [
         i for i, c in enumerate(cells) if c["cell_type"] == "code" and (c["outputs"] or c["execution_count"])
     ]
@@ -155,7 +155,7 @@ def test_notebooks_are_committed_without_outputs(notebook):
 
 
 def test_the_readme_links_to_the_docs_and_every_tutorial():
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/_build/html/index.html" in readme and "docs/migration.md" in readme
     missing = [n.name for n in NOTEBOOKS if f"(notebooks/{n.name})" not in readme]
     assert NOTEBOOKS and missing == []

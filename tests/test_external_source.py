@@ -19,7 +19,9 @@ import pytest
 import ndd
 from ndd._cuda import driver
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "external_source.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent / "golden" / "external_source.json").read_text(encoding="utf-8")
+)
 MODES = [ndd.EvalMode.deferred, ndd.EvalMode.eager, ndd.EvalMode.sync_cpu, ndd.EvalMode.sync_full]
 MODE_IDS = [m.name for m in MODES]
 

@@ -24,7 +24,7 @@ def test_every_kernel_compiles_to_ptx(tmp_path):
     sources = glob.glob(str(ROOT / "kernels" / "*.cu"))
     assert len(written) == len(sources) > 0
     for path in written:
-        text = pathlib.Path(path).read_text()
+        text = pathlib.Path(path).read_text(encoding="utf-8")
         assert ".entry" in text and ".target" in text
 
 

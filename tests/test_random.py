@@ -20,7 +20,9 @@ import ndd
 from ndd._prepare.args import draw_random_key
 from ndd._prepare.philox import KEY_WORDS, philox4x32_10
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "random_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent / "golden" / "random_reference.json").read_text(encoding="utf-8")
+)
 RNG = ndd.random.RNG
 
 

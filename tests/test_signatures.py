@@ -12,7 +12,9 @@ import pytest
 
 import ndd
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "signatures.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent / "golden" / "signatures.json").read_text(encoding="utf-8")
+)
 
 
 def _deprecated(entry):

@@ -14,7 +14,7 @@ import pytest
 import ndd
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SURFACE = json.loads((ROOT / "tests" / "golden" / "surface.json").read_text())["names"]
+SURFACE = json.loads((ROOT / "tests" / "golden" / "surface.json").read_text(encoding="utf-8"))["names"]
 # The Python the reference ran on when tests/golden/make_surface_goldens.py made the goldens.
 GOLDEN_PYTHON = (3, 11)
 

@@ -510,7 +510,7 @@ def _autodoc(entry):
 
 def _write_if_changed(path, text):
     """Rewrite a page only when it changed, so that Sphinx rebuilds only what did."""
-    if not path.exists() or path.read_text() != text:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
         path.write_text(text)
 
 

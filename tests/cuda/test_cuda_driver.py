@@ -187,7 +187,7 @@ def _driver_calls_in_ndd():
     for path in list(root.rglob("*.py")) + list(root.rglob("*.pyx")):
         if path.name == "fake.py":
             continue
-        calls |= set(re.findall(r"\.(cu[A-Z]\w*)\(", path.read_text()))
+        calls |= set(re.findall(r"\.(cu[A-Z]\w*)\(", path.read_text(encoding="utf-8")))
     return calls
 
 

@@ -14,7 +14,7 @@ RAGGED = [(4, 5, 3), (2, 7, 3), (0, 3, 3), (3, 1, 3)]
 
 
 def _files(folder):
-    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
 
 
 def _dump_both(tmp_path, monkeypatch, data, **kwargs):

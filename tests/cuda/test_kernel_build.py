@@ -64,7 +64,7 @@ def built(build, tmp_path_factory):
         pytest.skip("NVRTC is not installed")
     folder = tmp_path_factory.mktemp("kernels")
     build.build_all(str(folder), cache_dir=build.module_cache_dir())
-    return folder, json.loads((folder / "manifest.json").read_text())
+    return folder, json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
 
 
 def _images(manifest, kind):
@@ -144,7 +144,7 @@ def test_shipped_ptx_targets_sm90_with_the_isa_of_the_building_nvrtc(built):
     ptx_images = _images(manifest, "ptx")
     assert sorted(name for name, _ in ptx_images) == sorted(manifest["modules"])
     for _, image in ptx_images:
-        text = (folder / image["file"]).read_text()
+        text = (folder / image["file"]).read_text(encoding="utf-8")
         assert re.search(r"^\.version (\S+)$", text, re.MULTILINE).group(1) == expected_isa
         assert re.search(r"^\.target (\S+)$", text, re.MULTILINE).group(1) == SCHEME_PTX_TARGET
         assert (image["ptx_version"], image["ptx_target"]) == (expected_isa, SCHEME_PTX_TARGET)
@@ -155,7 +155,7 @@ def test_shipped_ptx_targets_sm90_with_the_isa_of_the_building_nvrtc(built):
 def test_manifest_signatures_match_the_ptx_entries(built):
     folder, manifest = built
     for name, image in _images(manifest, "ptx"):
-        entries = _ptx_entries((folder / image["file"]).read_text())
+        entries = _ptx_entries((folder / image["file"]).read_text(encoding="utf-8"))
         kernels = manifest["modules"][name]["kernels"]
         assert sorted(entries) == sorted(kernels)
         for kernel, sizes in entries.items():
@@ -296,7 +296,7 @@ def test_kernels_ndd_cannot_launch_are_rejected(build, source, message):
 def test_rebuild_removes_images_an_earlier_build_left(build, tmp_path):
     (tmp_path / "elementwise.sm_60.cubin").write_bytes(b"old")
     build.build_all(str(tmp_path), cache_dir=build.module_cache_dir())
-    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
     listed = {module["source"] for module in manifest["modules"].values()}
     listed |= {image["file"] for module in manifest["modules"].values() for image in module["images"]}
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(listed | {"manifest.json"})
@@ -308,7 +308,7 @@ def test_command_line_build_writes_the_manifest(tmp_path):
         [sys.executable, str(ROOT / "kernels" / "build.py"), str(tmp_path)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert sorted(json.loads((tmp_path / "manifest.json").read_text())["modules"]) == [
+    assert sorted(json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))["modules"]) == [
         p.stem for p in SOURCES
     ]
 
@@ -471,7 +471,7 @@ def test_a_cached_build_compiles_each_kernel_file_once_per_source(build, tmp_pat
     assert (tmp_path / "first" / "tiny.sm_80.cubin").read_bytes() == (
         tmp_path / "second" / "tiny.sm_80.cubin"
     ).read_bytes()
-    source.write_text(source.read_text().replace("= v;", "= 2 * v;"))
+    source.write_text(source.read_text(encoding="utf-8").replace("= v;", "= 2 * v;"))
     build.build_all(str(tmp_path / "third"), cache_dir=cache)
     assert len(compiled) == 2
 
@@ -514,7 +514,7 @@ def test_processes_sharing_the_cache_compile_a_kernel_file_once(tmp_path):
     ]
     for builder in builders:
         assert builder.wait(timeout=120) == 0, builder.stderr.read()
-    assert log.read_text().splitlines() == ["compiled"]
+    assert log.read_text(encoding="utf-8").splitlines() == ["compiled"]
     for out in ("first", "second"):
         assert (tmp_path / out / "tiny.sm_90.cubin").read_bytes()[:4] == b"\x7fELF"
 
@@ -580,7 +580,7 @@ def test_a_build_with_an_nvrtc_without_volta_ships_turing_cubins(build, tmp_path
     # build.py loads its own copy of kernel_files (it runs without ndd installed).
     monkeypatch.setattr(build.kernel_files, "_supported_archs", lambda: NVRTC13_ARCHS)
     build.build_all(str(tmp_path / "out"), cache_dir=str(tmp_path / "cache"))
-    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     cubins = [image for image in manifest["modules"]["tiny"]["images"] if image["kind"] == "cubin"]
     assert [(image["sm"], image["file"]) for image in cubins] == [
         (75, "tiny.sm_75.cubin"),

@@ -88,7 +88,7 @@ def _taken(paths, indices, features=LABEL):
 
 def _errors(folder, paths, indices):
     first = pathlib.Path(paths[0]).read_bytes()
-    spans = [tuple(map(int, line.split())) for line in pathlib.Path(indices[0]).read_text().splitlines()]
+    spans = [tuple(map(int, line.split())) for line in pathlib.Path(indices[0]).read_text(encoding="utf-8").splitlines()]
 
     def write(name, data, index_spans=None):
         path = os.path.join(folder, name)

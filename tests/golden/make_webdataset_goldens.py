@@ -110,7 +110,7 @@ def _wds2idx(tar, index):
         check=True,
         capture_output=True,
     )
-    return pathlib.Path(index).read_text()
+    return pathlib.Path(index).read_text(encoding="utf-8")
 
 
 def _source_info(paths, index, folder):

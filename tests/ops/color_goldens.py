@@ -13,7 +13,7 @@ GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
 
 def load(name):
     """(cases, arrays) of ``<name>_cases.json`` / ``<name>_values.npz``."""
-    cases = json.loads((GOLDEN / f"{name}_cases.json").read_text())["cases"]
+    cases = json.loads((GOLDEN / f"{name}_cases.json").read_text(encoding="utf-8"))["cases"]
     with np.load(GOLDEN / f"{name}_values.npz") as npz:
         arrays = {k: npz[k] for k in npz.files}
     return cases, arrays

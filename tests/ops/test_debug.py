@@ -13,7 +13,7 @@ def test_rgb_image_is_written_as_text_ppm(tmp_path, monkeypatch):
     out = ndd.dump_image(ndd.tensor(x, layout="HWC"), suffix="a")
     np.testing.assert_array_equal(np.asarray(out), x)
     assert out.layout == "HWC"
-    assert (tmp_path / "0-a-0.ppm").read_text() == (
+    assert (tmp_path / "0-a-0.ppm").read_text(encoding="utf-8") == (
         "P3\n3 2\n255\n0 10 20 30 40 50 60 70 80 \n90 100 110 120 130 140 150 160 170 \n"
     )
 
@@ -23,8 +23,8 @@ def test_gray_batch_writes_one_pgm_per_sample(tmp_path, monkeypatch):
     x = (np.arange(6, dtype=np.uint8) * 30).reshape(2, 3, 1)
     out = ndd.dump_image(ndd.batch([x, x[:1]], layout="HWC"))
     assert [np.asarray(s).shape for s in out] == [(2, 3, 1), (1, 3, 1)]
-    assert (tmp_path / "0--0.ppm").read_text() == "P2\n3 2\n255\n0 30 60 \n90 120 150 \n"
-    assert (tmp_path / "1--0.ppm").read_text() == "P2\n3 1\n255\n0 30 60 \n"
+    assert (tmp_path / "0--0.ppm").read_text(encoding="utf-8") == "P2\n3 2\n255\n0 30 60 \n90 120 150 \n"
+    assert (tmp_path / "1--0.ppm").read_text(encoding="utf-8") == "P2\n3 1\n255\n0 30 60 \n"
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ _SHAPE = (image_samples.HEIGHT, image_samples.WIDTH, 3)
 
 @functools.cache
 def _goldens():
-    cases = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["cases"]
+    cases = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text(encoding="utf-8"))["cases"]
     with np.load(GOLDEN_DIR / "decoder_values.npz") as npz:
         values = {k: npz[k] for k in npz.files}
     return cases, values
@@ -160,10 +160,10 @@ def _signature_params(fn):
 
 
 @pytest.mark.parametrize(
-    "path", sorted(json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["signatures"])
+    "path", sorted(json.loads((GOLDEN_DIR / "decoder_cases.json").read_text(encoding="utf-8"))["signatures"])
 )
 def test_signature_matches_reference(path):
-    expected = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text())["signatures"][path]
+    expected = json.loads((GOLDEN_DIR / "decoder_cases.json").read_text(encoding="utf-8"))["signatures"][path]
     fn = ndd
     for part in path.split("."):
         fn = getattr(fn, part)

@@ -19,7 +19,9 @@ from arrays import sample_arrays
 
 import ndd
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "random_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "random_reference.json").read_text(encoding="utf-8")
+)
 N = 50_000
 
 

@@ -11,7 +11,7 @@ import ndd
 from ndd import types
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
-CASES = json.loads((GOLDEN / "resample_weights.json").read_text())
+CASES = json.loads((GOLDEN / "resample_weights.json").read_text(encoding="utf-8"))
 VALUES = np.load(GOLDEN / "resample_weights.npz")
 # The filters whose weights (on a scale of 1) are exact between whole pixels, so that
 # the row pass of the identity copies it (see the goldens' script).

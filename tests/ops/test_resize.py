@@ -24,7 +24,7 @@ GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 from make_resize_goldens import make_input  # noqa: E402
 
-CASES = json.loads((GOLDEN / "resize_cases.json").read_text())
+CASES = json.loads((GOLDEN / "resize_cases.json").read_text(encoding="utf-8"))
 with np.load(GOLDEN / "resize_values.npz") as _npz:
     VALUES = {key: _npz[key] for key in _npz.files}
 
@@ -480,7 +480,7 @@ def test_a_subpixel_size_below_a_tenth_scales_as_a_tenth(size):
     assert not np.array_equal(np.asarray(ndd.resize(x, size=[0.12, 1])), tenth)
 
 
-_NN_CASES = json.loads((GOLDEN / "nn_resize_cases.json").read_text())
+_NN_CASES = json.loads((GOLDEN / "nn_resize_cases.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("case", _NN_CASES, ids=[f"{c['layout']}-{c['in']}-{c['out']}" for c in _NN_CASES])
@@ -505,7 +505,7 @@ def test_nearest_neighbour_takes_the_references_pixels(case):
         np.testing.assert_array_equal(line, expected, err_msg=f"axis {axis}")
 
 
-_NN_ROI_CASES = json.loads((GOLDEN / "nn_roi_cases.json").read_text())
+_NN_ROI_CASES = json.loads((GOLDEN / "nn_roi_cases.json").read_text(encoding="utf-8"))
 _NN_ROI_VALUES = np.load(GOLDEN / "nn_roi_values.npz")
 
 

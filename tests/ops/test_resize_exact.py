@@ -15,7 +15,7 @@ GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
 sys.path.insert(0, str(GOLDEN))
 from make_resize_exact_goldens import make_input  # noqa: E402
 
-CASES = json.loads((GOLDEN / "resize_exact.json").read_text())
+CASES = json.loads((GOLDEN / "resize_exact.json").read_text(encoding="utf-8"))
 VALUES = np.load(GOLDEN / "resize_exact.npz")
 
 

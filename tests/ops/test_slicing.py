@@ -435,7 +435,7 @@ def test_anchor_just_above_minus_half_rounds_to_zero():
 # ------------------------------------------------------- windows from relative arguments
 
 _WINDOW_CASES = json.loads(
-    (pathlib.Path(__file__).parent.parent / "golden" / "slice_window_cases.json").read_text()
+    (pathlib.Path(__file__).parent.parent / "golden" / "slice_window_cases.json").read_text(encoding="utf-8")
 )
 
 

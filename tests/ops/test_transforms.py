@@ -12,7 +12,7 @@ import ndd
 from ndd._prepare.args import InvalidArgumentError
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden" / "transforms_reference.json"
-CASES = json.loads(GOLDEN.read_text())["cases"]
+CASES = json.loads(GOLDEN.read_text(encoding="utf-8"))["cases"]
 
 
 def _op(name):

@@ -18,7 +18,7 @@ from ndd._prepare.args import InvalidArgumentError
 from ndd.types import DALIInterpType
 
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden"
-DATA = json.loads((GOLDEN / "warp_reference.json").read_text())
+DATA = json.loads((GOLDEN / "warp_reference.json").read_text(encoding="utf-8"))
 with np.load(GOLDEN / "warp_reference.npz") as _npz:
     ARRAYS = {k: _npz[k] for k in _npz.files}
 NN = int(DALIInterpType.INTERP_NN)
@@ -137,7 +137,7 @@ def test_inputs_rebuild_from_recipe():
 
     spec = importlib.util.spec_from_file_location("make_warp_goldens", GOLDEN / "make_warp_goldens.py")
     assert spec is not None
-    source = (GOLDEN / "make_warp_goldens.py").read_text()
+    source = (GOLDEN / "make_warp_goldens.py").read_text(encoding="utf-8")
     namespace = {"np": np}
     exec(source[source.index("def images") : source.index("ROT = ")], namespace)  # noqa: S102
     for name, arr in namespace["images"]().items():

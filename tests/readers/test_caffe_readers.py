@@ -18,7 +18,9 @@ import caffe_dataset as cd  # noqa: E402
 
 import ndd  # noqa: E402
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "caffe_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "caffe_reference.json").read_text(encoding="utf-8")
+)
 
 
 def described(sample, folder):

@@ -18,7 +18,7 @@ import ndd
 from ndd._prepare.args import InvalidArgumentError
 
 GOLDEN_DIR = pathlib.Path(__file__).parent.parent / "golden"
-GOLDEN = json.loads((GOLDEN_DIR / "coco_reference.json").read_text())
+GOLDEN = json.loads((GOLDEN_DIR / "coco_reference.json").read_text(encoding="utf-8"))
 with np.load(GOLDEN_DIR / "coco_reference.npz") as _saved:
     ARRAYS = {key: _saved[key] for key in _saved.files}
 
@@ -135,7 +135,9 @@ def test_annotations_parse_alike_with_or_without_orjson(dataset, parser, monkeyp
         pytest.skip("orjson is not installed")
     path = dataset["annotations_file"]
     parsed = _coco_annotations.load_annotations_file(path, "q")
-    expected = _coco_annotations._Parser(path, "q").parse(json.loads(pathlib.Path(path).read_text()))
+    expected = _coco_annotations._Parser(path, "q").parse(
+        json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    )
     for field in ("image_ids", "starts", "boxes", "category_ids", "iscrowd", "annotation_ids"):
         np.testing.assert_array_equal(getattr(parsed, field), getattr(expected, field))
     assert parsed.file_names == expected.file_names and parsed.segmentations == expected.segmentations

@@ -15,7 +15,9 @@ from file_dataset import LAYOUT, file_content, make_dataset, sample_name
 
 import ndd
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "reader_orders.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "reader_orders.json").read_text(encoding="utf-8")
+)
 LISTED = [
     (f"{folder}/{name}", label)
     for label, folder in enumerate(sorted(LAYOUT))
@@ -357,7 +359,7 @@ def test_unreadable_file_raises_naming_it_and_other_samples_still_come(root, tmp
 @pytest.mark.parametrize("bad", ["x", "-3", "+3", "3.5", "0x10", "²", "2147483648"])
 def test_malformed_file_list_line_names_the_line(root, tmp_path, bad):
     # As the reference refuses them, but for the label beyond int32, which it wraps.
-    (tmp_path / "bad.txt").write_text(f"cat/c0.jpg 1\ncat/c1.JPG {bad}\n")
+    (tmp_path / "bad.txt").write_text(f"cat/c0.jpg 1\ncat/c1.JPG {bad}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 2 of 'file_list'"):
         ndd.readers.File(file_list=str(tmp_path / "bad.txt"), file_root=root)
 

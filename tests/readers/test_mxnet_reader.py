@@ -14,7 +14,9 @@ import pytest
 
 import ndd
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "mxnet_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "mxnet_reference.json").read_text(encoding="utf-8")
+)
 
 
 @pytest.fixture

@@ -15,7 +15,9 @@ import ndd
 
 soundfile = pytest.importorskip("soundfile")
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "nemo_asr_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "nemo_asr_reference.json").read_text(encoding="utf-8")
+)
 
 
 @pytest.fixture

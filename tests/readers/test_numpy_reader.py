@@ -15,7 +15,9 @@ from numpy_dataset import ARRAYS, LIST_TEXT, listing_index, make_array, make_lis
 import ndd
 from ndd.readers import _npy_format
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "numpy_reader.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "numpy_reader.json").read_text(encoding="utf-8")
+)
 
 # How a sample is read: through next_epoch (the ROI applied on the loading
 # thread, from a memory map or from read() calls) or through calls (the ROI

@@ -22,7 +22,9 @@ from ndd import tfrecord as tfrec  # noqa: E402
 from ndd._prepare.args import InvalidArgumentError  # noqa: E402
 from ndd.readers import tfrecord as tfrecord_module  # noqa: E402
 
-GOLDEN = json.loads((pathlib.Path(__file__).parent.parent / "golden" / "tfrecord_reference.json").read_text())
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parent.parent / "golden" / "tfrecord_reference.json").read_text(encoding="utf-8")
+)
 LABEL = {"label": tfrec.FixedLenFeature([], tfrec.int64, -1)}
 RECORDS = [(name, i, e) for name, examples in tfds.EXAMPLES.items() for i, e in enumerate(examples)]
 
@@ -215,7 +217,7 @@ def test_create_index_writes_the_offsets_and_sizes_of_the_records(tmp_path):
     path = str(tmp_path / "data.tfrecord")
     spans = tfds.write_tfrecord(path, [tfds.encode_example(e) for e in tfds.EXAMPLES["first.tfrecord"]])
     assert tfrec.create_index(path, tmp_path / "data.idx") == len(spans)
-    assert (tmp_path / "data.idx").read_text() == "".join(f"{o} {s}\n" for o, s in spans)
+    assert (tmp_path / "data.idx").read_text(encoding="utf-8") == "".join(f"{o} {s}\n" for o, s in spans)
 
 
 def test_create_index_rejects_a_truncated_file(tmp_path):
@@ -227,7 +229,7 @@ def test_create_index_rejects_a_truncated_file(tmp_path):
 
 def test_an_index_lists_the_records_read(dataset, tmp_path):
     paths, indices = dataset
-    lines = pathlib.Path(indices[0]).read_text().splitlines()
+    lines = pathlib.Path(indices[0]).read_text(encoding="utf-8").splitlines()
     short = tmp_path / "short.idx"
     short.write_text(f"{lines[2]}\n\n{lines[0]}\n")
     r = ndd.readers.TFRecord(path=paths[:1], index_path=str(short), features=LABEL)
@@ -311,7 +313,10 @@ def rewrite_first_file(dataset, tmp_path, edit, spans_edit=None):
     """A copy of the first file changed by ``edit(bytearray, spans)``, with its index."""
     paths, indices = dataset
     data = bytearray(pathlib.Path(paths[0]).read_bytes())
-    spans = [tuple(map(int, line.split())) for line in pathlib.Path(indices[0]).read_text().splitlines()]
+    spans = [
+        tuple(map(int, line.split()))
+        for line in pathlib.Path(indices[0]).read_text(encoding="utf-8").splitlines()
+    ]
     data = edit(data, spans)
     path = tmp_path / "edited.tfrecord"
     path.write_bytes(bytes(data))

@@ -17,7 +17,9 @@ from ndd._prepare.args import InvalidArgumentError
 av = pytest.importorskip("av")
 
 GOLDEN = json.loads(
-    (pathlib.Path(__file__).parent.parent / "golden" / "video_reader_reference.json").read_text()
+    (pathlib.Path(__file__).parent.parent / "golden" / "video_reader_reference.json").read_text(
+        encoding="utf-8"
+    )
 )
 CASES = GOLDEN["cases"]
 READ_CASES = sorted(name for name, case in CASES.items() if "error" not in case)

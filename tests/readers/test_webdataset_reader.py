@@ -18,7 +18,9 @@ from ndd._prepare.args import InvalidArgumentError
 from ndd.readers.webdataset import split_name
 
 GOLDEN = json.loads(
-    (pathlib.Path(__file__).parent.parent / "golden" / "webdataset_reference.json").read_text()
+    (pathlib.Path(__file__).parent.parent / "golden" / "webdataset_reference.json").read_text(
+        encoding="utf-8"
+    )
 )
 DTYPES = {"INT32": ndd.int32, "INT16": ndd.int16, "FLOAT16": ndd.float16, "UINT64": ndd.uint64}
 
@@ -132,7 +134,7 @@ def test_index_files_made_by_wds2idx_are_read(shards, tmp_path):
 
 def test_version_1_1_index_without_names_is_read(shards, tmp_path):
     paths, indices = shards
-    lines = pathlib.Path(indices[1]).read_text().splitlines()
+    lines = pathlib.Path(indices[1]).read_text(encoding="utf-8").splitlines()
     triplets = [" ".join(t for i, t in enumerate(line.split()) if i % 4 != 3) for line in lines[1:]]
     index = tmp_path / "v11.idx"
     index.write_text("\n".join(["v1.1 3", *triplets]) + "\n")
@@ -276,7 +278,7 @@ def test_a_malformed_index_is_refused_naming_it(shards, tmp_path, text, message)
 
 def test_a_stale_index_fails_the_sample_it_misplaces(shards, tmp_path):
     paths, indices = shards
-    lines = pathlib.Path(indices[1]).read_text().splitlines()
+    lines = pathlib.Path(indices[1]).read_text(encoding="utf-8").splitlines()
     lines[1] = "JPG 512 30 t000.JPG cls 1536 12 t000.cls"  # the file has 12 bytes
     index = tmp_path / "stale.idx"
     index.write_text("\n".join(lines) + "\n")
@@ -290,7 +292,7 @@ def test_a_stale_index_fails_the_sample_it_misplaces(shards, tmp_path):
 
 def test_an_index_offset_not_at_a_file_fails_its_sample(shards, tmp_path):
     paths, indices = shards
-    lines = pathlib.Path(indices[1]).read_text().splitlines()
+    lines = pathlib.Path(indices[1]).read_text(encoding="utf-8").splitlines()
     lines[2] = "jpg 2048 12 t001.jpg"  # a data block, not the one after a header
     index = tmp_path / "moved.idx"
     index.write_text("\n".join(lines) + "\n")
