@@ -788,10 +788,10 @@ _ROWS_PER_STRIP, _BITS, _FILL_ORDER, _SAMPLE_FORMAT, _TILE_WIDTH = 278, 258, 266
 
 
 def _deflate_tiff_pixels(image, data):
-    """The stored pixels of a TIFF of Deflate-compressed strips (8-bit gray, gray+alpha,
-    RGB or RGBA, or 16-bit gray; no predictor or horizontal differencing), (H, W, C):
-    each strip inflated by ISA-L (twice zlib's speed, which libtiff uses for Pillow).
-    None for other images, which Pillow reads."""
+    """The stored pixels, (H, W, C), of a TIFF of Deflate-compressed strips (8-bit gray,
+    gray+alpha, RGB or RGBA, or 16-bit gray; without a predictor or with horizontal
+    differencing): each strip inflated by ISA-L (twice the speed of zlib, which libtiff
+    uses for Pillow). None for other images, which Pillow reads."""
     if getattr(image, "format", None) != "TIFF" or len(image.tile) != 1:
         return None
     tile = image.tile[0]
