@@ -36,9 +36,12 @@ __all__ = ["Batch", "batch", "as_batch"]
 _CPU = Device.CPU
 
 
-def _sample_array(x, index, dt=None):
+def _sample_array(x, index, dt=None, will_copy=False):
     """The array, DType and layout of sample ``index`` given as ``x``; Python numbers
-    are made of DType ``dt`` when it is given."""
+    are made of DType ``dt`` when it is given. With ``will_copy`` (the batch copies its
+    samples) a read-only numpy array is taken as it is, not copied first."""
+    if will_copy and type(x) is np.ndarray:
+        return x, DType.from_fw_type(x.dtype), ""
     if x is None:
         raise TypeError(f"Batch: sample {index} is None")
     if isinstance(x, TensorBase):
@@ -96,7 +99,7 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
             whole, src_dt, src_layout = tensor_data(tensors), tensors._dtype, tensors._layout[1:]
             external = tensors._external
         else:
-            whole, src_dt, src_layout = _sample_array(tensors, 0)
+            whole, src_dt, src_layout = _sample_array(tensors, 0, will_copy=copy)
         if whole.ndim == 0:
             raise ValueError("Cannot create a batch from a scalar")
         samples = list(whole)
@@ -107,7 +110,7 @@ def _init_batch(b, tensors, dtype, device, layout, copy):
         external = False
         for i, x in enumerate(tensors):
             external |= not isinstance(x, TensorBase) or x._external
-            arr, sdt, slayout = _sample_array(x, i, dt)
+            arr, sdt, slayout = _sample_array(x, i, dt, will_copy=copy)
             if src_dt is None:
                 src_dt, src_layout = sdt, slayout
             elif samples and arr.ndim != samples[0].ndim:

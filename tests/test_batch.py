@@ -1,9 +1,13 @@
 """Batch creation, metadata, sample selection, slicing and conversions."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
 import ndd
+
+MIB = 1 << 20
 
 
 def ragged():
@@ -26,6 +30,29 @@ def test_batch_copies_and_as_batch_shares():
     samples[0][0, 0] = 99
     assert np.asarray(copied.select(0))[0, 0] == 0
     assert np.asarray(shared.select(0))[0, 0] == 99
+
+
+@pytest.mark.parametrize(
+    "sizes, as_one_array",
+    [([MIB, MIB], False), ([MIB, MIB // 2], False), ([MIB, MIB], True)],
+    ids=["uniform list", "ragged list", "one array"],
+)
+def test_a_batch_of_read_only_arrays_holds_one_writable_copy(sizes, as_one_array):
+    # Encoded files read as np.frombuffer(bytes) are read-only; the batch copies them once.
+    rng = np.random.default_rng(0)
+    samples = [np.frombuffer(rng.bytes(size), np.uint8) for size in sizes]
+    given = np.frombuffer(b"".join(map(bytes, samples)), np.uint8).reshape(2, -1) if as_one_array else samples
+    tracemalloc.start()
+    try:
+        b = ndd.batch(given)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1.25 * sum(sizes)
+    for i, source in enumerate(given):
+        out = np.asarray(b.select(i))
+        np.testing.assert_array_equal(out, source)
+        assert out.flags.writeable and not np.shares_memory(out, source)
 
 
 def test_batch_from_one_array_splits_the_outer_dimension():
