@@ -23,12 +23,19 @@ images per second, the spread (min-max of the repeats), the ratios and the targe
 each implementation spends per image (its threads and the DataLoader's worker processes), which tells their
 costs apart even when other work shares the machine.
 
+``--codec`` prints instead how far the decode case can go: the CPU milliseconds per image, on one thread, of
+decoding every JPEG of the dataset with ndd's and the reference's ``decoders.image`` and with libjpeg-turbo
+itself (through simplejpeg, OpenCV and Pillow), the fast IDCT and fast chroma upsampling included (they
+change the pixels). reference/codec is the most a decoder built on that codec can be faster than the
+reference, whatever it does around it.
+
 ``--profile`` prints instead where the time goes: the CPU milliseconds per image of each step of the training
 and validation pipelines in ndd and in the reference (one thread, sync_cpu), then cProfile's top functions of
 ndd's three pipelines.
 
     python bench/cpu_pipeline.py [--reference-python ~/dali-ref/bin/python] [--repeats 3] [--epochs 1]
     python bench/cpu_pipeline.py --profile
+    python bench/cpu_pipeline.py --codec [--repeats 5]
     python bench/cpu_pipeline.py --data /tmp/jpegs   # build the dataset there once and keep it
 """
 
@@ -307,6 +314,105 @@ def _cpu_seconds():
     return total
 
 
+def _codec_decoders(impl, files):
+    """Name -> a function decoding every JPEG of ``files`` (numpy uint8 arrays of their bytes) on one
+    thread. Each image is dropped once decoded, as a pipeline drops it once consumed."""
+    if impl == "ref":
+        import nvidia.dali.experimental.dynamic as dali
+
+        dali.set_num_threads(1)
+        return {"reference decoders.image": _batched_decoder(dali, files)}
+    import io
+
+    import numpy as np
+    import simplejpeg
+    from PIL import Image
+
+    import ndd
+
+    ndd.set_num_threads(1)
+
+    def each(decode_one):
+        def decode():
+            for raw in files:
+                decode_one(raw)
+
+        return decode
+
+    decoders = {
+        "ndd decoders.image": _batched_decoder(ndd, files),
+        "libjpeg-turbo (simplejpeg)": each(simplejpeg.decode_jpeg),
+        "  with the fast IDCT": each(lambda raw: simplejpeg.decode_jpeg(raw, fastdct=True)),
+        "  with fast upsampling": each(lambda raw: simplejpeg.decode_jpeg(raw, fastupsample=True)),
+        "  with both": each(lambda raw: simplejpeg.decode_jpeg(raw, fastdct=True, fastupsample=True)),
+        "libjpeg-turbo (Pillow)": each(lambda raw: np.asarray(Image.open(io.BytesIO(raw)).convert("RGB"))),
+    }
+    try:
+        import cv2
+    except ImportError:
+        return decoders
+    decoders["libjpeg-turbo (OpenCV)"] = each(lambda raw: cv2.imdecode(raw, cv2.IMREAD_COLOR))
+    return decoders
+
+
+def _batched_decoder(module, files):
+    """Decoding with ``module.decoders.image``, batches of BATCH_SIZE made beforehand, each evaluated at
+    once (sync_cpu)."""
+    batches = [module.batch(files[first : first + BATCH_SIZE]) for first in range(0, len(files), BATCH_SIZE)]
+
+    def decode():
+        with module.EvalMode.sync_cpu:
+            for encoded in batches:
+                module.decoders.image(encoded).evaluate()
+
+    return decode
+
+
+def _codec_worker(impl, root):
+    """Serve requests for the CPU milliseconds per image of one decoder over the whole dataset."""
+    import numpy as np
+
+    paths = sorted(os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names)
+    files = []
+    for path in paths:
+        with open(path, "rb") as file:
+            files.append(np.frombuffer(file.read(), np.uint8))
+    decoders = _codec_decoders(impl, files)
+    for decode in decoders.values():
+        decode()  # warm-up
+    print(json.dumps({"ready": impl, "decoders": list(decoders)}), flush=True)
+    for line in sys.stdin:
+        decode = decoders[json.loads(line)["decoder"]]
+        start = time.process_time()
+        decode()
+        print(json.dumps({"cpu_ms": (time.process_time() - start) * 1e3 / len(files)}), flush=True)
+
+
+def _print_codec(root, reference_python, repeats):
+    """The decode case against libjpeg-turbo itself: CPU ms per image on one thread, interleaved repeats."""
+    workers = [WorkerProcess(sys.executable, __file__, "ndd", "--root", root, "--codec")]
+    if os.path.exists(reference_python):
+        workers.append(WorkerProcess(reference_python, __file__, "ref", "--root", root, "--codec"))
+    times = {name: [] for worker in workers for name in worker.ready["decoders"]}
+    for _ in range(repeats):
+        for worker in workers:
+            for name in worker.ready["decoders"]:
+                times[name].append(worker.ask(decoder=name)["cpu_ms"])
+    for worker in workers:
+        worker.close()
+    reference = times.get("reference decoders.image")
+    print(
+        f"\nDecoding every JPEG once, CPU ms per image on one thread: median [min-max] of {repeats} interleaved "
+        "repeats.\nreference/this: how many times faster than the reference this is (for a codec alone: the "
+        "most a decoder built on it can be)."
+    )
+    print(f"{'decoder':<28} {'ms per image':>22} {'reference/this':>15}")
+    for name, values in times.items():
+        ratio = "-" if not reference else f"{statistics.median(reference) / statistics.median(values):.2f}"
+        spread = f"{statistics.median(values):.3f} [{min(values):.3f}-{max(values):.3f}]"
+        print(f"{name:<28} {spread:>22} {ratio:>15}")
+
+
 def _worker(impl, root, profile):
     """Serve timing requests on stdin: one JSON line in, one JSON line out."""
     missing = {}
@@ -435,6 +541,9 @@ def main():
     parser.add_argument("--stages", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--root", help=argparse.SUPPRESS)
     parser.add_argument(
+        "--codec", action="store_true", help="time the decode case against libjpeg-turbo itself instead"
+    )
+    parser.add_argument(
         "--reference-python",
         default=os.path.expanduser("~/dali-ref/bin/python"),
         help="interpreter of the virtualenv where nvidia-dali is installed",
@@ -449,6 +558,9 @@ def main():
         "--profile", action="store_true", help="profile ndd's pipelines instead (cProfile, top functions)"
     )
     args = parser.parse_args()
+    if args.worker and args.codec:
+        _codec_worker(args.worker, args.root)
+        return
     if args.worker:
         _worker(args.worker, args.root, profile="stages" if args.stages else None)
         return
@@ -462,6 +574,9 @@ def main():
         else:
             root = make_data(data_dir, args.num_files)
             print(f"dataset: {args.num_files} JPEGs in {root} ({time.perf_counter() - start:.1f} s to build)")
+        if args.codec:
+            _print_codec(root, args.reference_python, args.repeats)
+            return
         if args.profile:
             _print_stages(root, args.reference_python)
             _worker("ndd", root, profile="cprofile")
