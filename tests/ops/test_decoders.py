@@ -1104,8 +1104,8 @@ _TIFF_CALLS = [
 ]
 
 
-def _check_tiff_reader(reader, data, pixels, monkeypatch):
-    """The TIFF ``data`` read by image_codec's ``reader`` (stored ``pixels``, exactly),
+def _check_reader(reader, data, pixels, monkeypatch):
+    """The image ``data`` read by image_codec's ``reader`` (stored ``pixels``, exactly),
     every output, crop and orientation of it as Pillow's decoding gives them."""
     from ndd._ops import image_codec
 
@@ -1136,7 +1136,7 @@ def _check_tiff_reader(reader, data, pixels, monkeypatch):
 @pytest.mark.parametrize("orientation", [None, 6])
 def test_uncompressed_tiffs_are_copied_from_their_strips(mode, orientation, monkeypatch):
     data, pixels = _strip_tiff(mode, orientation)
-    _check_tiff_reader("_raw_tiff_pixels", data, pixels, monkeypatch)
+    _check_reader("_raw_tiff_pixels", data, pixels, monkeypatch)
 
 
 @pytest.mark.parametrize("mode", ["L", "LA", "RGB", "RGBA", "I;16", "I;16B"])
@@ -1146,7 +1146,7 @@ def test_deflate_tiffs_are_inflated_by_ndd(mode, layout, monkeypatch):
         pytest.skip("the test's own TIFF writer has no predictor")
     data, pixels = _strip_tiff(mode, deflate=True, **layout)
     assert Image.open(io.BytesIO(data)).tag_v2[259] in (8, 32946)
-    _check_tiff_reader("_deflate_tiff_pixels", data, pixels, monkeypatch)
+    _check_reader("_deflate_tiff_pixels", data, pixels, monkeypatch)
 
 
 def test_broken_deflate_tiffs_fail_alone():
@@ -1163,6 +1163,54 @@ def test_broken_deflate_tiffs_fail_alone():
         decoded = info.value.__cause__.decoded
         assert decoded[1] is None
         np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
+
+
+def _bmp(kind):
+    """(encoded bytes, stored pixels (H, W, C)) of a BMP of 17 x 23 pixels (rows of 23
+    RGB pixels end in 3 bytes of padding): "rgb" (24-bit), "rgbx" (32-bit, Pillow
+    writes the alpha there, which BMP readers leave out), "gray" (a gray palette), or
+    "top_down" (24-bit, rows stored from the top: a negative height)."""
+    rng = np.random.default_rng(len(kind))
+    pixels = rng.integers(0, 256, (17, 23, 4)).astype(np.uint8)
+    if kind == "gray":
+        return _save_bytes(Image.fromarray(pixels[:, :, 0]), "BMP"), pixels[:, :, :1]
+    if kind == "rgbx":
+        return _save_bytes(Image.fromarray(pixels, "RGBA"), "BMP"), pixels[:, :, :3]
+    data = bytearray(_save_bytes(Image.fromarray(pixels[:, :, :3]), "BMP"))
+    if kind == "top_down":
+        start = int.from_bytes(data[10:14], "little")
+        stride = (23 * 3 + 3) // 4 * 4
+        rows = [data[start + r * stride : start + (r + 1) * stride] for r in range(17)]
+        data[start:] = b"".join(reversed(rows))
+        data[22:26] = (-17).to_bytes(4, "little", signed=True)
+    return bytes(data), pixels[:, :, :3]
+
+
+@pytest.mark.parametrize("kind", ["rgb", "rgbx", "gray", "top_down"])
+def test_uncompressed_bmps_are_copied_from_their_rows(kind, monkeypatch):
+    data, pixels = _bmp(kind)
+    np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data))).reshape(pixels.shape), pixels)
+    _check_reader("_bmp_pixels", data, pixels, monkeypatch)
+
+
+def test_bmps_of_palettes_are_left_to_pillow_and_cut_ones_fail_alone():
+    from ndd._ops import image_codec
+
+    colours = Image.fromarray(np.arange(6, dtype=np.uint8).reshape(2, 3) * 40).convert("P")
+    colours.putpalette([255, 0, 0, 0, 255, 0] * 128)
+    data = _save_bytes(colours, "BMP")
+    encoded = np.frombuffer(data, np.uint8)
+    assert image_codec._bmp_pixels(image_codec.open_image(encoded), encoded) is None
+    np.testing.assert_array_equal(
+        np.asarray(ndd.decoders.image(ndd.tensor(encoded))), np.asarray(colours.convert("RGB"))
+    )
+    good = image_samples.encoded("png_rgb")
+    cut = np.frombuffer(_bmp("rgb")[0][:-40], np.uint8)
+    with pytest.raises(RuntimeError, match=r"ndd.decoders.image.*sample 1.*truncated") as info:
+        ndd.decoders.image(ndd.batch([good, cut, good])).evaluate()
+    decoded = info.value.__cause__.decoded
+    assert decoded[1] is None
+    np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
 
 
 def test_tiffs_copied_from_strips_keep_pillows_exceptions(monkeypatch):
