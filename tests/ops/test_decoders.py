@@ -1355,6 +1355,78 @@ def test_a_broken_webp_that_opencv_cannot_decode_fails_alone():
     np.testing.assert_array_equal(decoded[2], np.asarray(Image.open(io.BytesIO(data)).convert("RGB")))
 
 
+def _jp2(mode, **options):
+    """(encoded bytes, stored pixels (H, W, C)) of a JPEG 2000 image of 19 x 26 pixels in
+    ``mode`` ("I;16": 16-bit gray), lossless unless ``options`` say otherwise."""
+    smooth = np.add.outer(np.arange(19) * 5, np.arange(26) * 3) % 256
+    pixels = np.stack([smooth, smooth[::-1], 255 - smooth, smooth[:, ::-1]], axis=-1).astype(np.uint8)
+    if mode == "I;16":
+        pixels = (pixels[:, :, :1].astype(np.uint16) * 257 + 3).astype(np.uint16)
+        image = Image.fromarray(pixels[:, :, 0]).convert("I;16")
+    else:
+        pixels = pixels[:, :, : len(mode)]
+        image = Image.fromarray(pixels[:, :, 0] if mode == "L" else pixels, mode)
+    return _save_bytes(image, "JPEG2000", **options), pixels
+
+
+# Plain JP2 files (8-bit gray or RGB, 16-bit gray) are decoded by OpenCV where it is
+# installed (image_codec._opencv_jp2_pixels): Pillow's pixels, every output and crop.
+@pytest.mark.parametrize("mode", ["L", "RGB", "I;16"])
+@pytest.mark.parametrize("options", [{}, {"irreversible": True}, {"tile_size": (16, 16)}], ids=str)
+def test_plain_jp2_files_are_decoded_by_opencv(mode, options, monkeypatch):
+    pytest.importorskip("cv2")
+    data, pixels = _jp2(mode, **options)
+    if not options:  # lossless
+        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data))).reshape(pixels.shape), pixels)
+    else:
+        pixels = np.asarray(Image.open(io.BytesIO(data))).reshape(pixels.shape)
+    _check_reader("_opencv_jp2_pixels", data, pixels, monkeypatch)
+
+
+@pytest.mark.parametrize(
+    "mode, options", [("RGBA", {}), ("LA", {}), ("RGB", {"no_jp2": True}), ("L", {"no_jp2": True})], ids=str
+)
+def test_other_jpeg_2000_files_are_left_to_pillow(mode, options, capfd):
+    from ndd._ops import image_codec
+
+    data, pixels = _jp2(mode, **options)
+    encoded = np.frombuffer(data, np.uint8)
+    assert image_codec._opencv_jp2_pixels(image_codec.open_image(encoded), encoded) is None
+    decoded = ndd.decoders.image(ndd.tensor(encoded), output_type=types.ANY_DATA)
+    np.testing.assert_array_equal(
+        np.asarray(decoded), np.asarray(Image.open(io.BytesIO(data))).reshape(pixels.shape)
+    )
+    assert capfd.readouterr().err == ""  # OpenCV was not asked (it logs about J2K codestreams)
+
+
+def test_plain_jp2_headers_are_read_to_the_byte():
+    from ndd._ops import image_codec
+
+    data, _ = _jp2("RGB")
+    assert image_codec._plain_jp2(data)
+    at = data.index(b"colr") + 4  # method 1, precedence, approximation, then the colour space
+    assert not image_codec._plain_jp2(data[: at + 3] + (18).to_bytes(4, "big") + data[at + 7 :])  # sYCC
+    siz = data.index(b"\xff\x4f\xff\x51") + 6
+    offset = data[: siz + 10] + (1).to_bytes(4, "big") + data[siz + 14 :]  # an image offset
+    assert not image_codec._plain_jp2(offset)
+    halved = bytearray(data)
+    halved[siz + 36 + 3 + 1] = 2  # the second component at half the width
+    assert not image_codec._plain_jp2(bytes(halved))
+    for cut in (len(data) - 30, siz + 20, 40, 11):
+        assert not image_codec._plain_jp2(data[:cut])
+
+
+def test_a_cut_jp2_fails_alone_and_quietly(capfd):
+    good = image_samples.encoded("png_rgb")
+    data, _ = _jp2("RGB")
+    with pytest.raises(RuntimeError, match="ndd.decoders.image.*sample 1") as info:
+        ndd.decoders.image(ndd.batch([good, np.frombuffer(data[:-30], np.uint8), good])).evaluate()
+    decoded = info.value.__cause__.decoded
+    assert decoded[1] is None
+    np.testing.assert_array_equal(decoded[2], np.asarray(_pil("png_rgb")))
+    assert "OpenJPEG" not in capfd.readouterr().err
+
+
 def test_a_cmyk_jpeg_without_adobe_marker_holds_the_ink_itself():
     # Adobe's marker says the samples are inverted; without it they are the ink, as
     # the reference reads them: RGB = (255 - C)(255 - K) / 255 of the stored values.
