@@ -4,9 +4,14 @@
 ``ndd.experimental.peek_image_shape``), ``ndd.decoders.numpy``, ``ndd.decoders.inflate`` and ``ndd.io.file.read``.
 
 Images are decoded by ``image_codec.py`` (JPEGs with libjpeg-turbo: whole images
-by simplejpeg, windows by ``ndd/_cpu/jpeg_region.pyx``; everything else, and the
-JPEGs they refuse, with Pillow), one sample per task on the context's thread pool;
-the decoders release the GIL. The crop decoders decode only the window of a JPEG, as
+by simplejpeg, windows by ``ndd/_cpu/jpeg_region.pyx``; PNGs inflated by ISA-L, or
+zlib, and unfiltered by ndd; uncompressed TIFFs copied from their strips and
+Deflate-compressed ones inflated the same way; the rows of uncompressed BGR and gray
+BMPs copied from the file; still WebPs by OpenCV's libwebp, and JP2 files of 8-bit
+gray or RGB or 16-bit gray by OpenCV's OpenJPEG, where the ``opencv`` extra is
+installed, which ``NDD_DECODE_WITH_OPENCV=0`` turns off; everything else, and the
+files these refuse, with Pillow), one sample per task on the context's thread pool;
+the decoders release the GIL. The pixels are Pillow's in every case. The crop decoders decode only the window of a JPEG, as
 the reference does: rows above it are skipped without their inverse DCT, rows below
 it and the blocks beside it are not decoded, and the pixels are those of a whole
 decode. Other formats are decoded whole and the window is cut out before colours
