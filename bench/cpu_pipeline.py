@@ -303,10 +303,10 @@ def _cpu_seconds():
         ticks = os.sysconf("SC_CLK_TCK")
         children = []
         for task in os.listdir(f"/proc/{os.getpid()}/task"):
-            with open(f"/proc/{os.getpid()}/task/{task}/children") as listing:
+            with open(f"/proc/{os.getpid()}/task/{task}/children", encoding="utf-8") as listing:
                 children += listing.read().split()
         for pid in children:
-            with open(f"/proc/{pid}/stat") as stat:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / ticks  # utime and stime
     except OSError:  # not Linux, or a child just ended: this process alone

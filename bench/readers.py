@@ -120,7 +120,7 @@ def _write_clips(folder):
             file.writeframes((np.sin(2 * np.pi * (200 + 5 * i) * t) * 16000).astype("<i2").tobytes())
         lines.append(json.dumps({"audio_filepath": path, "duration": 1.0, "text": f"clip {i}"}))
     manifest = os.path.join(folder, "manifest.json")
-    with open(manifest, "w") as file:
+    with open(manifest, "w", encoding="utf-8") as file:
         file.write("\n".join(lines) + "\n")
     return manifest
 
@@ -142,7 +142,7 @@ def _write_flac_clips(folder):
         soundfile.write(path, signal, rate, format="FLAC", subtype="PCM_16")
         lines.append(json.dumps({"audio_filepath": path, "duration": float(seconds), "text": f"clip {i}"}))
     manifest = os.path.join(folder, "manifest.json")
-    with open(manifest, "w") as file:
+    with open(manifest, "w", encoding="utf-8") as file:
         file.write("\n".join(lines) + "\n")
     return manifest
 

@@ -156,7 +156,7 @@ def main():
             )
             failed |= not check["ok"]
         if args.report:
-            with open(args.report, "w") as fh:
+            with open(args.report, "w", encoding="utf-8") as fh:
                 json.dump(report, fh)
     dist.destroy_process_group()
     if failed:

@@ -225,13 +225,13 @@ def _cached_module(source_path, out_dir, cache_dir):
         if not os.path.exists(os.path.join(folder, "entry.json")):
             staging = tempfile.mkdtemp(dir=cache_dir)
             entry = _build_module(source_path, staging)
-            with open(os.path.join(staging, "entry.json"), "w") as f:
+            with open(os.path.join(staging, "entry.json"), "w", encoding="utf-8") as f:
                 json.dump(entry, f)
             try:
                 os.rename(staging, folder)
             except OSError:  # another process cached it meanwhile (no lock without fcntl)
                 shutil.rmtree(staging)
-    with open(os.path.join(folder, "entry.json")) as f:
+    with open(os.path.join(folder, "entry.json"), encoding="utf-8") as f:
         entry = json.load(f)
     for name in [image["file"] for image in entry["images"]] + [entry["source"]]:
         shutil.copyfile(os.path.join(folder, name), os.path.join(out_dir, name))
@@ -293,7 +293,7 @@ def build_all(out_dir, quiet=True, cache_dir=None):
         "compile_options": list(kernel_files.COMPILE_OPTIONS),
         "modules": modules,
     }
-    with open(os.path.join(out_dir, kernel_files.MANIFEST_NAME), "w") as f:
+    with open(os.path.join(out_dir, kernel_files.MANIFEST_NAME), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
     return [

@@ -219,6 +219,6 @@ def create_index(tfrecord_path: str | os.PathLike, index_path: str | os.PathLike
             lines.append(f"{offset} {size}\n")
             offset += size
             fh.seek(offset)
-    with open(index_path, "w") as out:
+    with open(index_path, "w", encoding="utf-8") as out:
         out.writelines(lines)
     return len(lines)

@@ -24,7 +24,7 @@ GOLDEN_DIR = pathlib.Path(__file__).parent / "golden"
 @functools.cache
 def load(name):
     """``(cases, arrays)`` of the goldens ``name`` (``"filter"``, ``"audio"`` ...)."""
-    with open(GOLDEN_DIR / f"{name}_cases.json") as f:
+    with open(GOLDEN_DIR / f"{name}_cases.json", encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     with np.load(GOLDEN_DIR / f"{name}_values.npz") as npz:
         arrays = {key: npz[key] for key in npz.files}

@@ -47,7 +47,7 @@ _DTYPE_KWARGS = ("dtype", "output_dtype")
 
 @functools.cache
 def _load():
-    with open(GOLDEN_DIR / "ops_cases.json") as f:
+    with open(GOLDEN_DIR / "ops_cases.json", encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     with np.load(GOLDEN_DIR / "ops_values.npz") as npz:
         arrays = {key: npz[key] for key in npz.files}

@@ -148,7 +148,7 @@ def manifest(kernels_dir: os.PathLike | None = None) -> dict:
 def _read_manifest(kernels_dir: pathlib.Path) -> dict:
     path = kernels_dir / MANIFEST_NAME
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RuntimeError(
             f"ndd has no compiled GPU kernels ({path} is missing): it was built without NVRTC. "
@@ -428,7 +428,7 @@ def build_lock(path: pathlib.Path):
         return
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{path}.lock", "a") as lock:
+    with open(f"{path}.lock", "a", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

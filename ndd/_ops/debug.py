@@ -42,7 +42,7 @@ def _write(index, arr, suffix):
     rows = arr.reshape(height, width * channels)
     lines = [f"{magic}\n{width} {height}\n255\n"]
     lines += ["".join(f"{v} " for v in row.tolist()) + "\n" for row in rows]
-    with open(f"{index}-{suffix}-0.ppm", "w") as f:
+    with open(f"{index}-{suffix}-0.ppm", "w", encoding="utf-8") as f:
         f.write("".join(lines))
 
 

@@ -440,7 +440,7 @@ def test_cache_defaults_to_the_user_cache_folder(tmp_path, monkeypatch):
 def test_runtime_compile_refuses_a_source_that_differs_from_the_manifest(built, cache, tmp_path):
     folder = tmp_path / "kernels"
     shutil.copytree(built[0], folder)
-    with open(folder / "elementwise.cu", "a") as f:
+    with open(folder / "elementwise.cu", "a", encoding="utf-8") as f:
         f.write("// edited\n")
     with pytest.raises(RuntimeError, match="does not match the sha256"):
         kernel_files.compile_at_runtime("elementwise", (8, 6), kernels_dir=folder)

@@ -14,7 +14,7 @@ GOLDEN = os.path.join(os.path.dirname(__file__), "..", "golden")
 sys.path.insert(0, GOLDEN)
 from per_frame_cases import CASES, ERRORS, VIDEO  # noqa: E402
 
-with open(os.path.join(GOLDEN, "per_frame_cases.json")) as _f:
+with open(os.path.join(GOLDEN, "per_frame_cases.json"), encoding="utf-8") as _f:
     EXPECTED = json.load(_f)
 VALUES = np.load(os.path.join(GOLDEN, "per_frame_values.npz"))
 # Results computed in float32 in another order than the reference's: one step of an

@@ -31,7 +31,7 @@ SWS_EXACT = 0x2 | 0x2000 | 0x40000
 
 @functools.cache
 def _golden():
-    with open(GOLDEN_DIR / "video_cases.json") as f:
+    with open(GOLDEN_DIR / "video_cases.json", encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     with np.load(GOLDEN_DIR / "video_values.npz") as npz:
         arrays = {key: npz[key] for key in npz.files}

@@ -135,7 +135,7 @@ def write_dataset(root):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         pixels = rng.randint(0, 256, (height, width, 3), dtype=np.uint8)
         Image.fromarray(pixels).save(path)
-    with open(os.path.join(root, "annotations.json"), "w") as fh:
+    with open(os.path.join(root, "annotations.json"), "w", encoding="utf-8") as fh:
         json.dump(annotations_json(), fh)
     return reader_paths(root)
 

@@ -68,6 +68,6 @@ def write_recordio(rec_path, idx_path, samples=None) -> list[int]:
         blob += frame(payload)
     with open(rec_path, "wb") as fh:
         fh.write(blob)
-    with open(idx_path, "w") as fh:
+    with open(idx_path, "w", encoding="utf-8") as fh:
         fh.writelines(f"{i}\t{offset}\n" for i, offset in enumerate(offsets))
     return offsets

@@ -58,7 +58,7 @@ def run_example(root, report, *extra):
     command += ["--report", str(report), *extra]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stdout + done.stderr
-    with open(report) as fh:
+    with open(report, encoding="utf-8") as fh:
         return json.load(fh), done.stdout
 
 

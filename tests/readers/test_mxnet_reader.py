@@ -43,7 +43,7 @@ def described(reader, folder):
 
 
 def write_index(path, lines):
-    with open(path, "w") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         fh.writelines(f"{i}\t{offset}\n" for i, offset in lines)
 
 

@@ -114,7 +114,7 @@ def test_listing_matches_reference(tree, tmp_path, case):
 
 def test_file_list_paths_are_relative_to_its_folder_without_file_root(tree):
     list_path = os.path.join(tree, "sub", "list.txt")
-    with open(list_path, "w") as fh:
+    with open(list_path, "w", encoding="utf-8") as fh:
         fh.write("c.npy\r\n\n../b.npy\n")  # a Windows line ending is not part of the path
     samples = [t for (t,) in ndd.readers.Numpy(file_list=list_path).next_epoch()]
     assert [source(t) for t in samples] == ["c.npy", "../b.npy"]

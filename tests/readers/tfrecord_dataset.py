@@ -108,7 +108,7 @@ def write_tfrecord(path: str, payloads) -> list:
 
 def write_index(path: str, spans) -> None:
     """An index file as DALI's ``tfrecord2idx`` writes it: ``offset size`` lines."""
-    with open(path, "w") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         for offset, size in spans:
             fh.write(f"{offset} {size}\n")
 

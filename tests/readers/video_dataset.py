@@ -101,5 +101,5 @@ def make_dataset(root):
     with open(os.path.join(root, "clips", "junk.webm"), "wb") as fh:
         fh.write(np.random.default_rng(0).integers(0, 256, 500, dtype=np.uint8).tobytes())
     for name, lines in FILE_LISTS.items():
-        with open(os.path.join(root, name), "w") as fh:
+        with open(os.path.join(root, name), "w", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + "\n")

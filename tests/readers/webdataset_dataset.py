@@ -126,7 +126,7 @@ def write_index(path: str, spans) -> None:
             samples.append([])
             last_key = key
         samples[-1].append(f"{ext} {offset} {size} {name}")
-    with open(path, "w") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         fh.write(f"v1.2 {len(samples)}\n")
         for components in samples:
             fh.write(" ".join(components) + "\n")
