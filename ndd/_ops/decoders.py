@@ -11,10 +11,10 @@ BMPs copied from the file; still WebPs by OpenCV's libwebp, and JP2 files of 8-b
 gray or RGB or 16-bit gray by OpenCV's OpenJPEG, where the ``opencv`` extra is
 installed, which ``NDD_DECODE_WITH_OPENCV=0`` turns off; everything else, and the
 files these refuse, with Pillow), one sample per task on the context's thread pool;
-the decoders release the GIL. The pixels are Pillow's in every case. The crop decoders decode only the window of a JPEG, as
-the reference does: rows above it are skipped without their inverse DCT, rows below
-it and the blocks beside it are not decoded, and the pixels are those of a whole
-decode. Other formats are decoded whole and the window is cut out before colours
+the decoders release the GIL. The pixels are Pillow's in every case. The crop
+decoders decode only the window of a JPEG, as the reference does: rows above it are
+skipped without their inverse DCT, rows below it and the blocks beside it are not
+decoded, and the pixels are those of a whole decode. Other formats are decoded whole and the window is cut out before colours
 are converted, so only its pixels are converted and copied.
 
 Errors: a sample that cannot be decoded (corrupt, truncated, unknown format) makes
