@@ -35,6 +35,7 @@ import os
 import pathlib
 import re
 import tempfile
+import threading
 
 __all__ = [
     "CUBIN_ARCHS",
@@ -278,7 +279,29 @@ def compile_images(
     ``compute_XY`` gives, so the build takes both from one compile; where NVRTC keeps
     no PTX of a compile for ``sm_XY``, that output is None. ``options`` are added to
     ``COMPILE_OPTIONS``. Raises RuntimeError with the NVRTC log when the compile fails.
+
+    The compile runs on a thread of its own: NVRTC 12.1 leaves the thread that compiles
+    in the "C" locale, where Python opens text files as ASCII.
     """
+    outcome = []
+
+    def run():
+        try:
+            outcome.append((_compile(source + extra_source, name, arch, outputs, options), None))
+        except BaseException as error:  # raised again on the caller's thread
+            outcome.append((None, error))
+
+    worker = threading.Thread(target=run, name=f"ndd-nvrtc-{name}")
+    worker.start()
+    worker.join()
+    images, error = outcome[0]
+    if error is not None:
+        raise error
+    return images
+
+
+def _compile(source, name, arch, outputs, options):
+    """``compile_images`` on the calling thread."""
     from cuda.bindings import nvrtc
 
     def check(result, what, program=None):
@@ -292,7 +315,7 @@ def compile_images(
             log = buffer.rstrip(b"\x00").decode(errors="replace")
         raise RuntimeError(f"NVRTC {what} of {name} for {arch} failed ({result[0].name}):\n{log}")
 
-    program = check(nvrtc.nvrtcCreateProgram(source + extra_source, name.encode(), 0, [], []), "create")
+    program = check(nvrtc.nvrtcCreateProgram(source, name.encode(), 0, [], []), "create")
     try:
         flags = [f"--gpu-architecture={arch}", *COMPILE_OPTIONS, *options]
         flags = [flag.encode() for flag in flags]

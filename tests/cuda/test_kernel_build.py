@@ -9,12 +9,14 @@ proven here.
 import concurrent.futures
 import hashlib
 import json
+import locale
 import pathlib
 import platform
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -174,6 +176,30 @@ def test_one_compile_for_an_sm_gives_its_cubin_and_the_ptx_of_its_compute_arch()
         assert ptx == compute_ptx
     else:  # a later NVRTC may keep no PTX of a compile for a real architecture
         assert ptx in (None, compute_ptx)
+
+
+@needs_nvrtc
+def test_nvrtc_compiles_on_a_thread_of_its_own_and_leaves_the_callers_locale(monkeypatch):
+    # NVRTC 12.1 leaves the thread that compiles in the "C" locale: Python then opens
+    # text files there as ASCII (make test-oldest-libraries has NVRTC 12.1).
+    from cuda.bindings import nvrtc
+
+    threads = []
+    real_compile = nvrtc.nvrtcCompileProgram
+    monkeypatch.setattr(
+        nvrtc,
+        "nvrtcCompileProgram",
+        lambda *args: threads.append(threading.get_ident()) or real_compile(*args),
+    )
+    encoding = locale.getpreferredencoding(False)
+    ptx = kernel_files.compile_source(
+        b'extern "C" __global__ void nothing() {}\n', "nothing.cu", "compute_90"
+    )
+    assert b".entry nothing(" in ptx
+    assert locale.getpreferredencoding(False) == encoding
+    assert threads and threading.get_ident() not in threads
+    with pytest.raises(RuntimeError, match=r"NVRTC compile of broken.cu for compute_90 failed.*\n.*error"):
+        kernel_files.compile_source(b"__global__ void broken( {}\n", "broken.cu", "compute_90")
 
 
 @needs_nvrtc
