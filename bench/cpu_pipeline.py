@@ -393,6 +393,8 @@ def _print_codec(root, reference_python, repeats):
     workers = [WorkerProcess(sys.executable, __file__, "ndd", "--root", root, "--codec")]
     if os.path.exists(reference_python):
         workers.append(WorkerProcess(reference_python, __file__, "ref", "--root", root, "--codec"))
+    else:
+        print(f"reference interpreter {reference_python} not found: no ratios")
     times = {name: [] for worker in workers for name in worker.ready["decoders"]}
     for _ in range(repeats):
         for worker in workers:
