@@ -1303,9 +1303,20 @@ _WEBPS = {
 }
 
 
+def _opencv_decoding():
+    """cv2, where ndd decodes with OpenCV (installed, and NDD_DECODE_WITH_OPENCV not 0);
+    the test is skipped elsewhere."""
+    from ndd._ops import image_codec
+
+    cv2 = image_codec._opencv()
+    if cv2 is None:
+        pytest.skip("ndd does not decode with OpenCV here (not installed, or NDD_DECODE_WITH_OPENCV=0)")
+    return cv2
+
+
 @pytest.mark.parametrize("kind", list(_WEBPS))
 def test_webps_decode_to_pillows_pixels_with_or_without_opencv(kind, monkeypatch):
-    cv2 = pytest.importorskip("cv2")
+    cv2 = _opencv_decoding()
     from ndd._ops import image_codec
 
     smooth = np.add.outer(np.arange(30), np.arange(41)) * 3 % 256
@@ -1342,8 +1353,14 @@ def test_decoding_with_opencv_is_turned_off_by_its_variable(monkeypatch):
         image_codec._opencv.cache_clear()
 
 
-def test_a_broken_webp_that_opencv_cannot_decode_fails_alone():
-    pytest.importorskip("cv2")
+@pytest.mark.parametrize("with_opencv", [True, False], ids=["opencv", "pillow"])
+def test_a_broken_webp_that_opencv_cannot_decode_fails_alone(with_opencv, monkeypatch):
+    if with_opencv:
+        _opencv_decoding()
+    else:
+        from ndd._ops import image_codec
+
+        monkeypatch.setattr(image_codec, "_opencv", lambda: None)
     pixels = np.random.default_rng(1).integers(0, 256, (30, 40, 3), np.uint8)
     data = _webp(pixels, quality=90)
     broken = np.frombuffer(data[: len(data) * 2 // 3], np.uint8)
@@ -1374,7 +1391,7 @@ def _jp2(mode, **options):
 @pytest.mark.parametrize("mode", ["L", "RGB", "I;16"])
 @pytest.mark.parametrize("options", [{}, {"irreversible": True}, {"tile_size": (16, 16)}], ids=str)
 def test_plain_jp2_files_are_decoded_by_opencv(mode, options, monkeypatch):
-    pytest.importorskip("cv2")
+    _opencv_decoding()
     data, pixels = _jp2(mode, **options)
     if not options:  # lossless
         np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data))).reshape(pixels.shape), pixels)
