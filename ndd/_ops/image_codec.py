@@ -704,16 +704,25 @@ def _opencv_webp_pixels(image, data):
     cv2 = _opencv()
     if cv2 is None:
         return None
-    channels = len(image.mode)
-    # OpenCV 4.11 and later decode into RGB order; cv2.cvtColor is not used, for it
-    # keeps OpenCV's worker threads spinning (a third more CPU time).
-    rgb = getattr(cv2, "IMREAD_COLOR_RGB", None) if channels == 3 else None
-    flags = cv2.IMREAD_UNCHANGED if rgb is None else rgb | cv2.IMREAD_IGNORE_ORIENTATION
-    decoded = cv2.imdecode(np.ascontiguousarray(data).reshape(-1), flags)
     width, height = image.size
-    if decoded is None or decoded.dtype != np.uint8 or decoded.shape != (height, width, channels):
+    return _opencv_decode(cv2, np.ascontiguousarray(data).reshape(-1), height, width, len(image.mode))
+
+
+def _opencv_decode(cv2, raw, height, width, channels, dtype=np.uint8):
+    """The file ``raw`` (uint8) decoded by OpenCV into (height, width, channels) pixels
+    of ``dtype``, in RGB(A) order; None when OpenCV cannot decode it or gives another
+    shape or type."""
+    # OpenCV 4.11 and later decode 8-bit colour into RGB order; cv2.cvtColor is not
+    # used, for it keeps OpenCV's worker threads spinning (a third more CPU time).
+    rgb = getattr(cv2, "IMREAD_COLOR_RGB", None) if channels == 3 and dtype == np.uint8 else None
+    flags = cv2.IMREAD_UNCHANGED if rgb is None else rgb | cv2.IMREAD_IGNORE_ORIENTATION
+    decoded = cv2.imdecode(raw, flags)
+    if decoded is None:
         return None
-    if rgb is not None:
+    decoded = decoded.reshape(decoded.shape[:2] + (-1,))
+    if decoded.dtype != dtype or decoded.shape != (height, width, channels):
+        return None
+    if channels < 3 or rgb is not None:
         return decoded
     out = np.empty_like(decoded)
     if channels == 3:
@@ -730,7 +739,7 @@ _JP2_COLOUR_SPACES = {3: 16, 1: 17}
 
 
 def _jp2_boxes(raw, start, end):
-    """(type, payload start, payload end) of the boxes of the JP2 file ``raw`` (bytes)
+    """(type, payload start, payload end) of the boxes of the JP2 file ``raw`` (bytes-like)
     between ``start`` and ``end``; a box running past ``end`` ends the walk with a
     ``None`` type (a truncated file)."""
     pos = start
@@ -749,12 +758,12 @@ def _jp2_boxes(raw, start, end):
 
 
 def _plain_jp2(raw):
-    """Whether the JP2 file ``raw`` (bytes) holds one whole codestream of unsigned 8-bit
+    """Whether the JP2 file ``raw`` (bytes-like) holds one whole codestream of unsigned 8-bit
     gray or RGB, or 16-bit gray, samples: sRGB or gray by the enumerated colour space,
     components at full resolution, no palette or channel definitions, no image offset.
     OpenCV reads those as Pillow does; it refuses or logs about others (a raw J2K
     codestream, with no colour space, two components, a cut file)."""
-    if not raw.startswith(_JP2_SIGNATURE):
+    if raw[: len(_JP2_SIGNATURE)] != _JP2_SIGNATURE:
         return False
     components = bits = colour = codestream = None
     for kind, start, end in _jp2_boxes(raw, 0, len(raw)):
@@ -767,7 +776,7 @@ def _plain_jp2(raw):
                 elif sub in (None, b"pclr", b"cdef", b"cmap", b"colr"):
                     return False
         elif kind == b"jp2c":
-            codestream = raw[start:end]
+            codestream = raw[start : min(end, start + 64)]  # SOC and SIZ: 51 bytes for 3 components
             break
         elif kind is None:
             return False
@@ -796,23 +805,12 @@ def _opencv_jp2_pixels(image, data):
         return None
     cv2 = _opencv()
     raw = np.ascontiguousarray(data).reshape(-1)
-    if cv2 is None or not _plain_jp2(raw.tobytes()):
+    if cv2 is None or not _plain_jp2(memoryview(raw)):
         return None
     width, height = image.size
-    rgb = getattr(cv2, "IMREAD_COLOR_RGB", None) if image.mode == "RGB" else None
-    flags = cv2.IMREAD_UNCHANGED if rgb is None else rgb | cv2.IMREAD_IGNORE_ORIENTATION
-    decoded = cv2.imdecode(raw, flags)
-    if decoded is None:
-        return None
-    channels, dtype = (1, np.uint16) if image.mode == "I;16" else (len(image.mode), np.uint8)
-    decoded = decoded.reshape(decoded.shape[:2] + (-1,))
-    if decoded.dtype != dtype or decoded.shape != (height, width, channels):
-        return None
-    if channels == 1 or rgb is not None:
-        return decoded
-    out = np.empty_like(decoded)
-    copy_three_channels(decoded[:, :, ::-1], out)
-    return out
+    if image.mode == "I;16":
+        return _opencv_decode(cv2, raw, height, width, 1, np.uint16)
+    return _opencv_decode(cv2, raw, height, width, len(image.mode))
 
 
 # The rawmodes of uncompressed TIFF samples stored as ndd returns them (chunky, top row
