@@ -27,6 +27,7 @@ The scheme (decided in issue 5; ``kernels/build.py`` produces it):
   compatibility again lets any 12.x driver load; results are cached on disk.
 """
 
+import concurrent.futures
 import contextlib
 import functools
 import hashlib
@@ -35,7 +36,6 @@ import os
 import pathlib
 import re
 import tempfile
-import threading
 
 __all__ = [
     "CUBIN_ARCHS",
@@ -283,21 +283,8 @@ def compile_images(
     The compile runs on a thread of its own: NVRTC 12.1 leaves the thread that compiles
     in the "C" locale, where Python opens text files as ASCII.
     """
-    outcome = []
-
-    def run():
-        try:
-            outcome.append((_compile(source + extra_source, name, arch, outputs, options), None))
-        except BaseException as error:  # raised again on the caller's thread
-            outcome.append((None, error))
-
-    worker = threading.Thread(target=run, name=f"ndd-nvrtc-{name}")
-    worker.start()
-    worker.join()
-    images, error = outcome[0]
-    if error is not None:
-        raise error
-    return images
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ndd-nvrtc") as thread:
+        return thread.submit(_compile, source + extra_source, name, arch, outputs, options).result()
 
 
 def _compile(source, name, arch, outputs, options):
